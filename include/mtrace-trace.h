@@ -1,0 +1,162 @@
+/* mtrace-trace.h - the trace file format, defined once for every writer and reader.
+ *
+ * A trace is one file per traced process:
+ *
+ *     offset 0                   struct mtrace_file_header   (header_size bytes, 4096 today)
+ *     offset header_size         record, record, record ...  (record_size bytes each, 64 today)
+ *
+ * Every integer is stored in the writer's byte order; byte_order_mark tells a reader which one
+ * (it reads 0x01020304 when the orders agree, 0x04030201 when it must swap).  Pointers are stored
+ * in 64-bit fields whatever the writer's pointer size (pointer_size says what it was), so the
+ * layout is the same on every architecture.
+ *
+ * Records are not in global order: each thread reserves a chunk of records at a time and fills it
+ * in its own call order, so the file is a patchwork of per-thread runs.  Every chunk starts with an
+ * MTRACE_CALL_CHUNK record.  The global order is recovered from the order points (see the
+ * timestamp rules below).  A record is written field by field and committed last by storing its
+ * first 8 bytes (tid, call, flags, err) with release semantics; a record whose call is
+ * MTRACE_CALL_UNWRITTEN was never committed (space a thread reserved and did not fill, the tail of
+ * a file whose process was killed) and is skipped.  Readers never trust a record count.
+ *
+ * See doc/trace-format.md for the prose version.
+ */
+#ifndef MTRACE_TRACE_H
+#define MTRACE_TRACE_H
+
+#include <stdint.h>
+
+#define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
+#define MTRACE_MAGIC_LEN        8
+#define MTRACE_BYTE_ORDER_MARK  0x01020304u
+#define MTRACE_FORMAT_VERSION   1
+#define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
+#define MTRACE_RECORD_SIZE      64u             /* what writers use; readers accept larger */
+#define MTRACE_HEADER_MAX       65535u          /* header_size is 16 bits */
+
+/* ---------------------------------------------------------------------------------------------
+   Header
+   ------------------------------------------------------------------------------------------- */
+
+/* clock: what the timestamps count */
+enum mtrace_clock {
+	MTRACE_CLOCK_NONE      = 0,
+	MTRACE_CLOCK_TSC       = 1,     /* x86 invariant time-stamp counter */
+	MTRACE_CLOCK_MONOTONIC = 2,     /* clock_gettime(CLOCK_MONOTONIC), ns */
+	MTRACE_CLOCK_CNTVCT    = 3,     /* aarch64 virtual counter */
+	MTRACE_CLOCK_MAX       = 3
+};
+
+/* header flags */
+#define MTRACE_HF_DURATIONS   0x1u  /* duration is filled for every call, not only realloc */
+#define MTRACE_HF_GLIBC       0x2u  /* allocator beneath was glibc: MMAP/ARENA/BRK flags meaningful */
+#define MTRACE_HF_PRIVATE     0x4u  /* exe and cmdline deliberately left out */
+#define MTRACE_HF_FINISHED    0x8u  /* the writer stopped cleanly (absent after a crash or exec) */
+#define MTRACE_HF_KNOWN       0xfu
+
+struct mtrace_file_header {
+	char     magic[MTRACE_MAGIC_LEN];
+	uint32_t byte_order_mark;       /* MTRACE_BYTE_ORDER_MARK in the writer's order */
+	uint16_t version;               /* MTRACE_FORMAT_VERSION */
+	uint16_t header_size;           /* offset of the first record; >= sizeof this struct */
+	uint16_t record_size;           /* >= 64; readers use the first 64 bytes of each */
+	uint8_t  pointer_size;          /* 4 or 8 */
+	uint8_t  clock;                 /* enum mtrace_clock */
+	uint32_t flags;                 /* MTRACE_HF_* */
+	uint64_t ticks_per_sec;         /* of clock; refined when the writer stops */
+	int64_t  start_time_ns;         /* CLOCK_REALTIME at start, ns since the epoch */
+	uint64_t start_ticks;           /* clock value at the same moment */
+	int32_t  pid;
+	int32_t  ppid;                  /* for a fork child: the process that forked it */
+	uint32_t exe_offset;            /* exe path: bytes at header + exe_offset, exe_len long */
+	uint32_t exe_len;
+	uint32_t cmdline_offset;        /* argv, each argument followed by a NUL */
+	uint32_t cmdline_len;
+	uint64_t stop_ticks;            /* clock value when the writer stopped; 0 if it did not */
+	uint64_t reserved[54];          /* zero; room for later fields without a version change */
+	/* 512 bytes so far; the strings follow inside header_size */
+};
+
+#define MTRACE_HEADER_STRINGS 512u   /* where writers put the strings */
+
+/* ---------------------------------------------------------------------------------------------
+   Records
+   ------------------------------------------------------------------------------------------- */
+
+/* call: values 1..8 match the original dj/malloc trace types */
+enum mtrace_call {
+	MTRACE_CALL_UNWRITTEN      = 0,
+	MTRACE_CALL_MALLOC         = 1,   /* size                              -> result */
+	MTRACE_CALL_CALLOC         = 2,   /* size = count, arg2 = element size -> result */
+	MTRACE_CALL_FREE           = 3,   /* ptr */
+	MTRACE_CALL_REALLOC        = 4,   /* ptr, size                         -> result */
+	MTRACE_CALL_MEMALIGN       = 5,   /* arg2 = alignment, size            -> result */
+	MTRACE_CALL_VALLOC         = 6,   /* size                              -> result */
+	MTRACE_CALL_PVALLOC        = 7,   /* size                              -> result */
+	MTRACE_CALL_POSIX_MEMALIGN = 8,   /* arg2 = alignment, size -> result (err = return code) */
+	MTRACE_CALL_ALIGNED_ALLOC  = 9,   /* arg2 = alignment, size            -> result */
+	MTRACE_CALL_REALLOCARRAY   = 10,  /* ptr, size = count, arg2 = element size -> result */
+	MTRACE_CALL_LAST_API       = 10,
+	MTRACE_CALL_CHUNK          = 32,  /* bookkeeping: first record of a chunk, see below */
+};
+
+/* record flags */
+#define MTRACE_RF_FAILED     0x01u  /* the call failed (result NULL, or posix_memalign returned non-zero) */
+#define MTRACE_RF_MMAP       0x02u  /* glibc: the result's chunk was served by mmap */
+#define MTRACE_RF_ARENA      0x04u  /* glibc: the result's chunk lives in a non-main arena */
+#define MTRACE_RF_BRK        0x08u  /* glibc: the brk heap grew during the call (any thread's doing) */
+#define MTRACE_RF_PTR_MMAP   0x10u  /* glibc: the argument ptr's chunk was mmap-served (free/realloc) */
+#define MTRACE_RF_KNOWN      0x1fu
+
+/*
+ * Timestamp rules (what makes a causal global order possible):
+ *   - allocating calls (malloc, calloc, memalign family, valloc, pvalloc): ts is read after the
+ *     underlying call returned;
+ *   - free: ts is read before the underlying free runs;
+ *   - realloc and reallocarray: ts is read before the call (the order point of releasing ptr) and
+ *     ts + duration after it (the order point of result); duration is always filled for them;
+ *   - other calls have duration 0 unless the header has MTRACE_HF_DURATIONS; then the call ran
+ *     from ts - duration to ts (allocating calls) or from ts to ts + duration (free).
+ * Sorting records by their order points gives an order in which no block is used before it was
+ * allocated and no address is handed out again before its free.
+ *
+ * A chunk record: tid = owner, ts = when the chunk was taken, size = chunk length in bytes
+ * (including this record), ptr = file offset of the same thread's previous chunk (0 if none).
+ */
+struct mtrace_record {
+	/* bytes 0..7 are the commit word, stored last */
+	uint32_t tid;           /* kernel thread id, never 0 in a written record */
+	uint8_t  call;          /* enum mtrace_call */
+	uint8_t  flags;         /* MTRACE_RF_* */
+	uint16_t err;           /* errno after a failed call; posix_memalign's return value */
+	uint64_t ts;            /* order point, in clock ticks */
+	uint64_t ptr;           /* argument pointer */
+	uint64_t result;        /* returned pointer; 0 for free and failures */
+	uint64_t size;          /* requested size; element count for calloc/reallocarray */
+	uint64_t arg2;          /* calloc/reallocarray element size; alignment for the memalign family */
+	uint64_t usable;        /* usable size of result, as the allocator reports it */
+	uint64_t duration;      /* ticks the call took, see the timestamp rules */
+};
+
+#ifdef __cplusplus
+#define MTRACE_STATIC_ASSERT static_assert
+#else
+#define MTRACE_STATIC_ASSERT _Static_assert
+#endif
+MTRACE_STATIC_ASSERT(sizeof(struct mtrace_record) == MTRACE_RECORD_SIZE, "record is 64 bytes");
+MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS, "header fields fill 512 bytes");
+
+/* Name of a call for people, or NULL if the value is not a call. */
+static inline const char *mtrace_call_name(unsigned call)
+{
+	static const char *const names[] = {
+		"unwritten", "malloc", "calloc", "free", "realloc", "memalign", "valloc",
+		"pvalloc", "posix_memalign", "aligned_alloc", "reallocarray",
+	};
+	if (call <= MTRACE_CALL_LAST_API)
+		return names[call];
+	if (call == MTRACE_CALL_CHUNK)
+		return "chunk";
+	return 0;
+}
+
+#endif

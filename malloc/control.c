@@ -1,0 +1,252 @@
+/* control.c - the public mtrace_* API (include/mtrace.h) and fork handling.
+ *
+ * Fork: the child must never write into the parent's file, which it shares through the
+ * MAP_SHARED windows.  The prepare handler takes our lock (so no chunk hand-out is half done) and
+ * sets the forking thread's guard; the child handler drops every window and chunk it inherited,
+ * and opens a file of its own whose header names the parent.  A parent thread that was in the
+ * middle of a record finishes it in the parent, where its chunk still belongs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "mtrace.h"
+#include "mt-internal.h"
+
+struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+char *mt_win[MT_MAX_WINDOWS];
+uint64_t mt_win_done[MT_MAX_WINDOWS];
+struct mt_names mt_names;
+
+/* ---------------------------------------------------------------------------------------------
+   Initialisation
+   ------------------------------------------------------------------------------------------- */
+
+static int env_flag(const char *name)
+{
+	const char *v = secure_getenv(name);
+	return v != NULL && *v != 0 && strcmp(v, "0") != 0;
+}
+
+static void copy_env(char *dst, size_t cap, const char *name, const char *dflt)
+{
+	const char *v = secure_getenv(name);   /* NULL under secure execution: take no orders */
+	if (v == NULL || *v == 0)
+		v = dflt;
+	size_t n = strlen(v);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, v, n);
+	dst[n] = 0;
+}
+
+static uint8_t fork_saved_busy;
+
+static void fork_prepare(void)
+{
+	fork_saved_busy = mt_tls.busy;
+	mt_tls.busy = 1;   /* nothing between here and the child handler goes to the parent's file */
+	pthread_mutex_lock(&mt_g.lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&mt_g.lock);
+	mt_tls.busy = fork_saved_busy;
+}
+
+static void fork_child(void)
+{
+	pthread_mutex_init(&mt_g.lock, NULL);
+	struct mt_thread *t = &mt_tls;
+	t->start = t->cur = t->end = NULL;
+	t->tid = 0;
+	t->file_id = 0;
+	/* munmap only changes the child's address space; the parent's file is untouched */
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		if (mt_win[w] != NULL) {
+			munmap(mt_win[w], MT_WINDOW_SIZE);
+			mt_win[w] = NULL;
+		}
+	int had_file = mt_g.fd >= 0 && !mt_g.failed;
+	int was_active = mt_g.active;
+	mt_g.active = 0;
+	mt_g.gen++;
+	if (mt_g.fd >= 0)
+		close(mt_g.fd);
+	mt_g.fd = -1;
+	if (had_file && mt_file_open(mt_names.base, getppid()) == 0)
+		mt_g.active = was_active;
+	t->busy = fork_saved_busy;
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init(void)
+{
+	mt_clock_init();
+	mt_resolve();
+	mt_g.quiet = env_flag("MTRACE_CTL_QUIET");
+	mt_g.durations = env_flag("MTRACE_CTL_DURATIONS");
+	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
+	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
+	mt_thread_key_init();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void mt_init_once(void)
+{
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;   /* what initialisation allocates is not the program's */
+	pthread_once(&init_once, init);
+	mt_tls.busy = busy;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The API.  Each entry sets the guard so our own allocations (if any) stay out of the trace.
+   ------------------------------------------------------------------------------------------- */
+
+#define API_ENTER()                          \
+	mt_init_once();                      \
+	uint8_t saved_busy = mt_tls.busy;    \
+	mt_tls.busy = 1;                     \
+	pthread_mutex_lock(&mt_g.lock)
+#define API_LEAVE(ret)                       \
+	pthread_mutex_unlock(&mt_g.lock);    \
+	mt_tls.busy = saved_busy;            \
+	return (ret)
+
+static int open_locked(const char *base)
+{
+	if (base == NULL)
+		copy_env(mt_names.base, sizeof mt_names.base, "MTRACE_CTL_FILE", "/tmp/mtrace.out");
+	else {
+		size_t n = strlen(base);
+		if (n == 0 || n >= sizeof mt_names.base) {
+			errno = n ? ENAMETOOLONG : EINVAL;
+			return -1;
+		}
+		memcpy(mt_names.base, base, n + 1);
+	}
+	return mt_file_open(mt_names.base, getppid());
+}
+
+MT_API int mtrace_init(const char *base)
+{
+	API_ENTER();
+	int r;
+	if (mt_g.fd >= 0) {
+		errno = EBUSY;
+		r = -1;
+	} else
+		r = open_locked(base);
+	API_LEAVE(r);
+}
+
+MT_API int mtrace_start(void)
+{
+	API_ENTER();
+	int r = 0;
+	if (mt_g.fd < 0)
+		r = open_locked(NULL);
+	if (r == 0 && mt_g.failed) {
+		errno = EIO;
+		r = -1;
+	}
+	if (r == 0) {
+		mt_g.paused = 0;
+		mt_g.active = 1;
+	}
+	API_LEAVE(r);
+}
+
+MT_API int mtrace_stop(void)
+{
+	API_ENTER();
+	int r = 0;
+	if (mt_g.fd < 0) {
+		errno = EINVAL;
+		r = -1;
+	} else
+		mt_file_finish(&mt_tls);
+	API_LEAVE(r);
+}
+
+MT_API int mtrace_pause(void)
+{
+	API_ENTER();
+	mt_g.paused = 1;
+	mt_g.active = 0;
+	API_LEAVE(0);
+}
+
+MT_API int mtrace_unpause(void)
+{
+	API_ENTER();
+	int r = 0;
+	if (mt_g.fd < 0 || mt_g.failed) {
+		errno = mt_g.fd < 0 ? EINVAL : EIO;
+		r = -1;
+	} else {
+		mt_g.paused = 0;
+		mt_g.active = 1;
+	}
+	API_LEAVE(r);
+}
+
+MT_API int mtrace_sync(void)
+{
+	API_ENTER();
+	int r = 0;
+	if (mt_g.fd < 0) {
+		errno = EINVAL;
+		r = -1;
+	} else {
+		for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi && r == 0; w++)
+			if (mt_win[w] != NULL)
+				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
+		mt_header_update(0);
+		if (r == 0)
+			r = fdatasync(mt_g.fd);
+	}
+	API_LEAVE(r);
+}
+
+MT_API int mtrace_reset(void)
+{
+	API_ENTER();
+	int r = 0;
+	if (mt_g.fd < 0) {
+		errno = EINVAL;
+		r = -1;
+	} else {
+		/* every thread's chunk goes stale; the space already handed out is never reused, only
+		   zeroed, so a thread finishing a record this instant cannot collide with a new one */
+		mt_release_locked(&mt_tls);
+		mt_g.gen++;
+		mt_g.released = 0;
+		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
+		if (to > from &&
+		    fallocate(mt_g.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+			      (off_t)(to - from)) < 0)
+			r = mt_zero_fill(mt_g.fd, from, to);   /* no hole punching on this filesystem */
+	}
+	API_LEAVE(r);
+}
+
+MT_API const char *mtrace_file(void)
+{
+	return mt_g.fd >= 0 ? mt_names.path : NULL;
+}
+
+MT_API unsigned long long mtrace_count(void)
+{
+	struct mt_thread *t = &mt_tls;
+	unsigned long long n = __atomic_load_n(&mt_g.released, __ATOMIC_RELAXED);
+	if (t->start != NULL && t->file_id == mt_g.file_id && t->gen == mt_g.gen)
+		n += (unsigned long long)(t->cur - t->start - 1);
+	return n;
+}

@@ -1,0 +1,306 @@
+/* entry.c - the interposed allocator entry points: the hot path.
+ *
+ * Each call: check the per-thread guard and the global switch, set the guard, call the next
+ * allocator, read the clock at the order point, write one 64-byte record into this thread's
+ * chunk, clear the guard.  No lock, no system call, no shared cache line that anyone writes.
+ * The guard keeps calls made from inside the tracer or the allocator beneath (realloc calling
+ * malloc, dlsym calling calloc) from being recorded twice.
+ *
+ * Return values and errno are the allocator's own: we add no argument checks, and nothing on
+ * the fast path touches errno (the slow path in writer.c saves and restores it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include "mt-internal.h"
+
+__thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
+
+/* glibc's current program break; absent (NULL address) under other C libraries */
+extern void *__curbrk __attribute__((weak));
+
+/* ---------------------------------------------------------------------------------------------
+   Helpers
+   ------------------------------------------------------------------------------------------- */
+
+static inline int mt_ready(void)
+{
+	if (MT_LIKELY(mt_real.malloc != NULL))
+		return 1;
+	mt_resolve();
+	return mt_real.malloc != NULL;   /* false only while dlsym recurses into us */
+}
+
+static inline uintptr_t brk_now(void)
+{
+	return (mt_real.is_glibc && &__curbrk) ? (uintptr_t)__curbrk : 0;
+}
+
+/* glibc's chunk header: the size word before the block; bit 1 = mmap'd, bit 2 = other arena */
+static inline size_t glibc_size_word(const void *p)
+{
+	return ((const size_t *)p)[-1];
+}
+
+/* Usable size and MTRACE_RF_MMAP/ARENA of an allocated block. */
+static inline unsigned result_info(void *p, uint64_t *usable)
+{
+	if (p == NULL) {
+		*usable = 0;
+		return 0;
+	}
+	if (mt_real.is_glibc) {
+		size_t sz = glibc_size_word(p);
+		*usable = (sz & ~(size_t)7) - ((sz & 2) ? 2 * sizeof(size_t) : sizeof(size_t));
+		return ((sz & 2) ? MTRACE_RF_MMAP : 0) | ((sz & 4) ? MTRACE_RF_ARENA : 0);
+	}
+	*usable = mt_real.usable(p);
+	return 0;
+}
+
+static inline unsigned ptr_info(void *p)
+{
+	return (p != NULL && mt_real.is_glibc && (glibc_size_word(p) & 2)) ? MTRACE_RF_PTR_MMAP : 0;
+}
+
+static inline uint64_t start_ticks(void)
+{
+	return mt_g.durations ? mt_ticks_before() : 0;
+}
+
+/* Record an allocating call whose result is p (ts taken after it returned). */
+static inline void record_alloc(struct mt_thread *t, unsigned call, uint64_t t0, uintptr_t brk0,
+				void *p, size_t size, size_t arg2, int failed, int err)
+{
+	uint64_t ts = mt_ticks_after();
+	uint64_t usable;
+	unsigned flags = result_info(p, &usable);
+	if (brk_now() != brk0)
+		flags |= MTRACE_RF_BRK;
+	struct mtrace_record *r = mt_reserve(t);
+	if (MT_LIKELY(r != NULL)) {
+		r->ts = ts;
+		r->ptr = 0;
+		r->result = (uintptr_t)p;
+		r->size = size;
+		r->arg2 = arg2;
+		r->usable = usable;
+		r->duration = t0 ? ts - t0 : 0;
+		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   malloc, calloc, the aligned family
+   ------------------------------------------------------------------------------------------- */
+
+/* The common shape of an allocating entry point.  CALL_EXPR runs the allocator; FAILED decides
+   failure from p; the untraced path repeats CALL_EXPR (or BOOT while dlsym recurses). */
+#define ALLOC_ENTRY(CALL, CALL_EXPR, BOOT, SIZE, ARG2)                                   \
+	struct mt_thread *t = &mt_tls;                                                   \
+	if (MT_UNLIKELY(t->busy | !mt_g.active)) {                                       \
+		if (MT_UNLIKELY(!mt_ready()))                                            \
+			return BOOT;                                                     \
+		return CALL_EXPR;                                                        \
+	}                                                                                \
+	t->busy = 1;                                                                     \
+	uint64_t t0 = start_ticks();                                                     \
+	uintptr_t brk0 = brk_now();                                                      \
+	void *p = CALL_EXPR;                                                             \
+	int err = p ? 0 : errno;                                                         \
+	record_alloc(t, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);                  \
+	t->busy = 0;                                                                     \
+	return p;
+
+MT_API void *malloc(size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_MALLOC, mt_real.malloc(size), mt_boot_alloc(size, 16), size, 0)
+}
+
+MT_API void *calloc(size_t n, size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_CALLOC, mt_real.calloc(n, size),
+		    (n && size > SIZE_MAX / n) ? NULL : mt_boot_alloc(n * size, 16), n, size)
+}
+
+MT_API void *memalign(size_t align, size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_MEMALIGN, mt_real.memalign(align, size), mt_boot_alloc(size, align),
+		    size, align)
+}
+
+MT_API void *aligned_alloc(size_t align, size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_ALIGNED_ALLOC, mt_real.aligned_alloc(align, size),
+		    mt_boot_alloc(size, align), size, align)
+}
+
+MT_API void *valloc(size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_VALLOC, mt_real.valloc(size), mt_boot_alloc(size, 4096), size, 0)
+}
+
+MT_API void *pvalloc(size_t size)
+{
+	ALLOC_ENTRY(MTRACE_CALL_PVALLOC, mt_real.pvalloc(size), mt_boot_alloc(size, 4096), size, 0)
+}
+
+MT_API int posix_memalign(void **out, size_t align, size_t size)
+{
+	struct mt_thread *t = &mt_tls;
+	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+		if (MT_UNLIKELY(!mt_ready())) {
+			if (align < sizeof(void *) || (align & (align - 1)))
+				return EINVAL;
+			void *p = mt_boot_alloc(size, align);
+			if (p == NULL)
+				return ENOMEM;
+			*out = p;
+			return 0;
+		}
+		return mt_real.posix_memalign(out, align, size);
+	}
+	t->busy = 1;
+	uint64_t t0 = start_ticks();
+	uintptr_t brk0 = brk_now();
+	int ret = mt_real.posix_memalign(out, align, size);
+	record_alloc(t, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size, align,
+		     ret != 0, ret);
+	t->busy = 0;
+	return ret;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   free
+   ------------------------------------------------------------------------------------------- */
+
+MT_API void free(void *p)
+{
+	struct mt_thread *t = &mt_tls;
+	if (MT_UNLIKELY(mt_is_boot_ptr(p)))
+		return;   /* bootstrap blocks are never given back */
+	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+		if (MT_LIKELY(mt_ready()))
+			mt_real.free(p);
+		return;
+	}
+	t->busy = 1;
+	/* order point before the allocator can hand the block to another thread */
+	uint64_t ts = mt_ticks_before();
+	unsigned flags = ptr_info(p);
+	struct mtrace_record *r = mt_reserve(t);
+	mt_real.free(p);
+	if (MT_LIKELY(r != NULL)) {
+		r->ts = ts;
+		r->ptr = (uintptr_t)p;
+		r->result = 0;
+		r->size = 0;
+		r->arg2 = 0;
+		r->usable = 0;
+		r->duration = mt_g.durations ? mt_ticks_after() - ts : 0;
+		mt_commit(r, t->tid, MTRACE_CALL_FREE, flags, 0);
+	}
+	t->busy = 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   realloc, reallocarray: two order points, before (release of ptr) and after (result)
+   ------------------------------------------------------------------------------------------- */
+
+static void *boot_realloc(void *old, size_t size)
+{
+	void *p = malloc(size);   /* the bootstrap block was never traced: record a malloc */
+	size_t have = mt_boot_usable(old);
+	if (p != NULL)
+		memcpy(p, old, have < size ? have : size);
+	return p;
+}
+
+static inline void record_realloc(struct mt_thread *t, unsigned call, uint64_t t0, uintptr_t brk0,
+				  unsigned pflags, void *old, void *p, size_t size, size_t arg2,
+				  int failed, int err)
+{
+	uint64_t t1 = mt_ticks_after();
+	uint64_t usable;
+	unsigned flags = pflags | result_info(p, &usable);
+	if (brk_now() != brk0)
+		flags |= MTRACE_RF_BRK;
+	struct mtrace_record *r = mt_reserve(t);
+	if (MT_LIKELY(r != NULL)) {
+		r->ts = t0;
+		r->ptr = (uintptr_t)old;
+		r->result = (uintptr_t)p;
+		r->size = size;
+		r->arg2 = arg2;
+		r->usable = usable;
+		r->duration = t1 - t0;
+		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
+	}
+}
+
+MT_API void *realloc(void *old, size_t size)
+{
+	struct mt_thread *t = &mt_tls;
+	if (MT_UNLIKELY(mt_is_boot_ptr(old)))
+		return boot_realloc(old, size);
+	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+		if (MT_UNLIKELY(!mt_ready()))
+			return old ? NULL : mt_boot_alloc(size, 16);
+		return mt_real.realloc(old, size);
+	}
+	t->busy = 1;
+	uint64_t t0 = mt_ticks_before();
+	unsigned pflags = ptr_info(old);
+	uintptr_t brk0 = brk_now();
+	void *p = mt_real.realloc(old, size);
+	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
+	int failed = p == NULL && (old == NULL || size != 0);
+	int err = failed ? errno : 0;
+	record_realloc(t, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, 0, failed, err);
+	t->busy = 0;
+	return p;
+}
+
+MT_API void *reallocarray(void *old, size_t n, size_t size)
+{
+	struct mt_thread *t = &mt_tls;
+	if (MT_UNLIKELY(mt_is_boot_ptr(old))) {
+		size_t total;
+		if (__builtin_mul_overflow(n, size, &total)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return boot_realloc(old, total);
+	}
+	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+		if (MT_UNLIKELY(!mt_ready()))
+			return NULL;
+		return mt_real.reallocarray(old, n, size);
+	}
+	t->busy = 1;
+	uint64_t t0 = mt_ticks_before();
+	unsigned pflags = ptr_info(old);
+	uintptr_t brk0 = brk_now();
+	void *p = mt_real.reallocarray(old, n, size);
+	size_t total;
+	int overflow = __builtin_mul_overflow(n, size, &total);
+	int failed = p == NULL && (old == NULL || total != 0 || overflow);
+	int err = failed ? errno : 0;
+	record_realloc(t, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size, failed, err);
+	t->busy = 0;
+	return p;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   malloc_usable_size: passes through (but must know our bootstrap blocks)
+   ------------------------------------------------------------------------------------------- */
+
+MT_API size_t malloc_usable_size(void *p)
+{
+	if (MT_UNLIKELY(mt_is_boot_ptr(p)))
+		return mt_boot_usable(p);
+	if (MT_UNLIKELY(!mt_ready()))
+		return 0;
+	return mt_real.usable(p);
+}

@@ -1,0 +1,167 @@
+/* mt-internal.h - state shared by the files of the instrumented malloc layer.
+ *
+ *   entry.c      the interposed allocator entry points (the hot path)
+ *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
+ *   writer.c     handing out chunks of records: windows, disk reservation, thread exit
+ *   tracefile.c  creating, naming, finishing the trace file and its header
+ *   control.c    the public mtrace_* API and fork handling
+ *   clock.c      the tick counter
+ */
+#ifndef MT_INTERNAL_H
+#define MT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/types.h>
+#include "mtrace-trace.h"
+#include "clock.h"
+
+#define MT_API      __attribute__((visibility("default")))
+#define MT_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MT_NOINLINE __attribute__((noinline))
+
+/* ---------------------------------------------------------------------------------------------
+   The allocator beneath us
+   ------------------------------------------------------------------------------------------- */
+
+struct mt_real {
+	void *(*malloc)(size_t);
+	void  (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	int   (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*usable)(void *);
+	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
+};
+extern struct mt_real mt_real;
+
+void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
+int  mt_is_boot_ptr(const void *p);    /* allocated by the bootstrap arena? */
+void *mt_boot_alloc(size_t size, size_t align);
+size_t mt_boot_usable(const void *p);
+
+/* ---------------------------------------------------------------------------------------------
+   Per-thread state: initial-exec TLS, because global-dynamic TLS access may itself call malloc
+   ------------------------------------------------------------------------------------------- */
+
+struct mt_thread {
+	struct mtrace_record *cur;      /* next free record of this thread's chunk */
+	struct mtrace_record *end;      /* end of the chunk */
+	struct mtrace_record *start;    /* the chunk's own MTRACE_CALL_CHUNK record */
+	uint64_t chunk_off;             /* file offset of start */
+	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
+	uint32_t tid;                   /* cached gettid(); 0 until known */
+	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
+	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record */
+	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
+};
+extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------------------------------------
+   Global state.  The first cache line is read by every call and written only by start/stop.
+   ------------------------------------------------------------------------------------------- */
+
+#if UINTPTR_MAX > 0xffffffffu
+#define MT_WINDOW_SHIFT 28      /* 256 MiB of address space a window */
+#define MT_MAX_WINDOWS  (1u << 16)   /* 16 TiB of trace */
+#else
+#define MT_WINDOW_SHIFT 24
+#define MT_MAX_WINDOWS  (1u << 12)
+#endif
+#define MT_WINDOW_SIZE  ((uint64_t)1 << MT_WINDOW_SHIFT)
+#define MT_FIRST_CHUNK  4096u           /* a thread's first chunk: small, threads may be short */
+#define MT_CHUNK        65536u          /* later chunks: 1023 records and one chunk record */
+
+struct mt_global {
+	/* hot: read by every call */
+	volatile int active;            /* recording now */
+	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
+	int durations;                  /* MTRACE_HF_DURATIONS */
+	int pad0;
+	char pad1[64 - 16];
+
+	/* cold: under lock */
+	pthread_mutex_t lock;
+	int fd;                         /* -1 when no file is open */
+	uint32_t file_id;               /* bumped each time a file is opened */
+	int failed;                     /* tracing was stopped by an error */
+	int quiet;
+	int private_header;             /* leave exe/cmdline out */
+	int paused;
+	dev_t dev;
+	ino_t ino;
+	uint64_t next_off;              /* first file byte not yet handed out */
+	uint64_t reserved_end;          /* disk blocks are reserved up to here */
+	uint64_t start_ticks, start_ns; /* the calibration reference */
+	uint64_t ticks_per_sec;
+	uint32_t win_lo, win_hi;        /* windows ever mapped for this file: [win_lo, win_hi) */
+	unsigned long long released;    /* records counted when their chunk was released */
+	int key_ok;
+	pthread_key_t key;              /* thread exit: release the chunk */
+};
+extern struct mt_global mt_g;
+
+/* Large tables, zero-initialised so they cost no file size and no memory until touched. */
+extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
+extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
+struct mt_names {
+	char base[4096];                /* file name base */
+	char path[4200];                /* the open file */
+	char manifest[4096];            /* MTRACE_CTL_MANIFEST: where to list trace files */
+};
+extern struct mt_names mt_names;
+
+/* writer.c */
+struct mtrace_record *mt_reserve_slow(struct mt_thread *t);
+void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
+void mt_release_locked(struct mt_thread *t);         /* under lock */
+void mt_unmap_idle_windows(void);                    /* under lock */
+void mt_thread_key_init(void);
+int  mt_extend_file(uint64_t need_end);              /* under lock */
+int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
+
+/* tracefile.c */
+int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
+void mt_file_finish(struct mt_thread *self);       /* under lock */
+void mt_fail(const char *what, int err);           /* under lock: stop with one warning */
+void mt_warn(const char *msg1, const char *msg2, int err);
+void mt_header_update(int finished);               /* under lock */
+size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
+
+/* control.c */
+void mt_init_once(void);
+
+/* ---------------------------------------------------------------------------------------------
+   The record fast path
+   ------------------------------------------------------------------------------------------- */
+
+/* Next free record of this thread, or NULL when nothing may be recorded now. */
+static inline struct mtrace_record *mt_reserve(struct mt_thread *t)
+{
+	if (MT_LIKELY(t->cur != t->end && t->gen == mt_g.gen))
+		return t->cur++;
+	return mt_reserve_slow(t);
+}
+
+typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
+
+/* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
+   file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */
+static inline void mt_commit(struct mtrace_record *r, uint32_t tid, unsigned call,
+			     unsigned flags, unsigned err)
+{
+	union {
+		struct { uint32_t tid; uint8_t call, flags; uint16_t err; } s;
+		uint64_t w;
+	} u = { .s = { tid, (uint8_t)call, (uint8_t)flags, (uint16_t)err } };
+	__atomic_store_n((mt_u64_alias *)r, u.w, __ATOMIC_RELEASE);
+}
+
+#endif

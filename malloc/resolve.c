@@ -1,0 +1,220 @@
+/* resolve.c - finding the next allocator in the symbol search order.
+ *
+ * dlsym(RTLD_NEXT, ...) gives the definition after ours, so a preload list
+ * "libmtracectl.so libjemalloc.so.2" traces jemalloc and a plain preload traces glibc.
+ * dlsym may itself allocate (glibc's dlerror buffer uses calloc); such calls arrive here while
+ * mt_real is still empty and are served from a static bootstrap arena that is never given back.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+struct mt_real mt_real;
+
+/* ---------------------------------------------------------------------------------------------
+   Bootstrap arena: a bump allocator over static memory.  Each block is preceded by its size.
+   ------------------------------------------------------------------------------------------- */
+
+#define BOOT_SIZE (256 * 1024)
+static char boot_arena[BOOT_SIZE] __attribute__((aligned(64)));
+static size_t boot_used;   /* atomic */
+
+int mt_is_boot_ptr(const void *p)
+{
+	return (const char *)p >= boot_arena && (const char *)p < boot_arena + BOOT_SIZE;
+}
+
+void *mt_boot_alloc(size_t size, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	if (align > 4096 || (align & (align - 1)) || size > BOOT_SIZE) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	size_t old = __atomic_load_n(&boot_used, __ATOMIC_RELAXED), start, end;
+	do {
+		start = (old + sizeof(size_t) + align - 1) & ~(align - 1);
+		end = start + size;
+		if (end > BOOT_SIZE) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&boot_used, &old, end, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	memcpy(boot_arena + start - sizeof(size_t), &size, sizeof size);
+	return boot_arena + start;   /* static memory: already zero, so calloc needs nothing more */
+}
+
+size_t mt_boot_usable(const void *p)
+{
+	size_t size;
+	memcpy(&size, (const char *)p - sizeof(size_t), sizeof size);
+	return size;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Fallbacks for functions the next allocator may lack (only malloc/free/calloc/realloc are
+   required of it).  They keep the C and POSIX meaning.
+   ------------------------------------------------------------------------------------------- */
+
+static void *fb_reallocarray(void *p, size_t n, size_t size)
+{
+	size_t total;
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return mt_real.realloc(p, total);
+}
+
+static void *fb_memalign(size_t align, size_t size)
+{
+	void *p;
+	int e;
+	if (mt_real.posix_memalign != NULL) {
+		/* memalign accepts any alignment; posix_memalign wants a power of two >= sizeof(void*) */
+		if (align < sizeof(void *))
+			align = sizeof(void *);
+		while (align & (align - 1))
+			align &= align - 1, align <<= 1;
+		e = mt_real.posix_memalign(&p, align, size);
+		if (e == 0)
+			return p;
+		errno = e;
+		return NULL;
+	}
+	if (mt_real.aligned_alloc != NULL)
+		return mt_real.aligned_alloc(align, size);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int fb_posix_memalign(void **out, size_t align, size_t size)
+{
+	if (align < sizeof(void *) || (align & (align - 1)))
+		return EINVAL;
+	void *p = fb_memalign(align, size);
+	if (p == NULL)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+static void *fb_aligned_alloc(size_t align, size_t size)
+{
+	return mt_real.memalign(align, size);
+}
+
+static void *fb_valloc(size_t size)
+{
+	return mt_real.memalign((size_t)sysconf(_SC_PAGESIZE), size);
+}
+
+static void *fb_pvalloc(size_t size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded;
+	if (__builtin_add_overflow(size, page - 1, &rounded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return mt_real.memalign(page, rounded & ~(page - 1));
+}
+
+static size_t fb_usable(void *p)
+{
+	(void)p;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Resolution
+   ------------------------------------------------------------------------------------------- */
+
+static void *next_sym(const char *name, const char *libc_name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (f == NULL && libc_name != NULL)
+		f = dlsym(RTLD_NEXT, libc_name);
+	return f;
+}
+
+static void die_unresolved(const char *name)
+{
+	static const char msg[] = "mtrace-ctl: fatal: no allocator after the tracer defines ";
+	ssize_t r = write(2, msg, sizeof msg - 1);
+	r = write(2, name, strlen(name));
+	r = write(2, "\n", 1);
+	(void)r;
+	_exit(127);
+}
+
+static int resolving;   /* owned by the thread that wins the race below */
+
+void mt_resolve(void)
+{
+	static int state;   /* 0 not started, 1 in progress, 2 done; atomic */
+	int expect = 0;
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
+		return;
+	if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* someone else is resolving; if it is this very thread (dlsym recursion) the callers
+		   fall back to the arena, otherwise wait: it takes microseconds */
+		if (resolving)
+			return;
+		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	resolving = 1;
+	struct mt_real r;
+	memset(&r, 0, sizeof r);
+	/* the __libc_* names are glibc's exported aliases, used if a strange search order hides
+	   the public names */
+	r.malloc = next_sym("malloc", "__libc_malloc");
+	r.free = next_sym("free", "__libc_free");
+	r.calloc = next_sym("calloc", "__libc_calloc");
+	r.realloc = next_sym("realloc", "__libc_realloc");
+	r.reallocarray = next_sym("reallocarray", NULL);
+	r.posix_memalign = next_sym("posix_memalign", NULL);
+	r.aligned_alloc = next_sym("aligned_alloc", NULL);
+	r.memalign = next_sym("memalign", "__libc_memalign");
+	r.valloc = next_sym("valloc", "__libc_valloc");
+	r.pvalloc = next_sym("pvalloc", "__libc_pvalloc");
+	r.usable = next_sym("malloc_usable_size", NULL);
+	if (!r.malloc)
+		die_unresolved("malloc");
+	if (!r.free)
+		die_unresolved("free");
+	if (!r.calloc)
+		die_unresolved("calloc");
+	if (!r.realloc)
+		die_unresolved("realloc");
+
+	Dl_info info;
+	if (dladdr((void *)r.malloc, &info) && info.dli_fname) {
+		const char *slash = strrchr(info.dli_fname, '/');
+		const char *base = slash ? slash + 1 : info.dli_fname;
+		r.is_glibc = strncmp(base, "libc.so", 7) == 0;
+	}
+
+	/* publish the required four last: entry points test mt_real.malloc to know we are ready */
+	mt_real.free = r.free;
+	mt_real.calloc = r.calloc;
+	mt_real.realloc = r.realloc;
+	mt_real.posix_memalign = r.posix_memalign ? r.posix_memalign : fb_posix_memalign;
+	mt_real.memalign = r.memalign ? r.memalign : fb_memalign;
+	mt_real.aligned_alloc = r.aligned_alloc ? r.aligned_alloc : fb_aligned_alloc;
+	mt_real.reallocarray = r.reallocarray ? r.reallocarray : fb_reallocarray;
+	mt_real.valloc = r.valloc ? r.valloc : fb_valloc;
+	mt_real.pvalloc = r.pvalloc ? r.pvalloc : fb_pvalloc;
+	mt_real.usable = r.usable ? r.usable : fb_usable;
+	mt_real.is_glibc = r.is_glibc;
+	__atomic_store_n(&mt_real.malloc, r.malloc, __ATOMIC_RELEASE);
+	resolving = 0;
+	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,297 @@
+/* tracefile.c - creating, naming and finishing the trace file; its header; warnings.
+ *
+ * No stdio anywhere in here: it may allocate, and it takes locks a program in the middle of a
+ * printf may hold.  Messages go to fd 2 with write().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+static struct mtrace_file_header hdr;   /* the open file's header, rewritten as it changes */
+
+/* ---------------------------------------------------------------------------------------------
+   Messages
+   ------------------------------------------------------------------------------------------- */
+
+size_t mt_fmt_u64(char *buf, unsigned long long v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static size_t append(char *buf, size_t at, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (at + n > cap)
+		n = cap - at;
+	memcpy(buf + at, s, n);
+	return at + n;
+}
+
+static const char *err_text(int err)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	const char *s = strerrordesc_np(err);   /* no locale, no allocation, unlike strerror */
+	if (s)
+		return s;
+#endif
+	return "error";
+}
+
+/* "mtrace-ctl: MSG1 MSG2: error text\n" in one write (so lines of processes don't mix).
+   Warnings always print: a user must learn that tracing stopped. */
+void mt_warn(const char *msg1, const char *msg2, int err)
+{
+	char buf[1024];
+	size_t n = append(buf, 0, sizeof buf - 1, "mtrace-ctl: ");
+	n = append(buf, n, sizeof buf - 1, msg1);
+	if (msg2) {
+		n = append(buf, n, sizeof buf - 1, " ");
+		n = append(buf, n, sizeof buf - 1, msg2);
+	}
+	if (err) {
+		n = append(buf, n, sizeof buf - 1, ": ");
+		n = append(buf, n, sizeof buf - 1, err_text(err));
+	}
+	buf[n++] = '\n';
+	ssize_t w = write(2, buf, n);
+	(void)w;
+}
+
+/* Informational lines ("writing to", "N entries recorded"): MTRACE_CTL_QUIET silences them. */
+static void mt_info(const char *msg1, const char *msg2)
+{
+	if (!mt_g.quiet)
+		mt_warn(msg1, msg2, 0);
+}
+
+/* Under lock: tracing stops for good (for this file); the program goes on untouched. */
+void mt_fail(const char *what, int err)
+{
+	if (mt_g.failed)
+		return;
+	mt_g.failed = 1;
+	mt_g.active = 0;
+	mt_g.gen++;
+	char msg[256];
+	size_t n = append(msg, 0, sizeof msg - 1, what);
+	if (err) {
+		n = append(msg, n, sizeof msg - 1, ": ");
+		n = append(msg, n, sizeof msg - 1, err_text(err));
+	}
+	n = append(msg, n, sizeof msg - 1, "; tracing stopped, the program goes on");
+	msg[n] = 0;
+	mt_warn(msg, NULL, 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Header
+   ------------------------------------------------------------------------------------------- */
+
+static void read_whole(const char *path, char *buf, size_t cap, uint32_t *len)
+{
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (*len < cap) {
+		ssize_t r = read(fd, buf + *len, cap - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		*len += (uint32_t)r;
+	}
+	close(fd);
+}
+
+static void header_init(char *page, pid_t ppid)
+{
+	memset(&hdr, 0, sizeof hdr);
+	memcpy(hdr.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	hdr.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
+	hdr.version = MTRACE_FORMAT_VERSION;
+	hdr.header_size = MTRACE_HEADER_SIZE;
+	hdr.record_size = MTRACE_RECORD_SIZE;
+	hdr.pointer_size = sizeof(void *);
+	hdr.clock = (uint8_t)mt_clock_kind;
+	hdr.flags = (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
+		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
+		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0);
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	mt_g.start_ns = mt_monotonic_ns();
+	mt_g.start_ticks = mt_ticks_before();
+	hdr.start_time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	hdr.start_ticks = mt_g.start_ticks;
+	hdr.ticks_per_sec = mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
+	hdr.pid = (int32_t)getpid();
+	hdr.ppid = (int32_t)ppid;
+
+	memset(page, 0, MTRACE_HEADER_SIZE);
+	if (!mt_g.private_header) {
+		/* exe then cmdline, both within the header page; a long command line is cut */
+		char *s = page + MTRACE_HEADER_STRINGS;
+		size_t room = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS;
+		ssize_t n = readlink("/proc/self/exe", s, room / 4);
+		if (n > 0) {
+			hdr.exe_offset = MTRACE_HEADER_STRINGS;
+			hdr.exe_len = (uint32_t)n;
+			s += n + 1;
+			room -= (size_t)n + 1;
+		}
+		hdr.cmdline_offset = (uint32_t)(s - page);
+		read_whole("/proc/self/cmdline", s, room, &hdr.cmdline_len);
+	}
+	memcpy(page, &hdr, sizeof hdr);
+}
+
+/* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
+void mt_header_update(int finished)
+{
+	if (mt_g.fd < 0)
+		return;
+	uint64_t ns = mt_monotonic_ns();
+	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && ns - mt_g.start_ns >= 1000000) {
+		uint64_t ticks = mt_ticks_before();
+		hdr.ticks_per_sec = (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 /
+					       (double)(ns - mt_g.start_ns));
+	}
+	if (finished) {
+		hdr.stop_ticks = mt_ticks_before();
+		if (!mt_g.failed)
+			hdr.flags |= MTRACE_HF_FINISHED;
+	}
+	ssize_t w = pwrite(mt_g.fd, &hdr, sizeof hdr, 0);
+	(void)w;   /* the header's block exists already: this cannot run out of space */
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Opening and finishing
+   ------------------------------------------------------------------------------------------- */
+
+/* BASE.<pid>, or BASE.<pid>.<n> with the first n not taken; never through a symlink. */
+static int create_file(const char *base, char *path, size_t cap)
+{
+	char pid[24];
+	pid[mt_fmt_u64(pid, (unsigned long long)getpid())] = 0;
+	for (unsigned n = 0; n < 10000; n++) {
+		size_t at = append(path, 0, cap - 1, base);
+		at = append(path, at, cap - 1, ".");
+		at = append(path, at, cap - 1, pid);
+		if (n) {
+			char num[24];
+			num[mt_fmt_u64(num, n)] = 0;
+			at = append(path, at, cap - 1, ".");
+			at = append(path, at, cap - 1, num);
+		}
+		path[at] = 0;
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+static void add_to_manifest(void)
+{
+	if (!mt_names.manifest[0])
+		return;
+	int fd = open(mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char line[sizeof mt_names.path + 1];
+	size_t n = append(line, 0, sizeof line - 1, mt_names.path);
+	line[n++] = '\n';
+	ssize_t w = write(fd, line, n);   /* O_APPEND: one line per write, whole */
+	(void)w;
+	close(fd);
+}
+
+/* Under lock.  Returns 0, or -1 with errno (after one warning). */
+int mt_file_open(const char *base, pid_t ppid)
+{
+	static char page[MTRACE_HEADER_SIZE];
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < MTRACE_HEADER_SIZE + MT_FIRST_CHUNK) {
+		mt_warn("not tracing: the file size limit (RLIMIT_FSIZE) is too small", NULL, 0);
+		errno = EFBIG;
+		return -1;
+	}
+	int fd = create_file(base, mt_names.path, sizeof mt_names.path);
+	if (fd < 0) {
+		int e = errno;
+		mt_warn("cannot create trace file", mt_names.path, e);
+		errno = e;
+		return -1;
+	}
+	struct stat st;
+	fstat(fd, &st);
+	mt_g.dev = st.st_dev;
+	mt_g.ino = st.st_ino;
+	mt_g.fd = fd;
+	mt_g.failed = 0;
+	header_init(page, ppid);
+	if (pwrite(fd, page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
+		int e = errno ? errno : ENOSPC;
+		mt_warn("cannot write trace file", mt_names.path, e);
+		close(fd);
+		unlink(mt_names.path);
+		mt_g.fd = -1;
+		errno = e;
+		return -1;
+	}
+	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
+	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
+	   only the range used before is cleared, so a first open touches none of the table */
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		mt_win[w] = NULL, mt_win_done[w] = 0;
+	mt_g.win_lo = mt_g.win_hi = 0;
+	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
+	mt_g.released = 0;
+	mt_g.file_id++;
+	mt_g.gen++;
+	mt_info("writing to", mt_names.path);
+	add_to_manifest();
+	return 0;
+}
+
+/* Under lock: stop recording, complete the header, trim the file, close it. */
+void mt_file_finish(struct mt_thread *self)
+{
+	if (mt_g.fd < 0)
+		return;
+	mt_g.active = 0;
+	mt_release_locked(self);
+	mt_g.gen++;
+	mt_header_update(1);
+	/* every chunk ever handed out lies below next_off, so writers still finishing a record
+	   never touch the part cut off */
+	if (ftruncate(mt_g.fd, (off_t)mt_g.next_off) < 0) {
+		/* keeps the reserved tail: unwritten records, which readers skip */
+	}
+	mt_unmap_idle_windows();
+	close(mt_g.fd);
+	mt_g.fd = -1;
+	char num[24];
+	num[mt_fmt_u64(num, mt_g.released)] = 0;
+	char msg[64];
+	size_t n = append(msg, 0, sizeof msg - 1, num);
+	n = append(msg, n, sizeof msg - 1, " entries recorded");
+	msg[n] = 0;
+	mt_info(msg, NULL);
+}

@@ -1,0 +1,262 @@
+/* writer.c - handing out chunks of records to threads.
+ *
+ * The file is mapped MAP_SHARED in windows of MT_WINDOW_SIZE bytes.  A thread takes a chunk
+ * (4 KiB the first time, 64 KiB after) under the global lock - once per 63 or 1023 records - and
+ * then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
+ * chunk over them is handed out, so a full disk is an error we see here rather than a SIGBUS
+ * later.  The pages of a chunk are populated in one madvise call instead of one fault per page.
+ *
+ * A window is unmapped once every byte of it has been handed out and every chunk in it released
+ * (full, or its thread exited): win_done counts released bytes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+   Disk reservation
+   ------------------------------------------------------------------------------------------- */
+
+/* Filesystems without fallocate: allocate the blocks by writing zeros. */
+int mt_zero_fill(int fd, uint64_t from, uint64_t to)
+{
+	static const char zeros[65536];
+	while (from < to) {
+		size_t n = to - from < sizeof zeros ? (size_t)(to - from) : sizeof zeros;
+		ssize_t w = pwrite(fd, zeros, n, (off_t)from);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (w == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		from += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int reserve(int fd, uint64_t from, uint64_t to)
+{
+	int r;
+	do
+		r = fallocate(fd, 0, (off_t)from, (off_t)(to - from));
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+		r = mt_zero_fill(fd, from, to);
+	return r;
+}
+
+/* Is mt_g.fd still our file?  A daemon may have closed every descriptor and reused the number. */
+static int fd_is_ours(void)
+{
+	struct stat st;
+	return fstat(mt_g.fd, &st) == 0 && st.st_dev == mt_g.dev && st.st_ino == mt_g.ino;
+}
+
+/* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
+   its size (1 to 64 MiB) so reservations stay rare.  Never goes past RLIMIT_FSIZE: the kernel
+   would send SIGXFSZ, a signal the program did not ask for.  Under lock. */
+int mt_extend_file(uint64_t need_end)
+{
+	uint64_t cur = mt_g.reserved_end;
+	uint64_t step = cur / 8;
+	if (step < (1u << 20))
+		step = 1u << 20;
+	if (step > (64u << 20))
+		step = 64u << 20;
+	uint64_t target = cur + step > need_end ? cur + step : need_end;
+	target = (target + 4095) & ~(uint64_t)4095;
+
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		uint64_t lim = (uint64_t)rl.rlim_cur & ~(uint64_t)4095;
+		if (target > lim)
+			target = lim;
+		if (target < need_end) {
+			mt_fail("the file size limit (RLIMIT_FSIZE) is reached", EFBIG);
+			return -1;
+		}
+	}
+	if (!fd_is_ours()) {
+		mt_fail("the trace file descriptor was closed by the program", EBADF);
+		return -1;
+	}
+	if (reserve(mt_g.fd, cur, target) < 0) {
+		/* maybe there is room for what is needed now, if not for the step */
+		if (target == need_end || reserve(mt_g.fd, cur, need_end) < 0) {
+			mt_fail("cannot reserve space for the trace", errno);
+			return -1;
+		}
+		target = need_end;
+	}
+	mt_g.reserved_end = target;
+	mt_header_update(0);   /* a good moment to refine the clock calibration */
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Chunks
+   ------------------------------------------------------------------------------------------- */
+
+static uint64_t window_handed(uint32_t w)
+{
+	uint64_t lo = (uint64_t)w << MT_WINDOW_SHIFT, hi = lo + MT_WINDOW_SIZE;
+	return mt_g.next_off >= hi ? MT_WINDOW_SIZE : mt_g.next_off - lo;
+}
+
+/* Under lock: unmap window w if nothing in it is handed out and still held. */
+static void maybe_unmap(uint32_t w)
+{
+	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w)) {
+		munmap(mt_win[w], MT_WINDOW_SIZE);
+		mt_win[w] = NULL;
+	}
+}
+
+/* Under lock: account for the thread's chunk and forget it.  A chunk of an earlier file, or of
+   the time before a reset, is just forgotten. */
+void mt_release_locked(struct mt_thread *t)
+{
+	if (t->start == NULL)
+		return;
+	if (t->file_id == mt_g.file_id && mt_g.fd >= 0) {
+		if (t->gen == mt_g.gen)
+			mt_g.released += (unsigned long long)(t->cur - t->start - 1);
+		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
+		mt_win_done[w] += (uint64_t)(t->end - t->start) * MTRACE_RECORD_SIZE;
+		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
+			maybe_unmap(w);   /* the window is behind the writers: give it back */
+	}
+	t->start = t->cur = t->end = NULL;
+}
+
+void mt_release_chunk(struct mt_thread *t)
+{
+	if (t->start == NULL)
+		return;
+	pthread_mutex_lock(&mt_g.lock);
+	mt_release_locked(t);
+	pthread_mutex_unlock(&mt_g.lock);
+}
+
+/* Under lock at stop: unmap every window nobody holds a chunk in.  Windows with chunks still
+   held by running threads stay mapped: they may still be written. */
+void mt_unmap_idle_windows(void)
+{
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		maybe_unmap(w);
+}
+
+struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
+{
+	int saved_errno = errno;
+	struct mtrace_record *r = NULL;
+	if (!mt_g.active)
+		goto out;
+	if (t->tid == 0)
+		t->tid = (uint32_t)gettid();
+
+	pthread_mutex_lock(&mt_g.lock);
+	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
+	mt_release_locked(t);
+	if (!mt_g.active || mt_g.fd < 0) {
+		pthread_mutex_unlock(&mt_g.lock);
+		goto out;
+	}
+	uint64_t off = mt_g.next_off;
+	uint64_t len = prev ? MT_CHUNK : MT_FIRST_CHUNK;
+	uint64_t wend = ((off >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	if (off + len > wend)
+		len = wend - off;   /* chunks never straddle windows */
+	uint32_t w = (uint32_t)(off >> MT_WINDOW_SHIFT);
+	if (w >= MT_MAX_WINDOWS) {
+		mt_fail("the trace reached the largest size this build supports", EFBIG);
+		pthread_mutex_unlock(&mt_g.lock);
+		goto out;
+	}
+	if (off + len > mt_g.reserved_end && mt_extend_file(off + len) < 0) {
+		pthread_mutex_unlock(&mt_g.lock);
+		goto out;
+	}
+	if (mt_win[w] == NULL) {
+		void *m = mmap(NULL, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mt_g.fd,
+			       (off_t)((uint64_t)w << MT_WINDOW_SHIFT));
+		if (m == MAP_FAILED) {
+			mt_fail("cannot map the trace file", errno);
+			pthread_mutex_unlock(&mt_g.lock);
+			goto out;
+		}
+		mt_win[w] = m;
+		if (w < mt_g.win_lo || mt_g.win_lo == mt_g.win_hi)
+			mt_g.win_lo = w;
+		if (w + 1 > mt_g.win_hi)
+			mt_g.win_hi = w + 1;
+	}
+	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
+	mt_g.next_off = off + len;
+	uint32_t gen = mt_g.gen, file_id = mt_g.file_id;
+	pthread_mutex_unlock(&mt_g.lock);
+
+	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
+	madvise(base, len, MADV_POPULATE_WRITE);
+
+	struct mtrace_record *c = (struct mtrace_record *)base;
+	c->ts = mt_ticks_before();
+	c->ptr = prev;
+	c->result = 0;
+	c->size = len;
+	c->arg2 = 0;
+	c->usable = 0;
+	c->duration = 0;
+	mt_commit(c, t->tid, MTRACE_CALL_CHUNK, 0, 0);
+	t->start = c;
+	t->cur = c + 1;
+	t->end = c + len / MTRACE_RECORD_SIZE;
+	t->chunk_off = off;
+	t->gen = gen;
+	t->file_id = file_id;
+	if (!t->key_set && mt_g.key_ok) {
+		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the guard
+		   keeps that call out of the trace */
+		pthread_setspecific(mt_g.key, (void *)1);
+		t->key_set = 1;
+	}
+	r = t->cur++;
+out:
+	errno = saved_errno;
+	return r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Thread exit: give the chunk back so its window can be unmapped and its records counted.
+   If the thread allocates again after this (a later destructor), it takes a new chunk and sets
+   the key again, which makes glibc run this once more.
+   ------------------------------------------------------------------------------------------- */
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	struct mt_thread *t = &mt_tls;
+	int saved_errno = errno;
+	t->key_set = 0;
+	mt_release_chunk(t);
+	errno = saved_errno;
+}
+
+void mt_thread_key_init(void)
+{
+	mt_g.key_ok = pthread_key_create(&mt_g.key, thread_exit) == 0;
+}

@@ -1,0 +1,252 @@
+/* mtracectl - run a program with every allocator call traced.
+ *
+ * Sets LD_PRELOAD (ours first, so a preloaded allocator after it is the one traced) and the
+ * MTRACE_CTL_* variables, runs the program, and at the end lists the trace file of every
+ * process it became (forks and execs included), which the tracer appended to a manifest file.
+ * Named mtracectl, not mtrace: glibc's libc-dev-bin installs an unrelated mtrace script.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tool.h"
+#include "trace_reader.h"
+
+#ifndef MTRACE_LIBDIR
+#define MTRACE_LIBDIR "/usr/local/lib"
+#endif
+
+static const char usage_text[] =
+	"Usage: mtracectl [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
+	"Run PROGRAM with every malloc, free, calloc, realloc, reallocarray, posix_memalign,\n"
+	"aligned_alloc, memalign, valloc and pvalloc call traced, one trace file per process.\n"
+	"\n"
+	"  -o, --output=BASE  trace files are BASE.<pid> (BASE.<pid>.<n> if taken);\n"
+	"                     default $MTRACE_CTL_FILE or /tmp/mtrace.out\n"
+	"  -d, --durations    record how long every call took (costs a second clock read)\n"
+	"  -p, --private      leave the executable path and command line out of the traces\n"
+	"  -q, --quiet        print nothing but errors\n"
+	"  -l, --lib=PATH     the preload library (default: found next to this program)\n"
+	"  -h, --help         show this help and exit\n"
+	"  -V, --version      show the version and exit\n"
+	"\n"
+	"To trace another allocator, preload it after the tracer:\n"
+	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
+	"\n"
+	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
+	"failed; 126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n";
+
+#define EXIT_TOOL    125
+#define EXIT_NOTRACE 126
+#define EXIT_NORUN   127
+
+static int quiet;
+
+/* ---------------------------------------------------------------------------------------------
+   Finding things
+   ------------------------------------------------------------------------------------------- */
+
+static int readable(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+static const char *find_lib(const char *given, char *buf, size_t cap)
+{
+	if (given)
+		return given;
+	const char *env = getenv("MTRACE_CTL_LIB");
+	if (env && *env)
+		return env;
+	char self[PATH_MAX - 32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			snprintf(buf, cap, "%s/../lib/libmtracectl.so", self);
+			if (readable(buf))
+				return buf;
+		}
+	}
+	snprintf(buf, cap, "%s/libmtracectl.so", MTRACE_LIBDIR);
+	return buf;
+}
+
+/* PROGRAM as execvp would find it, or NULL. */
+static const char *find_program(const char *prog, char *buf, size_t cap)
+{
+	if (strchr(prog, '/'))
+		return prog;
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(buf, cap, "%.*s/%s", (int)len, len ? path : ".", prog);
+		if (access(buf, X_OK) == 0)
+			return buf;
+		path += len + (colon != NULL);
+	}
+	return NULL;
+}
+
+/* An ELF executable without a PT_INTERP segment is statically linked: the dynamic loader never
+   runs for it, so LD_PRELOAD cannot reach its allocator. */
+static int is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf64_Ehdr eh;
+	int result = 0;
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_EXEC && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		result = 1;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+				break;
+			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC) {
+				result = 0;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return result;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The report
+   ------------------------------------------------------------------------------------------- */
+
+static void report(const char *manifest)
+{
+	FILE *f = fopen(manifest, "r");
+	if (f == NULL)
+		return;
+	char line[PATH_MAX + 2];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		struct stat st;
+		if (stat(line, &st) < 0)
+			continue;
+		struct trace_reader r;
+		char size[32];
+		if (trace_open(&r, line) == 0) {
+			const char *exe = strrchr(r.exe, '/');
+			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s bytes\n", (int)r.hdr.pid,
+				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, fmt_commas(size, (unsigned long long)st.st_size));
+		} else
+			fprintf(stderr, "mtracectl: %s\n", r.err);
+		trace_close(&r);
+		n++;
+	}
+	fclose(f);
+	if (n == 0)
+		fprintf(stderr, "mtracectl: no trace was written\n");
+}
+
+int main(int argc, char **argv)
+{
+	tool_name = "mtracectl";
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
+		{ "private", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
+		{ "lib", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	const char *output = NULL, *lib_opt = NULL;
+	int durations = 0, private_hdr = 0, c;
+	/* '+': options end at PROGRAM, whose own options are its business */
+	while ((c = getopt_long(argc, argv, "+o:dpql:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'd': durations = 1; break;
+		case 'p': private_hdr = 1; break;
+		case 'q': quiet = 1; break;
+		case 'l': lib_opt = optarg; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_TOOL;
+		}
+	}
+	if (optind == argc) {
+		fputs("mtracectl: no program given\nTry 'mtracectl --help'.\n", stderr);
+		return EXIT_TOOL;
+	}
+	char **prog_argv = argv + optind;
+
+	char libbuf[PATH_MAX], progbuf[PATH_MAX];
+	const char *lib = find_lib(lib_opt, libbuf, sizeof libbuf);
+	if (!readable(lib))
+		tool_die(EXIT_TOOL, "cannot find the preload library %s (use --lib)", lib);
+	const char *prog = find_program(prog_argv[0], progbuf, sizeof progbuf);
+	if (prog == NULL)
+		tool_die(EXIT_NORUN, "%s: command not found", prog_argv[0]);
+	if (is_static_elf(prog))
+		tool_die(EXIT_NOTRACE, "%s is statically linked: LD_PRELOAD cannot reach its allocator, "
+			 "so it cannot be traced", prog);
+
+	char lib_abs[PATH_MAX];
+	if (realpath(lib, lib_abs) == NULL)
+		tool_die(EXIT_TOOL, "%s: %s", lib, strerror(errno));
+	const char *old = getenv("LD_PRELOAD");
+	char *preload;
+	if (asprintf(&preload, "%s%s%s", lib_abs, old && *old ? " " : "", old ? old : "") < 0)
+		tool_die(EXIT_SYSTEM, "out of memory");
+
+	char manifest[] = "/tmp/mtracectl.XXXXXX";
+	int mfd = mkstemp(manifest);
+	if (mfd < 0)
+		tool_die(EXIT_TOOL, "cannot create a temporary file in /tmp: %s", strerror(errno));
+	close(mfd);
+
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("MTRACE_CTL_MANIFEST", manifest, 1);
+	setenv("MTRACE_CTL_QUIET", "1", 1);   /* we report at the end; failures still print */
+	if (output)
+		setenv("MTRACE_CTL_FILE", output, 1);
+	if (durations)
+		setenv("MTRACE_CTL_DURATIONS", "1", 1);
+	if (private_hdr)
+		setenv("MTRACE_CTL_PRIVATE", "1", 1);
+
+	pid_t pid = fork();
+	if (pid < 0)
+		tool_die(EXIT_TOOL, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		execv(prog, prog_argv);
+		fprintf(stderr, "mtracectl: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(errno == ENOENT ? EXIT_NORUN : EXIT_NOTRACE);
+	}
+	/* like system(): the terminal's ^C and ^\ are for the program; we stay to report */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			tool_die(EXIT_TOOL, "waitpid: %s", strerror(errno));
+	if (!quiet)
+		report(manifest);
+	unlink(manifest);
+	if (WIFSIGNALED(status)) {
+		if (!quiet)
+			fprintf(stderr, "mtracectl: %s was killed by signal %d (%s)\n", prog_argv[0],
+				WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}

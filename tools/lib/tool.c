@@ -1,0 +1,63 @@
+/* tool.c - messages, version and number helpers shared by every command. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tool.h"
+
+const char *tool_name = "mtrace";
+
+void tool_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "%s: ", tool_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+void tool_warn(const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "%s: ", tool_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void tool_version(void)
+{
+	printf("%s (mtrace) %s\n", tool_name, MTRACE_PKG_VERSION);
+	exit(EXIT_OK);
+}
+
+char *fmt_commas(char *buf, unsigned long long v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof tmp, "%llu", v), o = 0;
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* tool.h - what every command shares: its name in messages, --version, errors, numbers. */
+#ifndef TOOL_H
+#define TOOL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef MTRACE_PKG_VERSION
+#define MTRACE_PKG_VERSION "0.1.0"
+#endif
+
+/* Exit codes every tool uses */
+#define EXIT_OK      0
+#define EXIT_BADFILE 1   /* input missing, unreadable, corrupt or truncated */
+#define EXIT_USAGE   2   /* bad command line */
+#define EXIT_SYSTEM  3   /* the system failed us: out of memory, cannot write output */
+
+extern const char *tool_name;
+
+/* "NAME: message\n" on stderr, then exit(code). */
+void tool_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tool_version(void) __attribute__((noreturn));
+
+/* 12,272,385,738 - into buf (>= 32 bytes), returns buf */
+char *fmt_commas(char *buf, unsigned long long v);
+
+/* Parse an unsigned decimal; 0 or -1 if it is not one. */
+int parse_u64(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,288 @@
+/* trace_reader.c - reading and validating trace files (format: include/mtrace-trace.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace_reader.h"
+
+#define READ_BUF (1u << 20)
+
+static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+	return -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Byte order
+   ------------------------------------------------------------------------------------------- */
+
+#define SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) : \
+		       sizeof(x) == 4 ? (__typeof__(x))__builtin_bswap32((uint32_t)(x)) : \
+		       sizeof(x) == 2 ? (__typeof__(x))__builtin_bswap16((uint16_t)(x)) : (x))
+
+void trace_swap_header(struct mtrace_file_header *h)
+{
+	SWAP(h->byte_order_mark);
+	SWAP(h->version);
+	SWAP(h->header_size);
+	SWAP(h->record_size);
+	SWAP(h->flags);
+	SWAP(h->ticks_per_sec);
+	SWAP(h->start_time_ns);
+	SWAP(h->start_ticks);
+	SWAP(h->pid);
+	SWAP(h->ppid);
+	SWAP(h->exe_offset);
+	SWAP(h->exe_len);
+	SWAP(h->cmdline_offset);
+	SWAP(h->cmdline_len);
+	SWAP(h->stop_ticks);
+}
+
+void trace_swap_record(struct mtrace_record *rec)
+{
+	SWAP(rec->tid);
+	SWAP(rec->err);
+	SWAP(rec->ts);
+	SWAP(rec->ptr);
+	SWAP(rec->result);
+	SWAP(rec->size);
+	SWAP(rec->arg2);
+	SWAP(rec->usable);
+	SWAP(rec->duration);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Buffered input
+   ------------------------------------------------------------------------------------------- */
+
+/* Make at least want bytes available (fewer only at end of file).  Returns what is available,
+   or -1 on a read error. */
+static ssize_t fill(struct trace_reader *r, size_t want)
+{
+	if (r->buf_len - r->buf_pos >= want || r->eof)
+		return (ssize_t)(r->buf_len - r->buf_pos);
+	memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
+	r->buf_len -= r->buf_pos;
+	r->buf_pos = 0;
+	while (r->buf_len < want && !r->eof) {
+		ssize_t n = read(r->fd, r->buf + r->buf_len, READ_BUF - r->buf_len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			r->eof = 1;
+		r->buf_len += (size_t)n;
+	}
+	return (ssize_t)r->buf_len;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Header
+   ------------------------------------------------------------------------------------------- */
+
+const char *trace_clock_name(unsigned clock)
+{
+	switch (clock) {
+	case MTRACE_CLOCK_TSC: return "x86 TSC";
+	case MTRACE_CLOCK_MONOTONIC: return "CLOCK_MONOTONIC";
+	case MTRACE_CLOCK_CNTVCT: return "aarch64 CNTVCT";
+	default: return "none";
+	}
+}
+
+int trace_header_check(const struct mtrace_file_header *h, char *err, size_t cap)
+{
+	const char *what = NULL;
+	if (memcmp(h->magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) != 0)
+		what = "not an mtrace trace (bad magic)";
+	else if (h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
+		what = "bad byte-order mark";
+	else if (h->version != MTRACE_FORMAT_VERSION)
+		snprintf(err, cap, "unsupported format version %u (this reader knows %u)",
+			 (unsigned)h->version, MTRACE_FORMAT_VERSION);
+	else if (h->header_size < sizeof *h || h->header_size % 8)
+		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
+	else if (h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
+		snprintf(err, cap, "bad record size %u", (unsigned)h->record_size);
+	else if (h->pointer_size != 4 && h->pointer_size != 8)
+		snprintf(err, cap, "bad pointer size %u", (unsigned)h->pointer_size);
+	else if (h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
+		snprintf(err, cap, "unknown clock %u", (unsigned)h->clock);
+	else if (h->ticks_per_sec == 0)
+		what = "clock rate is zero";
+	else if (h->flags & ~MTRACE_HF_KNOWN)
+		snprintf(err, cap, "unknown header flags 0x%x", (unsigned)h->flags);
+	else if ((uint64_t)h->exe_offset + h->exe_len > h->header_size ||
+		 (h->exe_len && h->exe_offset < sizeof *h))
+		what = "executable path lies outside the header";
+	else if ((uint64_t)h->cmdline_offset + h->cmdline_len > h->header_size ||
+		 (h->cmdline_len && h->cmdline_offset < sizeof *h))
+		what = "command line lies outside the header";
+	else
+		return 0;
+	if (what)
+		snprintf(err, cap, "%s", what);
+	return -1;
+}
+
+static void copy_string(char *dst, size_t cap, const unsigned char *src, uint32_t len, int args)
+{
+	size_t n = len < cap - 1 ? len : cap - 1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = src[i];
+		dst[i] = (char)(c == 0 && args ? ' ' : (c < 32 || c == 127) ? '?' : c);
+	}
+	while (n > 0 && dst[n - 1] == ' ')
+		n--;
+	dst[n] = 0;
+}
+
+int trace_open(struct trace_reader *r, const char *path)
+{
+	memset(r, 0, sizeof *r);
+	r->name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (strcmp(path, "-") == 0)
+		r->fd = 0;
+	else {
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0) {
+			snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		r->own_fd = 1;
+	}
+	r->buf = malloc(READ_BUF);
+	if (r->buf == NULL) {
+		snprintf(r->err, sizeof r->err, "%s: out of memory", r->name);
+		return -1;
+	}
+	ssize_t have = fill(r, sizeof r->hdr);
+	if (have < 0) {
+		snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
+		return -1;
+	}
+	if (have == 0)
+		return fail(r, 0, "empty file, not a trace");
+	if ((size_t)have < sizeof r->hdr)
+		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
+			    have, sizeof r->hdr);
+	memcpy(&r->hdr, r->buf, sizeof r->hdr);
+	if (memcmp(r->hdr.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) == 0 &&
+	    r->hdr.byte_order_mark == __builtin_bswap32(MTRACE_BYTE_ORDER_MARK)) {
+		r->swap = 1;
+		trace_swap_header(&r->hdr);
+	}
+	char what[200];
+	if (trace_header_check(&r->hdr, what, sizeof what) < 0)
+		return fail(r, 0, "%s", what);
+	have = fill(r, r->hdr.header_size);
+	if (have < 0) {
+		snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
+		return -1;
+	}
+	if ((size_t)have < r->hdr.header_size)
+		return fail(r, (uint64_t)have, "truncated header (%zd of %u bytes)", have,
+			    (unsigned)r->hdr.header_size);
+	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
+	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
+	r->buf_pos = r->hdr.header_size;
+	r->offset = r->hdr.header_size;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Records
+   ------------------------------------------------------------------------------------------- */
+
+const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec)
+{
+	static char msg[160];
+	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN) {
+		snprintf(msg, sizeof msg, "unknown call type %u", rec->call);
+		return msg;
+	}
+	if (rec->tid == 0)
+		return "thread id 0";
+	if (rec->flags & ~MTRACE_RF_KNOWN) {
+		snprintf(msg, sizeof msg, "unknown record flags 0x%x", rec->flags);
+		return msg;
+	}
+	if (r->hdr.pointer_size == 4 && ((rec->ptr | rec->result) >> 32))
+		return "pointer wider than the trace's 4-byte pointers";
+	if (rec->call == MTRACE_CALL_CHUNK) {
+		if (rec->size < MTRACE_RECORD_SIZE || rec->size % MTRACE_RECORD_SIZE)
+			return "chunk record with a bad length";
+		return NULL;
+	}
+	if (rec->call == MTRACE_CALL_FREE && rec->result != 0)
+		return "free with a result";
+	if ((rec->flags & MTRACE_RF_FAILED) && rec->result != 0)
+		return "failed call with a non-null result";
+	return NULL;
+}
+
+int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
+{
+	size_t rs = r->hdr.record_size;
+	for (;;) {
+		ssize_t have = fill(r, rs);
+		if (have < 0) {
+			snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
+				 (unsigned long long)r->offset, strerror(errno));
+			return -1;
+		}
+		if (have == 0)
+			return 0;
+		if ((size_t)have < rs)
+			return fail(r, r->offset, "truncated record (%zd of %zu bytes)", have, rs);
+		const unsigned char *p = r->buf + r->buf_pos;
+		uint64_t at = r->offset;
+		r->buf_pos += rs;
+		r->offset += rs;
+		memcpy(rec, p, sizeof *rec);
+		if (rec->call == MTRACE_CALL_UNWRITTEN) {
+			r->n_unwritten++;
+			for (size_t i = 0; i < rs; i++)
+				if (p[i]) {
+					r->n_torn++;
+					break;
+				}
+			continue;
+		}
+		if (r->swap)
+			trace_swap_record(rec);
+		const char *bad = trace_record_check(r, rec);
+		if (bad)
+			return fail(r, at, "%s", bad);
+		r->n_written++;
+		if (off)
+			*off = at;
+		return 1;
+	}
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	free(r->buf);
+	r->buf = NULL;
+	r->fd = -1;
+}
+
+double trace_seconds(const struct trace_reader *r, uint64_t ticks)
+{
+	return (double)(int64_t)(ticks - r->hdr.start_ticks) / (double)r->hdr.ticks_per_sec;
+}

@@ -1,0 +1,60 @@
+/* trace_reader.h - the one reader of trace files, shared by every tool.
+ *
+ * Streams a trace from a file or stdin in fixed buffers (memory does not grow with the trace),
+ * converts every header field and record to host byte order, validates each record and names
+ * the byte offset of anything wrong.  Unwritten records (reserved, never committed) are skipped
+ * and counted; records are returned in file order, chunk records included.
+ */
+#ifndef TRACE_READER_H
+#define TRACE_READER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "mtrace-trace.h"
+
+struct trace_reader {
+	const char *name;               /* for messages */
+	int fd;
+	int own_fd;
+	int swap;                       /* the writer's byte order differs from ours */
+	struct mtrace_file_header hdr;  /* host order */
+	char exe[4096];                 /* NUL-terminated; empty if absent */
+	char cmdline[4096];             /* arguments separated by spaces; empty if absent */
+	uint64_t offset;                /* file offset of the next record */
+	uint64_t n_written;             /* committed records returned so far (chunks included) */
+	uint64_t n_unwritten;           /* never-committed records skipped */
+	uint64_t n_torn;                /* of those, ones with some bytes written (process killed) */
+	unsigned char *buf;
+	size_t buf_len, buf_pos;
+	int eof;
+	char err[600];                  /* the error, "NAME: offset N: what" */
+};
+
+/* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
+int trace_open(struct trace_reader *r, const char *path);
+
+/* Next committed record, in host order: 1; end of file: 0; error: -1 with r->err set.
+   *off receives the record's file offset. */
+int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off);
+
+void trace_close(struct trace_reader *r);
+
+/* Seconds since the start of the trace for a tick value. */
+double trace_seconds(const struct trace_reader *r, uint64_t ticks);
+
+/* "x86 TSC", "CLOCK_MONOTONIC", ... */
+const char *trace_clock_name(unsigned clock);
+
+/* Check a header (already in host order) read from a file of file_size bytes (or 0 if
+   unknown).  0, or -1 with a message in err (cap bytes). */
+int trace_header_check(const struct mtrace_file_header *h, char *err, size_t cap);
+
+/* Check one record (host order).  NULL, or what is wrong with it. */
+const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec);
+
+/* Byte-swap a header or record in place (used by the reader, and by tests that make
+   foreign-endian traces). */
+void trace_swap_header(struct mtrace_file_header *h);
+void trace_swap_record(struct mtrace_record *rec);
+
+#endif
