@@ -55,7 +55,7 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a | dirs
 
 # test programs: plain C/C++ programs; those named api_* link -lmtrace
 $(B)/tests/api_%: tests/prog/api_%.c $(B)/lib/libmtrace.so $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' $(B)/libmtools.a -pthread
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' $(B)/libmtools.a -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
 $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs

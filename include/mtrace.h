@@ -24,8 +24,9 @@ extern "C" {
 
 /* Choose the trace file and create it (it is not recording yet).  The file is BASE.<pid>, or
    BASE.<pid>.<n> with the first free n if that name is taken; it is created with O_EXCL,
-   O_NOFOLLOW and mode 0600.  BASE NULL means $MTRACE_CTL_FILE, or /tmp/mtrace.out if that is unset
-   or the program runs in secure mode.  Fails with EBUSY while a file is already open. */
+   O_NOFOLLOW and mode 0600.  BASE NULL means the previous base, else $MTRACE_CTL_FILE, else
+   /tmp/mtrace.out (MTRACE_CTL_FILE is ignored in secure mode).  Fails with EBUSY while a file
+   is already open. */
 int mtrace_init(const char *base);
 
 /* Start recording (calls mtrace_init(NULL) first if no file is open). */

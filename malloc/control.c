@@ -121,8 +121,11 @@ void mt_init_once(void)
 
 static int open_locked(const char *base)
 {
-	if (base == NULL)
-		copy_env(mt_names.base, sizeof mt_names.base, "MTRACE_CTL_FILE", "/tmp/mtrace.out");
+	if (base == NULL) {
+		/* the base of the previous file, so start after stop goes on beside it */
+		if (!mt_names.base[0])
+			copy_env(mt_names.base, sizeof mt_names.base, "MTRACE_CTL_FILE", "/tmp/mtrace.out");
+	}
 	else {
 		size_t n = strlen(base);
 		if (n == 0 || n >= sizeof mt_names.base) {

@@ -1,0 +1,31 @@
+# lib.sh - sourced by every test: paths, a scratch directory, and assertions that count failures.
+set -u
+B=${B:-build}
+ROOT=${ROOT:-$(pwd)}
+LIB=$ROOT/$B/lib/libmtracectl.so
+BIN=$ROOT/$B/bin
+TP=$ROOT/$B/tests
+TMP=$(mktemp -d /tmp/mtrace-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+ok()  { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+# check DESCRIPTION COMMAND...: passes if the command succeeds
+check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+# eq DESCRIPTION EXPECTED ACTUAL
+eq() { if [ "$2" = "$3" ]; then ok "$1 ($3)"; else bad "$1: expected '$2', got '$3'"; fi; }
+# ge DESCRIPTION MIN ACTUAL
+ge() { if [ "$3" -ge "$2" ] 2>/dev/null; then ok "$1 ($3 >= $2)"; else bad "$1: expected at least $2, got '$3'"; fi; }
+skip() { echo "$*"; exit 77; }
+finish() { echo "$fails failed"; [ "$fails" -eq 0 ]; exit $?; }
+
+# traced BASE COMMAND...: run COMMAND under the preload, tracing to BASE.<pid>
+traced() { base=$1; shift; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE=$base LD_PRELOAD=$LIB "$@"; }
+# count TRACE KEY [SIZE]: one figure from trace_count
+count() {
+	if [ $# -eq 3 ]; then "$TP/trace_count" --size "$3" "$1"; else "$TP/trace_count" "$1"; fi |
+		awk -v k="$2" '$1 == k { print $2 }'
+}
+# the only trace file matching a glob, or the empty string
+one_file() { set -- $1; [ $# -eq 1 ] && [ -e "$1" ] && echo "$1"; }

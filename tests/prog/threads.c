@@ -1,0 +1,39 @@
+/* threads - create and join THREADS threads in waves of WAVE; each makes PER malloc(777) + free.
+ *   threads [THREADS [WAVE [PER]]] */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int per = 10;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < per; i++) {
+		volatile char *p = malloc(777);
+		p[0] = 1;
+		free((void *)p);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 300, wave = argc > 2 ? atoi(argv[2]) : 50;
+	if (argc > 3)
+		per = atoi(argv[3]);
+	pthread_t *t = calloc((size_t)wave, sizeof *t);
+	int made = 0;
+	while (made < n) {
+		int k = n - made < wave ? n - made : wave;
+		for (int i = 0; i < k; i++)
+			if (pthread_create(&t[i], NULL, worker, NULL) != 0)
+				return 1;
+		for (int i = 0; i < k; i++)
+			pthread_join(t[i], NULL);
+		made += k;
+	}
+	free(t);
+	printf("%d threads\n", made);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* trace_count - test helper: count a trace's calls by type, as "name count" lines.
+ *   trace_count [--size N] TRACE   count only calls whose requested size (count for calloc) is N
+ * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad trace. */
+#include <stdlib.h>
+#include <string.h>
+#include "tool.h"
+#include "trace_reader.h"
+#include "u64set.h"
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace_count";
+	uint64_t only_size = 0;
+	int have_size = 0, i = 1;
+	if (argc > 2 && strcmp(argv[1], "--size") == 0) {
+		if (parse_u64(argv[2], &only_size) < 0)
+			tool_die(2, "bad size");
+		have_size = 1;
+		i = 3;
+	}
+	if (i != argc - 1)
+		tool_die(2, "usage: trace_count [--size N] TRACE");
+	struct trace_reader r;
+	if (trace_open(&r, argv[i]) < 0)
+		tool_die(1, "%s", r.err);
+	unsigned long long count[MTRACE_CALL_LAST_API + 1] = { 0 }, calls = 0, failed = 0, chunks = 0;
+	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
+	struct u64set tids = { 0 };
+	struct mtrace_record x;
+	int rc;
+	while ((rc = trace_next(&r, &x, NULL)) > 0) {
+		if (x.call == MTRACE_CALL_CHUNK) {
+			chunks++;
+			continue;
+		}
+		if (have_size && x.size != only_size)
+			continue;
+		count[x.call]++;
+		calls++;
+		failed += !!(x.flags & MTRACE_RF_FAILED);
+		fl_mmap += !!(x.flags & MTRACE_RF_MMAP);
+		fl_arena += !!(x.flags & MTRACE_RF_ARENA);
+		fl_brk += !!(x.flags & MTRACE_RF_BRK);
+		u64set_add(&tids, x.tid);
+	}
+	if (rc < 0)
+		tool_die(1, "%s", r.err);
+	for (unsigned c = 1; c <= MTRACE_CALL_LAST_API; c++)
+		printf("%s %llu\n", mtrace_call_name(c), count[c]);
+	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n", calls,
+	       tids.n, failed, chunks, (unsigned long long)r.n_unwritten, (unsigned long long)r.n_torn);
+	printf("flags_mmap %llu\nflags_arena %llu\nflags_brk %llu\n", fl_mmap, fl_arena, fl_brk);
+	printf("pid %d\nppid %d\nfinished %d\nglibc %d\nexe %s\n", (int)r.hdr.pid, (int)r.hdr.ppid,
+	       !!(r.hdr.flags & MTRACE_HF_FINISHED), !!(r.hdr.flags & MTRACE_HF_GLIBC), r.exe);
+	trace_close(&r);
+	return 0;
+}

@@ -1,0 +1,16 @@
+# A trace written in the other byte order, and one with 4-byte pointers, read the same.
+. tests/lib.sh
+traced "$TMP/t" "$TP/entry_points" --count >/dev/null
+f=$(one_file "$TMP/t.*")
+"$TP/swap_trace" "$f" "$TMP/swapped"
+check "swapped copy differs from the original" sh -c "! cmp -s '$f' '$TMP/swapped'"
+"$BIN/trace_dump" "$f" | grep -v -e '^# file' -e '^# format' >"$TMP/a"
+"$BIN/trace_dump" "$TMP/swapped" | grep -v -e '^# file' -e '^# format' >"$TMP/b"
+check "every record and header field reads the same" cmp "$TMP/a" "$TMP/b"
+"$BIN/trace_dump" -H "$TMP/swapped" | grep -q 'big-endian' && ok "reported as big-endian" || bad "endianness line"
+"$TP/swap_trace" --ptr32 "$TMP/p32"
+"$BIN/trace_dump" "$TMP/p32" >"$TMP/d32"
+eq "4-byte pointer trace: exit 0" 0 "$?"
+grep -q '4-byte pointers' "$TMP/d32" && ok "4-byte pointers reported" || bad "pointer size line"
+grep -q 'malloc(24) = 0x8000010 usable 28' "$TMP/d32" && ok "32-bit record read" || bad "32-bit record"
+finish

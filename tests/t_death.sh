@@ -1,0 +1,24 @@
+# However a traced program ends (exit, _exit, abort, a signal, SIGKILL mid-run) it ends as it
+# would untraced, and its trace reads cleanly up to the last complete record.
+. tests/lib.sh
+for how in exit _exit abort segv term; do
+	"$TP/dies" $how >/dev/null 2>&1; rc1=$?
+	traced "$TMP/d_$how" "$TP/dies" $how >/dev/null 2>&1; rc2=$?
+	eq "$how: same exit status" "$rc1" "$rc2"
+	f=$(one_file "$TMP/d_$how.*")
+	check "$how: trace validates" "$BIN/trace_dump" -c "$f"
+	eq "$how: the 3 malloc(1006) are there" 3 "$(count "$f" malloc 1006)"
+done
+# exec, so that $! is the traced program itself and not a subshell around it
+( MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/k" LD_PRELOAD="$LIB" exec "$TP/dies" spin >"$TMP/out" ) &
+pid=$!
+i=0; while [ ! -s "$TMP/out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+f=$(one_file "$TMP/k.*")
+size1=$(stat -c %s "$f"); sleep 0.3; size2=$(stat -c %s "$f")
+eq "SIGKILL: the traced program is gone (its trace no longer grows)" "$size1" "$size2"
+check "SIGKILL: trace validates" "$BIN/trace_dump" -c "$f"
+ge "SIGKILL: calls up to the kill are there" 10000 "$(count "$f" calls)"
+eq "SIGKILL: header not marked finished" 0 "$(count "$f" finished)"
+finish

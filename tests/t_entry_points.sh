@@ -1,0 +1,28 @@
+# Every entry point and edge case returns the same value and errno traced as untraced, and the
+# trace holds exactly the calls the program made (counted by marker sizes).
+. tests/lib.sh
+"$TP/entry_points" >"$TMP/plain.txt" 2>&1
+traced "$TMP/ep" "$TP/entry_points" >"$TMP/traced.txt" 2>&1
+check "traced output identical to untraced (return values, errno, usable sizes)" cmp "$TMP/plain.txt" "$TMP/traced.txt"
+f=$(one_file "$TMP/ep.*")
+check "one trace written" test -n "$f"
+check "trace validates" "$BIN/trace_dump" -c "$f"
+# failures the program saw: NULL results (except realloc(p,0)-style frees) and non-zero
+# posix_memalign returns; the trace must flag exactly as many calls failed
+expected=$(grep -v -e '^realloc(p,0)' -e '^reallocarray(p,0,5)' "$TMP/plain.txt" | grep -c -e ' NULL usable' -e 'ret=[1-9]')
+eq "failed calls flagged in the trace = failures seen by the program" "$expected" "$(count "$f" failed)"
+
+traced "$TMP/cnt" "$TP/entry_points" --count >/dev/null
+f=$(one_file "$TMP/cnt.*")
+eq "malloc(10001) x7" 7 "$(count "$f" malloc 10001)"
+eq "calloc(10002,1) x5" 5 "$(count "$f" calloc 10002)"
+eq "realloc(NULL,10003) x4" 4 "$(count "$f" realloc 10003)"
+eq "memalign(64,10004) x3" 3 "$(count "$f" memalign 10004)"
+eq "posix_memalign(128,10005) x3" 3 "$(count "$f" posix_memalign 10005)"
+eq "aligned_alloc(256,10006) x2" 2 "$(count "$f" aligned_alloc 10006)"
+eq "valloc(10007) x2" 2 "$(count "$f" valloc 10007)"
+eq "pvalloc(10008) x1" 1 "$(count "$f" pvalloc 10008)"
+eq "reallocarray(NULL,10009,3) x2" 2 "$(count "$f" reallocarray 10009)"
+eq "no calls with marker sizes recorded twice" 29 "$(for s in 10001 10002 10003 10004 10005 10006 10007 10008 10009; do count "$f" calls $s; done | awk '{ t += $1 } END { print t }')"
+"$BIN/trace_dump" "$f" | grep -q 'memalign(64, 10004) = 0x[0-9a-f]*[048c]0 usable' && ok "memalign alignment and size shown" || bad "memalign line in trace_dump"
+finish

@@ -1,0 +1,12 @@
+# make install puts libraries, headers, tools and man pages under DESTDIR/PREFIX, and the
+# installed wrapper finds the installed preload.
+. tests/lib.sh
+make -s install PREFIX=/opt/mt DESTDIR="$TMP/root" >/dev/null
+eq "make install exit status" 0 "$?"
+for f in lib/libmtracectl.so lib/libmtrace.so include/mtrace.h include/mtrace-trace.h bin/trace_dump bin/mtracectl; do
+	check "installed $f" test -e "$TMP/root/opt/mt/$f"
+done
+ge "man pages installed" 2 "$(ls "$TMP/root/opt/mt/share/man/man1" "$TMP/root/opt/mt/share/man/man3" 2>/dev/null | grep -c '\.[13]$')"
+"$TMP/root/opt/mt/bin/mtracectl" -o "$TMP/i" -- "$TP/entry_points" --count >/dev/null 2>&1
+eq "installed wrapper traces" 7 "$(count "$(one_file "$TMP/i.*")" malloc 10001)"
+finish

@@ -1,0 +1,13 @@
+# Hundreds of threads created and joined in waves: every call of every thread is in the trace.
+. tests/lib.sh
+traced "$TMP/th" "$TP/threads" 400 50 10 >"$TMP/out"
+eq "program output" "400 threads" "$(cat "$TMP/out")"
+f=$(one_file "$TMP/th.*")
+check "trace validates" "$BIN/trace_dump" -c "$f"
+eq "all 4000 malloc(777) recorded" 4000 "$(count "$f" malloc 777)"
+ge "threads seen" 400 "$(count "$f" threads)"
+# fewer threads, more calls each: chunks are handed out and released many times
+traced "$TMP/th2" "$TP/threads" 16 8 20000 >/dev/null
+f=$(one_file "$TMP/th2.*")
+eq "16 threads x 20000 malloc(777)" 320000 "$(count "$f" malloc 777)"
+finish

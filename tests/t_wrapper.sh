@@ -1,0 +1,28 @@
+# The mtracectl wrapper: runs the program traced, lists every trace, passes the exit status on.
+. tests/lib.sh
+"$BIN/mtracectl" -o "$TMP/w" -- "$TP/forker" fork >"$TMP/out" 2>"$TMP/err"
+eq "exit status of the program" 0 "$?"
+eq "lists both traces (parent and child)" 2 "$(grep -c "^mtracectl: pid [0-9]* (forker): $TMP/w\.[0-9]*, " "$TMP/err")"
+grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
+"$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"
+"$BIN/mtracectl" -o "$TMP/x" -- "$TP/dies" term 2>"$TMP/err"; eq "killed by SIGTERM: 128+15" 143 "$?"
+grep -q 'killed by signal 15' "$TMP/err" && ok "says the program was killed" || bad "signal message"
+"$BIN/mtracectl" -o "$TMP/x" -- /nonexistent/prog 2>"$TMP/err"; eq "missing program: 127" 127 "$?"
+if [ -e "$TP/static_hello" ] && ! [ -e "$TP/static_hello.nostatic" ]; then
+	"$BIN/mtracectl" -o "$TMP/x" -- "$TP/static_hello" >/dev/null 2>"$TMP/err"; eq "static program: 126" 126 "$?"
+	grep -q 'statically linked' "$TMP/err" && ok "says why a static program cannot be traced" || bad "static message"
+else
+	echo "# no static libc here: the static-program case is not run"
+fi
+"$BIN/mtracectl" -q -o "$TMP/q" -- true 2>"$TMP/err"; eq "-q: nothing on stderr" "" "$(cat "$TMP/err")"
+"$BIN/mtracectl" -d -p -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
+f=$(one_file "$TMP/dp.*")
+"$BIN/trace_dump" "$f" >"$TMP/dump"
+grep -q 'durations: every call' "$TMP/dump" && ok "-d: header says durations" || bad "-d header"
+ge "-d: malloc records carry durations" 7 "$(grep -c 'malloc(10001) = .* took [0-9]* ns' "$TMP/dump")"
+grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-p: exe and cmdline left out" || bad "-p"
+grep -q 'entry_points' "$TMP/dump" && bad "-p: program name still in the dump" || ok "-p: program name nowhere in the dump"
+"$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
+"$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
+"$BIN/mtracectl" 2>/dev/null; eq "no program: 125" 125 "$?"
+finish
