@@ -17,9 +17,6 @@
 
 __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 
-/* glibc's current program break; absent (NULL address) under other C libraries */
-extern void *__curbrk __attribute__((weak));
-
 /* ---------------------------------------------------------------------------------------------
    Helpers
    ------------------------------------------------------------------------------------------- */
@@ -34,7 +31,8 @@ static inline int mt_ready(void)
 
 static inline uintptr_t brk_now(void)
 {
-	return (mt_real.is_glibc && &__curbrk) ? (uintptr_t)__curbrk : 0;
+	void *const *b = mt_real.curbrk;
+	return b ? (uintptr_t)*b : 0;
 }
 
 /* glibc's chunk header: the size word before the block; bit 1 = mmap'd, bit 2 = other arena */

@@ -15,18 +15,16 @@
 
 struct mt_real mt_real;
 
+extern void *__curbrk __attribute__((weak));   /* glibc's program break */
+
 /* ---------------------------------------------------------------------------------------------
    Bootstrap arena: a bump allocator over static memory.  Each block is preceded by its size.
    ------------------------------------------------------------------------------------------- */
 
-#define BOOT_SIZE (256 * 1024)
-static char boot_arena[BOOT_SIZE] __attribute__((aligned(64)));
+#define BOOT_SIZE MT_BOOT_SIZE
+#define boot_arena mt_boot_arena
+char mt_boot_arena[MT_BOOT_SIZE] __attribute__((aligned(64)));
 static size_t boot_used;   /* atomic */
-
-int mt_is_boot_ptr(const void *p)
-{
-	return (const char *)p >= boot_arena && (const char *)p < boot_arena + BOOT_SIZE;
-}
 
 void *mt_boot_alloc(size_t size, size_t align)
 {
@@ -202,6 +200,21 @@ void mt_resolve(void)
 		r.is_glibc = strncmp(base, "libc.so", 7) == 0;
 	}
 
+	/* We read glibc's chunk headers instead of calling malloc_usable_size: check once that
+	   the layout is what we expect (a debugging or tagged malloc may differ). */
+	if (r.is_glibc && r.usable) {
+		static const size_t probe[] = { 1, 100, 5000, 300000 };
+		for (unsigned i = 0; i < 4 && r.is_glibc; i++) {
+			void *p = r.malloc(probe[i]);
+			if (p) {
+				size_t sz = ((const size_t *)p)[-1];
+				size_t mine = (sz & ~(size_t)7) - ((sz & 2) ? 2 * sizeof(size_t) : sizeof(size_t));
+				r.is_glibc = mine == r.usable(p);
+				r.free(p);
+			}
+		}
+	}
+
 	/* publish the required four last: entry points test mt_real.malloc to know we are ready */
 	mt_real.free = r.free;
 	mt_real.calloc = r.calloc;
@@ -214,6 +227,7 @@ void mt_resolve(void)
 	mt_real.pvalloc = r.pvalloc ? r.pvalloc : fb_pvalloc;
 	mt_real.usable = r.usable ? r.usable : fb_usable;
 	mt_real.is_glibc = r.is_glibc;
+	mt_real.curbrk = (r.is_glibc && &__curbrk) ? (void *const *)&__curbrk : NULL;
 	__atomic_store_n(&mt_real.malloc, r.malloc, __ATOMIC_RELEASE);
 	resolving = 0;
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);

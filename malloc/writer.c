@@ -73,12 +73,13 @@ int mt_extend_file(uint64_t need_end)
 {
 	uint64_t cur = mt_g.reserved_end;
 	uint64_t step = cur / 8;
-	if (step < (1u << 20))
-		step = 1u << 20;
+	if (step < MT_HUGE)
+		step = MT_HUGE;
 	if (step > (64u << 20))
 		step = 64u << 20;
 	uint64_t target = cur + step > need_end ? cur + step : need_end;
-	target = (target + 4095) & ~(uint64_t)4095;
+	/* whole 2 MiB units: the page cache can then hold the file in huge folios */
+	target = (target + MT_HUGE - 1) & ~(uint64_t)(MT_HUGE - 1);
 
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
@@ -105,6 +106,35 @@ int mt_extend_file(uint64_t need_end)
 	mt_g.reserved_end = target;
 	mt_header_update(0);   /* a good moment to refine the clock calibration */
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Windows
+   ------------------------------------------------------------------------------------------- */
+
+/* Map window w at a 2 MiB-aligned address and ask for huge pages: where the filesystem keeps
+   large folios in the page cache (ext4, xfs, tmpfs on recent kernels) a 2 MiB folio then serves
+   32768 records with one fault, where 4 KiB pages cost a fault per 64 - the biggest part of the
+   capture cost. */
+static void *map_window(uint32_t w)
+{
+	char *area = mmap(NULL, MT_WINDOW_SIZE + MT_HUGE, PROT_NONE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED)
+		return MAP_FAILED;
+	char *at = (char *)(((uintptr_t)area + MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
+	void *m = mmap(at, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mt_g.fd,
+		       (off_t)((uint64_t)w << MT_WINDOW_SHIFT));
+	if (m == MAP_FAILED) {
+		munmap(area, MT_WINDOW_SIZE + MT_HUGE);
+		return MAP_FAILED;
+	}
+	if (at > area)
+		munmap(area, (size_t)(at - area));
+	if (at + MT_WINDOW_SIZE < area + MT_WINDOW_SIZE + MT_HUGE)
+		munmap(at + MT_WINDOW_SIZE, (size_t)(area + MT_WINDOW_SIZE + MT_HUGE - (at + MT_WINDOW_SIZE)));
+	madvise(m, MT_WINDOW_SIZE, MADV_HUGEPAGE);   /* advice only: failure changes nothing */
+	return m;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -192,8 +222,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		goto out;
 	}
 	if (mt_win[w] == NULL) {
-		void *m = mmap(NULL, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mt_g.fd,
-			       (off_t)((uint64_t)w << MT_WINDOW_SHIFT));
+		void *m = map_window(w);
 		if (m == MAP_FAILED) {
 			mt_fail("cannot map the trace file", errno);
 			pthread_mutex_unlock(&mt_g.lock);

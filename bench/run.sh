@@ -1,0 +1,87 @@
+#!/bin/sh
+# make bench: capture overhead, measured side by side in one run.  For each program: untraced,
+# traced by mtrace, by heaptrack and by LTTng-UST's libc wrapper (those two when installed),
+# interleaved ROUNDS times (default 5); the median of each is reported as a ratio to untraced
+# and as nanoseconds added per allocator call.  Nothing here passes or fails.
+B=${B:-build}
+ROOT=$(pwd)
+ROUNDS=${ROUNDS:-5}
+OPS=${OPS:-5000000}
+PYN=${PYN:-400000}
+DIR=${BENCH_DIR:-/tmp}/mtrace-bench.$$
+mkdir -p "$DIR"
+trap 'rm -rf "$DIR"; [ -n "${LTTNG_UP:-}" ] && lttng destroy -a >/dev/null 2>&1' EXIT
+LIB=$ROOT/$B/lib/libmtracectl.so
+MB=$ROOT/$B/bench/mbench
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+
+now_ns() { date +%s%N; }
+
+# tracers available
+TRACERS="untraced mtrace"
+command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
+LTTWRAP=$(ls /usr/lib/*/liblttng-ust-libc-wrapper.so* /usr/lib/liblttng-ust-libc-wrapper.so* 2>/dev/null | head -n 1)
+if [ -n "$LTTWRAP" ] && command -v lttng >/dev/null 2>&1; then
+	(lttng-sessiond --daemonize >/dev/null 2>&1 || true)
+	if lttng create mtbench --output="$DIR/lttng" >/dev/null 2>&1 &&
+	   lttng enable-event -u 'lttng_ust_libc:*' >/dev/null 2>&1 && lttng start >/dev/null 2>&1; then
+		LTTNG_UP=1
+		TRACERS="$TRACERS lttng-ust"
+	fi
+fi
+
+# run TRACER COMMAND... : run once, print elapsed ns
+run() {
+	tr=$1; shift
+	rm -f "$DIR"/t.* "$DIR"/ht.*
+	s=$(now_ns)
+	case $tr in
+	untraced) "$@" >/dev/null 2>&1 ;;
+	mtrace) MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
+	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
+	esac
+	echo $(( $(now_ns) - s ))
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+# bench NAME CALLS COMMAND...
+bench() {
+	name=$1 calls=$2; shift 2
+	for tr in $TRACERS; do : >"$DIR/times.$tr"; done
+	r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		for tr in $TRACERS; do run "$tr" "$@" >>"$DIR/times.$tr"; done
+		r=$((r + 1))
+	done
+	base=$(median <"$DIR/times.untraced")
+	printf '%-26s' "$name"
+	for tr in $TRACERS; do
+		t=$(median <"$DIR/times.$tr")
+		if [ "$tr" = untraced ]; then
+			printf '  %8.3f s' "$(echo "$t / 1000000000" | bc -l)"
+		else
+			printf '  %6.2fx %+8.1f ns' "$(echo "$t / $base" | bc -l)" "$(echo "($t - $base) / $calls" | bc -l)"
+		fi
+	done
+	echo
+}
+
+printf '%s\n' "mtrace capture benchmark: median of $ROUNDS interleaved runs; ratio to untraced, and ns added per allocator call"
+printf '%-26s  %10s' "program" "untraced"
+for tr in $TRACERS; do [ "$tr" = untraced ] || printf '  %17s' "$tr"; done
+echo
+calls1=$("$MB" 1 "$OPS" | awk '{ print $1 }')
+bench "mbench, 1 thread" "$calls1" "$MB" 1 "$OPS"
+calls2=$("$MB" 2 "$OPS" | awk '{ print $1 }')
+bench "mbench, 2 threads" "$calls2" "$MB" 2 "$OPS"
+if [ -n "$PY" ]; then
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/count" LD_PRELOAD="$LIB" env PYTHONMALLOC=malloc "$PY" "$ROOT/bench/py_alloc.py" "$PYN" >/dev/null
+	pycalls=$(for f in "$DIR"/count.*; do "$ROOT/$B/tests/trace_count" "$f" | awk '$1 == "calls" { print $2 }'; done | awk '{ t += $1 } END { print t }')
+	export PYTHONMALLOC=malloc   # set outside the command, so every tracer sees python itself
+	bench "python3 (PYTHONMALLOC=malloc)" "$pycalls" "$PY" "$ROOT/bench/py_alloc.py" "$PYN"
+	unset PYTHONMALLOC
+	echo "(python: $pycalls allocator calls per run)"
+fi
+echo "(mbench: $calls1 calls at 1 thread, $calls2 at 2 threads; traces written to ${BENCH_DIR:-/tmp})"
