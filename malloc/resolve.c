@@ -203,8 +203,10 @@ void mt_resolve(void)
 	/* We read glibc's chunk headers instead of calling malloc_usable_size: check once that
 	   the layout is what we expect (a debugging or tagged malloc may differ). */
 	if (r.is_glibc && r.usable) {
-		static const size_t probe[] = { 1, 100, 5000, 300000 };
-		for (unsigned i = 0; i < 4 && r.is_glibc; i++) {
+		/* small sizes only: freeing an mmap'd block would move glibc's dynamic mmap
+		   threshold and change how the program's own allocations are served */
+		static const size_t probe[] = { 1, 100, 1000 };
+		for (unsigned i = 0; i < 3 && r.is_glibc; i++) {
 			void *p = r.malloc(probe[i]);
 			if (p) {
 				size_t sz = ((const size_t *)p)[-1];
