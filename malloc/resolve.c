@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,22 +201,13 @@ void mt_resolve(void)
 		r.is_glibc = strncmp(base, "libc.so", 7) == 0;
 	}
 
-	/* We read glibc's chunk headers instead of calling malloc_usable_size: check once that
-	   the layout is what we expect (a debugging or tagged malloc may differ). */
-	if (r.is_glibc && r.usable) {
-		/* small sizes only: freeing an mmap'd block would move glibc's dynamic mmap
-		   threshold and change how the program's own allocations are served */
-		static const size_t probe[] = { 1, 100, 1000 };
-		for (unsigned i = 0; i < 3 && r.is_glibc; i++) {
-			void *p = r.malloc(probe[i]);
-			if (p) {
-				size_t sz = ((const size_t *)p)[-1];
-				size_t mine = (sz & ~(size_t)7) - ((sz & 2) ? 2 * sizeof(size_t) : sizeof(size_t));
-				r.is_glibc = mine == r.usable(p);
-				r.free(p);
-			}
-		}
-	}
+	/* We read glibc's chunk headers instead of calling malloc_usable_size.  No probe
+	   allocation checks the layout: any probe would shift the program's own heap (alignment
+	   slack, the dynamic mmap threshold).  The one layout change in libc.so itself is memory
+	   tagging (aarch64 MTE), switched on by a tunable. */
+	const char *tun = getenv("GLIBC_TUNABLES");
+	if (tun && strstr(tun, "mem.tagging"))
+		r.is_glibc = 0;
 
 	/* publish the required four last: entry points test mt_real.malloc to know we are ready */
 	mt_real.free = r.free;
