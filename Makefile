@@ -75,8 +75,8 @@ $(B)/bench/mbench: bench/mbench.c
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
 
-demo: all $(TEST_BINS)
-	@B=$(B) sh tests/demo.sh
+demo: all $(TEST_BINS) $(B)/bench/mbench
+	@B=$(B) sh examples/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
