@@ -119,8 +119,11 @@ enum mtrace_call {
  * Sorting records by their order points gives an order in which no block is used before it was
  * allocated and no address is handed out again before its free.
  *
- * A chunk record: tid = owner, ts = when the chunk was taken, size = chunk length in bytes
- * (including this record), ptr = file offset of the same thread's previous chunk (0 if none).
+ * A chunk record: tid = owner, ts = when the chunk was taken (read under the writer's lock, so
+ * chunk timestamps never decrease in file order), size = chunk length in bytes (including this
+ * record), ptr = file offset of the same thread's previous chunk (0 if none).  The first record
+ * of a chunk may precede the chunk's ts (its clock was read before the chunk was taken); every
+ * later one follows it.
  */
 struct mtrace_record {
 	/* bytes 0..7 are the commit word, stored last */

@@ -238,13 +238,16 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_g.next_off = off + len;
 	uint32_t gen = mt_g.gen, file_id = mt_g.file_id;
+	/* read under the lock: chunk timestamps then never decrease in file order, which lets a
+	   reader merge threads while streaming */
+	uint64_t taken = mt_ticks_before();
 	pthread_mutex_unlock(&mt_g.lock);
 
 	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
 	madvise(base, len, MADV_POPULATE_WRITE);
 
 	struct mtrace_record *c = (struct mtrace_record *)base;
-	c->ts = mt_ticks_before();
+	c->ts = taken;
 	c->ptr = prev;
 	c->result = 0;
 	c->size = len;

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "trace_reader.h"
 
@@ -86,6 +88,167 @@ static ssize_t fill(struct trace_reader *r, size_t want)
 		r->buf_len += (size_t)n;
 	}
 	return (ssize_t)r->buf_len;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Compressed input: the external program decompresses into a pipe
+   ------------------------------------------------------------------------------------------- */
+
+static const char *compression_of(const unsigned char *b, size_t n)
+{
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return "gzip";
+	if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
+		return "xz";
+	if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
+		return "zstd";
+	return NULL;
+}
+
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += len + (colon != NULL);
+	}
+	return 0;
+}
+
+static int start_decompressor(struct trace_reader *r, const char *path, const char *prog)
+{
+	if (!on_path(prog))
+		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
+			    strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return fail(r, 0, "pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0)
+		return fail(r, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, 2);   /* its complaints become our one error line */
+		execlp(prog, prog, "-dc", "--", path, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	close(r->fd);
+	r->fd = pfd[0];
+	r->child = pid;
+	r->compression = prog;
+	r->buf_len = r->buf_pos = 0;
+	r->eof = 0;
+	return 0;
+}
+
+/* After end of input: did the decompressor fail?  Reaps it. */
+static int child_failed(struct trace_reader *r)
+{
+	if (!r->child)
+		return 0;
+	int st = 0;
+	while (waitpid(r->child, &st, 0) < 0 && errno == EINTR)
+		;
+	r->child = 0;
+	return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Original dj/malloc traces: int32 thread; uint32 type (low 8 bits); void *ptr1, *ptr2;
+   size_t size, size2, size3, pad[2]; the first record is type 255 with ptr1 = 0x1234 and
+   size = sizeof(void *).  Native byte order, 64-bit.
+   ------------------------------------------------------------------------------------------- */
+
+struct dj_record {
+	int32_t thread;
+	uint32_t type;
+	uint64_t ptr1, ptr2, size, size2, size3, pad[2];
+};
+
+static int is_dj(const unsigned char *b, size_t n)
+{
+	struct dj_record d;
+	if (n < sizeof d)
+		return 0;
+	memcpy(&d, b, sizeof d);
+	return (d.type & 0xff) == 255 && d.ptr1 == 0x1234 && d.size == 8;
+}
+
+static int open_dj(struct trace_reader *r)
+{
+	r->format = TRACE_FMT_DJ;
+	memset(&r->hdr, 0, sizeof r->hdr);
+	memcpy(r->hdr.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	r->hdr.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
+	r->hdr.version = MTRACE_FORMAT_VERSION;
+	r->hdr.record_size = sizeof(struct dj_record);
+	r->hdr.pointer_size = 8;
+	r->hdr.clock = MTRACE_CLOCK_NONE;   /* no clock: ts is the record index */
+	r->hdr.ticks_per_sec = 1;
+	r->offset = 0;
+	return 0;
+}
+
+/* One dj record as an mtrace record; 0 to skip it, -1 if it is bad. */
+static int dj_convert(struct trace_reader *r, const unsigned char *p, struct mtrace_record *rec, const char **bad)
+{
+	struct dj_record d;
+	memcpy(&d, p, sizeof d);
+	unsigned type = d.type & 0xff;
+	memset(rec, 0, sizeof *rec);
+	rec->tid = (uint32_t)d.thread;
+	rec->ts = r->seq++;
+	switch (type) {
+	case 0: case 255:
+		return 0;   /* unused slot; the magic record */
+	case 1: case 6: case 7:           /* malloc, valloc, pvalloc: ptr2 = f(size) */
+		rec->size = d.size;
+		rec->result = d.ptr2;
+		break;
+	case 2:                           /* calloc: size is the total */
+		rec->size = d.size;
+		rec->arg2 = 1;
+		rec->result = d.ptr2;
+		break;
+	case 3:
+		rec->ptr = d.ptr1;
+		break;
+	case 4:
+		rec->ptr = d.ptr1;
+		rec->result = d.ptr2;
+		rec->size = d.size;
+		break;
+	case 5:                           /* memalign: size2 = alignment */
+		rec->size = d.size;
+		rec->arg2 = d.size2;
+		rec->result = d.ptr2;
+		break;
+	case 8:                           /* posix_memalign: ptr1 = return value */
+		rec->size = d.size;
+		rec->arg2 = d.size2;
+		rec->err = (uint16_t)d.ptr1;
+		rec->result = d.ptr1 ? 0 : d.ptr2;
+		if (d.ptr1)
+			rec->flags |= MTRACE_RF_FAILED;
+		break;
+	default:
+		*bad = "unknown dj record type";
+		return -1;
+	}
+	rec->call = (uint8_t)type;
+	if (type != 3 && type != 8 && rec->result == 0 && !(type == 4 && d.size == 0 && d.ptr1))
+		rec->flags |= MTRACE_RF_FAILED;
+	return 1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -175,6 +338,22 @@ int trace_open(struct trace_reader *r, const char *path)
 	}
 	if (have == 0)
 		return fail(r, 0, "empty file, not a trace");
+	const char *comp = compression_of(r->buf, (size_t)have);
+	if (comp) {
+		if (!r->own_fd)
+			return fail(r, 0, "%s-compressed data on standard input: give the file name instead", comp);
+		if (start_decompressor(r, path, comp) < 0)
+			return -1;
+		have = fill(r, sizeof r->hdr);
+		if (have < 0) {
+			snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
+			return -1;
+		}
+		if (have == 0)
+			return fail(r, 0, "%s-compressed file holds nothing%s", comp, child_failed(r) ? " (or is corrupt)" : "");
+	}
+	if (is_dj(r->buf, (size_t)have))
+		return open_dj(r);
 	if ((size_t)have < sizeof r->hdr)
 		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
 			    have, sizeof r->hdr);
@@ -243,14 +422,34 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
 				 (unsigned long long)r->offset, strerror(errno));
 			return -1;
 		}
-		if (have == 0)
+		if (have == 0) {
+			if (child_failed(r))
+				return fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
+					    r->compression);
 			return 0;
-		if ((size_t)have < rs)
+		}
+		if ((size_t)have < rs) {
+			if (child_failed(r))
+				return fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
+					    r->compression);
 			return fail(r, r->offset, "truncated record (%zd of %zu bytes)", have, rs);
+		}
 		const unsigned char *p = r->buf + r->buf_pos;
 		uint64_t at = r->offset;
 		r->buf_pos += rs;
 		r->offset += rs;
+		if (r->format == TRACE_FMT_DJ) {
+			const char *bad = NULL;
+			int k = dj_convert(r, p, rec, &bad);
+			if (k < 0)
+				return fail(r, at, "%s %u", bad, (unsigned)(p[4]));
+			if (k == 0)
+				continue;
+			r->n_written++;
+			if (off)
+				*off = at;
+			return 1;
+		}
 		memcpy(rec, p, sizeof *rec);
 		if (rec->call == MTRACE_CALL_UNWRITTEN) {
 			r->n_unwritten++;
@@ -275,8 +474,12 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
 
 void trace_close(struct trace_reader *r)
 {
-	if (r->own_fd && r->fd >= 0)
+	if ((r->own_fd || r->child) && r->fd >= 0)
 		close(r->fd);
+	if (r->child) {
+		kill(r->child, SIGTERM);   /* we may stop reading early */
+		child_failed(r);
+	}
 	free(r->buf);
 	r->buf = NULL;
 	r->fd = -1;

@@ -4,6 +4,11 @@
  * converts every header field and record to host byte order, validates each record and names
  * the byte offset of anything wrong.  Unwritten records (reserved, never committed) are skipped
  * and counted; records are returned in file order, chunk records included.
+ *
+ * Also reads original dj/malloc traces (headless 64-byte records in native order, recognised by
+ * their magic first record; returned as mtrace records with ts = record index, already in
+ * global order), and gzip, xz or zstd compressed files of either kind, through the external
+ * decompressor when it is installed.
  */
 #ifndef TRACE_READER_H
 #define TRACE_READER_H
@@ -12,11 +17,17 @@
 #include <stdio.h>
 #include "mtrace-trace.h"
 
+enum trace_format { TRACE_FMT_MTRACE = 0, TRACE_FMT_DJ = 1 };
+
 struct trace_reader {
 	const char *name;               /* for messages */
 	int fd;
 	int own_fd;
 	int swap;                       /* the writer's byte order differs from ours */
+	int format;                     /* enum trace_format */
+	const char *compression;        /* "gzip", "xz", "zstd" or NULL */
+	int child;                      /* the decompressor's pid, or 0 */
+	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
 	char cmdline[4096];             /* arguments separated by spaces; empty if absent */

@@ -1,0 +1,118 @@
+/* mtrace-workload.h - the workload file format (written by trace2wl, replayed by trace_run),
+ * defined once for every writer and reader.
+ *
+ *     offset 0             struct mtrace_wl_header       (header_size bytes)
+ *     header.thread_table  struct mtrace_wl_thread[nthreads]
+ *     thread[i].offset     thread i's stream: operations, each an opcode byte and operands
+ *
+ * Unlike traces, a workload has one byte order everywhere: header and thread table are
+ * little-endian, and stream operands are unsigned LEB128 variable-length integers (7 bits a
+ * byte, least significant group first, 0x80 set on every byte but the last).
+ *
+ * Replay model.  Blocks live in slots 1..nslots-1 of one table shared by all threads; slot 0
+ * means NULL (a free of slot 0 is free(NULL); a result slot 0 means the result is not kept).
+ * Each thread runs its stream in order.  A thread's op count is the number of calls it has
+ * completed (WAIT is not a call).  WAIT t k makes the thread wait until thread t's op count is
+ * at least k: the converter emits one wherever a block or slot passes between threads and the
+ * order is not already implied, so a replayer needs one counter per thread and nothing else.
+ * See doc/workload-format.md.
+ */
+#ifndef MTRACE_WORKLOAD_H
+#define MTRACE_WORKLOAD_H
+
+#include <stdint.h>
+
+#define MTRACE_WL_MAGIC      "MTRACEWL"
+#define MTRACE_WL_MAGIC_LEN  8
+#define MTRACE_WL_VERSION    1
+#define MTRACE_WL_HEADER_SIZE 1024u
+
+/* Opcodes: the low 7 bits; MTRACE_WL_FAILED may be or'ed into the call opcodes */
+enum mtrace_wl_op {
+	MTRACE_WL_END            = 0,   /* end of the stream */
+	MTRACE_WL_MALLOC         = 1,   /* slot size */
+	MTRACE_WL_CALLOC         = 2,   /* slot count size */
+	MTRACE_WL_REALLOC        = 3,   /* newslot oldslot size */
+	MTRACE_WL_FREE           = 4,   /* slot */
+	MTRACE_WL_MEMALIGN       = 5,   /* slot alignment size */
+	MTRACE_WL_POSIX_MEMALIGN = 6,   /* slot alignment size */
+	MTRACE_WL_ALIGNED_ALLOC  = 7,   /* slot alignment size */
+	MTRACE_WL_VALLOC         = 8,   /* slot size */
+	MTRACE_WL_PVALLOC        = 9,   /* slot size */
+	MTRACE_WL_REALLOCARRAY   = 10,  /* newslot oldslot count size */
+	MTRACE_WL_LAST_CALL      = 10,
+	MTRACE_WL_WAIT           = 16,  /* thread opcount */
+};
+/* The traced call failed (NULL result, or posix_memalign returned an error); its result slot
+   is 0.  For realloc and reallocarray the old block then stayed allocated. */
+#define MTRACE_WL_FAILED 0x80u
+#define MTRACE_WL_NCOUNTS 16
+
+/* header flags */
+#define MTRACE_WL_HF_FROM_DJ 0x1u   /* converted from an original dj/malloc trace */
+
+struct mtrace_wl_header {
+	char     magic[MTRACE_WL_MAGIC_LEN];
+	uint32_t version;
+	uint32_t header_size;            /* offset of what follows the header */
+	uint32_t nthreads;
+	uint32_t flags;
+	uint64_t nslots;                 /* slot ids are < nslots; slot 0 is NULL */
+	uint64_t ncalls;                 /* calls in all streams */
+	uint64_t nwaits;                 /* WAIT operations in all streams */
+	uint64_t ideal_rss;              /* peak over time of the requested bytes of live blocks */
+	uint64_t ideal_rss_call;         /* how many calls (all threads) had run at that peak */
+	uint64_t counts[MTRACE_WL_NCOUNTS];   /* calls by opcode; [0] is unused */
+	uint64_t failed;                 /* calls flagged MTRACE_WL_FAILED */
+	uint64_t thread_table;           /* file offset of the thread table */
+	uint64_t file_size;              /* readers check the file is this long */
+	int32_t  pid;                    /* of the traced process (0 unknown) */
+	uint32_t reserved0;
+	char     program[256];           /* the traced executable, NUL-terminated, may be empty */
+	uint64_t reserved[68];           /* zero */
+};
+
+struct mtrace_wl_thread {
+	uint64_t offset;                 /* of the stream */
+	uint64_t length;                 /* bytes, including the final MTRACE_WL_END */
+	uint64_t ncalls;                 /* calls in the stream */
+	uint32_t tid;                    /* the traced thread */
+	uint32_t reserved;
+};
+
+#ifdef __cplusplus
+#define MTRACE_WL_STATIC_ASSERT static_assert
+#else
+#define MTRACE_WL_STATIC_ASSERT _Static_assert
+#endif
+MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_header) == MTRACE_WL_HEADER_SIZE, "workload header is 1024 bytes");
+MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_thread) == 32, "thread entry is 32 bytes");
+
+/* Operand counts of each opcode (0 for unknown ones). */
+static inline int mtrace_wl_operands(unsigned op)
+{
+	switch (op & 0x7f) {
+	case MTRACE_WL_END: return 0;
+	case MTRACE_WL_FREE: return 1;
+	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC: return 2;
+	case MTRACE_WL_CALLOC: case MTRACE_WL_REALLOC: case MTRACE_WL_MEMALIGN:
+	case MTRACE_WL_POSIX_MEMALIGN: case MTRACE_WL_ALIGNED_ALLOC: return 3;
+	case MTRACE_WL_REALLOCARRAY: return 4;
+	case MTRACE_WL_WAIT: return 2;
+	default: return -1;
+	}
+}
+
+static inline const char *mtrace_wl_op_name(unsigned op)
+{
+	static const char *const names[] = {
+		"end", "malloc", "calloc", "realloc", "free", "memalign", "posix_memalign",
+		"aligned_alloc", "valloc", "pvalloc", "reallocarray",
+	};
+	op &= 0x7f;
+	if (op <= MTRACE_WL_LAST_CALL)
+		return names[op];
+	return op == MTRACE_WL_WAIT ? "wait" : 0;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/* mkfixture - test helper: synthetic traces and workloads with hand-computed properties.
+ *
+ *   mkfixture trace-edge OUT      two threads, every edge case (expectations in t_trace2wl.sh)
+ *   mkfixture dj-edge OUT         the same calls as an original dj/malloc trace (no
+ *                                 aligned_alloc/reallocarray: dj had no such types)
+ *   mkfixture trace-inverted OUT  an address allocated again while still live
+ *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-badslot|wl-badthread OUT   small workloads
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mtrace-trace.h"
+#include "wl_writer.h"
+
+static FILE *out;
+
+static void die(const char *m) { fprintf(stderr, "mkfixture: %s\n", m); exit(1); }
+
+/* ---------------------------------------------------------------------------------------------
+   mtrace traces
+   ------------------------------------------------------------------------------------------- */
+
+struct call { uint32_t tid; uint8_t call, flags; uint16_t err; uint64_t ts, ptr, result, size, arg2, dur; };
+
+/* the edge scenario, in time order; tids 100 and 200 */
+static const struct call edge[] = {
+	{ 100, MTRACE_CALL_MALLOC, 0, 0, 10, 0, 0x1000, 100, 0, 0 },
+	{ 100, MTRACE_CALL_CALLOC, 0, 0, 20, 0, 0x2000, 10, 20, 0 },
+	{ 100, MTRACE_CALL_FREE, 0, 0, 30, 0, 0, 0, 0, 0 },                      /* free(NULL) */
+	{ 100, MTRACE_CALL_FREE, 0, 0, 40, 0x9000, 0, 0, 0, 0 },                 /* before tracing */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 50, 0, 0x3000, 50, 0, 2 },             /* realloc(NULL, 50) */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 60, 0x3000, 0, 0, 0, 2 },              /* realloc(p, 0) */
+	{ 100, MTRACE_CALL_MALLOC, MTRACE_RF_FAILED, ENOMEM, 70, 0, 0, (uint64_t)1 << 62, 0, 0 },
+	{ 100, MTRACE_CALL_MEMALIGN, 0, 0, 80, 0, 0x4000, 128, 64, 0 },
+	{ 100, MTRACE_CALL_POSIX_MEMALIGN, 0, 0, 90, 0, 0x5000, 256, 4096, 0 },
+	{ 100, MTRACE_CALL_POSIX_MEMALIGN, MTRACE_RF_FAILED, EINVAL, 100, 0, 0, 10, 3, 0 },
+	{ 100, MTRACE_CALL_ALIGNED_ALLOC, 0, 0, 110, 0, 0x6000, 64, 32, 0 },
+	{ 100, MTRACE_CALL_VALLOC, 0, 0, 120, 0, 0x7000, 10, 0, 0 },
+	{ 100, MTRACE_CALL_PVALLOC, 0, 0, 130, 0, 0x8000, 10, 0, 0 },
+	{ 200, MTRACE_CALL_FREE, 0, 0, 140, 0x1000, 0, 0, 0, 0 },                /* cross-thread */
+	{ 200, MTRACE_CALL_REALLOC, 0, 0, 150, 0x2000, 0x2100, 400, 0, 5 },      /* cross-thread */
+	{ 200, MTRACE_CALL_FREE, 0, 0, 160, 0x2100, 0, 0, 0, 0 },
+	{ 200, MTRACE_CALL_FREE, 0, 0, 170, 0x2100, 0, 0, 0, 0 },                /* double free */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 180, 0xdead, 0x9100, 30, 0, 2 },       /* unknown block */
+	{ 200, MTRACE_CALL_REALLOCARRAY, 0, 0, 190, 0, 0xa000, 4, 8, 2 },
+	{ 100, MTRACE_CALL_MALLOC, 0, 0, 200, 0, 0x1000, 16, 0, 0 },             /* address reused */
+};
+
+static const struct call inverted[] = {
+	{ 1, MTRACE_CALL_MALLOC, 0, 0, 10, 0, 0x1000, 8, 0, 0 },
+	{ 2, MTRACE_CALL_MALLOC, 0, 0, 20, 0, 0x1000, 8, 0, 0 },                 /* still live */
+	{ 1, MTRACE_CALL_FREE, 0, 0, 30, 0x1000, 0, 0, 0, 0 },
+};
+
+static void put_record(const struct mtrace_record *r)
+{
+	if (fwrite(r, sizeof *r, 1, out) != 1)
+		die("write failed");
+}
+
+/* One chunk per thread, threads in order of first appearance; ticks are nanoseconds. */
+static void write_mtrace(const struct call *c, size_t n)
+{
+	static unsigned char page[MTRACE_HEADER_SIZE];
+	struct mtrace_file_header h = { 0 };
+	memcpy(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	h.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
+	h.version = MTRACE_FORMAT_VERSION;
+	h.header_size = MTRACE_HEADER_SIZE;
+	h.record_size = MTRACE_RECORD_SIZE;
+	h.pointer_size = 8;
+	h.clock = MTRACE_CLOCK_MONOTONIC;
+	h.ticks_per_sec = 1000000000;
+	h.flags = MTRACE_HF_FINISHED;
+	h.pid = 4242;
+	h.ppid = 1;
+	memcpy(page, &h, sizeof h);
+	fwrite(page, 1, sizeof page, out);
+	uint32_t done[8];
+	size_t ndone = 0;
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t d = 0; d < ndone; d++)
+			seen |= done[d] == c[i].tid;
+		if (seen)
+			continue;
+		done[ndone++] = c[i].tid;
+		size_t mine = 0;
+		for (size_t j = i; j < n; j++)
+			mine += c[j].tid == c[i].tid;
+		struct mtrace_record r = { .tid = c[i].tid, .call = MTRACE_CALL_CHUNK, .ts = 1 + ndone,
+					   .size = (mine + 2) * MTRACE_RECORD_SIZE };
+		put_record(&r);
+		for (size_t j = i; j < n; j++) {
+			if (c[j].tid != c[i].tid)
+				continue;
+			struct mtrace_record x = { c[j].tid, c[j].call, c[j].flags, c[j].err, c[j].ts, c[j].ptr,
+						   c[j].result, c[j].size, c[j].arg2, c[j].result ? c[j].size : 0, c[j].dur };
+			put_record(&x);
+		}
+		struct mtrace_record unwritten = { 0 };
+		put_record(&unwritten);   /* reserved, never filled */
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   dj/malloc traces
+   ------------------------------------------------------------------------------------------- */
+
+struct dj { int32_t thread; uint32_t type; uint64_t ptr1, ptr2, size, size2, size3, pad[2]; };
+
+static void write_dj(const struct call *c, size_t n)
+{
+	struct dj magic = { 0, 255, 0x1234, 0, sizeof(void *), 0, 0, { 0, 0 } };
+	fwrite(&magic, sizeof magic, 1, out);
+	for (size_t i = 0; i < n; i++) {
+		struct dj d = { (int32_t)c[i].tid, c[i].call, 0, 0, c[i].size, 0, 0, { 0, 0 } };
+		switch (c[i].call) {
+		case MTRACE_CALL_ALIGNED_ALLOC: case MTRACE_CALL_REALLOCARRAY:
+			continue;   /* no such dj types */
+		case MTRACE_CALL_FREE:
+			d.ptr1 = c[i].ptr;
+			break;
+		case MTRACE_CALL_REALLOC:
+			d.ptr1 = c[i].ptr;
+			d.ptr2 = c[i].result;
+			break;
+		case MTRACE_CALL_CALLOC:
+			d.size = c[i].size * c[i].arg2;   /* dj's calloc records the total */
+			d.ptr2 = c[i].result;
+			break;
+		case MTRACE_CALL_POSIX_MEMALIGN:
+			d.ptr1 = c[i].err;
+			d.ptr2 = c[i].result;
+			d.size2 = c[i].arg2;
+			break;
+		default:
+			d.ptr2 = c[i].result;
+			d.size2 = c[i].arg2;
+		}
+		fwrite(&d, sizeof d, 1, out);
+		if (i == 3) {
+			struct dj unused = { 0 };   /* type 0: an unused entry, skipped */
+			fwrite(&unused, sizeof unused, 1, out);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Workloads
+   ------------------------------------------------------------------------------------------- */
+
+static void workload(const char *kind, const char *path)
+{
+	struct wl_writer w;
+	if (wl_writer_open(&w, path) < 0)
+		die(w.err);
+	wl_writer_thread(&w, 1);
+	wl_writer_thread(&w, 2);
+	struct mtrace_wl_header h = { 0 };
+	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
+	h.version = MTRACE_WL_VERSION;
+	h.header_size = MTRACE_WL_HEADER_SIZE;
+	h.nslots = 3;
+	uint64_t a[4];
+#define OP(t, op, ...) do { uint64_t v_[] = { __VA_ARGS__ }; memcpy(a, v_, sizeof v_); \
+	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if ((op) != MTRACE_WL_WAIT) h.ncalls++, h.counts[op]++; \
+	else h.nwaits++; } while (0)
+	if (!strcmp(kind, "wl-ok") || !strcmp(kind, "wl-racy") || !strcmp(kind, "wl-badslot") ||
+	    !strcmp(kind, "wl-badthread")) {
+		OP(0, MTRACE_WL_MALLOC, !strcmp(kind, "wl-badslot") ? 7 : 1, 16);
+		OP(0, MTRACE_WL_CALLOC, 2, 4, 8);
+		if (strcmp(kind, "wl-racy") != 0)
+			OP(1, MTRACE_WL_WAIT, !strcmp(kind, "wl-badthread") ? 5 : 0, 2);
+		OP(1, MTRACE_WL_REALLOC, 1, 1, 64);
+		OP(1, MTRACE_WL_FREE, 1);
+		OP(1, MTRACE_WL_FREE, 2);
+		h.ideal_rss = 48;
+	} else if (!strcmp(kind, "wl-deadlock")) {
+		OP(0, MTRACE_WL_WAIT, 1, 1);
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(1, MTRACE_WL_WAIT, 0, 1);
+		OP(1, MTRACE_WL_MALLOC, 2, 16);
+	} else
+		die("unknown fixture");
+	if (wl_writer_finish(&w, &h) < 0)
+		die(w.err);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		die("usage: mkfixture KIND OUT");
+	if (!strncmp(argv[1], "wl-", 3)) {
+		workload(argv[1], argv[2]);
+		return 0;
+	}
+	out = fopen(argv[2], "wb");
+	if (!out)
+		die("cannot create the output");
+	if (!strcmp(argv[1], "trace-edge"))
+		write_mtrace(edge, sizeof edge / sizeof edge[0]);
+	else if (!strcmp(argv[1], "dj-edge"))
+		write_dj(edge, sizeof edge / sizeof edge[0]);
+	else if (!strcmp(argv[1], "trace-inverted"))
+		write_mtrace(inverted, sizeof inverted / sizeof inverted[0]);
+	else
+		die("unknown fixture");
+	return fclose(out) != 0;
+}

@@ -1,0 +1,104 @@
+# trace2wl: conversion of synthetic traces with hand-computed results (ours and dj/malloc's),
+# compressed and foreign-byte-order input, real and cross-thread traces checked replayable by
+# wl_check, compactness, and the workload checker catching broken workloads.
+. tests/lib.sh
+wl() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# --- synthetic: every edge case (expected values computed by hand from tests/prog/mkfixture.c)
+"$TP/mkfixture" trace-edge "$TMP/edge"
+"$BIN/trace2wl" "$TMP/edge.wl" "$TMP/edge" 2>"$TMP/sum"
+eq "edge: exit 0" 0 "$?"
+cat "$TMP/sum"
+"$TP/wl_check" "$TMP/edge.wl" >"$TMP/chk"; eq "edge: replayable (wl_check)" 0 "$?"
+eq "edge: 18 calls (20 records less 2 skipped frees)" 18 "$(wl "$TMP/edge.wl" calls)"
+eq "edge: 3 malloc" 3 "$(wl "$TMP/edge.wl" malloc)"
+eq "edge: 4 realloc" 4 "$(wl "$TMP/edge.wl" realloc)"
+eq "edge: 3 free (NULL, cross-thread, realloc'd)" 3 "$(wl "$TMP/edge.wl" free)"
+eq "edge: 2 posix_memalign (one failed)" 2 "$(wl "$TMP/edge.wl" posix_memalign)"
+eq "edge: aligned_alloc, reallocarray kept" "1 1" "$(wl "$TMP/edge.wl" aligned_alloc) $(wl "$TMP/edge.wl" reallocarray)"
+eq "edge: 2 failed calls flagged" 2 "$(wl "$TMP/edge.wl" failed)"
+eq "edge: 2 cross-thread waits" 2 "$(wl "$TMP/edge.wl" waits)"
+eq "edge: ideal RSS peak 868 bytes" 868 "$(wl "$TMP/edge.wl" ideal_rss)"
+grep -q 'free(NULL) 1, realloc(NULL, n) 2, realloc(p, 0) 1, failed calls 2' "$TMP/sum" && ok "edge: summary counts NULL/zero/failed cases" || bad "edge summary line"
+grep -q 'skipped: 2 frees' "$TMP/sum" && ok "edge: pre-trace free and double free skipped and counted" || bad "skipped frees"
+grep -q 'replayed from NULL: 1 reallocs' "$TMP/sum" && ok "edge: realloc of an unknown block counted" || bad "realloc unknown"
+
+"$TP/mkfixture" trace-inverted "$TMP/inv"
+"$BIN/trace2wl" "$TMP/inv.wl" "$TMP/inv" 2>"$TMP/sum"
+grep -q 'repaired: 1 allocations of a still-live address' "$TMP/sum" && ok "inverted: repaired and counted" || bad "inverted: $(cat "$TMP/sum")"
+"$TP/wl_check" "$TMP/inv.wl" >/dev/null; eq "inverted: still replayable" 0 "$?"
+
+# --- dj/malloc traces from the generator, plain and compressed
+"$TP/mkfixture" dj-edge "$TMP/dj"
+"$BIN/trace2wl" "$TMP/dj.wl" "$TMP/dj" 2>"$TMP/sum"
+eq "dj: exit 0" 0 "$?"
+"$TP/wl_check" "$TMP/dj.wl" >/dev/null; eq "dj: replayable" 0 "$?"
+eq "dj: 16 calls" 16 "$(wl "$TMP/dj.wl" calls)"
+eq "dj: ideal RSS peak 804 bytes" 804 "$(wl "$TMP/dj.wl" ideal_rss)"
+eq "dj: 2 waits" 2 "$(wl "$TMP/dj.wl" waits)"
+for z in gzip xz zstd; do
+	if command -v $z >/dev/null; then
+		$z -c "$TMP/dj" >"$TMP/dj.$z"
+		"$BIN/trace2wl" -q "$TMP/dj.$z.wl" "$TMP/dj.$z"
+		check "dj through $z: same workload" cmp "$TMP/dj.wl" "$TMP/dj.$z.wl"
+	else
+		echo "# $z not installed: its case is not run"
+	fi
+done
+gzip -c "$TMP/edge" >"$TMP/edge.gz"
+PATH=/nonexistent "$BIN/trace2wl" "$TMP/x.wl" "$TMP/edge.gz" 2>"$TMP/err"; rc=$?
+eq "gzip missing: exit 1" 1 "$rc"
+grep -q "gzip-compressed, but 'gzip' is not installed" "$TMP/err" && ok "gzip missing: says so" || bad "missing gzip: $(cat "$TMP/err")"
+head -c 300 "$TMP/edge.gz" >"$TMP/cut.gz"
+"$BIN/trace2wl" "$TMP/x.wl" "$TMP/cut.gz" 2>"$TMP/err"; eq "truncated gzip: exit 1" 1 "$?"
+grep -q 'corrupt or truncated' "$TMP/err" && ok "truncated gzip: says so" || bad "truncated gzip: $(cat "$TMP/err")"
+check "no output left behind by failed runs" sh -c "! ls '$TMP'/x.wl* 2>/dev/null | grep -q ."
+
+# --- byte order, standard input
+"$TP/swap_trace" "$TMP/edge" "$TMP/edge.swapped"
+"$BIN/trace2wl" -q "$TMP/swapped.wl" "$TMP/edge.swapped"
+check "foreign byte order: identical workload" cmp "$TMP/edge.wl" "$TMP/swapped.wl"
+"$BIN/trace2wl" -q "$TMP/stdin.wl" <"$TMP/edge"
+check "standard input: identical workload" cmp "$TMP/edge.wl" "$TMP/stdin.wl"
+
+# --- real traces
+( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 4 30000 >/dev/null )
+f=$(one_file "$TMP/x.*")
+"$BIN/trace2wl" "$TMP/x.wl" "$f" 2>"$TMP/sum"
+"$TP/wl_check" "$TMP/x.wl" >"$TMP/chk"; eq "cross-thread stress: replayable, no race, no deadlock" 0 "$?"
+ge "cross-thread stress: waits emitted" 1000 "$(wl "$TMP/x.wl" waits)"
+records=$(count "$f" calls); skipped=$(awk '/skipped:/ { gsub(",", "", $2); print $2 }' "$TMP/sum")
+eq "cross-thread stress: every call kept (records - skipped frees)" "$((records - skipped))" "$(wl "$TMP/x.wl" calls)"
+ge "cross-thread stress: slots near the peak of live blocks (<= 1000)" "$(wl "$TMP/x.wl" slots)" 1000
+
+traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 300000 >/dev/null
+f=$(one_file "$TMP/m.*")
+"$BIN/trace2wl" -q "$TMP/m.wl" "$f"
+"$TP/wl_check" "$TMP/m.wl" >/dev/null; eq "mbench: replayable" 0 "$?"
+size=$(stat -c %s "$TMP/m.wl"); calls=$(wl "$TMP/m.wl" calls)
+check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test $((size)) -le $((calls * 6))
+ge "mbench: threads that share nothing need few waits (<= 1000)" "$(wl "$TMP/m.wl" waits)" 1000
+
+for p in sort python; do
+	case $p in
+	sort) traced "$TMP/p_$p" sh -c "seq 1 30000 | sort -r >/dev/null" ;;
+	python) traced "$TMP/p_$p" python3 -c 'x = [str(i) * 3 for i in range(20000)]' ;;
+	esac
+	n=0 badwl=0
+	for f in "$TMP"/p_$p.*; do
+		n=$((n + 1))
+		"$BIN/trace2wl" -q "$f.wl" "$f" && "$TP/wl_check" "$f.wl" >/dev/null || badwl=$((badwl + 1))
+	done
+	eq "$p: all $n traces convert to replayable workloads" 0 "$badwl"
+done
+
+# --- the checker has teeth
+for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do
+	"$TP/mkfixture" $k "$TMP/$k"
+	"$TP/wl_check" "$TMP/$k" >"$TMP/$k.out"; rc=$?
+	case $k in wl-ok) want=0 ;; *) want=1 ;; esac
+	eq "wl_check $k: exit $want" $want $rc
+done
+grep -q 'a race' "$TMP/wl-racy.out" && ok "wl_check names the race" || bad "race message"
+grep -q 'deadlock' "$TMP/wl-deadlock.out" && ok "wl_check names the deadlock" || bad "deadlock message"
+finish

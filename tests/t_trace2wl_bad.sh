@@ -1,0 +1,42 @@
+# trace2wl on bad input: one clear error naming the byte offset, exit 1, and no output file
+# (not even a temporary one) left behind; usage errors exit 2; an unwritable output exits 3.
+. tests/lib.sh
+"$TP/mkfixture" trace-edge "$TMP/edge"
+size=$(stat -c %s "$TMP/edge")
+expect_bad() { # DESCRIPTION FILE PATTERN
+	rm -f "$TMP"/out.wl*
+	"$BIN/trace2wl" "$TMP/out.wl" "$2" >/dev/null 2>"$TMP/err"; rc=$?
+	left=$(ls "$TMP"/out.wl* 2>/dev/null | wc -l)
+	if [ $rc -eq 1 ] && grep -q -- "$3" "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ "$left" -eq 0 ]; then
+		ok "$1: $(cat "$TMP/err")"
+	else
+		bad "$1: exit $rc, $left files left, stderr: $(cat "$TMP/err")"
+	fi
+}
+: >"$TMP/empty"; expect_bad "empty" "$TMP/empty" "offset 0: empty file"
+head -c 5000 /dev/urandom >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "offset 0: not an mtrace trace"
+head -c $((size - 10)) "$TMP/edge" >"$TMP/cut"; expect_bad "truncated" "$TMP/cut" "truncated record (54 of 64 bytes)"
+cp "$TMP/edge" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 + 64 + 4)) conv=notrunc 2>/dev/null
+expect_bad "unknown call" "$TMP/badcall" "offset 4160: unknown call type 77"
+cp "$TMP/edge" "$TMP/tid0"; printf '\0\0\0\0' | dd of="$TMP/tid0" bs=1 seek=$((4096 + 64)) conv=notrunc 2>/dev/null
+expect_bad "thread id 0" "$TMP/tid0" "offset 4160: thread id 0"
+cp "$TMP/edge" "$TMP/badhdr"; printf '\377\377' | dd of="$TMP/badhdr" bs=1 seek=16 conv=notrunc 2>/dev/null
+expect_bad "absurd record size" "$TMP/badhdr" "offset 0: bad record size"
+"$TP/mkfixture" dj-edge "$TMP/dj"
+cp "$TMP/dj" "$TMP/djbad"; printf '\115' | dd of="$TMP/djbad" bs=1 seek=$((64 * 2 + 4)) conv=notrunc 2>/dev/null
+expect_bad "dj: unknown record type" "$TMP/djbad" "offset 128: unknown dj record type 77"
+head -c 100 "$TMP/dj" >"$TMP/djcut"; expect_bad "dj: truncated" "$TMP/djcut" "offset 64: truncated record"
+expect_bad "missing file" "$TMP/nonexistent" "No such file"
+# huge sizes, absurd pointers and thread ids are legal values: converted, not crashed on
+"$TP/mkfixture" trace-edge "$TMP/huge"
+printf '\377\377\377\377\377\377\377\377' | dd of="$TMP/huge" bs=1 seek=$((4096 + 64 + 32)) conv=notrunc 2>/dev/null
+printf '\377\377\377\177' | dd of="$TMP/huge" bs=1 seek=$((4096 + 64)) conv=notrunc 2>/dev/null
+"$BIN/trace2wl" -q "$TMP/huge.wl" "$TMP/huge"; eq "huge size and thread id: converted" 0 "$?"
+"$TP/wl_check" "$TMP/huge.wl" >/dev/null; eq "huge size and thread id: replayable" 0 "$?"
+"$BIN/trace2wl" "$TMP/nodir/out.wl" "$TMP/edge" 2>"$TMP/err"; eq "unwritable output: exit 3" 3 "$?"
+grep -q "nodir/out.wl: cannot create the output" "$TMP/err" && ok "unwritable output: says so" || bad "unwritable: $(cat "$TMP/err")"
+"$BIN/trace2wl" 2>/dev/null; eq "no arguments: exit 2" 2 "$?"
+"$BIN/trace2wl" --bogus x 2>/dev/null; eq "bad option: exit 2" 2 "$?"
+"$BIN/trace2wl" --help | grep -q '^Usage: trace2wl' && ok "--help" || bad "--help"
+"$BIN/trace2wl" --version | grep -q '^trace2wl (mtrace) ' && ok "--version" || bad "--version"
+finish

@@ -1,0 +1,44 @@
+/* convert.h - turning traces into a workload: trace2wl's core, shared with its fuzz harness.
+ *
+ * Records are put in one global order by their order points (mtrace-trace.h), streaming: each
+ * chunk is read into a heap of pending events, and an event is processed once the chunks read
+ * so far prove nothing earlier can still come (chunk timestamps never decrease in file order;
+ * a slack covers a chunk's first record, whose clock was read before the chunk was taken).
+ * Memory is bounded by live blocks, threads and that window, never by the trace's length.
+ */
+#ifndef CONVERT_H
+#define CONVERT_H
+#include <stdint.h>
+#include "trace_reader.h"
+#include "wl_writer.h"
+
+struct convert_stats {
+	uint64_t records;                       /* calls read (chunk records not counted) */
+	uint64_t calls[MTRACE_CALL_LAST_API + 1];   /* by trace call type */
+	uint64_t threads, waits, slots, ops;
+	uint64_t ideal_rss, ideal_rss_call;
+	uint64_t failed;                        /* failed calls, kept with MTRACE_WL_FAILED */
+	uint64_t free_null, realloc_null, realloc_zero;
+	uint64_t skipped_free;                  /* free of a block not live: before tracing or twice */
+	uint64_t realloc_unknown;               /* realloc of a block not live: replayed from NULL */
+	uint64_t repaired_live;                 /* allocation of an address still live: old one dropped */
+	uint64_t late;                          /* records older than the window: processed late */
+	uint64_t torn;                          /* partly written records skipped (killed writer) */
+};
+
+struct convert {
+	struct wl_writer *w;
+	struct convert_stats st;
+	void *impl;                             /* private state */
+	char err[700];
+};
+
+int  convert_begin(struct convert *c, struct wl_writer *w);
+/* Feed one trace (several traces of one process are fed in order).  progress, if set, is called
+   now and then with the bytes read so far. */
+int  convert_feed(struct convert *c, struct trace_reader *r, void (*progress)(uint64_t bytes, void *), void *arg);
+/* Flush everything, fill the header (pid/program from the last trace fed) and finish writing. */
+int  convert_end(struct convert *c, struct mtrace_wl_header *h);
+void convert_free(struct convert *c);
+
+#endif

@@ -1,0 +1,40 @@
+/* varint.h - unsigned LEB128, the operand encoding of mtrace workloads (mtrace-workload.h). */
+#ifndef VARINT_H
+#define VARINT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define VARINT_MAX 10   /* bytes for a 64-bit value */
+
+static inline size_t varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Decode from [*p, end): 0 and *p advanced, or -1 if truncated or longer than 64 bits. */
+static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	const uint8_t *q = *p;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (q == end)
+			return -1;
+		uint8_t b = *q++;
+		if (shift == 63 && b > 1)
+			return -1;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*p = q;
+			*out = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+#endif

@@ -1,0 +1,134 @@
+/* wl_reader.c - see wl_reader.h */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "varint.h"
+#include "wl_reader.h"
+
+static int fail(struct wl_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+	return -1;
+}
+
+int wl_open(struct wl_reader *r, const char *path)
+{
+	memset(r, 0, sizeof *r);
+	r->name = path;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(r->err, sizeof r->err, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	r->size = (size_t)st.st_size;
+	if (r->size == 0) {
+		close(fd);
+		return fail(r, 0, "empty file, not a workload");
+	}
+	r->map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		snprintf(r->err, sizeof r->err, "%s: cannot map: %s", path, strerror(errno));
+		return -1;
+	}
+	if (r->size < sizeof r->h)
+		return fail(r, r->size, "truncated header (%zu bytes, a header has %zu)", r->size, sizeof r->h);
+	memcpy(&r->h, r->map, sizeof r->h);
+	const struct mtrace_wl_header *h = &r->h;
+	if (memcmp(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN) != 0)
+		return fail(r, 0, "not an mtrace workload (bad magic)");
+	if (h->version != MTRACE_WL_VERSION)
+		return fail(r, 8, "unsupported workload version %u (this reader knows %u)", h->version, MTRACE_WL_VERSION);
+	if (h->header_size < sizeof *h || h->header_size > r->size)
+		return fail(r, 12, "bad header size %u", h->header_size);
+	if (h->file_size != r->size)
+		return fail(r, r->size, "file is %zu bytes, its header says %llu (truncated or padded)",
+			    r->size, (unsigned long long)h->file_size);
+	if (h->nslots == 0 || h->nslots > (1ull << 40))
+		return fail(r, 24, "bad slot count %llu", (unsigned long long)h->nslots);
+	uint64_t tt_end = h->thread_table + (uint64_t)h->nthreads * sizeof(struct mtrace_wl_thread);
+	if (h->thread_table < h->header_size || h->nthreads > (1u << 24) || tt_end > r->size)
+		return fail(r, h->thread_table, "thread table (%u threads) lies outside the file", h->nthreads);
+	r->threads = malloc((h->nthreads ? h->nthreads : 1) * sizeof *r->threads);
+	if (!r->threads)
+		return fail(r, 0, "out of memory");
+	memcpy(r->threads, r->map + h->thread_table, (size_t)h->nthreads * sizeof *r->threads);
+	for (uint32_t i = 0; i < h->nthreads; i++) {
+		const struct mtrace_wl_thread *t = &r->threads[i];
+		if (t->offset < tt_end || t->length == 0 || t->offset > r->size || t->length > r->size - t->offset)
+			return fail(r, h->thread_table + i * sizeof *t, "stream of thread %u lies outside the file", i);
+	}
+	return 0;
+}
+
+void wl_close(struct wl_reader *r)
+{
+	if (r->map)
+		munmap((void *)r->map, r->size);
+	free(r->threads);
+	r->map = NULL;
+	r->threads = NULL;
+}
+
+void wl_cursor_init(const struct wl_reader *r, uint32_t thread, struct wl_cursor *c)
+{
+	c->base = r->map;
+	c->p = r->map + r->threads[thread].offset;
+	c->end = c->p + r->threads[thread].length;
+	c->done = 0;
+}
+
+int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op *op)
+{
+	if (c->done)
+		return 0;
+	if (c->p >= c->end)
+		return fail(r, (uint64_t)(c->p - c->base), "stream ends without an end operation");
+	op->offset = (uint64_t)(c->p - c->base);
+	unsigned code = *c->p++;
+	op->op = code & 0x7f;
+	op->failed = !!(code & MTRACE_WL_FAILED);
+	op->n = mtrace_wl_operands(code);
+	if (op->n < 0 || (op->failed && (op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+					  op->op == MTRACE_WL_FREE)))
+		return fail(r, op->offset, "unknown opcode 0x%02x", code);
+	for (int k = 0; k < op->n; k++)
+		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
+			return fail(r, op->offset, "%s: operand %d is truncated or too long",
+				    mtrace_wl_op_name(op->op), k + 1);
+	if (op->op == MTRACE_WL_END) {
+		c->done = 1;
+		return 0;
+	}
+	if (op->op == MTRACE_WL_WAIT) {
+		if (op->a[0] >= r->h.nthreads)
+			return fail(r, op->offset, "wait for thread %llu of %u", (unsigned long long)op->a[0], r->h.nthreads);
+		return 1;
+	}
+	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
+	int slots = (op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) ? 2 : 1;
+	for (int k = 0; k < slots; k++)
+		if (op->a[k] >= r->h.nslots)
+			return fail(r, op->offset, "%s: slot %llu out of range (%llu slots)", mtrace_wl_op_name(op->op),
+				    (unsigned long long)op->a[k], (unsigned long long)r->h.nslots);
+	return 1;
+}

@@ -1,0 +1,211 @@
+/* wl_writer.c - see wl_writer.h */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "varint.h"
+#include "wl_writer.h"
+
+#define TBUF (32u * 1024)     /* per-thread buffer before it spills */
+#define IOBUF (1u << 20)
+
+static int fail(struct wl_writer *w, const char *what, const char *path)
+{
+	snprintf(w->err, sizeof w->err, "%s: %s: %s", path, what, strerror(errno));
+	return -1;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int wl_writer_open(struct wl_writer *w, const char *out_path)
+{
+	memset(w, 0, sizeof *w);
+	w->spill_fd = -1;
+	w->out_path = strdup(out_path);
+	if (asprintf(&w->tmp_path, "%s.tmp.XXXXXX", out_path) < 0 || !w->out_path) {
+		snprintf(w->err, sizeof w->err, "out of memory");
+		return -1;
+	}
+	int fd = mkstemp(w->tmp_path);
+	if (fd < 0) {
+		int e = errno;
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+		errno = e;
+		return fail(w, "cannot create the output", out_path);
+	}
+	close(fd);
+	/* the scratch file for spilled blocks: unlinked at once, so it never outlives us */
+	char *spill;
+	if (asprintf(&spill, "%s.spill.XXXXXX", out_path) < 0)
+		return fail(w, "out of memory", out_path);
+	w->spill_fd = mkstemp(spill);
+	if (w->spill_fd < 0) {
+		free(spill);
+		return fail(w, "cannot create a scratch file beside the output", out_path);
+	}
+	unlink(spill);
+	free(spill);
+	return 0;
+}
+
+int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
+{
+	if (w->nthreads == w->cap_threads) {
+		uint32_t cap = w->cap_threads ? w->cap_threads * 2 : 16;
+		struct wl_tstream *t = realloc(w->t, cap * sizeof *t);
+		if (!t)
+			return -1;
+		w->t = t;
+		w->cap_threads = cap;
+	}
+	struct wl_tstream *s = &w->t[w->nthreads];
+	memset(s, 0, sizeof *s);
+	s->tid = tid;
+	s->buf = malloc(TBUF);
+	if (!s->buf)
+		return -1;
+	return w->nthreads++;
+}
+
+static int spill(struct wl_writer *w, struct wl_tstream *s)
+{
+	if (s->nblocks == s->cap_blocks) {
+		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
+		struct wl_block *b = realloc(s->blocks, cap * sizeof *b);
+		if (!b) {
+			snprintf(w->err, sizeof w->err, "out of memory");
+			return -1;
+		}
+		s->blocks = b;
+		s->cap_blocks = cap;
+	}
+	if (pwrite(w->spill_fd, s->buf, s->len, (off_t)w->spill_end) != (ssize_t)s->len) {
+		if (errno == 0)
+			errno = ENOSPC;
+		return fail(w, "cannot write the scratch file", w->out_path);
+	}
+	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
+	w->spill_end += s->len;
+	s->len = 0;
+	return 0;
+}
+
+int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands)
+{
+	struct wl_tstream *s = &w->t[i];
+	if (s->len + 1 + (size_t)n * VARINT_MAX > TBUF && spill(w, s) < 0)
+		return -1;
+	size_t at = s->len;
+	s->buf[at++] = (uint8_t)op;
+	for (int k = 0; k < n; k++)
+		at += varint_put(s->buf + at, operands[k]);
+	s->length += at - s->len;
+	s->len = at;
+	if ((op & 0x7f) != MTRACE_WL_WAIT && (op & 0x7f) != MTRACE_WL_END)
+		s->ncalls++;
+	return 0;
+}
+
+int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
+{
+	int fd = open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return fail(w, "cannot open", w->tmp_path);
+	for (uint32_t i = 0; i < w->nthreads; i++)
+		if (wl_writer_op(w, i, MTRACE_WL_END, 0, NULL) < 0)
+			goto bad;
+	h->nthreads = w->nthreads;
+	h->thread_table = MTRACE_WL_HEADER_SIZE;
+	uint64_t off = h->thread_table + (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
+	struct mtrace_wl_thread *tt = calloc(w->nthreads ? w->nthreads : 1, sizeof *tt);
+	char *io = malloc(IOBUF);
+	if (!tt || !io) {
+		free(tt);
+		free(io);
+		errno = ENOMEM;
+		goto bad;
+	}
+	for (uint32_t i = 0; i < w->nthreads; i++) {
+		tt[i].offset = off;   /* the format is little-endian; so is every machine we build on */
+		tt[i].length = w->t[i].length;
+		tt[i].ncalls = w->t[i].ncalls;
+		tt[i].tid = w->t[i].tid;
+		off += w->t[i].length;
+	}
+	h->file_size = off;
+	if (write_all(fd, h, sizeof *h) < 0 ||
+	    write_all(fd, tt, (size_t)w->nthreads * sizeof *tt) < 0)
+		goto bad_io;
+	for (uint32_t i = 0; i < w->nthreads; i++) {
+		struct wl_tstream *s = &w->t[i];
+		for (size_t b = 0; b < s->nblocks; b++) {
+			uint64_t at = s->blocks[b].off, left = s->blocks[b].len;
+			while (left) {
+				size_t n = left < IOBUF ? (size_t)left : IOBUF;
+				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || write_all(fd, io, n) < 0)
+					goto bad_io;
+				at += n;
+				left -= n;
+			}
+		}
+		if (write_all(fd, s->buf, s->len) < 0)
+			goto bad_io;
+	}
+	free(tt);
+	free(io);
+	if (close(fd) < 0)
+		return fail(w, "cannot write", w->tmp_path);
+	if (rename(w->tmp_path, w->out_path) < 0)
+		return fail(w, "cannot rename the finished output into place", w->out_path);
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	wl_writer_abort(w);
+	return 0;
+bad_io:
+	free(tt);
+	free(io);
+bad:
+	close(fd);
+	return fail(w, "cannot write", w->out_path);
+}
+
+void wl_writer_abort(struct wl_writer *w)
+{
+	if (w->tmp_path) {
+		unlink(w->tmp_path);
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+	}
+	if (w->spill_fd >= 0)
+		close(w->spill_fd);
+	w->spill_fd = -1;
+	for (uint32_t i = 0; i < w->nthreads; i++) {
+		free(w->t[i].buf);
+		free(w->t[i].blocks);
+	}
+	free(w->t);
+	w->t = NULL;
+	w->nthreads = 0;
+	free(w->out_path);
+	w->out_path = NULL;
+}

@@ -1,0 +1,42 @@
+/* wl_writer.h - writing workload files (format: include/mtrace-workload.h).
+ *
+ * Operations are appended to per-thread streams in any interleaving; each thread's stream is
+ * buffered in memory and spilled in blocks to a scratch file beside the output, so memory does
+ * not grow with the workload.  finish() assembles header, thread table and contiguous streams
+ * into a temporary file and renames it over the output: a failed run never leaves a file that
+ * looks valid. */
+#ifndef WL_WRITER_H
+#define WL_WRITER_H
+#include <stddef.h>
+#include <stdint.h>
+#include "mtrace-workload.h"
+
+struct wl_block { uint64_t off, len; };
+struct wl_tstream {
+	uint32_t tid;
+	uint64_t ncalls, length;
+	uint8_t *buf;
+	size_t len;
+	struct wl_block *blocks;
+	size_t nblocks, cap_blocks;
+};
+
+struct wl_writer {
+	char *out_path, *tmp_path;
+	int spill_fd;
+	uint64_t spill_end;
+	struct wl_tstream *t;
+	uint32_t nthreads, cap_threads;
+	char err[600];
+};
+
+int wl_writer_open(struct wl_writer *w, const char *out_path);
+/* Index of a new thread stream. */
+int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid);
+/* Append opcode op with n operands to stream i. */
+int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands);
+/* Complete the header (nthreads, thread_table, file_size are filled in), write, rename. */
+int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h);
+/* Remove the temporary files (after an error). */
+void wl_writer_abort(struct wl_writer *w);
+#endif

@@ -1,0 +1,161 @@
+/* trace2wl - convert traces into a compact per-thread workload for trace_run. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "convert.h"
+#include "tool.h"
+
+static const char usage_text[] =
+	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
+	"Convert the traces of one process into a workload: per-thread streams of allocator\n"
+	"calls with slots instead of addresses, in an order that can really happen, with the\n"
+	"cross-thread waits that order needs.  Reads standard input when no TRACE is given.\n"
+	"TRACE may be an mtrace trace (any byte order or pointer size), an original dj/malloc\n"
+	"trace, or either compressed with gzip, xz or zstd.  Several traces of one process (a\n"
+	"split trace) are read in the order given.\n"
+	"\n"
+	"  -p, --progress   show progress on stderr (default: when stderr is a terminal)\n"
+	"  -q, --quiet      no summary\n"
+	"  -h, --help       show this help and exit\n"
+	"  -V, --version    show the version and exit\n"
+	"\n"
+	"OUTFILE is written under a temporary name and renamed when complete.\n"
+	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
+	"3 the output could not be written.\n";
+
+struct prog { int on; uint64_t total; time_t last; const char *name; };
+
+static void progress(uint64_t bytes, void *arg)
+{
+	struct prog *p = arg;
+	time_t now = time(NULL);
+	if (!p->on || now == p->last)
+		return;
+	p->last = now;
+	if (p->total)
+		fprintf(stderr, "\rtrace2wl: %s: %.0f%% (%llu MiB of %llu)  ", p->name, 100.0 * (double)bytes / (double)p->total,
+			(unsigned long long)(bytes >> 20), (unsigned long long)(p->total >> 20));
+	else
+		fprintf(stderr, "\rtrace2wl: %s: %llu MiB  ", p->name, (unsigned long long)(bytes >> 20));
+}
+
+static struct wl_writer *cleanup_w;
+static void on_signal(int sig)
+{
+	/* remove the temporary output; the scratch file is already unlinked */
+	if (cleanup_w && cleanup_w->tmp_path)
+		unlink(cleanup_w->tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
+{
+	char a[32], b[32], c[32], d[32];
+	struct stat st;
+	uint64_t size = stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
+	fprintf(stderr, "trace2wl: wrote %s: %s calls in %llu threads, %s waits, %s slots, %s bytes",
+		out, fmt_commas(a, s->ops), (unsigned long long)s->threads, fmt_commas(b, s->waits),
+		fmt_commas(c, s->slots), fmt_commas(d, size));
+	if (s->ops)
+		fprintf(stderr, " (%.2f per call)", (double)size / (double)s->ops);
+	fprintf(stderr, "\n  records read     %s\n  calls by type   ", fmt_commas(a, s->records));
+	for (unsigned t = 1; t <= MTRACE_CALL_LAST_API; t++)
+		if (s->calls[t])
+			fprintf(stderr, " %s %s", mtrace_call_name(t), fmt_commas(a, s->calls[t]));
+	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
+		fmt_commas(b, h->ideal_rss_call));
+	fprintf(stderr, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
+		fmt_commas(a, s->free_null), fmt_commas(b, s->realloc_null), fmt_commas(c, s->realloc_zero),
+		fmt_commas(d, s->failed));
+	fprintf(stderr, "  skipped: %s frees of blocks not live (allocated before tracing, or freed twice)\n",
+		fmt_commas(a, s->skipped_free));
+	fprintf(stderr, "  replayed from NULL: %s reallocs of blocks not live\n", fmt_commas(a, s->realloc_unknown));
+	fprintf(stderr, "  repaired: %s allocations of a still-live address, %s records out of order\n",
+		fmt_commas(a, s->repaired_live), fmt_commas(b, s->late));
+	if (s->torn)
+		fprintf(stderr, "  %s partly written records skipped (the traced process was killed)\n", fmt_commas(a, s->torn));
+}
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace2wl";
+	static const struct option longopts[] = {
+		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c, quiet = 0;
+	struct prog pr = { .on = isatty(2) };
+	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': pr.on = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace2wl --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fputs("trace2wl: no output file given\nTry 'trace2wl --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	const char *out = argv[optind++];
+	static char *stdin_only[] = { "-", NULL };
+	char **inputs = optind < argc ? argv + optind : stdin_only;
+	int ninputs = optind < argc ? argc - optind : 1;
+
+	struct wl_writer w;
+	if (wl_writer_open(&w, out) < 0)
+		tool_die(EXIT_SYSTEM, "%s", w.err);
+	cleanup_w = &w;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	struct convert cv;
+	if (convert_begin(&cv, &w) < 0) {
+		wl_writer_abort(&w);
+		tool_die(EXIT_SYSTEM, "%s", cv.err);
+	}
+	for (int i = 0; i < ninputs; i++) {
+		struct trace_reader r;
+		if (trace_open(&r, inputs[i]) < 0) {
+			tool_warn("%s", r.err);
+			trace_close(&r);
+			wl_writer_abort(&w);
+			return EXIT_BADFILE;
+		}
+		struct stat st;
+		pr.total = (r.fd >= 0 && !r.child && fstat(r.fd, &st) == 0 && S_ISREG(st.st_mode)) ? (uint64_t)st.st_size : 0;
+		pr.name = r.name;
+		int rc = convert_feed(&cv, &r, progress, &pr);
+		trace_close(&r);
+		if (rc < 0) {
+			if (pr.on)
+				fputc('\n', stderr);
+			tool_warn("%s", cv.err);
+			wl_writer_abort(&w);
+			convert_free(&cv);
+			return strstr(cv.err, "out of memory") ? EXIT_SYSTEM : EXIT_BADFILE;
+		}
+	}
+	if (pr.on)
+		fprintf(stderr, "\r%60s\r", "");
+	struct mtrace_wl_header h;
+	if (convert_end(&cv, &h) < 0) {
+		tool_warn("%s", cv.err);
+		wl_writer_abort(&w);
+		convert_free(&cv);
+		return EXIT_SYSTEM;
+	}
+	cleanup_w = NULL;
+	if (!quiet)
+		summary(out, &cv.st, &h);
+	convert_free(&cv);
+	return EXIT_OK;
+}
