@@ -92,6 +92,22 @@ for p in sort python; do
 	eq "$p: all $n traces convert to replayable workloads" 0 "$badwl"
 done
 
+# --- --dj-format: the original workload encoding, checked by its own validator
+dj() { "$TP/dj_wl_scan" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+"$BIN/trace2wl" -q --dj-format="$TMP/edge.dj" "$TMP/edge2.wl" "$TMP/edge"
+check "dj encoding: our workload unchanged by --dj-format" cmp "$TMP/edge.wl" "$TMP/edge2.wl"
+"$TP/dj_wl_scan" "$TMP/edge.dj" >/dev/null; eq "dj encoding: valid (offsets, DONEs, syncs paired)" 0 "$?"
+eq "dj encoding: malloc calloc free" "3 1 3" "$(dj "$TMP/edge.dj" malloc) $(dj "$TMP/edge.dj" calloc) $(dj "$TMP/edge.dj" free)"
+eq "dj encoding: realloc = realloc + reallocarray" 5 "$(dj "$TMP/edge.dj" realloc)"
+eq "dj encoding: memalign = memalign + posix_memalign + aligned_alloc" 4 "$(dj "$TMP/edge.dj" memalign)"
+eq "dj encoding: one SYNC_W and SYNC_R per wait" "2 2" "$(dj "$TMP/edge.dj" sync_w) $(dj "$TMP/edge.dj" sync_r)"
+eq "dj encoding: slots" "$(wl "$TMP/edge.wl" slots)" "$(dj "$TMP/edge.dj" ptrs)"
+"$BIN/trace2wl" -q --dj-format="$TMP/x.dj" "$TMP/x2.wl" "$(one_file "$TMP/x.*[0-9]")"
+"$TP/dj_wl_scan" "$TMP/x.dj" >/dev/null; eq "dj encoding of the cross-thread stress trace: valid" 0 "$?"
+eq "dj encoding of the cross-thread stress trace: a SYNC_R per wait" "$(wl "$TMP/x2.wl" waits)" "$(dj "$TMP/x.dj" sync_r)"
+printf '\010\012\011\002\012\001\013\177\001' >"$TMP/bad.dj"
+"$TP/dj_wl_scan" "$TMP/bad.dj" >"$TMP/out"; eq "dj validator rejects a stream past the end" 1 "$?"
+
 # --- the checker has teeth
 for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do
 	"$TP/mkfixture" $k "$TMP/$k"

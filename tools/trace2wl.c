@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "convert.h"
+#include "dj_wl.h"
 #include "tool.h"
 
 static const char usage_text[] =
@@ -20,6 +21,8 @@ static const char usage_text[] =
 	"trace, or either compressed with gzip, xz or zstd.  Several traces of one process (a\n"
 	"split trace) are read in the order given.\n"
 	"\n"
+	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
+	"                   (for harnesses built on the old trace_run)\n"
 	"  -p, --progress   show progress on stderr (default: when stderr is a terminal)\n"
 	"  -q, --quiet      no summary\n"
 	"  -h, --help       show this help and exit\n"
@@ -88,12 +91,15 @@ int main(int argc, char **argv)
 	tool_name = "trace2wl";
 	static const struct option longopts[] = {
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
+		{ "dj-format", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
+	const char *dj = NULL;
 	struct prog pr = { .on = isatty(2) };
-	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'd': dj = optarg; break;
 		case 'p': pr.on = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -157,5 +163,12 @@ int main(int argc, char **argv)
 	if (!quiet)
 		summary(out, &cv.st, &h);
 	convert_free(&cv);
+	if (dj) {
+		char err[700];
+		if (dj_wl_write(out, dj, err, sizeof err) < 0)
+			tool_die(EXIT_SYSTEM, "%s", err);
+		if (!quiet)
+			fprintf(stderr, "trace2wl: wrote %s in the dj/malloc workload encoding\n", dj);
+	}
 	return EXIT_OK;
 }

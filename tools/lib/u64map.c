@@ -62,25 +62,13 @@ int u64map_put(struct u64map *m, uint64_t key, uint64_t val)
 	return 0;
 }
 
-int u64map_del(struct u64map *m, uint64_t key)
+/* backward-shift deletion of the entry at i */
+static void remove_at(struct u64map *m, size_t i)
 {
-	if (key == 0) {
-		int had = m->has_zero;
-		m->has_zero = 0;
-		return had;
-	}
-	if (m->cap == 0)
-		return 0;
-	size_t mask = m->cap - 1, i = home(key, m->cap);
-	while (m->slots[i].key != key) {
-		if (m->slots[i].key == 0)
-			return 0;
-		i = (i + 1) & mask;
-	}
-	/* backward shift: pull later entries of the probe run into the hole */
+	size_t mask = m->cap - 1;
 	for (size_t j = (i + 1) & mask; m->slots[j].key; j = (j + 1) & mask) {
 		size_t h = home(m->slots[j].key, m->cap);
-		/* move j into i if h is not cyclically in (i, j] */
+		/* move j into the hole at i unless its home lies cyclically in (i, j] */
 		if (((j - h) & mask) >= ((j - i) & mask)) {
 			m->slots[i] = m->slots[j];
 			i = j;
@@ -89,7 +77,58 @@ int u64map_del(struct u64map *m, uint64_t key)
 	m->slots[i].key = 0;
 	m->slots[i].val = 0;
 	m->n--;
-	return 1;
+}
+
+int u64map_take(struct u64map *m, uint64_t key, uint64_t *val)
+{
+	if (key == 0) {
+		if (!m->has_zero)
+			return 0;
+		*val = m->zero_val;
+		m->has_zero = 0;
+		return 1;
+	}
+	if (m->cap == 0)
+		return 0;
+	for (size_t i = home(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slots[i].key == key) {
+			*val = m->slots[i].val;
+			remove_at(m, i);
+			return 1;
+		}
+		if (m->slots[i].key == 0)
+			return 0;
+	}
+}
+
+int u64map_del(struct u64map *m, uint64_t key)
+{
+	uint64_t v;
+	return u64map_take(m, key, &v);
+}
+
+int u64map_swap(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old)
+{
+	if (key == 0) {
+		int had = m->has_zero;
+		*old = m->zero_val;
+		m->has_zero = 1;
+		m->zero_val = val;
+		return had;
+	}
+	if ((m->n + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return -1;
+	size_t i = home(key, m->cap);
+	while (m->slots[i].key && m->slots[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	int had = m->slots[i].key == key;
+	if (had)
+		*old = m->slots[i].val;
+	else
+		m->n++;
+	m->slots[i].key = key;
+	m->slots[i].val = val;
+	return had;
 }
 
 void u64map_free(struct u64map *m)

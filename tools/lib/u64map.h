@@ -19,5 +19,9 @@ uint64_t *u64map_get(const struct u64map *m, uint64_t key);
 int u64map_put(struct u64map *m, uint64_t key, uint64_t val);
 /* remove key; 1 if it was there */
 int u64map_del(struct u64map *m, uint64_t key);
+/* remove key and give its value (one probe); 1 if it was there */
+int u64map_take(struct u64map *m, uint64_t key, uint64_t *val);
+/* set key to val and give the value it replaced (one probe): 1 replaced, 0 added, -1 no memory */
+int u64map_swap(struct u64map *m, uint64_t key, uint64_t val, uint64_t *old);
 void u64map_free(struct u64map *m);
 #endif

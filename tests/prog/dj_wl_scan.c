@@ -1,0 +1,20 @@
+/* dj_wl_scan - test helper: validate a dj/malloc workload and print its counts by opcode. */
+#include <stdio.h>
+#include "dj_wl.h"
+
+int main(int argc, char **argv)
+{
+	static const char *names[15] = { "nop", "done", "malloc", "calloc", "realloc", "free", "sync_w",
+		"sync_r", "alloc_ptrs", "alloc_syncs", "nthreads", "start_thread", "memalign", "valloc", "pvalloc" };
+	struct dj_wl_info in;
+	char err[700];
+	if (argc != 2 || dj_wl_scan(argv[1], &in, err, sizeof err) < 0) {
+		printf("error: %s\n", argc == 2 ? err : "usage: dj_wl_scan FILE");
+		return 1;
+	}
+	printf("ptrs %llu\nsyncs %llu\nthreads %llu\n", in.ptrs, in.syncs, in.nthreads);
+	for (int i = 0; i < 15; i++)
+		if (i != 0 && (i < 8 || i > 11))
+			printf("%s %llu\n", names[i], in.ops[i]);
+	return 0;
+}

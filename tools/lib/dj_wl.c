@@ -1,0 +1,354 @@
+/* dj_wl.c - see dj_wl.h.  Our WAIT t k becomes SYNC_R id in the waiter and SYNC_W id in thread
+ * t right after its k-th call; calls dj has no opcode for map to the nearest one it has
+ * (posix_memalign and aligned_alloc to MEMALIGN, reallocarray to REALLOC of the product). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dj_wl.h"
+#include "u64map.h"
+#include "wl_reader.h"
+
+static size_t dj_varint(unsigned char *p, unsigned long long v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+	do
+		tmp[n++] = (unsigned char)(v & 0x7f);
+	while ((v >>= 7) != 0);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(tmp[n - 1 - i] | (i + 1 < n ? 0x80 : 0));
+	return n;
+}
+
+static int put(FILE *f, unsigned op, int n, const unsigned long long *a)
+{
+	unsigned char buf[64];
+	size_t len = 0;
+	buf[len++] = (unsigned char)op;
+	for (int i = 0; i < n; i++)
+		len += dj_varint(buf + len, a[i]);
+	return fwrite(buf, 1, len, f) == len ? 0 : -1;
+}
+
+static unsigned long long mul_sat(unsigned long long a, unsigned long long b)
+{
+	unsigned long long r;
+	return __builtin_mul_overflow(a, b, &r) ? ~0ull : r;
+}
+
+/* One stream.  Returns its length, or -1. */
+static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FILE *f, char *err, size_t cap)
+{
+	struct wl_cursor c;
+	struct wl_op op;
+	long long start = f ? ftell(f) : 0;
+	unsigned long long count = 0, a[3];
+	int k;
+	wl_cursor_init(r, t, &c);
+	while ((k = wl_next(r, &c, &op)) > 0) {
+		int rc = 0;
+		if (op.op == MTRACE_WL_WAIT) {
+			uint64_t *id = u64map_get(ids, (op.a[0] << 40) | op.a[1]);
+			a[0] = id ? *id : 0;
+			rc = put(f, DJ_SYNC_R, 1, a);
+			if (rc < 0)
+				break;
+			continue;
+		}
+		switch (op.op) {
+		case MTRACE_WL_MALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_MALLOC, 2, a); break;
+		case MTRACE_WL_CALLOC: a[0] = op.a[0], a[1] = mul_sat(op.a[1], op.a[2]); rc = put(f, DJ_CALLOC, 2, a); break;
+		case MTRACE_WL_REALLOC: a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2]; rc = put(f, DJ_REALLOC, 3, a); break;
+		case MTRACE_WL_REALLOCARRAY:
+			a[0] = op.a[0], a[1] = op.a[1], a[2] = mul_sat(op.a[2], op.a[3]);
+			rc = put(f, DJ_REALLOC, 3, a);
+			break;
+		case MTRACE_WL_FREE: a[0] = op.a[0]; rc = put(f, DJ_FREE, 1, a); break;
+		case MTRACE_WL_VALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_VALLOC, 2, a); break;
+		case MTRACE_WL_PVALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_PVALLOC, 2, a); break;
+		default:   /* memalign, posix_memalign, aligned_alloc */
+			a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2];
+			rc = put(f, DJ_MEMALIGN, 3, a);
+		}
+		if (rc < 0)
+			break;
+		count++;
+		uint64_t *id = u64map_get(ids, ((uint64_t)t << 40) | count);
+		if (id) {
+			a[0] = *id;
+			if (put(f, DJ_SYNC_W, 1, a) < 0)
+				break;
+		}
+	}
+	if (k < 0) {
+		snprintf(err, cap, "%s", r->err);
+		return -1;
+	}
+	if (put(f, DJ_DONE, 0, NULL) < 0 || ferror(f)) {
+		snprintf(err, cap, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return ftell(f) - start;
+}
+
+int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
+{
+	struct wl_reader r;
+	if (wl_open(&r, wl_path) < 0) {
+		snprintf(err, cap, "%s", r.err);
+		return -1;
+	}
+	/* pass 1: every (thread, count) something waits for gets a sync id, from 1 */
+	struct u64map ids = { 0 };
+	uint64_t nids = 0;
+	for (uint32_t t = 0; t < r.h.nthreads; t++) {
+		struct wl_cursor c;
+		struct wl_op op;
+		int k;
+		wl_cursor_init(&r, t, &c);
+		while ((k = wl_next(&r, &c, &op)) > 0)
+			if (op.op == MTRACE_WL_WAIT) {
+				uint64_t key = (op.a[0] << 40) | op.a[1];
+				if (!u64map_get(&ids, key) && u64map_put(&ids, key, ++nids) < 0) {
+					snprintf(err, cap, "out of memory");
+					goto fail;
+				}
+			}
+		if (k < 0) {
+			snprintf(err, cap, "%s", r.err);
+			goto fail;
+		}
+	}
+	/* pass 2: the streams into a scratch file, to learn their lengths */
+	char *tmp = NULL, *body = NULL;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", dj_path) < 0 || asprintf(&body, "%s.body.XXXXXX", dj_path) < 0) {
+		snprintf(err, cap, "out of memory");
+		goto fail;
+	}
+	int bfd = mkstemp(body), tfd = mkstemp(tmp);
+	if (bfd < 0 || tfd < 0) {
+		snprintf(err, cap, "%s: cannot create: %s", dj_path, strerror(errno));
+		if (bfd >= 0) close(bfd), unlink(body);
+		if (tfd >= 0) close(tfd), unlink(tmp);
+		goto fail;
+	}
+	unlink(body);
+	FILE *bf = fdopen(bfd, "w+"), *tf = fdopen(tfd, "w");
+	long long *len = calloc(r.h.nthreads ? r.h.nthreads : 1, sizeof *len);
+	for (uint32_t t = 0; t < r.h.nthreads; t++)
+		if ((len[t] = stream(&r, t, &ids, bf, err, cap)) < 0)
+			goto fail_files;
+	/* the preamble's length depends on the offsets it holds: iterate to a fixed point */
+	unsigned long long pre = 0, prev;
+	unsigned char scratch[16];
+	do {
+		prev = pre;
+		pre = 1 + dj_varint(scratch, r.h.nslots) + 1 + dj_varint(scratch, nids + 1) + 1 +
+		      dj_varint(scratch, r.h.nthreads) + 1;
+		unsigned long long off = prev;
+		for (uint32_t t = 0; t < r.h.nthreads; t++) {
+			pre += 1 + dj_varint(scratch, off);
+			off += (unsigned long long)len[t];
+		}
+	} while (pre != prev);
+	unsigned long long a[1];
+	a[0] = r.h.nslots;
+	put(tf, DJ_ALLOC_PTRS, 1, a);
+	a[0] = nids + 1;   /* ids run 1..nids; some writers give the largest id here */
+	put(tf, DJ_ALLOC_SYNCS, 1, a);
+	a[0] = r.h.nthreads;
+	put(tf, DJ_NTHREADS, 1, a);
+	unsigned long long off = pre;
+	for (uint32_t t = 0; t < r.h.nthreads; t++) {
+		a[0] = off;
+		put(tf, DJ_START_THREAD, 1, a);
+		off += (unsigned long long)len[t];
+	}
+	put(tf, DJ_DONE, 0, NULL);
+	rewind(bf);
+	char io[65536];
+	size_t n;
+	while ((n = fread(io, 1, sizeof io, bf)) > 0)
+		if (fwrite(io, 1, n, tf) != n)
+			break;
+	if (ferror(bf) || ferror(tf) || fclose(tf) != 0) {
+		tf = NULL;
+		snprintf(err, cap, "%s: cannot write: %s", dj_path, strerror(errno));
+		goto fail_files;
+	}
+	tf = NULL;
+	if (rename(tmp, dj_path) < 0) {
+		snprintf(err, cap, "%s: cannot rename into place: %s", dj_path, strerror(errno));
+		goto fail_files;
+	}
+	fclose(bf);
+	free(len);
+	free(tmp);
+	free(body);
+	u64map_free(&ids);
+	wl_close(&r);
+	return 0;
+fail_files:
+	if (tf)
+		fclose(tf);
+	fclose(bf);
+	unlink(tmp);
+	free(len);
+	free(tmp);
+	free(body);
+fail:
+	u64map_free(&ids);
+	wl_close(&r);
+	return -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Reading
+   ------------------------------------------------------------------------------------------- */
+
+static int dj_get(const unsigned char **p, const unsigned char *end, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	for (int i = 0; i < 10; i++) {
+		if (*p == end)
+			return -1;
+		unsigned char b = *(*p)++;
+		x = (x << 7) | (b & 0x7f);
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int dj_operands(unsigned op)
+{
+	switch (op) {
+	case DJ_NOP: case DJ_DONE: return 0;
+	case DJ_FREE: case DJ_SYNC_W: case DJ_SYNC_R: case DJ_ALLOC_PTRS: case DJ_ALLOC_SYNCS:
+	case DJ_NTHREADS: case DJ_START_THREAD: return 1;
+	case DJ_MALLOC: case DJ_CALLOC: case DJ_VALLOC: case DJ_PVALLOC: return 2;
+	case DJ_REALLOC: case DJ_MEMALIGN: return 3;
+	default: return -1;
+	}
+}
+
+int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
+{
+	memset(info, 0, sizeof *info);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t size = 0, capb = 1 << 16;
+	unsigned char *buf = malloc(capb);
+	size_t n;
+	while (buf && (n = fread(buf + size, 1, capb - size, f)) > 0) {
+		size += n;
+		if (size == capb) {
+			unsigned char *nb = realloc(buf, capb *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (!buf) {
+		snprintf(err, cap, "out of memory");
+		return -1;
+	}
+	const unsigned char *p = buf, *end = buf + size;
+	unsigned long long *starts = NULL, nstarts = 0, v[3];
+	unsigned char *written = NULL;
+	int rc = -1;
+#define BAD(...) do { snprintf(err, cap, __VA_ARGS__); goto out; } while (0)
+	/* preamble */
+	for (;;) {
+		size_t at = (size_t)(p - buf);
+		if (p == end)
+			BAD("%s: offset %zu: the preamble has no DONE", path, at);
+		unsigned op = *p++;
+		int k = dj_operands(op);
+		if (k < 0 || k > 1)
+			BAD("%s: offset %zu: opcode %u in the preamble", path, at, op);
+		if (k && dj_get(&p, end, &v[0]) < 0)
+			BAD("%s: offset %zu: truncated operand", path, at);
+		if (op == DJ_DONE)
+			break;
+		if (op == DJ_ALLOC_PTRS) info->ptrs = v[0];
+		else if (op == DJ_ALLOC_SYNCS) info->syncs = v[0];
+		else if (op == DJ_NTHREADS) {
+			if (v[0] > (1u << 20))
+				BAD("%s: offset %zu: %llu threads", path, at, v[0]);
+			info->nthreads = v[0];
+			starts = calloc(v[0] ? v[0] : 1, sizeof *starts);
+		} else if (op == DJ_START_THREAD) {
+			if (!starts || nstarts >= info->nthreads)
+				BAD("%s: offset %zu: more START_THREADs than NTHREADS", path, at);
+			if (v[0] >= size)
+				BAD("%s: offset %zu: thread starts at %llu, past the end (%zu)", path, at, v[0], size);
+			starts[nstarts++] = v[0];
+		}
+	}
+	if (nstarts != info->nthreads)
+		BAD("%s: %llu START_THREADs for %llu threads", path, nstarts, info->nthreads);
+	if (info->syncs > (1ull << 32))
+		BAD("%s: %llu syncs", path, info->syncs);
+	written = calloc(info->syncs + 1, 1);
+	/* streams */
+	for (unsigned long long t = 0; t < nstarts; t++) {
+		p = buf + starts[t];
+		for (;;) {
+			size_t at = (size_t)(p - buf);
+			if (p == end)
+				BAD("%s: offset %zu: thread %llu's stream has no DONE", path, at, t);
+			unsigned op = *p++;
+			int k = dj_operands(op);
+			if (k < 0 || op == DJ_ALLOC_PTRS || op == DJ_ALLOC_SYNCS || op == DJ_NTHREADS || op == DJ_START_THREAD)
+				BAD("%s: offset %zu: opcode %u in a stream", path, at, op);
+			for (int i = 0; i < k; i++)
+				if (dj_get(&p, end, &v[i]) < 0)
+					BAD("%s: offset %zu: truncated operand", path, at);
+			info->ops[op]++;
+			if (op == DJ_DONE)
+				break;
+			if (op == DJ_SYNC_W || op == DJ_SYNC_R) {
+				if (v[0] > info->syncs)
+					BAD("%s: offset %zu: sync id %llu of %llu", path, at, v[0], info->syncs);
+				if (op == DJ_SYNC_W)
+					written[v[0]] = 1;
+				continue;
+			}
+			if (v[0] >= info->ptrs || (op == DJ_REALLOC && v[1] >= info->ptrs))
+				BAD("%s: offset %zu: slot out of range (%llu slots)", path, at, info->ptrs);
+		}
+	}
+	/* every SYNC_R must have its SYNC_W somewhere, or a replay waits for ever */
+	for (unsigned long long t = 0; t < nstarts; t++) {
+		p = buf + starts[t];
+		for (;;) {
+			size_t at = (size_t)(p - buf);
+			unsigned op = *p++;
+			for (int i = 0; i < dj_operands(op); i++)
+				dj_get(&p, end, &v[i]);
+			if (op == DJ_DONE)
+				break;
+			if (op == DJ_SYNC_R && !written[v[0]])
+				BAD("%s: offset %zu: SYNC_R %llu that no SYNC_W writes: the replay would hang", path, at, v[0]);
+		}
+	}
+	rc = 0;
+out:
+	free(written);
+	free(starts);
+	free(buf);
+	return rc;
+#undef BAD
+}
