@@ -70,7 +70,9 @@ check: all $(TEST_BINS)
 	@B=$(B) sh tests/run.sh
 
 bench: all $(TEST_BINS) $(B)/bench/mbench
-	@B=$(B) sh bench/run.sh
+	@B=$(B) sh bench/capture.sh
+	@echo
+	@B=$(B) sh bench/trace2wl.sh
 $(B)/bench/mbench: bench/mbench.c
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make bench: capture overhead, measured side by side in one run.  For each program: untraced,
+# make bench, part 1: capture overhead, measured side by side in one run.  For each program: untraced,
 # traced by mtrace, by heaptrack and by LTTng-UST's libc wrapper (those two when installed),
 # interleaved ROUNDS times (default 5); the median of each is reported as a ratio to untraced
 # and as nanoseconds added per allocator call.  Nothing here passes or fails.

@@ -1,0 +1,39 @@
+#!/bin/sh
+# make bench, part 2: trace2wl throughput and memory on a large trace (RECORDS, default 20 M,
+# from mbench traced at 2 threads), measured side by side with `cat TRACE >/dev/null` in the
+# same run (ROUNDS times each, interleaved; medians).
+B=${B:-build}
+ROOT=$(pwd)
+ROUNDS=${ROUNDS:-3}
+RECORDS=${RECORDS:-20000000}
+DIR=${BENCH_DIR:-/tmp}/mtrace-bench-wl.$$
+mkdir -p "$DIR"
+trap 'rm -rf "$DIR"' EXIT
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" \
+	"$ROOT/$B/bench/mbench" 2 $((RECORDS / 2)) >/dev/null
+T=$(ls "$DIR"/t.*)
+records=$("$ROOT/$B/tests/trace_count" "$T" | awk '$1 == "calls" { print $2 }')
+bytes=$(stat -c %s "$T")
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+: >"$DIR/cat"; : >"$DIR/wl"; : >"$DIR/mem"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	s=$(date +%s%N); cat "$T" >/dev/null; echo $(( $(date +%s%N) - s )) >>"$DIR/cat"
+	s=$(date +%s%N)
+	/usr/bin/time -f %M -o "$DIR/m1" "$ROOT/$B/bin/trace2wl" -q "$DIR/w.wl" "$T"
+	echo $(( $(date +%s%N) - s )) >>"$DIR/wl"
+	cat "$DIR/m1" >>"$DIR/mem"
+	r=$((r + 1))
+done
+tc=$(median <"$DIR/cat"); tw=$(median <"$DIR/wl"); mem=$(median <"$DIR/mem")
+"$ROOT/$B/tests/wl_check" "$DIR/w.wl" >"$DIR/chk"
+slots=$(awk '$1 == "slots" { print $2 }' "$DIR/chk"); calls=$(awk '$1 == "calls" { print $2 }' "$DIR/chk")
+wlbytes=$(stat -c %s "$DIR/w.wl")
+echo "trace2wl benchmark: median of $ROUNDS runs on a trace of $records records ($((bytes >> 20)) MiB)"
+printf '  cat TRACE >/dev/null   %6.2f s  %7.1f M records/s  %6.0f MiB/s\n' "$(echo "$tc / 1000000000" | bc -l)" \
+	"$(echo "$records * 1000 / $tc" | bc -l)" "$(echo "$bytes * 1000000000 / $tc / 1048576" | bc -l)"
+printf '  trace2wl               %6.2f s  %7.1f M records/s  %6.0f MiB/s  (%.1fx the time of cat)\n' \
+	"$(echo "$tw / 1000000000" | bc -l)" "$(echo "$records * 1000 / $tw" | bc -l)" \
+	"$(echo "$bytes * 1000000000 / $tw / 1048576" | bc -l)" "$(echo "$tw / $tc" | bc -l)"
+printf '  peak memory            %6.1f MiB for %s slots (peak live blocks)\n' "$(echo "$mem / 1024" | bc -l)" "$slots"
+printf '  workload               %s bytes, %.2f bytes per call\n' "$wlbytes" "$(echo "$wlbytes / $calls" | bc -l)"
