@@ -25,7 +25,7 @@ MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
 TLIB_SRC   := $(wildcard tools/lib/*.c)
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
-TOOLS      := trace_dump trace2wl
+TOOLS      := trace_dump trace2wl trace_run
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
 LIBS       := $(B)/lib/libmtrace.so $(B)/lib/libmtracectl.so
 TEST_C     := $(wildcard tests/prog/*.c)

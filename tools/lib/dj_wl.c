@@ -10,6 +10,7 @@
 #include "dj_wl.h"
 #include "u64map.h"
 #include "wl_reader.h"
+#include "wl_writer.h"
 
 static size_t dj_varint(unsigned char *p, unsigned long long v)
 {
@@ -351,4 +352,130 @@ out:
 	free(buf);
 	return rc;
 #undef BAD
+}
+
+int dj_wl_sniff(const char *path)
+{
+	unsigned char b[8] = { 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(b, 1, sizeof b, f);
+	fclose(f);
+	return n >= 2 && b[0] == DJ_ALLOC_PTRS && memcmp(b, MTRACE_WL_MAGIC, 2) != 0;
+}
+
+int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap)
+{
+	struct dj_wl_info info;
+	if (dj_wl_scan(dj_path, &info, err, cap) < 0)
+		return -1;
+	FILE *f = fopen(dj_path, "rb");
+	if (!f) {
+		snprintf(err, cap, "%s: %s", dj_path, strerror(errno));
+		return -1;
+	}
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc((size_t)size + 1);
+	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		fclose(f);
+		free(buf);
+		snprintf(err, cap, "%s: cannot read", dj_path);
+		return -1;
+	}
+	fclose(f);
+	const unsigned char *p = buf, *end = buf + size;
+	unsigned long long v[3], *starts = calloc(info.nthreads ? info.nthreads : 1, sizeof *starts), n = 0;
+	/* the preamble (validated by dj_wl_scan) */
+	for (;;) {
+		unsigned op = *p++;
+		if (op == DJ_DONE)
+			break;
+		if (dj_operands(op) == 1)
+			dj_get(&p, end, &v[0]);
+		if (op == DJ_START_THREAD)
+			starts[n++] = v[0];
+	}
+	/* pass 1: where each SYNC_W runs, as (thread, calls completed) */
+	uint64_t *wt = calloc(info.syncs + 1, sizeof *wt), *wc = calloc(info.syncs + 1, sizeof *wc);
+	for (unsigned long long t = 0; t < n; t++) {
+		uint64_t count = 0;
+		for (p = buf + starts[t];;) {
+			unsigned op = *p++;
+			for (int i = 0; i < dj_operands(op); i++)
+				dj_get(&p, end, &v[i]);
+			if (op == DJ_DONE)
+				break;
+			if (op == DJ_SYNC_W)
+				wt[v[0]] = t, wc[v[0]] = count;
+			else if (op != DJ_SYNC_R && op != DJ_NOP)
+				count++;
+		}
+	}
+	/* pass 2: our streams */
+	struct wl_writer w;
+	struct mtrace_wl_header h;
+	memset(&h, 0, sizeof h);
+	int rc = -1;
+	if (wl_writer_open(&w, out_path) < 0) {
+		snprintf(err, cap, "%s", w.err);
+		goto out;
+	}
+	for (unsigned long long t = 0; t < n; t++)
+		wl_writer_thread(&w, (uint32_t)t + 1);
+	for (unsigned long long t = 0; t < n; t++) {
+		for (p = buf + starts[t];;) {
+			unsigned op = *p++;
+			for (int i = 0; i < dj_operands(op); i++)
+				dj_get(&p, end, &v[i]);
+			uint64_t a[4];
+			unsigned ours;
+			int k;
+			switch (op) {
+			case DJ_DONE: goto next;
+			case DJ_NOP: case DJ_SYNC_W: continue;
+			case DJ_SYNC_R:
+				if (wc[v[0]] == 0)
+					continue;   /* waits for nothing: the writer had made no call yet */
+				a[0] = wt[v[0]], a[1] = wc[v[0]];
+				wl_writer_op(&w, (uint32_t)t, MTRACE_WL_WAIT, 2, a);
+				h.nwaits++;
+				continue;
+			case DJ_MALLOC: ours = MTRACE_WL_MALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
+			case DJ_CALLOC: ours = MTRACE_WL_CALLOC; a[0] = v[0], a[1] = v[1], a[2] = 1; k = 3; break;
+			case DJ_REALLOC: ours = MTRACE_WL_REALLOC; a[0] = v[0], a[1] = v[1], a[2] = v[2]; k = 3; break;
+			case DJ_FREE: ours = MTRACE_WL_FREE; a[0] = v[0]; k = 1; break;
+			case DJ_MEMALIGN: ours = MTRACE_WL_MEMALIGN; a[0] = v[0], a[1] = v[1], a[2] = v[2]; k = 3; break;
+			case DJ_VALLOC: ours = MTRACE_WL_VALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
+			default: ours = MTRACE_WL_PVALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
+			}
+			if (wl_writer_op(&w, (uint32_t)t, ours, k, a) < 0) {
+				snprintf(err, cap, "%s", w.err);
+				wl_writer_abort(&w);
+				goto out;
+			}
+			h.counts[ours]++;
+			h.ncalls++;
+		}
+next:;
+	}
+	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
+	h.version = MTRACE_WL_VERSION;
+	h.header_size = MTRACE_WL_HEADER_SIZE;
+	h.flags = MTRACE_WL_HF_FROM_DJ;
+	h.nslots = info.ptrs ? info.ptrs : 1;
+	if (wl_writer_finish(&w, &h) < 0) {
+		snprintf(err, cap, "%s", w.err);
+		wl_writer_abort(&w);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(wt);
+	free(wc);
+	free(starts);
+	free(buf);
+	return rc;
 }

@@ -32,4 +32,11 @@ struct dj_wl_info {
    with DONE, operands well formed, slots < ALLOC_PTRS, sync ids <= ALLOC_SYNCS, every SYNC_R id
    written by some SYNC_W).  0, or -1 with err naming the byte offset. */
 int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap);
+
+/* Is this file a dj workload?  (It starts with ALLOC_PTRS and is not one of ours.) */
+int dj_wl_sniff(const char *path);
+
+/* Translate a dj workload into ours (out_path, via a temporary file): SYNC_R id becomes
+   WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1. */
+int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap);
 #endif

@@ -1,0 +1,91 @@
+# trace_run: replays give exactly the workload's calls per type and its ideal RSS; cross-thread
+# workloads complete; dj/malloc workloads replay; the summary keeps the original layout line by
+# line; compare mode, repeats, the RSS timeline and the options work; bad workloads are refused.
+. tests/lib.sh
+R="$BIN/trace_run"
+csv() { # FILE FIELD: a field of the --csv line
+	awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i } NR == 2 { print $c }' "$1"
+}
+wl() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# --- workloads of real traced programs
+traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 100000 >/dev/null
+"$BIN/trace2wl" -q "$TMP/m.wl" "$(one_file "$TMP/m.*")"
+( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 4 20000 >/dev/null )
+"$BIN/trace2wl" -q "$TMP/x.wl" "$(one_file "$TMP/x.*")"
+traced "$TMP/e" "$TP/entry_points" --count >/dev/null
+"$BIN/trace2wl" -q "$TMP/e.wl" "$(one_file "$TMP/e.*")"
+for w in m x e; do
+	"$R" --csv "$TMP/$w.wl" >"$TMP/$w.csv"
+	eq "$w: replay exit 0" 0 "$?"
+	eq "$w: malloc calls as in the workload" "$(wl "$TMP/$w.wl" malloc)" "$(csv "$TMP/$w.csv" malloc_calls)"
+	eq "$w: calloc calls" "$(wl "$TMP/$w.wl" calloc)" "$(csv "$TMP/$w.csv" calloc_calls)"
+	eq "$w: realloc + reallocarray calls" "$(( $(wl "$TMP/$w.wl" realloc) + $(wl "$TMP/$w.wl" reallocarray) ))" "$(csv "$TMP/$w.csv" realloc_calls)"
+	eq "$w: free calls" "$(wl "$TMP/$w.wl" free)" "$(csv "$TMP/$w.csv" free_calls)"
+	eq "$w: memalign family calls" "$(( $(wl "$TMP/$w.wl" memalign) + $(wl "$TMP/$w.wl" posix_memalign) + $(wl "$TMP/$w.wl" aligned_alloc) + $(wl "$TMP/$w.wl" valloc) + $(wl "$TMP/$w.wl" pvalloc) ))" "$(csv "$TMP/$w.csv" memalign_calls)"
+	eq "$w: ideal RSS is the workload's" "$(( $(wl "$TMP/$w.wl" ideal_rss) / 1024 ))" "$(csv "$TMP/$w.csv" ideal_rss_kb)"
+done
+eq "cross-thread: every wait executed" "$(wl "$TMP/x.wl" waits)" "$(csv "$TMP/x.csv" waits)"
+eq "entry points: nothing failed that succeeded in the trace" 0 "$(csv "$TMP/e.csv" replay_failed_calls)"
+
+# --- dj/malloc workloads from the generator
+"$TP/mkfixture" trace-edge "$TMP/edge"
+"$BIN/trace2wl" -q -d "$TMP/edge.dj" "$TMP/edge.wl" "$TMP/edge"
+"$R" --csv "$TMP/edge.dj" >"$TMP/dj.csv"; eq "dj workload: exit 0" 0 "$?"
+eq "dj workload: malloc calloc realloc free memalign-family (4 MEMALIGN + valloc + pvalloc)" "3 1 5 3 6" "$(for k in malloc_calls calloc_calls realloc_calls free_calls memalign_calls; do csv "$TMP/dj.csv" $k; done | tr '\n' ' ' | sed 's/ $//')"
+ls /tmp/trace_run.* >/dev/null 2>&1 && bad "dj translation left a temporary file" || ok "dj translation leaves no temporary file"
+
+# --- the summary, line by line (harnesses parse it by line number)
+"$R" "$TMP/m.wl" >"$TMP/sum"
+n() { sed -n "$1p" "$TMP/sum"; }
+line() { # NUMBER(1-based) REGEX DESCRIPTION
+	if n "$1" | grep -Eq "$2"; then ok "line $(($1 - 1)): $3"; else bad "line $(($1 - 1)) ($3): '$(n "$1")'"; fi
+}
+line 1 '^[0-9,]+ cycles$' "N cycles"
+line 2 '^[0-9,]+ usec wall time$' "N usec wall time"
+line 3 '^[0-9,]+ usec across 3 threads$' "N usec across T threads"
+line 4 '^-?[0-9,]+ Kb Max RSS \([0-9,]+ -> [0-9,]+\)$' "N Kb Max RSS (START -> END)"
+line 5 '^[0-9,]+ Kb Max Ideal RSS$' "N Kb Max Ideal RSS"
+line 6 '^$' "empty"
+line 7 '^sizeof ticks_t is 8$' "sizeof ticks_t is 8"
+line 8 '^Avg malloc time: +[0-9,]+ in +[0-9,]+ calls$' "Avg malloc time"
+line 9 '^Avg calloc time: +[0-9,]+ in +[0-9,]+ calls$' "Avg calloc time"
+line 10 '^Avg realloc time: +[0-9,]+ in +[0-9,]+ calls$' "Avg realloc time"
+line 11 '^Avg free time: +[0-9,]+ in +[0-9,]+ calls$' "Avg free time"
+line 12 '^Total call time: [0-9,]+ cycles$' "Total call time"
+line 13 '^$' "empty line before the extras"
+eq "malloc count on line 7, comma-grouped" "$(wl "$TMP/m.wl" malloc | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(n 8 | awk '{ print $6 }')"
+grep -q '^Timer: ' "$TMP/sum" && ok "the timer is named" || bad "timer line"
+grep -q '^Harness memory: ' "$TMP/sum" && ok "harness memory reported" || bad "harness line"
+"$R" --json "$TMP/m.wl" | grep -q '^{"cycles": [0-9]*, .*"malloc_calls": [0-9]*' && ok "--json" || bad "--json"
+
+# --- options
+"$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"
+eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb" "$(head -n 1 "$TMP/tl.tsv")"
+ge "--log: samples" 1 "$(tail -n +2 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+ge "--log: the ideal column saw live blocks" 1 "$(tail -n +2 "$TMP/tl.tsv" | awk '$4 > m { m = $4 } END { print m + 0 }')"
+for t in none full pages; do "$R" --touch=$t "$TMP/m.wl" >/dev/null; eq "--touch=$t: exit 0" 0 "$?"; done
+"$R" --mallopt M_MMAP_THRESHOLD=65536 --mallopt M_ARENA_MAX=1 --trim-every=1000 "$TMP/x.wl" >/dev/null; eq "--mallopt, --trim-every: exit 0" 0 "$?"
+"$R" --tunables=glibc.malloc.tcache_count=0 --csv "$TMP/m.wl" >"$TMP/tun.csv"; eq "--tunables: exit 0" 0 "$?"
+eq "--tunables: same calls" "$(csv "$TMP/m.csv" malloc_calls)" "$(csv "$TMP/tun.csv" malloc_calls)"
+"$R" -r 3 "$TMP/m.wl" >"$TMP/rep"; eq "-r 3: exit 0" 0 "$?"
+grep -q '^Median of 3 runs, each in a fresh process$' "$TMP/rep" && ok "-r 3 reports medians" || bad "-r 3 output"
+"$R" --mallopt M_BOGUS=1 "$TMP/m.wl" 2>/dev/null; eq "unknown mallopt: exit 2" 2 "$?"
+"$R" --touch=sometimes "$TMP/m.wl" 2>/dev/null; eq "bad --touch: exit 2" 2 "$?"
+
+# --- compare mode with whichever allocators are installed
+list=glibc
+for a in jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:libmimalloc.so.2; do
+	ls /usr/lib/*/"${a#*:}" >/dev/null 2>&1 && list="$list,${a%%:*}" || echo "# ${a%%:*} not installed: left out of the comparison"
+done
+"$R" --compare "$list" -r 2 "$TMP/x.wl" >"$TMP/cmp"; eq "--compare $list: exit 0" 0 "$?"
+cat "$TMP/cmp"
+eq "--compare: a column per allocator" "$(echo "$list" | tr ',' ' ')" "$(head -n 1 "$TMP/cmp" | xargs)"
+for row in 'wall time' 'Max RSS' 'ideal RSS' 'avg malloc' 'avg free'; do
+	grep -q "^$row" "$TMP/cmp" && ok "--compare: row $row" || bad "--compare: no row $row"
+done
+[ "$list" != glibc ] && { grep -q '(.*x)' "$TMP/cmp" && ok "--compare: ratios to the first column" || bad "no ratios"; }
+"$R" --compare glibc,/nonexistent/lib.so "$TMP/m.wl" 2>"$TMP/err"; eq "missing allocator: exit 3" 3 "$?"
+"$R" --malloc=nosuch "$TMP/m.wl" 2>"$TMP/err"; eq "unknown allocator: exit 3" 3 "$?"
+grep -q 'unknown allocator' "$TMP/err" && ok "says the allocator is unknown" || bad "unknown allocator message"
+finish

@@ -1,0 +1,26 @@
+# trace_run refuses bad workloads with one clear error and exit 1, never crashing or hanging:
+# out-of-range slots and threads, truncation, garbage, deadlocks.
+. tests/lib.sh
+R="$BIN/trace_run"
+expect_bad() { # DESCRIPTION FILE PATTERN
+	timeout 20 "$R" "$2" >/dev/null 2>"$TMP/err"; rc=$?
+	if [ $rc -eq 1 ] && grep -q -- "$3" "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ]; then ok "$1: $(cat "$TMP/err")"
+	else bad "$1: exit $rc, stderr: $(cat "$TMP/err")"; fi
+}
+for k in wl-ok wl-deadlock wl-badslot wl-badthread; do "$TP/mkfixture" $k "$TMP/$k"; done
+"$R" "$TMP/wl-ok" >/dev/null; eq "a good small workload replays" 0 "$?"
+expect_bad "deadlock" "$TMP/wl-deadlock" "deadlock: thread 0 waits for thread 1"
+expect_bad "slot out of range" "$TMP/wl-badslot" "offset 1088: malloc: slot 7 out of range"
+expect_bad "thread out of range" "$TMP/wl-badthread" "wait for thread 5 of 2"
+size=$(stat -c %s "$TMP/wl-ok")
+head -c $((size - 3)) "$TMP/wl-ok" >"$TMP/cut"; expect_bad "truncated" "$TMP/cut" "truncated or padded"
+head -c 2000 /dev/urandom >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "not an mtrace workload"
+: >"$TMP/empty"; expect_bad "empty" "$TMP/empty" "empty file"
+expect_bad "missing" "$TMP/nonexistent" "No such file"
+printf '\010\012\011\002\012\001\013\177\001' >"$TMP/bad.dj"; expect_bad "dj: stream past the end" "$TMP/bad.dj" "past the end"
+printf '\010\003\011\002\012\001\013\007\001\007\001\002\001\005\001' >"$TMP/hang.dj"
+expect_bad "dj: a SYNC_R nobody writes" "$TMP/hang.dj" "no SYNC_W writes"
+"$R" 2>/dev/null; eq "no workload: exit 2" 2 "$?"
+"$R" --help | grep -q '^Usage: trace_run' && ok "--help" || bad "--help"
+"$R" --version | grep -q '^trace_run (mtrace) ' && ok "--version" || bad "--version"
+finish

@@ -1,0 +1,86 @@
+/* cycles.h - the timer around each replayed call.
+ *
+ * x86 with RDTSCP: LFENCE, RDTSC, LFENCE before the call (earlier work finishes first, the call
+ * does not start early); RDTSCP, LFENCE after it (the call has finished, later work waits).  No
+ * CPUID: it traps to the hypervisor on virtual machines and costs more than the calls measured.
+ * Elsewhere: the aarch64 virtual counter, or clock_gettime in nanoseconds; cycles_name() says
+ * which, and the summary prints it.
+ */
+#ifndef CYCLES_H
+#define CYCLES_H
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+enum { TIMER_RDTSCP = 1, TIMER_CNTVCT = 2, TIMER_CLOCK = 3 };
+extern int cycles_timer;
+
+static inline uint64_t clock_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cycles_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	/* RDTSCP: CPUID 0x80000001 EDX bit 27 (read once here, never in the timed path) */
+	if (__get_cpuid(0x80000001u, &a, &b, &c, &d) && (d & (1u << 27))) {
+		cycles_timer = TIMER_RDTSCP;
+		return;
+	}
+#elif defined(__aarch64__)
+	cycles_timer = TIMER_CNTVCT;
+	return;
+#endif
+	cycles_timer = TIMER_CLOCK;
+}
+
+static inline const char *cycles_name(void)
+{
+	switch (cycles_timer) {
+	case TIMER_RDTSCP: return "rdtscp (TSC cycles)";
+	case TIMER_CNTVCT: return "cntvct_el0 (counter ticks)";
+	default: return "clock_gettime (nanoseconds; no cycle counter)";
+	}
+}
+
+static inline uint64_t cycles_start(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(cycles_timer == TIMER_RDTSCP, 1)) {
+		_mm_lfence();
+		uint64_t t = __rdtsc();
+		_mm_lfence();
+		return t;
+	}
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+	return v;
+#endif
+	return clock_ns();
+}
+
+static inline uint64_t cycles_end(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (__builtin_expect(cycles_timer == TIMER_RDTSCP, 1)) {
+		unsigned aux;
+		uint64_t t = __rdtscp(&aux);
+		_mm_lfence();
+		return t;
+	}
+#elif defined(__aarch64__)
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+	return v;
+#endif
+	return clock_ns();
+}
+#endif

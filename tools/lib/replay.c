@@ -1,0 +1,606 @@
+/* replay.c - see replay.h */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include "cycles.h"
+#include "replay.h"
+#include "varint.h"
+
+int cycles_timer;
+
+/* ---------------------------------------------------------------------------------------------
+   Validation: decode everything, then schedule abstractly, event-driven: a thread runs until a
+   WAIT it cannot pass, parks on the thread it waits for, and is woken when that one has run far
+   enough.  What is left parked at the end can never run.
+   ------------------------------------------------------------------------------------------- */
+
+struct vthread { struct wl_cursor c; uint64_t count, need; int64_t on; int done; };
+
+int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap)
+{
+	uint32_t nt = r->h.nthreads;
+	struct wl_op op;
+	int k;
+	for (uint32_t t = 0; t < nt; t++) {
+		struct wl_cursor c;
+		wl_cursor_init(r, t, &c);
+		while ((k = wl_next(r, &c, &op)) > 0)
+			if (op.op == MTRACE_WL_WAIT && op.a[0] == t) {
+				snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
+					 (unsigned long long)op.offset, t);
+				return -1;
+			}
+		if (k < 0) {
+			snprintf(err, cap, "%s", r->err);
+			return -1;
+		}
+	}
+	struct vthread *v = calloc(nt ? nt : 1, sizeof *v);
+	uint32_t *run = malloc((nt ? nt : 1) * sizeof *run);
+	uint32_t **parked = calloc(nt ? nt : 1, sizeof *parked);
+	uint32_t *nparked = calloc(nt ? nt : 1, sizeof *nparked), *capparked = calloc(nt ? nt : 1, sizeof *capparked);
+	uint64_t *sizes = calloc(r->h.nslots, sizeof *sizes);
+	int rc = -1;
+	if (!v || !run || !parked || !nparked || !capparked || !sizes) {
+		snprintf(err, cap, "out of memory");
+		goto out;
+	}
+	uint32_t nrun = 0;
+	for (uint32_t t = 0; t < nt; t++) {
+		wl_cursor_init(r, t, &v[t].c);
+		v[t].on = -1;
+		run[nrun++] = t;
+	}
+	int64_t live = 0, peak = 0;
+	while (nrun) {
+		uint32_t t = run[--nrun];
+		for (;;) {
+			k = wl_next(r, &v[t].c, &op);
+			if (k == 0) {
+				v[t].done = 1;
+				break;
+			}
+			if (op.op == MTRACE_WL_WAIT) {
+				uint32_t u = (uint32_t)op.a[0];
+				if (v[u].count >= op.a[1])
+					continue;
+				v[t].on = u;
+				v[t].need = op.a[1];
+				if (nparked[u] == capparked[u]) {
+					capparked[u] = capparked[u] ? capparked[u] * 2 : 4;
+					parked[u] = realloc(parked[u], capparked[u] * sizeof **parked);
+				}
+				parked[u][nparked[u]++] = t;
+				break;
+			}
+			v[t].count++;
+			/* live requested bytes along this schedule (for workloads without ideal RSS) */
+			uint64_t s = op.a[0], bytes = op.a[op.n - 1];
+			switch (op.op) {
+			case MTRACE_WL_FREE:
+				live -= (int64_t)sizes[s];
+				sizes[s] = 0;
+				break;
+			case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY:
+				if (op.failed)
+					break;
+				if (op.op == MTRACE_WL_REALLOCARRAY)
+					bytes = op.a[2] * op.a[3];
+				live -= (int64_t)sizes[op.a[1]];
+				sizes[op.a[1]] = 0;
+				if (s) {
+					live -= (int64_t)sizes[s];
+					sizes[s] = bytes;
+					live += (int64_t)bytes;
+				}
+				break;
+			default:
+				if (op.op == MTRACE_WL_CALLOC)
+					bytes = op.a[1] * op.a[2];
+				if (s && !op.failed) {
+					live -= (int64_t)sizes[s];
+					sizes[s] = bytes;
+					live += (int64_t)bytes;
+				}
+			}
+			if (live > peak)
+				peak = live;
+		}
+		/* wake those parked on t that can go on now */
+		for (uint32_t i = 0; i < nparked[t];) {
+			uint32_t w = parked[t][i];
+			if (v[t].count >= v[w].need) {
+				v[w].on = -1;
+				run[nrun++] = w;
+				parked[t][i] = parked[t][--nparked[t]];
+			} else
+				i++;
+		}
+	}
+	for (uint32_t t = 0; t < nt; t++)
+		if (!v[t].done) {
+			uint32_t u = (uint32_t)v[t].on;
+			snprintf(err, cap, "%s: offset %llu: deadlock: thread %u waits for thread %u to finish call %llu, "
+				 "but thread %u %s after %llu calls", r->name,
+				 (unsigned long long)(v[t].c.p - v[t].c.base), t, u, (unsigned long long)v[t].need, u,
+				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count);
+			goto out;
+		}
+	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : (uint64_t)peak;
+	rc = 0;
+out:
+	if (parked)
+		for (uint32_t t = 0; t < nt; t++)
+			free(parked[t]);
+	free(parked);
+	free(nparked);
+	free(capparked);
+	free(sizes);
+	free(run);
+	free(v);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Replay state, all in mmap'd memory
+   ------------------------------------------------------------------------------------------- */
+
+struct rthread {
+	/* written by the owner, read by waiters: its own cache lines */
+	uint64_t count;               /* calls completed, published */
+	uint32_t seq;                 /* futex word, bumped when sleepers must look again */
+	uint32_t sleepers;
+	char pad0[48];
+	/* the owner's alone */
+	struct ctx *x;
+	uint32_t idx;
+	int64_t live;                 /* requested bytes allocated minus freed by this thread */
+	uint64_t *seen;               /* last count seen of each thread */
+	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
+	uint64_t waits, slept, implicit, failed, rfail;
+	uint64_t end_ticks;
+	pthread_t th;
+} __attribute__((aligned(128)));
+
+struct ctx {
+	struct wl_reader *r;
+	const struct replay_opts *o;
+	struct rthread *t;
+	void **slot;
+	uint64_t *size;
+	uint32_t go;                  /* futex: threads start when it turns 1 */
+	uint32_t done;                /* the sampler stops */
+	uint64_t page;
+	int statm;
+	uint64_t t0_ns;
+	uint64_t peak_live, peak_rss_kb, peak_vsz_kb, samples;
+};
+
+static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, uaddr, op, val, timeout, NULL, 0);
+}
+
+static void *map_zero(size_t bytes, uint64_t *total)
+{
+	*total += bytes;
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Waiting
+   ------------------------------------------------------------------------------------------- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
+static void wait_for(struct rthread *me, uint32_t u, uint64_t k)
+{
+	me->waits++;
+	if (me->seen[u] >= k)
+		return;   /* already known: no shared cache line touched */
+	struct rthread *o = &me->x->t[u];
+	for (int i = 0; i < 4000; i++) {
+		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
+		if (c >= k) {
+			me->seen[u] = c;
+			return;
+		}
+		cpu_relax();
+	}
+	me->slept++;
+	/* the 1 ms timeout bounds a wake-up lost to the race between the owner publishing its count
+	   and reading `sleepers` (avoiding that race exactly would put a full fence on every call) */
+	struct timespec ms = { 0, 1000000 };
+	for (;;) {
+		__atomic_fetch_add(&o->sleepers, 1, __ATOMIC_SEQ_CST);
+		uint32_t s = __atomic_load_n(&o->seq, __ATOMIC_SEQ_CST);
+		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_SEQ_CST);
+		if (c < k)
+			futex(&o->seq, FUTEX_WAIT_PRIVATE, s, &ms);
+		__atomic_fetch_sub(&o->sleepers, 1, __ATOMIC_RELAXED);
+		c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
+		if (c >= k) {
+			me->seen[u] = c;
+			return;
+		}
+	}
+}
+
+static inline void publish(struct rthread *me, uint64_t count)
+{
+	__atomic_store_n(&me->count, count, __ATOMIC_RELEASE);
+	if (__builtin_expect(__atomic_load_n(&me->sleepers, __ATOMIC_RELAXED) != 0, 0)) {
+		__atomic_fetch_add(&me->seq, 1, __ATOMIC_SEQ_CST);
+		futex(&me->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The replay thread
+   ------------------------------------------------------------------------------------------- */
+
+static inline void touch(const struct ctx *x, void *p, uint64_t n)
+{
+	if (!p || !n || x->o->touch == TOUCH_NONE)
+		return;
+	volatile char *c = p;
+	if (x->o->touch == TOUCH_FULL) {
+		memset(p, 0x5a, n);
+		return;
+	}
+	/* one write per page, plus the first and last byte */
+	for (uint64_t i = 0; i < n; i += x->page)
+		c[i] = 1;
+	c[n - 1] = 1;
+}
+
+static inline uint64_t get(const uint8_t **p)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {   /* validated already: no bounds checks here */
+		uint8_t b = *(*p)++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+/* Put a new block in slot s (0: not kept). */
+static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace)
+{
+	struct ctx *x = me->x;
+	if (failed_in_trace || s == 0) {
+		/* the trace had no block here: give back whatever this allocator returned */
+		if (p) {
+			me->failed++;
+			free(p);
+		}
+		return;
+	}
+	if (!p) {
+		me->rfail++;
+		return;
+	}
+	x->slot[s] = p;
+	x->size[s] = bytes;
+	me->live += (int64_t)bytes;
+	touch(x, p, bytes);
+}
+
+/* An allocation's slot must be empty; a dj workload may reuse an occupied one: free it first,
+   outside the timed window. */
+static inline void clear_slot(struct rthread *me, uint64_t s)
+{
+	struct ctx *x = me->x;
+	if (s && x->slot[s]) {
+		me->implicit++;
+		me->live -= (int64_t)x->size[s];
+		free(x->slot[s]);
+		x->slot[s] = NULL;
+	}
+}
+
+#define TIMED(OP, EXPR) ({ uint64_t t0_ = cycles_start(); __typeof__(EXPR) r_ = (EXPR); \
+	uint64_t t1_ = cycles_end(); me->n[OP]++; me->cyc[OP] += t1_ - t0_; r_; })
+
+static void *replay_thread(void *arg)
+{
+	struct rthread *me = arg;
+	struct ctx *x = me->x;
+	const struct mtrace_wl_thread *tt = &x->r->threads[me->idx];
+	const uint8_t *base = x->r->map, *p = base + tt->offset;
+	uintptr_t dropped = ((uintptr_t)p + x->page - 1) & ~(uintptr_t)(x->page - 1);
+	uint64_t count = 0, trim = x->o->trim_every;
+	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
+		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	for (;;) {
+		unsigned code = *p++;
+		unsigned op = code & 0x7f;
+		int failed = !!(code & MTRACE_WL_FAILED);
+		uint64_t s, a, b, c;
+		void *q;
+		switch (op) {
+		case MTRACE_WL_END:
+			me->end_ticks = cycles_end();
+			return NULL;
+		case MTRACE_WL_WAIT:
+			a = get(&p);
+			b = get(&p);
+			wait_for(me, (uint32_t)a, b);
+			continue;
+		case MTRACE_WL_MALLOC:
+			s = get(&p), a = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, malloc(a));
+			keep(me, s, q, a, failed);
+			break;
+		case MTRACE_WL_CALLOC:
+			s = get(&p), a = get(&p), b = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, calloc(a, b));
+			keep(me, s, q, a * b, failed);
+			break;
+		case MTRACE_WL_MEMALIGN:
+			s = get(&p), a = get(&p), b = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, memalign(a, b));
+			keep(me, s, q, b, failed);
+			break;
+		case MTRACE_WL_ALIGNED_ALLOC:
+			s = get(&p), a = get(&p), b = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, aligned_alloc(a, b));
+			keep(me, s, q, b, failed);
+			break;
+		case MTRACE_WL_POSIX_MEMALIGN: {
+			s = get(&p), a = get(&p), b = get(&p);
+			clear_slot(me, s);
+			void *out = NULL;
+			int e = TIMED(op, posix_memalign(&out, a, b));
+			keep(me, s, e == 0 ? out : NULL, b, failed);
+			break;
+		}
+		case MTRACE_WL_VALLOC:
+			s = get(&p), a = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, valloc(a));
+			keep(me, s, q, a, failed);
+			break;
+		case MTRACE_WL_PVALLOC:
+			s = get(&p), a = get(&p);
+			clear_slot(me, s);
+			q = TIMED(op, pvalloc(a));
+			keep(me, s, q, a, failed);
+			break;
+		case MTRACE_WL_FREE:
+			s = get(&p);
+			q = x->slot[s];
+			x->slot[s] = NULL;
+			me->live -= (int64_t)x->size[s];
+			x->size[s] = 0;
+			TIMED(op, (free(q), 0));
+			break;
+		case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY: {
+			s = get(&p), a = get(&p), b = get(&p);
+			c = op == MTRACE_WL_REALLOCARRAY ? get(&p) : 1;
+			void *old = x->slot[a];
+			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b)) : TIMED(op, reallocarray(old, b, c));
+			uint64_t bytes = b * c;
+			if (q == NULL && (bytes != 0 || old == NULL)) {
+				/* failed here (and maybe in the trace): the old block stays */
+				if (!failed)
+					me->rfail++;
+				break;
+			}
+			if (failed)
+				me->failed++;
+			/* the old block is gone (moved, or freed by realloc(p, 0)) */
+			x->slot[a] = NULL;
+			me->live -= (int64_t)x->size[a];
+			x->size[a] = 0;
+			uint64_t dest = failed ? a : s;   /* a call that failed in the trace keeps its slot */
+			if (dest == 0) {
+				if (q)
+					free(q);   /* result not kept (realloc(NULL, n) of a pre-trace block) */
+			} else if (q) {
+				clear_slot(me, dest);
+				x->slot[dest] = q;
+				x->size[dest] = bytes;
+				me->live += (int64_t)bytes;
+				touch(x, q, bytes);
+			}
+			break;
+		}
+		}
+		publish(me, ++count);
+		if (trim && count % trim == 0)
+			malloc_trim(0);
+		/* give back the workload pages already read, so they do not count as the allocator's RSS */
+		if ((uintptr_t)p - dropped >= (1u << 20)) {
+			uintptr_t upto = (uintptr_t)p & ~(uintptr_t)(x->page - 1);
+			madvise((void *)dropped, upto - dropped, MADV_DONTNEED);
+			dropped = upto;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The sampler
+   ------------------------------------------------------------------------------------------- */
+
+static size_t fmt_u(char *b, uint64_t v)
+{
+	char t[24];
+	size_t n = 0, i;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		b[i] = t[n - 1 - i];
+	return n;
+}
+
+static void sample(struct ctx *x)
+{
+	char buf[128];
+	ssize_t n = pread(x->statm, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	char *end;
+	unsigned long long vsz = strtoull(buf, &end, 10), rss = strtoull(end, NULL, 10);
+	uint64_t rss_kb = rss * x->page / 1024, vsz_kb = vsz * x->page / 1024;
+	int64_t live = 0;
+	for (uint32_t i = 0; i < x->r->h.nthreads; i++)
+		live += __atomic_load_n(&x->t[i].live, __ATOMIC_RELAXED);
+	if (live < 0)
+		live = 0;
+	if ((uint64_t)live > x->peak_live)
+		x->peak_live = (uint64_t)live;
+	if (rss_kb > x->peak_rss_kb)
+		x->peak_rss_kb = rss_kb;
+	if (vsz_kb > x->peak_vsz_kb)
+		x->peak_vsz_kb = vsz_kb;
+	x->samples++;
+	if (x->o->log_fd >= 0) {
+		char line[128];
+		size_t k = fmt_u(line, (clock_ns() - x->t0_ns) / 1000000);
+		line[k++] = '\t';
+		k += fmt_u(line + k, rss_kb);
+		line[k++] = '\t';
+		k += fmt_u(line + k, vsz_kb);
+		line[k++] = '\t';
+		k += fmt_u(line + k, (uint64_t)live / 1024);
+		line[k++] = '\n';
+		ssize_t w = write(x->o->log_fd, line, k);
+		(void)w;
+	}
+}
+
+static void *sampler(void *arg)
+{
+	struct ctx *x = arg;
+	struct timespec iv = { x->o->interval_ms / 1000, (long)(x->o->interval_ms % 1000) * 1000000 };
+	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
+		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
+		sample(x);
+		nanosleep(&iv, NULL);
+	}
+	sample(x);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Running
+   ------------------------------------------------------------------------------------------- */
+
+int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap)
+{
+	memset(res, 0, sizeof *res);
+	cycles_init();
+	res->timer = cycles_timer;
+	uint32_t nt = r->h.nthreads;
+	uint64_t harness = 0;
+	struct ctx *x = map_zero(sizeof *x, &harness);
+	if (!x)
+		goto nomem;
+	x->r = r;
+	x->o = o;
+	x->page = (uint64_t)sysconf(_SC_PAGESIZE);
+	x->t = map_zero((size_t)(nt ? nt : 1) * sizeof *x->t, &harness);
+	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
+	x->size = map_zero(r->h.nslots * sizeof *x->size, &harness);
+	uint64_t *seen = map_zero((size_t)nt * nt * sizeof *seen, &harness);
+	if (!x->t || !x->slot || !x->size || (nt && !seen))
+		goto nomem;
+	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (o->log_fd >= 0) {
+		static const char head[] = "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n";
+		ssize_t w = write(o->log_fd, head, sizeof head - 1);
+		(void)w;
+	}
+	for (uint32_t i = 0; i < nt; i++) {
+		x->t[i].x = x;
+		x->t[i].idx = i;
+		x->t[i].seen = seen + (size_t)i * nt;
+		if (pthread_create(&x->t[i].th, NULL, replay_thread, &x->t[i]) != 0) {
+			snprintf(err, cap, "cannot create thread %u of %u: %s", i, nt, strerror(errno));
+			return -1;   /* the threads made so far wait on `go` for ever; we exit */
+		}
+	}
+	pthread_t sampler_th;
+	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, sampler, x) == 0;
+
+	struct rusage ru0, ru1;
+	struct timeval tv0, tv1;
+	getrusage(RUSAGE_SELF, &ru0);
+	gettimeofday(&tv0, NULL);
+	x->t0_ns = clock_ns();
+	uint64_t start = cycles_start();
+	__atomic_store_n(&x->go, 1, __ATOMIC_RELEASE);
+	futex(&x->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+	for (uint32_t i = 0; i < nt; i++)
+		pthread_join(x->t[i].th, NULL);
+	uint64_t end = start;
+	for (uint32_t i = 0; i < nt; i++)
+		if (x->t[i].end_ticks > end)
+			end = x->t[i].end_ticks;
+	gettimeofday(&tv1, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	__atomic_store_n(&x->done, 1, __ATOMIC_RELEASE);
+	if (have_sampler)
+		pthread_join(sampler_th, NULL);
+
+	res->cycles = end - start;
+	res->wall_usec = (uint64_t)((tv1.tv_sec - tv0.tv_sec) * 1000000 + (tv1.tv_usec - tv0.tv_usec));
+	res->user_usec = (uint64_t)((ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000 +
+				    (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec));
+	res->maxrss_start_kb = ru0.ru_maxrss;
+	res->maxrss_end_kb = ru1.ru_maxrss;
+	res->peak_live = x->peak_live;
+	res->peak_vmrss_kb = x->peak_rss_kb;
+	res->peak_vmsize_kb = x->peak_vsz_kb;
+	res->samples = x->samples;
+	res->nthreads = nt;
+	res->harness_kb = harness / 1024;
+	for (uint32_t i = 0; i < nt; i++) {
+		struct rthread *t = &x->t[i];
+		for (unsigned k = 0; k < MTRACE_WL_NCOUNTS; k++) {
+			res->n[k] += t->n[k];
+			res->cyc[k] += t->cyc[k];
+		}
+		res->waits += t->waits;
+		res->waits_slept += t->slept;
+		res->implicit_frees += t->implicit;
+		res->failed_replayed += t->failed;
+		res->replay_failures += t->rfail;
+	}
+	if (x->statm >= 0)
+		close(x->statm);
+	return 0;   /* tables are left mapped: the process ends after reporting */
+nomem:
+	snprintf(err, cap, "cannot map the harness's tables (%llu slots, %u threads): %s",
+		 (unsigned long long)r->h.nslots, nt, strerror(errno));
+	return -1;
+}

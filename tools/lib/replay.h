@@ -1,0 +1,48 @@
+/* replay.h - replaying a workload against the allocator in this process (trace_run's engine).
+ *
+ * One thread per stream, all released together.  Every call is timed alone (cycles.h); after
+ * an allocation the block is touched so RSS reflects real use.  A thread waits for another by
+ * reading that thread's published call count: a local copy first (an already-satisfied wait
+ * costs no shared cache line), then a short spin, then a futex sleep.  Everything the harness
+ * needs lives in mmap'd memory, so the allocator under test serves only the workload.  A sampler
+ * thread reads VmRSS/VmSize from /proc/self/statm every interval and sums the threads' live
+ * requested bytes (ideal RSS now), optionally logging a TSV timeline.
+ */
+#ifndef REPLAY_H
+#define REPLAY_H
+#include <stdint.h>
+#include "wl_reader.h"
+
+enum { TOUCH_PAGES = 0, TOUCH_FULL = 1, TOUCH_NONE = 2 };
+
+struct replay_opts {
+	int touch;
+	unsigned interval_ms;         /* RSS sampling period */
+	int log_fd;                   /* TSV timeline, or -1 */
+	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
+};
+
+struct replay_result {
+	uint64_t cycles;              /* timer ticks from release to the last thread's end */
+	uint64_t wall_usec, user_usec;
+	int64_t maxrss_start_kb, maxrss_end_kb;
+	uint64_t ideal_rss;           /* bytes: the workload's, or computed by replay_validate */
+	uint64_t peak_live;           /* bytes: largest live requested bytes the sampler saw */
+	uint64_t peak_vmrss_kb, peak_vmsize_kb, samples;
+	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];   /* calls and ticks by opcode */
+	uint64_t waits, waits_slept;  /* WAITs executed; of them, ones that had to sleep */
+	uint64_t implicit_frees;      /* allocations into an occupied slot: old block freed first */
+	uint64_t failed_replayed;     /* calls that failed in the trace (results freed untimed) */
+	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here */
+	uint64_t harness_kb;          /* the harness's own tables */
+	uint32_t nthreads;
+	int timer;                    /* cycles.h TIMER_* */
+};
+
+/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and, if the
+   workload has no ideal RSS (dj's), compute it along the schedule found.  0, or -1 with err. */
+int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap);
+
+/* Replay once.  0, or -1 with err. */
+int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap);
+#endif

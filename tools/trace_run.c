@@ -1,0 +1,570 @@
+/* trace_run - replay a workload against an allocator, timing every call and watching RSS. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <glob.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cycles.h"
+#include "dj_wl.h"
+#include "replay.h"
+#include "tool.h"
+
+static const char usage_text[] =
+	"Usage: trace_run [OPTION]... WORKLOAD\n"
+	"Replay a workload (from trace2wl, or an original dj/malloc .wl file) with one thread per\n"
+	"stream, timing each allocator call in cycles and sampling RSS over time.\n"
+	"\n"
+	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
+	"                          path to a shared object (preloaded, in a fresh process)\n"
+	"  -c, --compare=A,B,...   replay with each allocator in a fresh process; one table\n"
+	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians\n"
+	"  -t, --touch=MODE        after each allocation write to the block: pages (default: one\n"
+	"                          byte per page and the last byte), full (every byte), none\n"
+	"  -i, --interval=MS       sample VmRSS every MS milliseconds (default 10)\n"
+	"  -l, --log=FILE          write the samples as TSV: time_ms vmrss_kb vmsize_kb ideal_kb\n"
+	"                          (with --compare/--repeat: FILE.<allocator>, first run)\n"
+	"  -M, --mallopt=NAME=VAL  call mallopt before the replay (glibc): M_MMAP_THRESHOLD,\n"
+	"                          M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX, M_ARENA_MAX,\n"
+	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
+	"  -T, --tunables=STRING   GLIBC_TUNABLES for the replay (e.g. glibc.malloc.tcache_count=0)\n"
+	"      --trim-every=N      call malloc_trim(0) after every N calls of each thread\n"
+	"      --csv, --json       the figures for scripts instead of the summary\n"
+	"  -h, --help              show this help and exit\n"
+	"  -V, --version           show the version and exit\n"
+	"\n"
+	"The summary's first 12 lines keep the original trace_run layout, line for line.\n"
+	"Exit status: 0 done; 1 the workload is missing, malformed or would deadlock;\n"
+	"2 bad command line; 3 the allocator or the system failed us.\n";
+
+struct opts {
+	const char *malloc_name, *compare, *log, *tunables, *format;
+	const char *mallopts[32];
+	int nmallopt;
+	unsigned repeat;
+	struct replay_opts ro;
+};
+
+/* ---------------------------------------------------------------------------------------------
+   Allocators
+   ------------------------------------------------------------------------------------------- */
+
+static const struct { const char *name, *lib, *pkg; } known[] = {
+	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2" },
+	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4" },
+	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0" },
+};
+
+/* The shared object for NAME ("" for glibc); NULL with *why set if it cannot be found. */
+static const char *allocator_path(const char *name, char *buf, size_t cap, const char **why)
+{
+	if (!strcmp(name, "glibc"))
+		return "";
+	if (strchr(name, '/')) {
+		if (access(name, R_OK) != 0) {
+			*why = strerror(errno);
+			return NULL;
+		}
+		return realpath(name, buf) ? buf : name;
+	}
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strcmp(name, known[i].name))
+			continue;
+		static const char *dirs[] = { "/usr/lib/*/", "/usr/lib/", "/usr/local/lib/", "/lib/*/" };
+		for (size_t d = 0; d < 4; d++) {
+			char pat[256];
+			glob_t g;
+			snprintf(pat, sizeof pat, "%s%s", dirs[d], known[i].lib);
+			if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc) {
+				snprintf(buf, cap, "%s", g.gl_pathv[0]);
+				globfree(&g);
+				return buf;
+			}
+			globfree(&g);
+		}
+		static char msg[128];
+		snprintf(msg, sizeof msg, "%s not found (apt-get install %s)", known[i].lib, known[i].pkg);
+		*why = msg;
+		return NULL;
+	}
+	*why = "unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, or a path to a .so)";
+	return NULL;
+}
+
+/* Re-execute with the allocator preloaded and the tunables set, once: allocators and tunables
+   must be in place before the process's first allocation. */
+static void ensure_environment(const struct opts *o, char **argv)
+{
+	const char *name = o->malloc_name ? o->malloc_name : "glibc";
+	char buf[4096];
+	const char *why = NULL, *lib = allocator_path(name, buf, sizeof buf, &why);
+	if (!lib)
+		tool_die(EXIT_SYSTEM, "%s: %s", name, why);
+	char want[4400];
+	snprintf(want, sizeof want, "%s|%s", lib, o->tunables ? o->tunables : "");
+	const char *have = getenv("MTRACE_RUN_ENV");
+	if (have && !strcmp(have, want))
+		return;
+	if (!*lib && !o->tunables && !have)
+		return;   /* plain glibc: nothing to set */
+	setenv("MTRACE_RUN_ENV", want, 1);
+	if (*lib) {
+		const char *old = getenv("LD_PRELOAD");
+		char *pre;
+		if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0)
+			tool_die(EXIT_SYSTEM, "out of memory");
+		setenv("LD_PRELOAD", pre, 1);
+	}
+	if (o->tunables)
+		setenv("GLIBC_TUNABLES", o->tunables, 1);
+	execv("/proc/self/exe", argv);
+	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
+}
+
+static const struct { const char *name; int param; } mallopt_names[] = {
+	{ "M_MXFAST", M_MXFAST }, { "M_TRIM_THRESHOLD", M_TRIM_THRESHOLD }, { "M_TOP_PAD", M_TOP_PAD },
+	{ "M_MMAP_THRESHOLD", M_MMAP_THRESHOLD }, { "M_MMAP_MAX", M_MMAP_MAX }, { "M_PERTURB", M_PERTURB },
+	{ "M_ARENA_TEST", M_ARENA_TEST }, { "M_ARENA_MAX", M_ARENA_MAX },
+};
+
+static void check_mallopt(const char *arg, int apply)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	long v = eq ? strtol(eq + 1, &end, 0) : 0;
+	if (!eq || eq[1] == 0 || *end)
+		tool_die(EXIT_USAGE, "--mallopt wants NAME=VALUE, not '%s'", arg);
+	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
+		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
+			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
+				tool_die(EXIT_SYSTEM, "mallopt(%s, %ld) failed", mallopt_names[i].name, v);
+			return;
+		}
+	tool_die(EXIT_USAGE, "--mallopt: unknown parameter in '%s'", arg);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Results: one run's figures, as text, CSV or JSON; medians of several
+   ------------------------------------------------------------------------------------------- */
+
+enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
+       F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
+       F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
+       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, NFIELDS };
+static const char *const field_names[NFIELDS] = {
+	"cycles", "wall_usec", "user_usec", "maxrss_growth_kb", "maxrss_start_kb", "maxrss_end_kb",
+	"ideal_rss_kb", "malloc_calls", "malloc_avg_cycles", "calloc_calls", "calloc_avg_cycles",
+	"realloc_calls", "realloc_avg_cycles", "free_calls", "free_avg_cycles", "memalign_calls",
+	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
+	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
+	"replay_failed_calls",
+};
+
+static void to_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
+{
+	uint64_t n_re = r->n[MTRACE_WL_REALLOC] + r->n[MTRACE_WL_REALLOCARRAY];
+	uint64_t c_re = r->cyc[MTRACE_WL_REALLOC] + r->cyc[MTRACE_WL_REALLOCARRAY];
+	uint64_t n_ma = 0, c_ma = 0, total = 0;
+	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN, MTRACE_WL_ALIGNED_ALLOC,
+				       MTRACE_WL_VALLOC, MTRACE_WL_PVALLOC };
+	for (int i = 0; i < 5; i++)
+		n_ma += r->n[aligned[i]], c_ma += r->cyc[aligned[i]];
+	for (int i = 0; i < MTRACE_WL_NCOUNTS; i++)
+		total += r->cyc[i];
+#define AVG(c, n) ((n) ? (int64_t)((c) / (n)) : 0)
+	f[F_CYCLES] = (int64_t)r->cycles;
+	f[F_WALL] = (int64_t)r->wall_usec;
+	f[F_USER] = (int64_t)r->user_usec;
+	f[F_RSS_GROWTH] = r->maxrss_end_kb - r->maxrss_start_kb;
+	f[F_RSS_START] = r->maxrss_start_kb;
+	f[F_RSS_END] = r->maxrss_end_kb;
+	f[F_IDEAL_KB] = (int64_t)(ideal / 1024);
+	f[F_MALLOC_N] = (int64_t)r->n[MTRACE_WL_MALLOC];
+	f[F_MALLOC_AVG] = AVG(r->cyc[MTRACE_WL_MALLOC], r->n[MTRACE_WL_MALLOC]);
+	f[F_CALLOC_N] = (int64_t)r->n[MTRACE_WL_CALLOC];
+	f[F_CALLOC_AVG] = AVG(r->cyc[MTRACE_WL_CALLOC], r->n[MTRACE_WL_CALLOC]);
+	f[F_REALLOC_N] = (int64_t)n_re;
+	f[F_REALLOC_AVG] = AVG(c_re, n_re);
+	f[F_FREE_N] = (int64_t)r->n[MTRACE_WL_FREE];
+	f[F_FREE_AVG] = AVG(r->cyc[MTRACE_WL_FREE], r->n[MTRACE_WL_FREE]);
+	f[F_MEMALIGN_N] = (int64_t)n_ma;
+	f[F_MEMALIGN_AVG] = AVG(c_ma, n_ma);
+	f[F_TOTAL] = (int64_t)total;
+	f[F_PEAK_RSS] = (int64_t)r->peak_vmrss_kb;
+	f[F_PEAK_VSZ] = (int64_t)r->peak_vmsize_kb;
+	f[F_PEAK_LIVE_KB] = (int64_t)(r->peak_live / 1024);
+	f[F_WAITS] = (int64_t)r->waits;
+	f[F_SLEPT] = (int64_t)r->waits_slept;
+	f[F_HARNESS_KB] = (int64_t)r->harness_kb;
+	f[F_THREADS] = r->nthreads;
+	f[F_IMPLICIT] = (int64_t)r->implicit_frees;
+	f[F_FAILED] = (int64_t)r->failed_replayed;
+	f[F_RFAIL] = (int64_t)r->replay_failures;
+}
+
+static char *c(int64_t v)
+{
+	static char bufs[8][32];
+	static int i;
+	char *b = bufs[i++ & 7];
+	if (v < 0) {
+		b[0] = '-';
+		fmt_commas(b + 1, (unsigned long long)-v);
+	} else
+		fmt_commas(b, (unsigned long long)v);
+	return b;
+}
+
+static void print_text(const int64_t *f, const char *alloc, unsigned runs)
+{
+	/* lines 0-11: the original layout */
+	printf("%s cycles\n", c(f[F_CYCLES]));
+	printf("%s usec wall time\n", c(f[F_WALL]));
+	printf("%s usec across %s thread%s\n", c(f[F_USER]), c(f[F_THREADS]), f[F_THREADS] == 1 ? "" : "s");
+	printf("%s Kb Max RSS (%s -> %s)\n", c(f[F_RSS_GROWTH]), c(f[F_RSS_START]), c(f[F_RSS_END]));
+	printf("%s Kb Max Ideal RSS\n", c(f[F_IDEAL_KB]));
+	printf("\n");
+	printf("sizeof ticks_t is 8\n");
+	printf("Avg malloc time: %6s in %10s calls\n", c(f[F_MALLOC_AVG]), c(f[F_MALLOC_N]));
+	printf("Avg calloc time: %6s in %10s calls\n", c(f[F_CALLOC_AVG]), c(f[F_CALLOC_N]));
+	printf("Avg realloc time: %5s in %10s calls\n", c(f[F_REALLOC_AVG]), c(f[F_REALLOC_N]));
+	printf("Avg free time: %8s in %10s calls\n", c(f[F_FREE_AVG]), c(f[F_FREE_N]));
+	printf("Total call time: %s cycles\n", c(f[F_TOTAL]));
+	/* more, after an empty line */
+	printf("\n");
+	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
+	       c(f[F_MEMALIGN_AVG]), c(f[F_MEMALIGN_N]));
+	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", c(f[F_PEAK_RSS]),
+	       c(f[F_PEAK_VSZ]), c(f[F_PEAK_LIVE_KB]));
+	printf("Waits: %s, of which %s slept\n", c(f[F_WAITS]), c(f[F_SLEPT]));
+	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
+		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
+		       c(f[F_IMPLICIT]), c(f[F_FAILED]), c(f[F_RFAIL]));
+	printf("Timer: %s\n", cycles_name());
+	printf("Allocator: %s\n", alloc);
+	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", c(f[F_HARNESS_KB]));
+	if (runs > 1)
+		printf("Median of %u runs, each in a fresh process\n", runs);
+}
+
+static void print_csv(const int64_t *f, const char *alloc)
+{
+	for (int i = 0; i < NFIELDS; i++)
+		printf("%s,", field_names[i]);
+	printf("allocator,timer\n");
+	for (int i = 0; i < NFIELDS; i++)
+		printf("%lld,", (long long)f[i]);
+	printf("%s,%s\n", alloc, cycles_name());
+}
+
+static void print_json(const int64_t *f, const char *alloc)
+{
+	printf("{");
+	for (int i = 0; i < NFIELDS; i++)
+		printf("\"%s\": %lld, ", field_names[i], (long long)f[i]);
+	printf("\"allocator\": \"%s\", \"timer\": \"%s\"}\n", alloc, cycles_name());
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
+{
+	int64_t *col = malloc(n * sizeof *col);
+	for (int i = 0; i < NFIELDS; i++) {
+		for (unsigned k = 0; k < n; k++)
+			col[k] = runs[k][i];
+		qsort(col, n, sizeof *col, cmp64);
+		out[i] = col[(n - 1) / 2];
+	}
+	free(col);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Runs in fresh processes (--repeat, --compare)
+   ------------------------------------------------------------------------------------------- */
+
+/* Run this program again on the workload with ALLOC and --csv; parse its figures. */
+static int child_run(const struct opts *o, const char *alloc, const char *workload, const char *log,
+		     int64_t *f)
+{
+	char *args[64];
+	int n = 0;
+	char bufs[8][4400];
+	args[n++] = "trace_run";
+	args[n++] = "--csv";
+	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", alloc);
+	args[n++] = bufs[0];
+	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none" : "pages");
+	args[n++] = bufs[1];
+	snprintf(bufs[2], sizeof bufs[2], "--interval=%u", o->ro.interval_ms);
+	args[n++] = bufs[2];
+	if (o->ro.trim_every) {
+		snprintf(bufs[3], sizeof bufs[3], "--trim-every=%llu", (unsigned long long)o->ro.trim_every);
+		args[n++] = bufs[3];
+	}
+	if (o->tunables) {
+		snprintf(bufs[4], sizeof bufs[4], "--tunables=%s", o->tunables);
+		args[n++] = bufs[4];
+	}
+	if (log) {
+		snprintf(bufs[5], sizeof bufs[5], "--log=%s", log);
+		args[n++] = bufs[5];
+	}
+	for (int i = 0; i < o->nmallopt && n < 60; i++) {
+		args[n++] = "--mallopt";
+		args[n++] = (char *)o->mallopts[i];
+	}
+	args[n++] = "--";
+	args[n++] = (char *)workload;
+	args[n] = NULL;
+	int pfd[2];
+	if (pipe(pfd) < 0)
+		tool_die(EXIT_SYSTEM, "pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		unsetenv("MTRACE_RUN_ENV");
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char out[8192];
+	size_t len = 0;
+	ssize_t k;
+	while ((k = read(pfd[0], out + len, sizeof out - 1 - len)) > 0)
+		len += (size_t)k;
+	close(pfd[0]);
+	out[len] = 0;
+	int st;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	char *line = strchr(out, '\n');
+	if (!line)
+		return -1;
+	line++;
+	for (int i = 0; i < NFIELDS; i++) {
+		char *end;
+		f[i] = strtoll(line, &end, 10);
+		if (*end != ',')
+			return -1;
+		line = end + 1;
+	}
+	return 0;
+}
+
+static int multi_run(const struct opts *o, const char *workload)
+{
+	char list[4096];
+	snprintf(list, sizeof list, "%s", o->compare ? o->compare : (o->malloc_name ? o->malloc_name : "glibc"));
+	const char *names[16];
+	int na = 0;
+	for (char *tok = strtok(list, ","); tok && na < 16; tok = strtok(NULL, ","))
+		names[na++] = tok;
+	if (na == 0)
+		tool_die(EXIT_USAGE, "--compare wants a list of allocators");
+	for (int a = 0; a < na; a++) {
+		char buf[4096];
+		const char *why = NULL;
+		if (!allocator_path(names[a], buf, sizeof buf, &why))
+			tool_die(EXIT_SYSTEM, "%s: %s", names[a], why);
+	}
+	unsigned reps = o->repeat ? o->repeat : 1;
+	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
+	for (unsigned r = 0; r < reps; r++)
+		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
+			char log[4200];
+			if (o->log)
+				snprintf(log, sizeof log, "%s.%s", o->log, strchr(names[a], '/') ? "custom" : names[a]);
+			if (isatty(2))
+				fprintf(stderr, "\rtrace_run: run %u of %u, %s        ", r + 1, reps, names[a]);
+			if (child_run(o, names[a], workload, (o->log && r == 0) ? log : NULL, runs[(size_t)a * reps + r]) < 0)
+				tool_die(EXIT_SYSTEM, "the replay with %s failed (run it alone to see why)", names[a]);
+		}
+	if (isatty(2))
+		fprintf(stderr, "\r%60s\r", "");
+	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med);
+	for (int a = 0; a < na; a++)
+		medians(runs + (size_t)a * reps, reps, med[a]);
+	if (!o->compare) {
+		if (o->format && !strcmp(o->format, "csv"))
+			print_csv(med[0], names[0]);
+		else if (o->format && !strcmp(o->format, "json"))
+			print_json(med[0], names[0]);
+		else
+			print_text(med[0], names[0], reps);
+		return EXIT_OK;
+	}
+	/* the comparison table */
+	static const struct { const char *label; int field; } rows[] = {
+		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
+		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
+		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
+		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
+		{ "avg free (cycles)", F_FREE_AVG }, { "total call time (cycles)", F_TOTAL },
+	};
+	if (o->format && (!strcmp(o->format, "csv") || !strcmp(o->format, "json"))) {
+		for (int a = 0; a < na; a++)
+			(!strcmp(o->format, "csv") ? print_csv : print_json)(med[a], names[a]);
+		return EXIT_OK;
+	}
+	printf("%-26s", "");
+	for (int a = 0; a < na; a++)
+		printf(" %22s", names[a]);
+	printf("\n");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		printf("%-26s", rows[i].label);
+		for (int a = 0; a < na; a++) {
+			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
+			if (a == 0 || b == 0)
+				printf(" %22s", c(v));
+			else {
+				char cell[64];
+				snprintf(cell, sizeof cell, "%s (%.2fx)", c(v), (double)v / (double)b);
+				printf(" %22s", cell);
+			}
+		}
+		printf("\n");
+	}
+	printf("(median of %u run%s each, in fresh processes, interleaved; ratios to %s; timer: %s)\n", reps,
+	       reps == 1 ? "" : "s", names[0], cycles_name());
+	return EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   main
+   ------------------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace_run";
+	cycles_init();
+	static const struct option longopts[] = {
+		{ "malloc", required_argument, 0, 'm' }, { "compare", required_argument, 0, 'c' },
+		{ "repeat", required_argument, 0, 'r' }, { "touch", required_argument, 0, 't' },
+		{ "interval", required_argument, 0, 'i' }, { "log", required_argument, 0, 'l' },
+		{ "mallopt", required_argument, 0, 'M' }, { "tunables", required_argument, 0, 'T' },
+		{ "trim-every", required_argument, 0, 1 }, { "csv", no_argument, 0, 2 },
+		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
+	int ch;
+	uint64_t v;
+	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:M:T:hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'm': o.malloc_name = optarg; break;
+		case 'c': o.compare = optarg; break;
+		case 'r':
+			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000)
+				tool_die(EXIT_USAGE, "--repeat wants a number from 1 to 1000, not '%s'", optarg);
+			o.repeat = (unsigned)v;
+			break;
+		case 't':
+			if (!strcmp(optarg, "pages") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_PAGES;
+			else if (!strcmp(optarg, "full")) o.ro.touch = TOUCH_FULL;
+			else if (!strcmp(optarg, "none")) o.ro.touch = TOUCH_NONE;
+			else tool_die(EXIT_USAGE, "--touch wants pages, full or none, not '%s'", optarg);
+			break;
+		case 'i':
+			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 3600000)
+				tool_die(EXIT_USAGE, "--interval wants milliseconds (1 or more), not '%s'", optarg);
+			o.ro.interval_ms = (unsigned)v;
+			break;
+		case 'l': o.log = optarg; break;
+		case 'M':
+			check_mallopt(optarg, 0);
+			if (o.nmallopt < 32)
+				o.mallopts[o.nmallopt++] = optarg;
+			break;
+		case 'T': o.tunables = optarg; break;
+		case 1:
+			if (parse_u64(optarg, &o.ro.trim_every) < 0 || o.ro.trim_every == 0)
+				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
+			break;
+		case 2: o.format = "csv"; break;
+		case 3: o.format = "json"; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace_run --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n", optind == argc ? "no workload given" : "one workload at a time");
+		return EXIT_USAGE;
+	}
+	const char *workload = argv[optind];
+	char err[800];
+
+	/* dj/malloc workloads are translated into ours first, into a temporary file that is
+	   unlinked as soon as it is mapped (never beside the input) */
+	char translated[4200];
+	const char *wl_path = workload;
+	int is_dj = access(workload, R_OK) == 0 && dj_wl_sniff(workload);
+	if (is_dj) {
+		const char *tmp = getenv("TMPDIR");
+		snprintf(translated, sizeof translated, "%s/trace_run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		int fd = mkstemp(translated);
+		if (fd < 0)
+			tool_die(EXIT_SYSTEM, "%s: %s", translated, strerror(errno));
+		close(fd);
+		if (dj_wl_to_ours(workload, translated, err, sizeof err) < 0) {
+			unlink(translated);
+			tool_die(EXIT_BADFILE, "%s", err);
+		}
+		wl_path = translated;
+	}
+	struct wl_reader r;
+	int opened = wl_open(&r, wl_path);
+	if (is_dj)
+		unlink(translated);
+	if (opened < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	uint64_t ideal;
+	if (replay_validate(&r, &ideal, err, sizeof err) < 0)
+		tool_die(EXIT_BADFILE, "%s", err);
+
+	if (o.compare || o.repeat > 1) {
+		wl_close(&r);
+		return multi_run(&o, workload);
+	}
+	ensure_environment(&o, argv);
+	for (int i = 0; i < o.nmallopt; i++)
+		check_mallopt(o.mallopts[i], 1);
+	if (o.log) {
+		o.ro.log_fd = open(o.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (o.ro.log_fd < 0)
+			tool_die(EXIT_SYSTEM, "%s: %s", o.log, strerror(errno));
+	}
+	struct replay_result res;
+	if (replay_run(&r, &o.ro, &res, err, sizeof err) < 0)
+		tool_die(EXIT_SYSTEM, "%s", err);
+	if (o.ro.log_fd >= 0 && close(o.ro.log_fd) < 0)
+		tool_die(EXIT_SYSTEM, "%s: %s", o.log, strerror(errno));
+	int64_t f[NFIELDS];
+	to_fields(&res, ideal, f);
+	const char *alloc = o.malloc_name ? o.malloc_name : "glibc";
+	if (o.format && !strcmp(o.format, "csv"))
+		print_csv(f, alloc);
+	else if (o.format && !strcmp(o.format, "json"))
+		print_json(f, alloc);
+	else
+		print_text(f, alloc, 1);
+	if (fflush(stdout) != 0)
+		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
+	return EXIT_OK;
+}
