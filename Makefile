@@ -73,6 +73,8 @@ bench: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh bench/capture.sh
 	@echo
 	@B=$(B) sh bench/trace2wl.sh
+	@echo
+	@B=$(B) sh bench/replay.sh
 $(B)/bench/mbench: bench/mbench.c
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread

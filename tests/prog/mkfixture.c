@@ -5,6 +5,8 @@
  *                                 aligned_alloc/reallocarray: dj had no such types)
  *   mkfixture trace-inverted OUT  an address allocated again while still live
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-badslot|wl-badthread OUT   small workloads
+ *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
+ *                                 WAIT that is already satisfied (or without): the cost of one
  */
 #include <errno.h>
 #include <stdio.h>
@@ -151,6 +153,8 @@ static void write_dj(const struct call *c, size_t n)
    Workloads
    ------------------------------------------------------------------------------------------- */
 
+static uint64_t nops;
+
 static void workload(const char *kind, const char *path)
 {
 	struct wl_writer w;
@@ -177,6 +181,15 @@ static void workload(const char *kind, const char *path)
 		OP(1, MTRACE_WL_FREE, 1);
 		OP(1, MTRACE_WL_FREE, 2);
 		h.ideal_rss = 48;
+	} else if (!strcmp(kind, "wl-waits") || !strcmp(kind, "wl-nowaits")) {
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(1, MTRACE_WL_WAIT, 0, 1);   /* the first waits for real; the rest are satisfied */
+		for (uint64_t i = 0; i < nops; i++) {
+			if (!strcmp(kind, "wl-waits"))
+				OP(1, MTRACE_WL_WAIT, 0, 1);
+			OP(1, MTRACE_WL_FREE, 0);
+		}
+		OP(1, MTRACE_WL_FREE, 1);
 	} else if (!strcmp(kind, "wl-deadlock")) {
 		OP(0, MTRACE_WL_WAIT, 1, 1);
 		OP(0, MTRACE_WL_MALLOC, 1, 16);
@@ -190,8 +203,10 @@ static void workload(const char *kind, const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: mkfixture KIND OUT");
+	if (argc == 4)
+		nops = strtoull(argv[3], NULL, 10);
+	else if (argc != 3)
+		die("usage: mkfixture KIND OUT [N]");
 	if (!strncmp(argv[1], "wl-", 3)) {
 		workload(argv[1], argv[2]);
 		return 0;

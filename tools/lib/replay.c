@@ -160,9 +160,9 @@ out:
 struct rthread {
 	/* written by the owner, read by waiters: its own cache lines */
 	uint64_t count;               /* calls completed, published */
+	uint64_t wake_at;             /* smallest count a sleeper waits for; UINT64_MAX: none */
 	uint32_t seq;                 /* futex word, bumped when sleepers must look again */
-	uint32_t sleepers;
-	char pad0[48];
+	char pad0[44];
 	/* the owner's alone */
 	struct ctx *x;
 	uint32_t idx;
@@ -228,16 +228,19 @@ static void wait_for(struct rthread *me, uint32_t u, uint64_t k)
 		cpu_relax();
 	}
 	me->slept++;
-	/* the 1 ms timeout bounds a wake-up lost to the race between the owner publishing its count
-	   and reading `sleepers` (avoiding that race exactly would put a full fence on every call) */
+	/* Sleep until u reaches k.  The sleeper lowers u's wake_at to k, so u makes the wake-up
+	   system call only when someone can go on, not after every call while someone sleeps.
+	   publish() and this loop pair a sequentially consistent store and load each, so a wake-up
+	   cannot be lost; the 1 ms timeout is a safety net only. */
 	struct timespec ms = { 0, 1000000 };
 	for (;;) {
-		__atomic_fetch_add(&o->sleepers, 1, __ATOMIC_SEQ_CST);
+		uint64_t w = __atomic_load_n(&o->wake_at, __ATOMIC_SEQ_CST);
+		while (k < w && !__atomic_compare_exchange_n(&o->wake_at, &w, k, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
 		uint32_t s = __atomic_load_n(&o->seq, __ATOMIC_SEQ_CST);
 		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_SEQ_CST);
 		if (c < k)
 			futex(&o->seq, FUTEX_WAIT_PRIVATE, s, &ms);
-		__atomic_fetch_sub(&o->sleepers, 1, __ATOMIC_RELAXED);
 		c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
 		if (c >= k) {
 			me->seen[u] = c;
@@ -248,8 +251,10 @@ static void wait_for(struct rthread *me, uint32_t u, uint64_t k)
 
 static inline void publish(struct rthread *me, uint64_t count)
 {
-	__atomic_store_n(&me->count, count, __ATOMIC_RELEASE);
-	if (__builtin_expect(__atomic_load_n(&me->sleepers, __ATOMIC_RELAXED) != 0, 0)) {
+	__atomic_store_n(&me->count, count, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(count >= __atomic_load_n(&me->wake_at, __ATOMIC_SEQ_CST), 0)) {
+		/* wake every sleeper; those still short of their count lower wake_at again */
+		__atomic_store_n(&me->wake_at, UINT64_MAX, __ATOMIC_SEQ_CST);
 		__atomic_fetch_add(&me->seq, 1, __ATOMIC_SEQ_CST);
 		futex(&me->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	}
@@ -543,6 +548,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	for (uint32_t i = 0; i < nt; i++) {
 		x->t[i].x = x;
 		x->t[i].idx = i;
+		x->t[i].wake_at = UINT64_MAX;
 		x->t[i].seen = seen + (size_t)i * nt;
 		if (pthread_create(&x->t[i].th, NULL, replay_thread, &x->t[i]) != 0) {
 			snprintf(err, cap, "cannot create thread %u of %u: %s", i, nt, strerror(errno));

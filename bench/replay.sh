@@ -1,0 +1,45 @@
+#!/bin/sh
+# make bench, part 3: trace_run.  (1) Replaying the workload of a traced malloc-heavy program
+# (mbench, 2 threads) against running that program untraced, side by side, interleaved ROUNDS
+# times, medians.  (2) The cost of a wait that is already satisfied: N free(NULL) calls each
+# after such a WAIT, against the same calls without, in one run.
+B=${B:-build}
+ROOT=$(pwd)
+ROUNDS=${ROUNDS:-5}
+OPS=${OPS:-1000000}
+N=${WAITS:-5000000}
+DIR=${BENCH_DIR:-/tmp}/mtrace-bench-run.$$
+mkdir -p "$DIR"
+trap 'rm -rf "$DIR"' EXIT
+MB=$ROOT/$B/bench/mbench
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" "$MB" 2 "$OPS" >/dev/null
+"$ROOT/$B/bin/trace2wl" -q "$DIR/w.wl" "$DIR"/t.*
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+: >"$DIR/prog"; : >"$DIR/replay"; : >"$DIR/proc"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	s=$(date +%s%N); "$MB" 2 "$OPS" >/dev/null; echo $(( ($(date +%s%N) - s) / 1000 )) >>"$DIR/prog"
+	s=$(date +%s%N)
+	"$ROOT/$B/bin/trace_run" --csv "$DIR/w.wl" | awk -F, 'NR == 2 { print $2 }' >>"$DIR/replay"
+	echo $(( ($(date +%s%N) - s) / 1000 )) >>"$DIR/proc"
+	r=$((r + 1))
+done
+p=$(median <"$DIR/prog"); w=$(median <"$DIR/replay"); pr=$(median <"$DIR/proc")
+calls=$("$ROOT/$B/tests/wl_check" "$DIR/w.wl" | awk '$1 == "calls" { print $2 }')
+echo "trace_run benchmark: median of $ROUNDS interleaved runs; mbench 2 threads, $calls calls"
+printf '  mbench untraced (whole process)     %8.1f ms\n' "$(echo "$p / 1000" | bc -l)"
+printf '  trace_run replay (release to join)  %8.1f ms  %.2fx the program\n' "$(echo "$w / 1000" | bc -l)" "$(echo "$w / $p" | bc -l)"
+printf '  trace_run whole process             %8.1f ms  (adds loading and validating the workload)\n' "$(echo "$pr / 1000" | bc -l)"
+"$ROOT/$B/tests/mkfixture" wl-waits "$DIR/waits" "$N"
+"$ROOT/$B/tests/mkfixture" wl-nowaits "$DIR/nowaits" "$N"
+: >"$DIR/a"; : >"$DIR/b"; : >"$DIR/hz"
+r=0
+while [ $r -lt "$ROUNDS" ]; do
+	"$ROOT/$B/bin/trace_run" --touch=none --csv "$DIR/waits" | awk -F, 'NR == 2 { print $1; print $1 / $2 >"/dev/stderr" }' >>"$DIR/a" 2>>"$DIR/hz"
+	"$ROOT/$B/bin/trace_run" --touch=none --csv "$DIR/nowaits" | awk -F, 'NR == 2 { print $1 }' >>"$DIR/b"
+	r=$((r + 1))
+done
+a=$(median <"$DIR/a"); b=$(median <"$DIR/b"); perus=$(median <"$DIR/hz")
+# ticks per microsecond from the runs themselves (cycles / wall usec)
+printf '  an already-satisfied wait           %8.2f ticks  (%.2f ns; %s waits, against the same calls without)\n' \
+	"$(echo "($a - $b) / $N" | bc -l)" "$(echo "($a - $b) / $N / $perus * 1000" | bc -l)" "$N"
