@@ -5,7 +5,16 @@ PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
 CXX      ?= c++
-B        := build
+# SANITIZE=1: the tools and the test helpers that read files, with ASan+UBSan, in their own
+# build directory; `make check SANITIZE=1` then runs the tests that exercise them
+# (tests/sanitize.list).  Traced programs and the preload stay plain: ASan interposes malloc
+# itself, ahead of any preload.
+ifeq ($(SANITIZE),1)
+B        ?= build-san
+TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B        ?= build
+endif
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
@@ -15,11 +24,6 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -Itools/lib -DMTRACE_PKG_VER
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
 	-fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc
 LDLIBS   := -ldl -pthread
-
-# SANITIZE=1: the tools (not the preload) with ASan+UBSan
-ifeq ($(SANITIZE),1)
-TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-endif
 
 MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
@@ -53,21 +57,25 @@ $(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
 $(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(PREFIX)/lib"' $< -o $@ $(B)/libmtools.a
 
-# test programs: plain C/C++ programs; those named api_* link -lmtrace
-$(B)/tests/api_%: tests/prog/api_%.c $(B)/lib/libmtrace.so $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' $(B)/libmtools.a -pthread
+# test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
+# are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
+HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan
+$(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
+$(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c $(B)/lib/libmtrace.so | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
-$(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ $(B)/libmtools.a -pthread -ldl
+$(B)/tests/%: tests/prog/%.c | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl
 $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
 dirs:
 	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/tools/lib $(B)/lib $(B)/bin $(B)/tests
 
-check: all $(TEST_BINS)
-	@B=$(B) sh tests/run.sh
+check: all $(TEST_BINS) $(B)/bench/mbench
+	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh $(if $(filter 1,$(SANITIZE)),$(shell cat tests/sanitize.list))
 
 bench: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh bench/capture.sh
@@ -75,7 +83,7 @@ bench: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh bench/trace2wl.sh
 	@echo
 	@B=$(B) sh bench/replay.sh
-$(B)/bench/mbench: bench/mbench.c
+$(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
 

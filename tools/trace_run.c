@@ -142,7 +142,9 @@ static void check_mallopt(const char *arg, int apply)
 	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
 		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
 			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
-				tool_die(EXIT_SYSTEM, "mallopt(%s, %ld) failed", mallopt_names[i].name, v);
+				tool_warn("mallopt(%s, %ld) was refused: the value is out of range, or the allocator "
+					  "is not glibc (mallopt tunes glibc's malloc only); replaying without it",
+					  mallopt_names[i].name, v);
 			return;
 		}
 	tool_die(EXIT_USAGE, "--mallopt: unknown parameter in '%s'", arg);
