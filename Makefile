@@ -71,10 +71,20 @@ $(B)/tests/%: tests/prog/%.c | dirs
 $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
-dirs:
-	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/tools/lib $(B)/lib $(B)/bin $(B)/tests
+# fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
+FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload
+FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
+$(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread
 
-check: all $(TEST_BINS) $(B)/bench/mbench
+FUZZ_SECONDS ?= 60
+fuzz: all $(TEST_BINS)
+	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh || [ $$? -eq 77 ]
+
+dirs:
+	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/tools/lib $(B)/lib $(B)/bin $(B)/tests $(B)/fuzz
+
+check: all $(TEST_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh $(if $(filter 1,$(SANITIZE)),$(shell cat tests/sanitize.list))
 
 bench: all $(TEST_BINS) $(B)/bench/mbench
@@ -100,7 +110,7 @@ install: all
 	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(PREFIX)/share/man/man3/
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-san build-fuzz
 
-.PHONY: all check bench demo install clean dirs
+.PHONY: all check bench demo install clean dirs fuzz
 .SECONDARY:

@@ -398,8 +398,10 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 		if (op == DJ_START_THREAD)
 			starts[n++] = v[0];
 	}
-	/* pass 1: where each SYNC_W runs, as (thread, calls completed) */
+	/* pass 1: where each SYNC_W runs, as (thread, calls completed); the largest slot used */
 	uint64_t *wt = calloc(info.syncs + 1, sizeof *wt), *wc = calloc(info.syncs + 1, sizeof *wc);
+	unsigned char *seen = calloc(info.syncs + 1, 1);
+	unsigned long long max_slot = 0;
 	for (unsigned long long t = 0; t < n; t++) {
 		uint64_t count = 0;
 		for (p = buf + starts[t];;) {
@@ -408,10 +410,16 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 				dj_get(&p, end, &v[i]);
 			if (op == DJ_DONE)
 				break;
-			if (op == DJ_SYNC_W)
-				wt[v[0]] = t, wc[v[0]] = count;
-			else if (op != DJ_SYNC_R && op != DJ_NOP)
+			if (op == DJ_SYNC_W) {
+				if (!seen[v[0]])   /* an id written twice: the first write counts */
+					wt[v[0]] = t, wc[v[0]] = count, seen[v[0]] = 1;
+			} else if (op != DJ_SYNC_R && op != DJ_NOP) {
 				count++;
+				if (v[0] > max_slot)
+					max_slot = v[0];
+				if (op == DJ_REALLOC && v[1] > max_slot)
+					max_slot = v[1];
+			}
 		}
 	}
 	/* pass 2: our streams */
@@ -426,6 +434,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 	for (unsigned long long t = 0; t < n; t++)
 		wl_writer_thread(&w, (uint32_t)t + 1);
 	for (unsigned long long t = 0; t < n; t++) {
+		uint64_t mine = 0;   /* calls of this thread so far */
 		for (p = buf + starts[t];;) {
 			unsigned op = *p++;
 			for (int i = 0; i < dj_operands(op); i++)
@@ -439,6 +448,16 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 			case DJ_SYNC_R:
 				if (wc[v[0]] == 0)
 					continue;   /* waits for nothing: the writer had made no call yet */
+				if (wt[v[0]] == t) {
+					/* written by this very thread: already done, or a wait for ever */
+					if (wc[v[0]] <= mine)
+						continue;
+					snprintf(err, cap, "%s: offset %zu: thread %llu waits at SYNC_R %llu for a SYNC_W "
+						 "it writes itself later: the replay would hang", dj_path,
+						 (size_t)(p - buf), t, v[0]);
+					wl_writer_abort(&w);
+					goto out;
+				}
 				a[0] = wt[v[0]], a[1] = wc[v[0]];
 				wl_writer_op(&w, (uint32_t)t, MTRACE_WL_WAIT, 2, a);
 				h.nwaits++;
@@ -458,6 +477,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 			}
 			h.counts[ours]++;
 			h.ncalls++;
+			mine++;
 		}
 next:;
 	}
@@ -465,7 +485,7 @@ next:;
 	h.version = MTRACE_WL_VERSION;
 	h.header_size = MTRACE_WL_HEADER_SIZE;
 	h.flags = MTRACE_WL_HF_FROM_DJ;
-	h.nslots = info.ptrs ? info.ptrs : 1;
+	h.nslots = max_slot + 1;   /* what is used, not what ALLOC_PTRS claims */
 	if (wl_writer_finish(&w, &h) < 0) {
 		snprintf(err, cap, "%s", w.err);
 		wl_writer_abort(&w);
@@ -473,6 +493,7 @@ next:;
 	}
 	rc = 0;
 out:
+	free(seen);
 	free(wt);
 	free(wc);
 	free(starts);

@@ -33,20 +33,31 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 	uint32_t nt = r->h.nthreads;
 	struct wl_op op;
 	int k;
+	uint64_t max_slot = 0;
 	for (uint32_t t = 0; t < nt; t++) {
 		struct wl_cursor c;
 		wl_cursor_init(r, t, &c);
-		while ((k = wl_next(r, &c, &op)) > 0)
-			if (op.op == MTRACE_WL_WAIT && op.a[0] == t) {
-				snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
-					 (unsigned long long)op.offset, t);
-				return -1;
+		while ((k = wl_next(r, &c, &op)) > 0) {
+			if (op.op == MTRACE_WL_WAIT) {
+				if (op.a[0] == t) {
+					snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
+						 (unsigned long long)op.offset, t);
+					return -1;
+				}
+				continue;
 			}
+			if (op.a[0] > max_slot)
+				max_slot = op.a[0];
+			if ((op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY) && op.a[1] > max_slot)
+				max_slot = op.a[1];
+		}
 		if (k < 0) {
 			snprintf(err, cap, "%s", r->err);
 			return -1;
 		}
 	}
+	/* a header may claim any number of slots; the streams say how many are used */
+	r->h.nslots = max_slot + 1;
 	struct vthread *v = calloc(nt ? nt : 1, sizeof *v);
 	uint32_t *run = malloc((nt ? nt : 1) * sizeof *run);
 	uint32_t **parked = calloc(nt ? nt : 1, sizeof *parked);
@@ -63,7 +74,8 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 		v[t].on = -1;
 		run[nrun++] = t;
 	}
-	int64_t live = 0, peak = 0;
+	/* 128 bits: the requested sizes of a hostile workload may add up past 2^64 */
+	__int128 live = 0, peak = 0;
 	while (nrun) {
 		uint32_t t = run[--nrun];
 		for (;;) {
@@ -90,29 +102,29 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 			uint64_t s = op.a[0], bytes = op.a[op.n - 1];
 			switch (op.op) {
 			case MTRACE_WL_FREE:
-				live -= (int64_t)sizes[s];
+				live -= sizes[s];
 				sizes[s] = 0;
 				break;
 			case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY:
 				if (op.failed)
 					break;
-				if (op.op == MTRACE_WL_REALLOCARRAY)
-					bytes = op.a[2] * op.a[3];
-				live -= (int64_t)sizes[op.a[1]];
+				if (op.op == MTRACE_WL_REALLOCARRAY && __builtin_mul_overflow(op.a[2], op.a[3], &bytes))
+					bytes = UINT64_MAX;
+				live -= sizes[op.a[1]];
 				sizes[op.a[1]] = 0;
 				if (s) {
-					live -= (int64_t)sizes[s];
+					live -= sizes[s];
 					sizes[s] = bytes;
-					live += (int64_t)bytes;
+					live += bytes;
 				}
 				break;
 			default:
-				if (op.op == MTRACE_WL_CALLOC)
-					bytes = op.a[1] * op.a[2];
+				if (op.op == MTRACE_WL_CALLOC && __builtin_mul_overflow(op.a[1], op.a[2], &bytes))
+					bytes = UINT64_MAX;
 				if (s && !op.failed) {
-					live -= (int64_t)sizes[s];
+					live -= sizes[s];
 					sizes[s] = bytes;
-					live += (int64_t)bytes;
+					live += bytes;
 				}
 			}
 			if (live > peak)
@@ -138,7 +150,7 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count);
 			goto out;
 		}
-	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : (uint64_t)peak;
+	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : peak > UINT64_MAX ? UINT64_MAX : (uint64_t)peak;
 	rc = 0;
 out:
 	if (parked)
@@ -526,6 +538,10 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	cycles_init();
 	res->timer = cycles_timer;
 	uint32_t nt = r->h.nthreads;
+	if (nt > REPLAY_MAX_THREADS) {
+		snprintf(err, cap, "%s: %u threads: more than this harness replays (%u)", r->name, nt, REPLAY_MAX_THREADS);
+		return -1;
+	}
 	uint64_t harness = 0;
 	struct ctx *x = map_zero(sizeof *x, &harness);
 	if (!x)

@@ -40,8 +40,12 @@ struct replay_result {
 };
 
 /* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and, if the
-   workload has no ideal RSS (dj's), compute it along the schedule found.  0, or -1 with err. */
+   workload has no ideal RSS (dj's), compute it along the schedule found.  Also lowers
+   r->h.nslots to the largest slot the streams use + 1: tables are then sized by what the file
+   holds, not by what its header claims.  0, or -1 with err. */
 int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap);
+
+#define REPLAY_MAX_THREADS 10000
 
 /* Replay once.  0, or -1 with err. */
 int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap);

@@ -12,6 +12,8 @@
 
 #define READ_BUF (1u << 20)
 
+int trace_reader_decompress = 1;
+
 static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
 	char what[400];
@@ -340,6 +342,8 @@ int trace_open(struct trace_reader *r, const char *path)
 		return fail(r, 0, "empty file, not a trace");
 	const char *comp = compression_of(r->buf, (size_t)have);
 	if (comp) {
+		if (!trace_reader_decompress)
+			return fail(r, 0, "%s-compressed (decompression is off)", comp);
 		if (!r->own_fd)
 			return fail(r, 0, "%s-compressed data on standard input: give the file name instead", comp);
 		if (start_decompressor(r, path, comp) < 0)

@@ -41,6 +41,9 @@ struct trace_reader {
 	char err[600];                  /* the error, "NAME: offset N: what" */
 };
 
+/* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
+extern int trace_reader_decompress;
+
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);
 

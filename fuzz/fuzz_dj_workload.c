@@ -1,0 +1,22 @@
+/* Fuzz the dj/malloc workload reader and its translation: what translates must validate. */
+#include "dj_wl.h"
+#include "fuzz.h"
+#include "replay.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64], out[64], err[800];
+	int fd = fuzz_file(data, size, path);
+	snprintf(out, sizeof out, "/tmp/fuzz-dj.%d.wl", (int)getpid());
+	struct dj_wl_info info;
+	if (dj_wl_scan(path, &info, err, sizeof err) == 0 && dj_wl_to_ours(path, out, err, sizeof err) == 0) {
+		struct wl_reader r;
+		uint64_t ideal;
+		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err);
+		PROPERTY(replay_validate(&r, &ideal, err, sizeof err) == 0, "translated workload invalid: %s", err);
+		wl_close(&r);
+		unlink(out);
+	}
+	close(fd);
+	return 0;
+}

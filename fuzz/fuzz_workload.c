@@ -1,0 +1,19 @@
+/* Fuzz the workload reader and trace_run's validation: any input is a valid workload or one
+ * error; validation never crashes or hangs. */
+#include "fuzz.h"
+#include "replay.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64], err[800];
+	int fd = fuzz_file(data, size, path);
+	struct wl_reader r;
+	if (wl_open(&r, path) == 0) {
+		uint64_t ideal;
+		if (replay_validate(&r, &ideal, err, sizeof err) < 0)
+			PROPERTY(err[0], "validation failed without a message");
+	}
+	wl_close(&r);
+	close(fd);
+	return 0;
+}

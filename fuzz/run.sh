@@ -1,0 +1,62 @@
+#!/bin/sh
+# make fuzz: build each harness with libFuzzer (clang -fsanitize=fuzzer,address,undefined), seed
+# its corpus with inputs the project makes itself, run it FUZZ_SECONDS, and fail on any finding
+# (the input is copied to fuzz/regressions/HARNESS/ so it becomes a regression test).
+B=${B:-build}
+FB=${FB:-build-fuzz}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+set -u
+if ! command -v clang >/dev/null 2>&1; then
+	echo "make fuzz: clang is not installed (apt-get install clang libclang-rt-14-dev)"; exit 77
+fi
+mkdir -p "$FB"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return 0; }\n' >"$FB/probe.c"
+if ! clang -fsanitize=fuzzer "$FB/probe.c" -o "$FB/probe" 2>/dev/null; then
+	echo "make fuzz: clang has no libFuzzer runtime (apt-get install libclang-rt-14-dev)"; exit 77
+fi
+LIBSRC=$(ls tools/lib/*.c)
+HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload"
+for h in $HARNESSES; do
+	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Iinclude -Itools/lib -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread || exit 1
+done
+
+# seeds, made by the project's own tools
+S=$FB/seeds
+rm -rf "$S"; mkdir -p "$S/trace" "$S/wl" "$S/dj"
+"$B/tests/mkfixture" trace-edge "$S/trace/edge"
+"$B/tests/mkfixture" trace-inverted "$S/trace/inverted"
+"$B/tests/mkfixture" dj-edge "$S/trace/dj-edge"
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/entry_points" --count >/dev/null
+"$B/tests/swap_trace" "$S/trace/edge" "$S/trace/edge-swapped"
+"$B/tests/swap_trace" --ptr32 "$S/trace/ptr32"
+for t in "$S"/trace/*; do
+	n=$(basename "$t")
+	"$B/bin/trace2wl" -q -d "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null
+done
+for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do "$B/tests/mkfixture" $k "$S/wl/$k"; done
+
+failed=0
+run() { # HARNESS SEEDDIR
+	h=$1; corpus=$FB/corpus/$h; findings=$FB/findings/$h
+	mkdir -p "$corpus" "$findings"
+	cp "$2"/* "$corpus"/ 2>/dev/null
+	[ -d "fuzz/corpus/$h" ] && cp fuzz/corpus/"$h"/* "$corpus"/ 2>/dev/null
+	echo "== $h: $SECONDS_EACH s"
+	ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 "$FB/$h" -max_total_time="$SECONDS_EACH" \
+		-rss_limit_mb=2048 -timeout=10 -max_len=65536 -artifact_prefix="$findings/" "$corpus" \
+		>"$FB/$h.log" 2>&1
+	tail -n 2 "$FB/$h.log" | sed 's/^/   /'
+	if ls "$findings"/* >/dev/null 2>&1; then
+		mkdir -p "fuzz/regressions/$h"
+		cp "$findings"/* "fuzz/regressions/$h/"
+		echo "   FINDING: $(ls "$findings" | head -n 3 | tr '\n' ' ') (kept in fuzz/regressions/$h/; see $FB/$h.log)"
+		failed=$((failed + 1))
+	fi
+}
+run fuzz_trace_reader "$S/trace"
+run fuzz_convert "$S/trace"
+run fuzz_workload "$S/wl"
+run fuzz_dj_workload "$S/dj"
+echo "fuzz: $failed harness(es) with findings"
+[ $failed -eq 0 ]
