@@ -93,6 +93,7 @@ static void init(void)
 	mt_g.durations = env_flag("MTRACE_CTL_DURATIONS");
 	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
+	mt_stderr_init();
 	mt_thread_key_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }

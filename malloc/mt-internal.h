@@ -21,6 +21,7 @@
 #define MT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
+#define MT_HIGH_FD  512         /* our descriptors live at or above this number */
 
 /* ---------------------------------------------------------------------------------------------
    The allocator beneath us
@@ -140,7 +141,9 @@ int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
 int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
 void mt_fail(const char *what, int err);           /* under lock: stop with one warning */
+int  mt_reopen(void);                              /* under lock: after the program closed our fd */
 void mt_warn(const char *msg1, const char *msg2, int err);
+void mt_stderr_init(void);                         /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 

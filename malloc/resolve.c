@@ -208,6 +208,11 @@ void mt_resolve(void)
 	const char *tun = getenv("GLIBC_TUNABLES");
 	if (tun && strstr(tun, "mem.tagging"))
 		r.is_glibc = 0;
+	/* Under valgrind, libc's malloc is redirected to valgrind's own allocator: what lies
+	   before a block is a redzone, not a glibc header (memcheck would report the read). */
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre && strstr(pre, "vgpreload"))
+		r.is_glibc = 0;
 
 	/* publish the required four last: entry points test mt_real.malloc to know we are ready */
 	mt_real.free = r.free;

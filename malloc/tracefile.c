@@ -50,10 +50,33 @@ static const char *err_text(int err)
 	return "error";
 }
 
+/* Our own copy of the program's stderr, taken at initialisation, with its identity: a daemon
+   may close every descriptor and get fd 2 back for its log file, and a warning must never land
+   in a file of the program's. */
+static int err_fd = -1;
+static dev_t err_dev;
+static ino_t err_ino;
+
+void mt_stderr_init(void)
+{
+	struct stat st;
+	if (fstat(2, &st) < 0)
+		return;
+	err_fd = fcntl(2, F_DUPFD_CLOEXEC, MT_HIGH_FD);   /* out of the way of the program's numbers */
+	if (err_fd < 0)
+		err_fd = 2;   /* RLIMIT_NOFILE too low: use 2 itself, still checked before each write */
+	err_dev = st.st_dev;
+	err_ino = st.st_ino;
+}
+
 /* "mtrace-ctl: MSG1 MSG2: error text\n" in one write (so lines of processes don't mix).
-   Warnings always print: a user must learn that tracing stopped. */
+   Warnings always print, while our stderr is still the one we were given: a user must learn
+   that tracing stopped. */
 void mt_warn(const char *msg1, const char *msg2, int err)
 {
+	struct stat st;
+	if (err_fd < 0 || fstat(err_fd, &st) < 0 || st.st_dev != err_dev || st.st_ino != err_ino)
+		return;
 	char buf[1024];
 	size_t n = append(buf, 0, sizeof buf - 1, "mtrace-ctl: ");
 	n = append(buf, n, sizeof buf - 1, msg1);
@@ -66,7 +89,7 @@ void mt_warn(const char *msg1, const char *msg2, int err)
 		n = append(buf, n, sizeof buf - 1, err_text(err));
 	}
 	buf[n++] = '\n';
-	ssize_t w = write(2, buf, n);
+	ssize_t w = write(err_fd, buf, n);
 	(void)w;
 }
 
@@ -182,6 +205,16 @@ void mt_header_update(int finished)
    Opening and finishing
    ------------------------------------------------------------------------------------------- */
 
+/* Move fd above the numbers programs use: a program may expect its first open() to return 3. */
+static int move_high(int fd)
+{
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, MT_HIGH_FD);
+	if (h < 0)
+		return fd;   /* RLIMIT_NOFILE too low: keep the low number */
+	close(fd);
+	return h;
+}
+
 /* BASE.<pid>, or BASE.<pid>.<n> with the first n not taken; never through a symlink. */
 static int create_file(const char *base, char *path, size_t cap)
 {
@@ -199,11 +232,30 @@ static int create_file(const char *base, char *path, size_t cap)
 		}
 		path[at] = 0;
 		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
+		if (fd >= 0)
+			return move_high(fd);
+		if (errno != EEXIST)
 			return fd;
 	}
 	errno = EEXIST;
 	return -1;
+}
+
+/* Under lock: our descriptor was closed by the program (a daemon's closefrom): open the file
+   again by name - never through a symlink, and only if it is still the same file - and keep
+   the new descriptor high.  0, or -1. */
+int mt_reopen(void)
+{
+	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_dev != mt_g.dev || st.st_ino != mt_g.ino) {
+		close(fd);
+		return -1;
+	}
+	mt_g.fd = move_high(fd);
+	return 0;
 }
 
 static void add_to_manifest(void)

@@ -91,8 +91,8 @@ int mt_extend_file(uint64_t need_end)
 			return -1;
 		}
 	}
-	if (!fd_is_ours()) {
-		mt_fail("the trace file descriptor was closed by the program", EBADF);
+	if (!fd_is_ours() && mt_reopen() < 0) {
+		mt_fail("the program closed the trace file and it cannot be opened again", EBADF);
 		return -1;
 	}
 	if (reserve(mt_g.fd, cur, target) < 0) {
