@@ -32,9 +32,10 @@ TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
 TOOLS      := trace_dump trace2wl trace_run
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
 LIBS       := $(B)/lib/libmtrace.so $(B)/lib/libmtracectl.so
-TEST_C     := $(wildcard tests/prog/*.c)
+TEST_C     := $(filter-out tests/prog/lib%.c,$(wildcard tests/prog/*.c))
+TEST_LIBS  := $(patsubst tests/prog/%.c,$(B)/tests/%.so,$(wildcard tests/prog/lib*.c))
 TEST_CXX   := $(wildcard tests/prog/*.cc)
-TEST_BINS  := $(TEST_C:tests/prog/%.c=$(B)/tests/%) $(TEST_CXX:tests/prog/%.cc=$(B)/tests/%)
+TEST_BINS  := $(TEST_C:tests/prog/%.c=$(B)/tests/%) $(TEST_CXX:tests/prog/%.cc=$(B)/tests/%) $(TEST_LIBS)
 HEADERS    := $(wildcard include/*.h)
 
 all: $(LIBS) $(TOOL_BINS)
@@ -66,8 +67,10 @@ $(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c $(B)/lib/libmtrace
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
+$(B)/tests/lib%.so: tests/prog/lib%.c | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
 $(B)/tests/%: tests/prog/%.c | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 

@@ -1,0 +1,34 @@
+/* dlopen.c - one warning for RTLD_DEEPBIND.
+ *
+ * A library opened with RTLD_DEEPBIND binds to its own dependencies first, so its malloc and
+ * free are libc's, not ours: its calls go untraced (and with another allocator preloaded, its
+ * blocks come from glibc - as they would untraced).  We cannot trace it; we say so, once.
+ *
+ * The wrapper ends in a tail call.  glibc's dlopen identifies its caller by its return address
+ * (whose RUNPATH is searched for a bare name, which namespace is used); a jump leaves that
+ * address as the program's own.  t_catalogue opens a library through the program's $ORIGIN
+ * RUNPATH to hold us to it.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include "mt-internal.h"
+
+static void *(*real_dlopen)(const char *, int);
+
+static MT_NOINLINE void deepbind_warning(const char *file)
+{
+	static int said;
+	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		return;
+	mt_warn(file ? file : "(the program)",
+		"is opened with RTLD_DEEPBIND: its allocator calls bypass the tracer and are not recorded", 0);
+}
+
+MT_API void *dlopen(const char *file, int mode)
+{
+	if (MT_UNLIKELY(real_dlopen == NULL))
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	if (MT_UNLIKELY(mode & RTLD_DEEPBIND))
+		deepbind_warning(file);
+	return real_dlopen(file, mode);   /* a tail call: see above */
+}
