@@ -90,6 +90,9 @@ dirs:
 check: all $(TEST_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh $(if $(filter 1,$(SANITIZE)),$(shell cat tests/sanitize.list))
 
+check-large: all $(TEST_BINS) $(B)/bench/mbench
+	@B=$(B) sh tests/run.sh tests/large/t_large.sh
+
 bench: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh bench/capture.sh
 	@echo
@@ -115,5 +118,5 @@ install: all
 clean:
 	rm -rf $(B) build-san build-fuzz
 
-.PHONY: all check bench demo install clean dirs fuzz
+.PHONY: all check check-large bench demo install clean dirs fuzz
 .SECONDARY:
