@@ -63,6 +63,9 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a | dirs
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
+# setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
+$(B)/tests/api_secure: tests/prog/api_secure.c $(B)/lib/libmtrace.so | dirs
+	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
 $(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c $(B)/lib/libmtrace.so | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs

@@ -1,0 +1,19 @@
+# Secure execution (setuid): MTRACE_CTL_FILE is ignored, the trace goes to the default name.
+. tests/lib.sh
+[ "$(id -u)" = 0 ] || skip "needs root to make a setuid-root program (run as root to test secure mode)"
+command -v setpriv >/dev/null || skip "needs setpriv (util-linux) to run as another user"
+chmod 755 "$TMP"
+mkdir "$TMP/evil"; chmod 777 "$TMP/evil"
+cp "$TP/api_secure" "$TMP/sec"
+chmod 755 "$TMP/sec"
+# control: not setuid, the variable is honoured
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/evil/x" "$TMP/sec")
+case "$out" in "$TMP/evil/x."*) ok "not setuid: MTRACE_CTL_FILE chooses the file ($out)" ;; *) bad "control run: '$out'" ;; esac
+rm -f "$TMP"/evil/*
+chown root:root "$TMP/sec"; chmod 4755 "$TMP/sec"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/evil/x" "$TMP/sec")
+eq "setuid: exit 0" 0 "$?"
+case "$out" in /tmp/mtrace.out.*) ok "setuid: the default name is used ($out)" ;; *) bad "setuid: '$out'" ;; esac
+eq "setuid: nothing was created where the environment pointed" "" "$(ls "$TMP/evil")"
+[ -n "$out" ] && rm -f "$out"
+finish
