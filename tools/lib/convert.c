@@ -16,28 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "convert.h"
+#include "order.h"
 #include "u64map.h"
 
-#define MAX_THREADS   (1u << 20)
-#define HEAP_MAX      (4u << 20)    /* pending events before the window is forced shut */
 #define OWN_MAX       64            /* free slots a thread keeps for itself */
-
-enum { EV_CALL, EV_RELEASE, EV_RESULT };
-
-struct ev {
-	uint64_t t, seq;
-	uint32_t thread;
-	uint32_t kind;
-	uint64_t old_slot;            /* EV_RESULT: the realloc'd block's slot, or 0 */
-	struct mtrace_record rec;
-};
-
-/* A thread's pending events, a ring in arrival (= program) order, which is time order. */
-struct queue {
-	struct ev *e;
-	size_t head, n, cap;          /* cap is a power of two */
-	int64_t pos;                  /* index in the thread heap, or -1 */
-};
 
 struct slotinfo {
 	uint64_t size;                /* requested bytes of the block in it */
@@ -47,20 +29,15 @@ struct slotinfo {
 };
 
 struct impl {
-	struct queue *q;              /* per thread */
-	struct hkey { uint64_t t, seq; uint32_t kind, thread; } *heap;   /* threads with pending
-	                              events, keyed by a copy of their first event's order */
-	uint32_t nheap;
-	uint64_t pending;             /* events queued in all threads */
+	struct order ord;             /* hands the records out in global order */
 	struct u64map addr;           /* address -> slot */
-	struct u64map tids;           /* tid -> thread index + 1 */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
 	struct slotinfo *slots;
 	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
 	struct slotlist { uint64_t *s; size_t n, cap; } pool, *own;   /* shared, and per thread */
 	uint64_t *count;              /* calls emitted, per thread */
 	uint32_t nthreads, cap_threads;
-	uint64_t seq, watermark, last_t, live, total_calls;
+	uint64_t live, total_calls;
 	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
 	int32_t pid;
 	char program[256];
@@ -71,122 +48,6 @@ static int oom(struct convert *c)
 {
 	snprintf(c->err, sizeof c->err, "out of memory");
 	return -1;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   Pending events: a queue per thread, merged by a heap of threads keyed by their first event,
-   ordered by (order point, file order, kind).  Heap operations cost log(threads), not
-   log(events), and events are never moved once queued.
-   ------------------------------------------------------------------------------------------- */
-
-
-static struct ev *first(struct impl *m, uint32_t x)
-{
-	return &m->q[x].e[m->q[x].head];
-}
-
-static int key_less(const struct hkey *a, const struct hkey *b)
-{
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->seq != b->seq)
-		return a->seq < b->seq;
-	return a->kind < b->kind;
-}
-
-static void heap_set(struct impl *m, uint32_t i, const struct hkey *k)
-{
-	m->heap[i] = *k;
-	m->q[k->thread].pos = i;
-}
-
-static void sift_up(struct impl *m, uint32_t i)
-{
-	struct hkey k = m->heap[i];
-	while (i > 0 && key_less(&k, &m->heap[(i - 1) / 2])) {
-		heap_set(m, i, &m->heap[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	heap_set(m, i, &k);
-}
-
-static void sift_down(struct impl *m, uint32_t i)
-{
-	struct hkey k = m->heap[i];
-	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, s = i;
-		const struct hkey *best = &k;
-		if (l < m->nheap && key_less(&m->heap[l], best))
-			s = l, best = &m->heap[l];
-		if (r < m->nheap && key_less(&m->heap[r], best))
-			s = r;
-		if (s == i)
-			break;
-		heap_set(m, i, &m->heap[s]);
-		i = s;
-	}
-	heap_set(m, i, &k);
-}
-
-/* The heap entry of thread x after its first event changed (or became a new one). */
-static void rekey(struct impl *m, uint32_t x)
-{
-	const struct ev *e = first(m, x);
-	struct hkey *k = &m->heap[m->q[x].pos];
-	k->t = e->t;
-	k->seq = e->seq;
-	k->kind = e->kind;
-	sift_down(m, (uint32_t)m->q[x].pos);
-}
-
-/* Queue an event of thread x (events of one thread arrive in time order). */
-static int enqueue(struct convert *c, struct impl *m, const struct ev *e)
-{
-	struct queue *q = &m->q[e->thread];
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? q->cap * 2 : 64;
-		struct ev *n = malloc(cap * sizeof *n);
-		if (!n)
-			return oom(c);
-		for (size_t i = 0; i < q->n; i++)
-			n[i] = q->e[(q->head + i) & (q->cap - 1)];
-		free(q->e);
-		q->e = n;
-		q->head = 0;
-		q->cap = cap;
-	}
-	q->e[(q->head + q->n) & (q->cap - 1)] = *e;
-	q->n++;
-	m->pending++;
-	if (e->t < m->last_t)
-		c->st.late++;   /* older than what was processed already: processed late, a repair */
-	if (q->pos < 0) {
-		q->pos = m->nheap++;
-		m->heap[q->pos] = (struct hkey){ e->t, e->seq, e->kind, e->thread };
-		sift_up(m, (uint32_t)q->pos);
-	}
-	return 0;
-}
-
-/* Done with thread x's first event. */
-static void dequeue(struct impl *m, uint32_t x)
-{
-	struct queue *q = &m->q[x];
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	m->pending--;
-	uint32_t i = (uint32_t)q->pos;
-	if (q->n) {
-		rekey(m, x);
-		return;
-	}
-	q->pos = -1;
-	struct hkey last = m->heap[--m->nheap];
-	if (i < m->nheap) {
-		heap_set(m, i, &last);
-		sift_down(m, i);
-		sift_up(m, (uint32_t)m->q[last.thread].pos);
-	}
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -335,7 +196,7 @@ static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *
    Processing events in global order
    ------------------------------------------------------------------------------------------- */
 
-static int do_alloc(struct convert *c, struct impl *m, const struct ev *e)
+static int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = &e->rec;
 	uint32_t x = e->thread;
@@ -356,7 +217,7 @@ static int do_alloc(struct convert *c, struct impl *m, const struct ev *e)
 	return bind(c, m, x, r->result, (uint64_t)s, bytes);
 }
 
-static int do_free(struct convert *c, struct impl *m, const struct ev *e)
+static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	uint32_t x = e->thread;
 	uint64_t ptr = e->rec.ptr;
@@ -381,7 +242,7 @@ static int do_free(struct convert *c, struct impl *m, const struct ev *e)
 
 /* realloc, first half (its order point before the call): the old block stops being live.
    Returns 1 when the event became its second half, which stays first in its thread's queue. */
-static int do_release(struct convert *c, struct impl *m, struct ev *e)
+static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 {
 	const struct mtrace_record *r = &e->rec;
 	uint32_t x = e->thread;
@@ -409,18 +270,16 @@ static int do_release(struct convert *c, struct impl *m, struct ev *e)
 		m->live -= m->slots[so].size;
 		m->slots[so].live = 0;
 	}
-	e->kind = EV_RESULT;
-	e->old_slot = so;
-	e->t = e->t + r->duration < e->t ? UINT64_MAX : e->t + r->duration;
-	return 1;
+	e->user = so;
+	return 1;   /* see it again at its result point */
 }
 
 /* realloc, second half (its order point after the call): the result becomes live */
-static int do_result(struct convert *c, struct impl *m, const struct ev *e)
+static int do_result(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = &e->rec;
 	uint32_t x = e->thread;
-	uint64_t so = e->old_slot;
+	uint64_t so = e->user;
 	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
 	uint64_t bytes = arr ? mul_sat(r->size, r->arg2) : r->size;
 	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
@@ -443,55 +302,28 @@ static int do_result(struct convert *c, struct impl *m, const struct ev *e)
 	return bind(c, m, x, r->result, (uint64_t)s, bytes);
 }
 
-/* 0 done, 1 the event stays (now its second half), -1 error */
-static int process(struct convert *c, struct impl *m, struct ev *e)
+/* order.h callback: 0 done, 1 (a realloc's release) see it again as its result, -1 error */
+static int on_event(void *ctx, struct order_ev *e)
 {
-	if (e->t > m->last_t)
-		m->last_t = e->t;
+	struct convert *c = ctx;
+	struct impl *m = c->impl;
 	switch (e->kind) {
-	case EV_RELEASE: return do_release(c, m, e);
-	case EV_RESULT: return do_result(c, m, e);
+	case ORDER_RELEASE: return do_release(c, m, e);
+	case ORDER_RESULT: return do_result(c, m, e);
 	}
 	return e->rec.call == MTRACE_CALL_FREE ? do_free(c, m, e) : do_alloc(c, m, e);
-}
-
-/* Process the earliest pending event. */
-static int step(struct convert *c, struct impl *m)
-{
-	uint32_t x = m->heap[0].thread;
-	int k = process(c, m, first(m, x));
-	if (k < 0)
-		return -1;
-	if (k == 1)
-		rekey(m, x);   /* its time moved on */
-	else
-		dequeue(m, x);
-	return 0;
-}
-
-/* Process every pending event with an order point up to `upto`. */
-static int drain(struct convert *c, struct impl *m, uint64_t upto)
-{
-	while (m->nheap && m->heap[0].t <= upto)
-		if (step(c, m) < 0)
-			return -1;
-	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
    Feeding traces
    ------------------------------------------------------------------------------------------- */
 
-static int64_t thread_of(struct convert *c, struct impl *m, uint32_t tid)
+/* order.h callback: a new thread gets its stream and its state */
+static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 {
-	uint64_t *i = u64map_get(&m->tids, tid);
-	if (i)
-		return (int64_t)(*i - 1);
-	if (m->nthreads >= MAX_THREADS) {
-		snprintf(c->err, sizeof c->err, "more than %u threads: not a sane trace", MAX_THREADS);
-		return -1;
-	}
-	if (m->nthreads == m->cap_threads) {
+	struct convert *c = ctx;
+	struct impl *m = c->impl;
+	if (idx == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
 		uint64_t *n = realloc(m->count, cap * sizeof *n);
 		if (n)
@@ -499,25 +331,18 @@ static int64_t thread_of(struct convert *c, struct impl *m, uint32_t tid)
 		struct slotlist *o = realloc(m->own, cap * sizeof *o);
 		if (o)
 			m->own = o;
-		struct queue *q = realloc(m->q, cap * sizeof *q);
-		if (q)
-			m->q = q;
-		struct hkey *h = realloc(m->heap, cap * sizeof *h);
-		if (h)
-			m->heap = h;
-		if (!n || !o || !q || !h)
+		if (!n || !o)
 			return oom(c);
 		m->cap_threads = cap;
 	}
-	memset(&m->own[m->nthreads], 0, sizeof m->own[0]);
-	memset(&m->q[m->nthreads], 0, sizeof m->q[0]);
-	m->q[m->nthreads].pos = -1;
-	int64_t idx = wl_writer_thread(c->w, tid);
-	if (idx < 0 || (uint32_t)idx != m->nthreads || u64map_put(&m->tids, tid, (uint64_t)idx + 1) < 0)
+	int64_t w = wl_writer_thread(c->w, tid);
+	if (w < 0 || (uint32_t)w != idx)
 		return oom(c);
-	m->count[m->nthreads++] = 0;
+	memset(&m->own[idx], 0, sizeof m->own[0]);
+	m->count[idx] = 0;
+	m->nthreads = idx + 1;
 	c->st.threads = m->nthreads;
-	return idx;
+	return 0;
 }
 
 int convert_begin(struct convert *c, struct wl_writer *w)
@@ -527,76 +352,52 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	struct impl *m = calloc(1, sizeof *m);
 	if (!m)
 		return oom(c);
-	if (take_slot(c, m, 0) < 0) {   /* index 0 of the table: slot 0 is NULL, never handed out */
-		free(m);
+	c->impl = m;
+	if (take_slot(c, m, 0) < 0)   /* index 0 of the table: slot 0 is NULL, never handed out */
+		return -1;
+	if (order_begin(&m->ord, on_event, on_thread, c) < 0) {
+		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
 		return -1;
 	}
-	c->impl = m;
 	return 0;
+}
+
+static void copy_order_stats(struct convert *c, struct impl *m)
+{
+	c->st.records = m->ord.records;
+	memcpy(c->st.calls, m->ord.calls, sizeof c->st.calls);
+	c->st.late = m->ord.late;
+	c->st.torn = m->ord.torn;
+}
+
+/* the error of a failed order_* call: ours if a callback set one, else order's */
+static int failed(struct convert *c, struct impl *m)
+{
+	if (!c->err[0])
+		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
+	return -1;
 }
 
 int convert_feed(struct convert *c, struct trace_reader *r, void (*progress)(uint64_t, void *), void *arg)
 {
 	struct impl *m = c->impl;
-	/* how far a chunk's first record may precede the chunk (one call and the chunk hand-out,
-	   which may wait behind another thread's fallocate): 10 ms of this clock.  Anything later
-	   is still processed, and counted as repaired.  (1 ms saw 2 late records in 10 M.) */
-	uint64_t slack = r->hdr.ticks_per_sec / 100;
 	if (r->format == TRACE_FMT_DJ)
 		m->flags |= MTRACE_WL_HF_FROM_DJ;
 	m->pid = r->hdr.pid;
 	size_t plen = strnlen(r->exe, sizeof m->program - 1);
 	memcpy(m->program, r->exe, plen);
 	m->program[plen] = 0;
-	struct ev e;
-	memset(&e, 0, sizeof e);
-	int k;
-	while ((k = trace_next(r, &e.rec, NULL)) > 0) {
-		const struct mtrace_record *rec = &e.rec;
-		if (rec->call == MTRACE_CALL_CHUNK) {
-			uint64_t wm = rec->ts > slack ? rec->ts - slack : 0;
-			if (wm > m->watermark)
-				m->watermark = wm;
-			if (drain(c, m, m->watermark) < 0)
-				return -1;
-			continue;
-		}
-		int64_t x = thread_of(c, m, rec->tid);
-		if (x < 0)
-			return -1;
-		c->st.records++;
-		c->st.calls[rec->call]++;
-		e.thread = (uint32_t)x;
-		e.seq = m->seq++;
-		e.t = rec->ts;
-		e.kind = (rec->call == MTRACE_CALL_REALLOC || rec->call == MTRACE_CALL_REALLOCARRAY) ? EV_RELEASE : EV_CALL;
-		if (enqueue(c, m, &e) < 0)
-			return -1;
-		if (r->format == TRACE_FMT_DJ) {
-			/* already in global order */
-			if (drain(c, m, rec->ts) < 0)
-				return -1;
-		} else if (m->pending > HEAP_MAX) {
-			/* a trace whose chunk clock does not advance: shut the window rather than grow */
-			if (step(c, m) < 0)
-				return -1;
-		}
-		if (progress && (c->st.records & 0xfffff) == 0)
-			progress(r->offset, arg);
-	}
-	c->st.torn += r->n_torn;
-	if (k < 0) {
-		snprintf(c->err, sizeof c->err, "%s", r->err);
-		return -1;
-	}
-	return 0;
+	int rc = order_feed(&m->ord, r, progress, arg);
+	copy_order_stats(c, m);
+	return rc < 0 ? failed(c, m) : 0;
 }
 
 int convert_end(struct convert *c, struct mtrace_wl_header *h)
 {
 	struct impl *m = c->impl;
-	if (drain(c, m, UINT64_MAX) < 0)
-		return -1;
+	if (order_end(&m->ord) < 0)
+		return failed(c, m);
+	copy_order_stats(c, m);
 	c->st.slots = m->nslots;
 	memset(h, 0, sizeof *h);
 	memcpy(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
@@ -624,12 +425,8 @@ void convert_free(struct convert *c)
 	struct impl *m = c->impl;
 	if (!m)
 		return;
-	for (uint32_t i = 0; i < m->nthreads; i++)
-		free(m->q[i].e);
-	free(m->q);
-	free(m->heap);
+	order_free(&m->ord);
 	u64map_free(&m->addr);
-	u64map_free(&m->tids);
 	u64map_free(&m->waited);
 	free(m->slots);
 	free(m->pool.s);

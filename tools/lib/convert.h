@@ -1,10 +1,7 @@
 /* convert.h - turning traces into a workload: trace2wl's core, shared with its fuzz harness.
  *
- * Records are put in one global order by their order points (mtrace-trace.h), streaming: each
- * chunk is read into a heap of pending events, and an event is processed once the chunks read
- * so far prove nothing earlier can still come (chunk timestamps never decrease in file order;
- * a slack covers a chunk's first record, whose clock was read before the chunk was taken).
- * Memory is bounded by live blocks, threads and that window, never by the trace's length.
+ * The records come in one global order from order.h; memory is bounded by live blocks, threads
+ * and its window, never by the trace's length.
  */
 #ifndef CONVERT_H
 #define CONVERT_H

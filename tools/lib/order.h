@@ -1,0 +1,57 @@
+/* order.h - a trace's records in one global order, streaming; what trace2wl and trace_stats
+ * stand on.
+ *
+ * Each thread's records arrive in its own order, which is time order; they wait in a queue per
+ * thread, and a heap of threads keyed by their first event hands out the earliest.  An event
+ * is handed out once the chunks read so far prove nothing earlier can still come: chunk
+ * timestamps never decrease in file order, and a slack covers a chunk's first record (its
+ * clock was read before the chunk was taken).  Original dj/malloc traces are already in order.
+ * Memory: the threads, and the records of a 10 ms window; never the trace's length.
+ *
+ * realloc and reallocarray have two order points (mtrace-trace.h): the callback first sees
+ * ORDER_RELEASE at the release point and may answer 1 to see the same event again as
+ * ORDER_RESULT at the result point; `user` carries its own data from one to the other.
+ */
+#ifndef ORDER_H
+#define ORDER_H
+#include <stdint.h>
+#include "trace_reader.h"
+
+enum order_kind { ORDER_CALL = 0, ORDER_RELEASE = 1, ORDER_RESULT = 2 };
+
+struct order_ev {
+	uint64_t t;                  /* the order point */
+	uint64_t seq;                /* file order: breaks ties */
+	uint32_t thread;             /* dense thread index, in order of first appearance */
+	uint32_t kind;               /* enum order_kind */
+	uint64_t user;               /* the callback's, from RELEASE to RESULT */
+	struct mtrace_record rec;
+};
+
+/* 0 done with the event; 1 (to ORDER_RELEASE) see it again as ORDER_RESULT; -1 stop. */
+typedef int (*order_fn)(void *ctx, struct order_ev *e);
+/* A thread seen for the first time gets index; -1 stop. */
+typedef int (*order_thread_fn)(void *ctx, uint32_t index, uint32_t tid);
+
+struct order {
+	order_fn fn;
+	order_thread_fn new_thread;
+	void *ctx;
+	uint64_t records;                           /* calls read (not chunk records) */
+	uint64_t calls[MTRACE_CALL_LAST_API + 1];   /* by call type */
+	uint64_t late;                              /* handed out after later ones: repaired */
+	uint64_t torn;                              /* partly written records skipped */
+	uint32_t nthreads;
+	int dj;                                     /* fed an original dj/malloc trace */
+	void *impl;
+	char err[700];                              /* when a call returns -1 (the callback's own
+	                                               errors are the callback's to report) */
+};
+
+int  order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *ctx);
+/* Feed one trace (several traces of one process in order). */
+int  order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_t bytes, void *), void *arg);
+/* Hand out everything still pending. */
+int  order_end(struct order *o);
+void order_free(struct order *o);
+#endif
