@@ -1,0 +1,64 @@
+# trace_stats: figures computed by hand on a synthetic trace (tests/prog/mkfixture.c
+# trace-edge), the same from its dj twin and a foreign-byte-order copy, real programs, --diff,
+# --tsv/--json, bad input.
+. tests/lib.sh
+S="$BIN/trace_stats"
+"$TP/mkfixture" trace-edge "$TMP/edge"
+"$S" --tsv "$TMP/edge" >"$TMP/e.tsv"; eq "exit 0" 0 "$?"
+v() { awk -F'\t' -v s="$2" -v k="$3" '$1 == s && $2 == k { print $3 }' "$1"; }
+eq "20 calls" 20 "$(v "$TMP/e.tsv" calls total)"
+eq "2 failed" 2 "$(v "$TMP/e.tsv" calls failed)"
+eq "1 free(NULL)" 1 "$(v "$TMP/e.tsv" calls free_null)"
+eq "2 frees of unknown blocks (before tracing, twice)" 2 "$(v "$TMP/e.tsv" calls free_of_unknown_block)"
+eq "ideal RSS peak 868 bytes" 868 "$(v "$TMP/e.tsv" memory ideal_rss_peak)"
+eq "... reached at 155 ns (the realloc's result point)" 155 "$(v "$TMP/e.tsv" memory ideal_rss_peak_at_ns)"
+eq "8 blocks live at the end (leaks at stop)" 8 "$(v "$TMP/e.tsv" memory live_blocks_at_end)"
+eq "546 bytes live at the end" 546 "$(v "$TMP/e.tsv" memory live_bytes_at_end)"
+eq "2 cross-thread frees (a free and a realloc by thread 200)" 2 "$(v "$TMP/e.tsv" threads cross_thread_frees)"
+eq "realloc: 1 moved, 1 to size 0, 2 from NULL, 1 of an unknown block, 1 grew" "1 1 2 1 1" \
+	"$(v "$TMP/e.tsv" realloc moved) $(v "$TMP/e.tsv" realloc to_zero) $(v "$TMP/e.tsv" realloc from_null) $(v "$TMP/e.tsv" realloc of_unknown_block) $(v "$TMP/e.tsv" realloc grew)"
+eq "size histogram: 2 requests in each of 8-15 .. 256-511" "2 2 2 2 2 2" \
+	"$(for b in 8-15 16-31 32-63 64-127 128-255 256-511; do v "$TMP/e.tsv" sizes $b; done | xargs)"
+eq "size histogram: bytes in 256-511 (256 + 400)" 656 "$(awk -F'\t' '$1 == "sizes" && $2 == "256-511" { print $4 }' "$TMP/e.tsv")"
+eq "top size: 10 bytes, twice" "10	2" "$(awk -F'\t' '$1 == "top_sizes" { print $2 "\t" $3; exit }' "$TMP/e.tsv")"
+eq "largest live block: 256 bytes of thread 100" "256	100" "$(awk -F'\t' '$1 == "largest_live" { print $2 "\t" $3; exit }' "$TMP/e.tsv")"
+eq "per thread: 100 made 15 calls, 200 made 5" "100 15 200 5" "$(awk -F'\t' '$1 == "thread" { printf "%s %s ", $2, $3 }' "$TMP/e.tsv" | xargs)"
+
+"$TP/swap_trace" "$TMP/edge" "$TMP/edge.swapped"
+"$S" --tsv "$TMP/edge.swapped" | grep -v '^trace' >"$TMP/s.tsv"
+grep -v '^trace' "$TMP/e.tsv" | cmp - "$TMP/s.tsv" && ok "foreign byte order: the same figures" || bad "swapped figures differ"
+"$TP/mkfixture" dj-edge "$TMP/dj"
+"$S" --tsv "$TMP/dj" >"$TMP/dj.tsv"
+eq "dj trace: ideal RSS peak 804 (no aligned_alloc, reallocarray)" 804 "$(v "$TMP/dj.tsv" memory ideal_rss_peak)"
+gzip -c "$TMP/edge" >"$TMP/edge.gz"
+"$S" --tsv "$TMP/edge.gz" | grep -v '^trace' | cmp - "$TMP/s.tsv" && ok "gzip-compressed: the same figures" || bad "gzip figures differ"
+
+# text and JSON
+"$S" "$TMP/edge" >"$TMP/e.txt"
+grep -q '^  ideal_rss_peak  *868$' "$TMP/e.txt" && ok "text: ideal RSS peak line" || bad "text output"
+grep -q '^largest blocks live at the end$' "$TMP/e.txt" && ok "text: largest live blocks" || bad "text: largest"
+"$S" --json "$TMP/edge" | grep -q '"memory_ideal_rss_peak": 868' && ok "--json" || bad "--json"
+"$S" --json "$TMP/edge" | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null && ok "--json is valid JSON" || bad "--json does not parse"
+
+# a real program, and --diff against another run of it
+traced "$TMP/b1" "$TP/bigalloc" 20000 >/dev/null
+traced "$TMP/b2" "$TP/bigalloc" 40000 >/dev/null
+b1=$(one_file "$TMP/b1.*"); b2=$(one_file "$TMP/b2.*")
+"$S" --tsv "$b1" >"$TMP/b1.tsv"; eq "real trace: exit 0" 0 "$?"
+eq "real trace: every call" "$(count "$b1" calls)" "$(v "$TMP/b1.tsv" calls total)"
+ge "real trace: glibc flags reported (heap growth)" 1 "$(v "$TMP/b1.tsv" glibc grew_the_heap)"
+"$S" --diff "$b1" "$b2" >"$TMP/diff"; eq "--diff: exit 0" 0 "$?"
+grep -q '^calls ' "$TMP/diff" && grep -q 'x$' "$TMP/diff" && ok "--diff: rows with ratios" || bad "--diff: $(head -n 3 "$TMP/diff")"
+"$S" --diff --tsv "$b1" "$b2" | awk -F'\t' '$2 == "calls" { exit !($4 > $3) }' && ok "--diff: B has more calls than A" || bad "--diff calls"
+
+# bad input
+: >"$TMP/empty"
+"$S" "$TMP/empty" >/dev/null 2>"$TMP/err"; eq "empty: exit 1" 1 "$?"
+grep -q 'offset 0: empty file' "$TMP/err" && ok "empty: one error naming the offset" || bad "empty: $(cat "$TMP/err")"
+head -c 4200 "$TMP/edge" >"$TMP/cut"
+"$S" "$TMP/cut" >/dev/null 2>"$TMP/err"; eq "truncated: exit 1" 1 "$?"
+grep -q 'truncated record' "$TMP/err" && ok "truncated: says so" || bad "truncated: $(cat "$TMP/err")"
+"$S" --diff "$TMP/edge" 2>/dev/null; eq "--diff with one trace: exit 2" 2 "$?"
+"$S" --help | grep -q '^Usage: trace_stats' && ok "--help" || bad "--help"
+"$S" --version | grep -q '^trace_stats (mtrace) ' && ok "--version" || bad "--version"
+finish
