@@ -29,7 +29,7 @@ MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
 TLIB_SRC   := $(wildcard tools/lib/*.c)
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
-TOOLS      := trace_dump trace2wl trace_run trace_stats
+TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
 LIBS       := $(B)/lib/libmtrace.so $(B)/lib/libmtracectl.so
 TEST_C     := $(filter-out tests/prog/lib%.c,$(wildcard tests/prog/*.c))
@@ -78,7 +78,7 @@ $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
-FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload
+FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread

@@ -15,7 +15,7 @@ if ! clang -fsanitize=fuzzer "$FB/probe.c" -o "$FB/probe" 2>/dev/null; then
 	echo "make fuzz: clang has no libFuzzer runtime (apt-get install libclang-rt-14-dev)"; exit 77
 fi
 LIBSRC=$(ls tools/lib/*.c)
-HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload"
+HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import"
 for h in $HARNESSES; do
 	clang -std=gnu11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-Iinclude -Itools/lib -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread || exit 1
@@ -35,6 +35,10 @@ for t in "$S"/trace/*; do
 	"$B/bin/trace2wl" -q -d "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null
 done
 for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do "$B/tests/mkfixture" $k "$S/wl/$k"; done
+mkdir -p "$S/log"
+printf '= Start\n@ ./prog:[0x4005d6] + 0x1b6e260 0x64\n@ ./prog:[0x4005e6] + 0x1b6e2d0 0xc8\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] < 0x1b6e260\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] > 0x1b6e400 0x190\n- 0x1b6e2d0\n+ (nil) 0xffffffffffff\n@ [0x4005f0] ! 0x1b6e400 0xfffffffffff0\n- 0x1b6e400\n= End\n' >"$S/log/hand"
+dbg=$(ls /usr/lib/*/libc_malloc_debug.so.0 2>/dev/null | head -n 1)
+[ -n "$dbg" ] && MALLOC_TRACE="$S/log/real" LD_PRELOAD="$dbg" "$B/tests/mtrace_prog" >/dev/null 2>&1
 
 failed=0
 run() { # HARNESS SEEDDIR
@@ -58,5 +62,6 @@ run fuzz_trace_reader "$S/trace"
 run fuzz_convert "$S/trace"
 run fuzz_workload "$S/wl"
 run fuzz_dj_workload "$S/dj"
+run fuzz_import "$S/log"
 echo "fuzz: $failed harness(es) with findings"
 [ $failed -eq 0 ]

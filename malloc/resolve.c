@@ -134,9 +134,40 @@ static size_t fb_usable(void *p)
    Resolution
    ------------------------------------------------------------------------------------------- */
 
+/* The version programs bind the allocator functions to on this architecture.  A library may
+   export them under it as a non-default version only (glibc's libc_malloc_debug.so does):
+   plain dlsym looks for the default version and would skip it, taking a different malloc
+   than the program itself would. */
+#if defined(__x86_64__)
+#define BASE_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define BASE_VERSION "GLIBC_2.17"
+#elif defined(__i386__)
+#define BASE_VERSION "GLIBC_2.0"
+#endif
+
+static int in_libc(void *f)
+{
+	Dl_info info;
+	if (!dladdr(f, &info) || !info.dli_fname)
+		return 0;
+	const char *slash = strrchr(info.dli_fname, '/');
+	return strncmp(slash ? slash + 1 : info.dli_fname, "libc.so", 7) == 0;
+}
+
 static void *next_sym(const char *name, const char *libc_name)
 {
 	void *f = dlsym(RTLD_NEXT, name);
+#if defined(BASE_VERSION) && defined(__GLIBC__)
+	/* the default version lands in libc itself while something before it exports only the
+	   base version: that is the one the program binds to (an unversioned allocator such as
+	   jemalloc is found by dlsym, and is not looked past) */
+	if (f && in_libc(f)) {
+		void *v = dlvsym(RTLD_NEXT, name, BASE_VERSION);
+		if (v && v != f && !in_libc(v))
+			f = v;
+	}
+#endif
 	if (f == NULL && libc_name != NULL)
 		f = dlsym(RTLD_NEXT, libc_name);
 	return f;

@@ -1,0 +1,26 @@
+/* mtrace_log.h - parsing glibc mtrace() logs (the MALLOC_TRACE text format) into records.
+ *
+ * Each line is an optional "@ CALLER" then one of:  "+ PTR SIZE" (malloc, calloc, memalign;
+ * PTR "(nil)" when it failed), "- PTR" (free), "< OLD" followed by "> NEW SIZE" (realloc that
+ * moved or kept a block), "! OLD SIZE" (a realloc that failed), "= Start" / "= End".
+ * glibc logs realloc(NULL, n) as "+" and realloc(p, 0) as "-". */
+#ifndef MTRACE_LOG_H
+#define MTRACE_LOG_H
+#include <stddef.h>
+#include "mtrace-trace.h"
+
+struct mtrace_log {
+	unsigned long line;           /* of the next line */
+	int pending;                  /* a "<" waits for its ">" */
+	uint64_t old;                 /* its pointer */
+	uint64_t seq;                 /* records made so far (their ts) */
+	char err[300];
+};
+
+/* Feed one line (without its newline).  Calls put() for each record it makes; 0, or -1 with
+   err set ("line N: ..."). */
+int mtrace_log_line(struct mtrace_log *l, const char *text, size_t len,
+		    int (*put)(void *ctx, const struct mtrace_record *), void *ctx);
+/* At the end of the log: -1 if a "<" never got its ">". */
+int mtrace_log_end(struct mtrace_log *l);
+#endif

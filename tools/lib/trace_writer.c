@@ -1,0 +1,113 @@
+/* trace_writer.c - see trace_writer.h */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "trace_writer.h"
+
+#define PER_CHUNK 1023   /* records after each chunk record, as the preload writes them */
+
+static int fail(struct trace_writer *w, const char *what)
+{
+	snprintf(w->err, sizeof w->err, "%s: %s: %s", w->path, what, strerror(errno ? errno : EIO));
+	return -1;
+}
+
+int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, const char *exe)
+{
+	memset(w, 0, sizeof *w);
+	w->path = strdup(path);
+	if (!w->path || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0)
+		return fail(w, "out of memory");
+	int fd = mkstemp(w->tmp);
+	if (fd < 0) {
+		free(w->tmp);
+		w->tmp = NULL;
+		return fail(w, "cannot create");
+	}
+	w->f = fdopen(fd, "wb");
+	static unsigned char page[MTRACE_HEADER_SIZE];
+	memset(page, 0, sizeof page);
+	struct mtrace_file_header h = { 0 };
+	memcpy(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	h.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
+	h.version = MTRACE_FORMAT_VERSION;
+	h.header_size = MTRACE_HEADER_SIZE;
+	h.record_size = MTRACE_RECORD_SIZE;
+	h.pointer_size = sizeof(void *);
+	h.clock = MTRACE_CLOCK_MONOTONIC;
+	h.ticks_per_sec = 1000000000;
+	h.flags = MTRACE_HF_FINISHED;
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	h.start_time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	h.pid = pid;
+	if (exe && *exe) {
+		size_t n = strlen(exe);
+		if (n > MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS - 1)
+			n = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS - 1;
+		memcpy(page + MTRACE_HEADER_STRINGS, exe, n);
+		h.exe_offset = MTRACE_HEADER_STRINGS;
+		h.exe_len = (uint32_t)n;
+	}
+	memcpy(page, &h, sizeof h);
+	if (fwrite(page, 1, sizeof page, w->f) != sizeof page)
+		return fail(w, "cannot write");
+	return 0;
+}
+
+int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
+{
+	if (w->in_chunk == 0) {
+		long off = ftell(w->f);
+		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
+					   .ptr = w->prev_chunk, .size = (PER_CHUNK + 1) * MTRACE_RECORD_SIZE };
+		if (fwrite(&c, sizeof c, 1, w->f) != 1)
+			return fail(w, "cannot write");
+		w->prev_chunk = (uint64_t)off;
+		w->in_chunk = PER_CHUNK;
+	}
+	if (fwrite(rec, sizeof *rec, 1, w->f) != 1)
+		return fail(w, "cannot write");
+	w->in_chunk--;
+	w->written++;
+	return 0;
+}
+
+int trace_writer_finish(struct trace_writer *w)
+{
+	/* the rest of the last chunk reads as unwritten records, as a stopped thread's would */
+	static const struct mtrace_record zero;
+	while (w->in_chunk) {
+		if (fwrite(&zero, sizeof zero, 1, w->f) != 1)
+			return fail(w, "cannot write");
+		w->in_chunk--;
+	}
+	if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0 || fclose(w->f) != 0) {
+		w->f = NULL;
+		return fail(w, "cannot write");
+	}
+	w->f = NULL;
+	if (rename(w->tmp, w->path) < 0)
+		return fail(w, "cannot rename into place");
+	free(w->tmp);
+	w->tmp = NULL;
+	trace_writer_abort(w);
+	return 0;
+}
+
+void trace_writer_abort(struct trace_writer *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	if (w->tmp) {
+		unlink(w->tmp);
+		free(w->tmp);
+		w->tmp = NULL;
+	}
+	free(w->path);
+	w->path = NULL;
+}

@@ -1,0 +1,23 @@
+/* trace_writer.h - writing trace files from tools (trace_import; the preload has its own,
+ * lock-free writer).  Records of one thread, chunked as the format requires, into a temporary
+ * file renamed into place when complete.  Format: include/mtrace-trace.h. */
+#ifndef TRACE_WRITER_H
+#define TRACE_WRITER_H
+#include <stdio.h>
+#include "mtrace-trace.h"
+
+struct trace_writer {
+	char *path, *tmp;
+	FILE *f;
+	uint64_t in_chunk, chunk_off, prev_chunk, written;
+	uint32_t tid;
+	char err[600];
+};
+
+/* Start a trace of process pid (exe may be NULL) whose ticks are nanoseconds. */
+int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, const char *exe);
+/* Append a record (its tid is used for the chunks; one thread per file). */
+int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec);
+int trace_writer_finish(struct trace_writer *w);
+void trace_writer_abort(struct trace_writer *w);
+#endif

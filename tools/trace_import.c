@@ -1,0 +1,92 @@
+/* trace_import - convert glibc mtrace() logs into mtrace traces. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mtrace_log.h"
+#include "tool.h"
+#include "trace_writer.h"
+
+static const char usage_text[] =
+	"Usage: trace_import [OPTION]... LOG OUTFILE\n"
+	"Convert a glibc mtrace() log (the MALLOC_TRACE text format: \"@ caller + ptr size\",\n"
+	"\"- ptr\", \"< old\" / \"> new size\" pairs, \"! ptr size\", \"= Start\" / \"= End\") into an\n"
+	"mtrace trace, so existing logs can be looked at, converted and replayed.  The log has no\n"
+	"threads or times: the trace is one thread, in the log's order.  LOG - reads standard input.\n"
+	"\n"
+	"      --pid=N      the process id to record (default 0)\n"
+	"      --exe=PATH   the program to record\n"
+	"  -h, --help       show this help and exit\n"
+	"  -V, --version    show the version and exit\n"
+	"\n"
+	"OUTFILE is written under a temporary name and renamed when complete.\n"
+	"Exit status: 0 done; 1 the log is missing or malformed (the error names the line);\n"
+	"2 bad command line; 3 the output could not be written.\n";
+
+static int put(void *ctx, const struct mtrace_record *r)
+{
+	return trace_writer_put(ctx, r);
+}
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace_import";
+	static const struct option longopts[] = {
+		{ "pid", required_argument, 0, 1 }, { "exe", required_argument, 0, 2 },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c;
+	uint64_t pid = 0;
+	const char *exe = NULL;
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			if (parse_u64(optarg, &pid) < 0 || pid > 0x7fffffff)
+				tool_die(EXIT_USAGE, "--pid wants a process id, not '%s'", optarg);
+			break;
+		case 2: exe = optarg; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace_import --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs("trace_import: wants a LOG and an OUTFILE\nTry 'trace_import --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	const char *in = argv[optind], *out = argv[optind + 1];
+	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
+	struct trace_writer w;
+	if (trace_writer_open(&w, out, (int32_t)pid, exe) < 0)
+		tool_die(EXIT_SYSTEM, "%s", w.err);
+	struct mtrace_log log = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		if (n && line[n - 1] == '\n')
+			n--;
+		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
+			trace_writer_abort(&w);
+			tool_die(w.err[0] ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
+				 w.err[0] ? ": " : "", w.err);
+		}
+	}
+	if (ferror(f)) {
+		trace_writer_abort(&w);
+		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
+	}
+	free(line);
+	if (mtrace_log_end(&log) < 0) {
+		trace_writer_abort(&w);
+		tool_die(EXIT_BADFILE, "%s: %s", in, log.err);
+	}
+	if (w.written == 0)
+		fprintf(stderr, "trace_import: %s: no allocator calls in the log\n", in);
+	if (trace_writer_finish(&w) < 0)
+		tool_die(EXIT_SYSTEM, "%s", w.err);
+	return EXIT_OK;
+}
