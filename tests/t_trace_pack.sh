@@ -1,0 +1,53 @@
+# trace_pack: packed traces are read as they are by every tool; anonymized ones keep no address
+# or program name and convert to the same workload streams; failures leave no file behind.
+. tests/lib.sh
+P="$BIN/trace_pack"
+( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 3 5000 >/dev/null )
+f=$(one_file "$TMP/x.*"); pid=$(count "$f" pid)
+cd "$TMP"
+name=$("$P" "$f" 2>"$TMP/err"); eq "pack: exit 0" 0 "$?"
+case "$name" in "$(hostname)-xthread-$pid.mtrace.gz") ok "named HOST-PROGRAM-PID.mtrace.gz ($name)" ;; *) bad "name: $name" ;; esac
+grep -q "xthread (pid $pid), [0-9,]* records from 4 threads over" "$TMP/err" && ok "shows program, records, threads, time span" || bad "summary: $(cat "$TMP/err")"
+check "gzip data" sh -c "head -c 2 '$name' | od -An -tx1 | grep -q '1f 8b'"
+"$BIN/trace_dump" -c "$name" >/dev/null; eq "trace_dump reads the packed trace" 0 "$?"
+"$BIN/trace_stats" --tsv "$f" | grep -v '^trace' >"$TMP/s1"
+"$BIN/trace_stats" --tsv "$name" | grep -v '^trace' >"$TMP/s2"
+check "trace_stats gives the same figures from the packed trace" cmp "$TMP/s1" "$TMP/s2"
+"$BIN/trace2wl" -q "$TMP/orig.wl" "$f"
+"$BIN/trace2wl" -q "$TMP/packed.wl" "$name"
+check "trace2wl converts the packed trace to the same workload" cmp "$TMP/orig.wl" "$TMP/packed.wl"
+for z in xz zstd; do
+	if command -v $z >/dev/null; then
+		"$P" --$z -o "$TMP/p.$z" "$f" >/dev/null 2>&1; eq "--$z: exit 0" 0 "$?"
+		"$BIN/trace2wl" -q "$TMP/$z.wl" "$TMP/p.$z"
+		check "--$z: same workload" cmp "$TMP/orig.wl" "$TMP/$z.wl"
+	else
+		echo "# $z not installed: its case is not run"
+	fi
+done
+
+# anonymized
+"$P" --anonymize -o "$TMP/anon.gz" "$f" >/dev/null 2>&1; eq "--anonymize: exit 0" 0 "$?"
+"$BIN/trace_dump" "$TMP/anon.gz" >"$TMP/anon.dump"; eq "the anonymized trace validates" 0 "$?"
+grep -q '^# exe       (left out on request)' "$TMP/anon.dump" && ok "program and command line left out" || bad "exe line"
+grep -q 'xthread' "$TMP/anon.dump" && bad "the program's name is still in it" || ok "the program's name is nowhere in it"
+"$BIN/trace_dump" "$f" | grep -o '= 0x[0-9a-f]*' | sort -u | head -n 200 | sed 's/= //' >"$TMP/addrs"
+ge "original addresses to look for" 50 "$(wc -l <"$TMP/addrs")"
+eq "no original address survives" 0 "$(grep -c -w -F -f "$TMP/addrs" "$TMP/anon.dump")"
+"$BIN/trace2wl" -q "$TMP/anon.wl" "$TMP/anon.gz"
+tail -c +1025 "$TMP/orig.wl" >"$TMP/o.streams"; tail -c +1025 "$TMP/anon.wl" >"$TMP/a.streams"
+check "anonymized: identical workload streams (thread table and every call)" cmp "$TMP/o.streams" "$TMP/a.streams"
+"$TP/mkfixture" dj-edge "$TMP/dj"
+"$P" --anonymize -o "$TMP/dj.gz" "$TMP/dj" 2>"$TMP/err"; eq "--anonymize of a dj trace: exit 1" 1 "$?"
+grep -q 'rewrites mtrace traces' "$TMP/err" && ok "says why" || bad "dj anonymize: $(cat "$TMP/err")"
+
+# failures leave nothing behind
+head -c 5000 "$f" >"$TMP/cut"
+"$P" -o "$TMP/cut.gz" "$TMP/cut" 2>"$TMP/err"; eq "truncated trace: exit 1" 1 "$?"
+check "truncated trace: no output, not even a temporary one" sh -c "! ls '$TMP'/cut.gz* >/dev/null 2>&1"
+PATH=/nonexistent "$P" --xz -o "$TMP/nope.xz" "$f" 2>"$TMP/err"; eq "no compressor: exit 3" 3 "$?"
+grep -q "apt-get install xz-utils" "$TMP/err" && ok "no compressor: names the package" || bad "no compressor: $(cat "$TMP/err")"
+"$P" 2>/dev/null; eq "no trace: exit 2" 2 "$?"
+"$P" --help | grep -q '^Usage: trace_pack' && ok "--help" || bad "--help"
+"$P" --version | grep -q '^trace_pack (mtrace) ' && ok "--version" || bad "--version"
+finish

@@ -1,0 +1,250 @@
+/* trace_pack - prepare a trace for sending to a maintainer: validate, summarise, compress,
+ * and on request anonymize. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tool.h"
+#include "trace_reader.h"
+#include "u64map.h"
+#include "u64set.h"
+
+static const char usage_text[] =
+	"Usage: trace_pack [OPTION]... TRACE\n"
+	"Prepare a trace to send to a maintainer: validate it, show what it holds (program,\n"
+	"records, threads, time span, size), and compress it to HOST-PROGRAM-PID.mtrace.gz (or\n"
+	".xz, .zst).  Every tool reads packed traces as they are.\n"
+	"\n"
+	"  -o, --output=FILE  the packed file (default: HOST-PROGRAM-PID.mtrace.EXT here)\n"
+	"      --gzip         gzip -9 (the default)\n"
+	"      --xz           xz -9 (package xz-utils)\n"
+	"      --zstd         zstd -19 (package zstd)\n"
+	"  -a, --anonymize    replace every address with a consistent stand-in (identity and\n"
+	"                     alignment up to 64 KiB kept, so conversion and replay give the same\n"
+	"                     result), and leave out the executable path and command line\n"
+	"  -h, --help         show this help and exit\n"
+	"  -V, --version      show the version and exit\n"
+	"\n"
+	"The packed file appears only when complete.  Exit status: 0 done; 1 the trace is missing,\n"
+	"corrupt or truncated; 2 bad command line; 3 the compressor is missing or failed.\n";
+
+/* ---------------------------------------------------------------------------------------------
+   Anonymizing: the high bits of an address are replaced by a counter, the low 16 kept
+   ------------------------------------------------------------------------------------------- */
+
+#define KEEP_BITS 16
+
+struct anon { struct u64map hi; uint64_t next; };
+
+static uint64_t anon_addr(struct anon *a, uint64_t p)
+{
+	if (p == 0)
+		return 0;
+	uint64_t hi = p >> KEEP_BITS, *v = u64map_get(&a->hi, hi + 1);
+	if (!v) {
+		if (u64map_put(&a->hi, hi + 1, ++a->next) < 0)
+			tool_die(EXIT_SYSTEM, "out of memory");
+		v = u64map_get(&a->hi, hi + 1);
+	}
+	/* stand-ins start at 0x100000000: never NULL, never mistaken for a small number */
+	return ((*v + 0xffff) << KEEP_BITS) | (p & ((1u << KEEP_BITS) - 1));
+}
+
+/* Rewrite an mtrace trace with stand-in addresses and no exe/cmdline, into out (host order,
+   the same records, chunks and unwritten space in the same places). */
+static void anonymize(const char *in, FILE *out)
+{
+	struct trace_reader r;
+	trace_reader_decompress = 1;
+	if (trace_open(&r, in) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	if (r.format != TRACE_FMT_MTRACE)
+		tool_die(EXIT_BADFILE, "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
+			 "no header to clean (compress it without --anonymize)", in);
+	static unsigned char page[MTRACE_HEADER_MAX + 1];
+	struct mtrace_file_header h = r.hdr;
+	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
+	h.flags |= MTRACE_HF_PRIVATE;
+	memset(page, 0, h.header_size);
+	memcpy(page, &h, sizeof h);
+	fwrite(page, 1, h.header_size, out);
+	struct anon a = { 0 };
+	struct mtrace_record rec;
+	uint64_t off, next = h.header_size;
+	static const unsigned char zero[256];
+	int k;
+	while ((k = trace_next(&r, &rec, &off)) > 0) {
+		for (; next < off; next += h.record_size)   /* unwritten records stay unwritten */
+			fwrite(zero, 1, h.record_size, out);
+		if (rec.call != MTRACE_CALL_CHUNK) {   /* a chunk's ptr is a file offset, not an address */
+			rec.ptr = anon_addr(&a, rec.ptr);
+			rec.result = anon_addr(&a, rec.result);
+		}
+		fwrite(&rec, sizeof rec, 1, out);
+		if (h.record_size > sizeof rec)
+			fwrite(zero, 1, h.record_size - sizeof rec, out);
+		next = off + h.record_size;
+	}
+	if (k < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	trace_close(&r);
+	u64map_free(&a.hi);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   main
+   ------------------------------------------------------------------------------------------- */
+
+static int on_path(const char *prog)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace_pack";
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "gzip", no_argument, 0, 1 },
+		{ "xz", no_argument, 0, 2 }, { "zstd", no_argument, 0, 3 },
+		{ "anonymize", no_argument, 0, 'a' }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip", *level = "-9";
+	int anon = 0, c;
+	while ((c = getopt_long(argc, argv, "o:ahV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 1: prog = "gzip", ext = "gz", pkg = "gzip", level = "-9"; break;
+		case 2: prog = "xz", ext = "xz", pkg = "xz-utils", level = "-9"; break;
+		case 3: prog = "zstd", ext = "zst", pkg = "zstd", level = "-19"; break;
+		case 'a': anon = 1; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace_pack --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs("trace_pack: wants one trace\nTry 'trace_pack --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	const char *in = argv[optind];
+
+	/* 1. validate, and learn what to show */
+	struct trace_reader r;
+	if (trace_open(&r, in) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	struct mtrace_record rec;
+	struct u64set tids = { 0 };
+	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
+	int k;
+	while ((k = trace_next(&r, &rec, NULL)) > 0) {
+		if (rec.call == MTRACE_CALL_CHUNK)
+			continue;
+		calls++;
+		u64set_add(&tids, rec.tid);
+		if (rec.ts < tmin)
+			tmin = rec.ts;
+		if (rec.ts > tmax)
+			tmax = rec.ts;
+	}
+	if (k < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	struct stat st;
+	stat(in, &st);
+	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe[0] ? r.exe : "unknown";
+	char c1[32], c2[32];
+	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu threads over %.6f s, %s bytes%s\n", in,
+		anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls), tids.n,
+		calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0, fmt_commas(c2, (unsigned long long)st.st_size),
+		r.compression ? " (compressed already)" : "");
+	int32_t pid = r.hdr.pid;
+	int is_compressed = r.compression != NULL;
+	trace_close(&r);
+	u64set_free(&tids);
+
+	/* 2. the packed file's name */
+	char name[4200], host[256] = "host";
+	if (!out) {
+		gethostname(host, sizeof host - 1);
+		for (char *p = host; *p; p++)
+			if (*p == '/' || *p == ' ')
+				*p = '_';
+		snprintf(name, sizeof name, "%s-%s-%d.mtrace.%s", host, anon ? "anon" : exe, (int)pid, ext);
+		out = name;
+	}
+	if (!on_path(prog))
+		tool_die(EXIT_SYSTEM, "'%s' is not installed (apt-get install %s)", prog, pkg);
+
+	/* 3. the bytes to compress: the trace itself (decompressed if it was), or its anonymized
+	   rewrite, into a temporary file */
+	char tmp_in[4300], tmp_out[4300];
+	snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
+	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
+	int fi = mkstemp(tmp_in), fo = mkstemp(tmp_out);
+	if (fi < 0 || fo < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+	unlink(tmp_in);   /* we keep the descriptor */
+	FILE *fin = fdopen(fi, "w+");
+	if (anon)
+		anonymize(in, fin);
+	else {
+		int src = -1;
+		if (is_compressed) {
+			/* let the reader's decompressor produce the plain bytes */
+			struct trace_reader rr;
+			if (trace_open(&rr, in) < 0)
+				tool_die(EXIT_BADFILE, "%s", rr.err);
+			fwrite(rr.buf, 1, rr.buf_len, fin);
+			char io[65536];
+			ssize_t n;
+			while ((n = read(rr.fd, io, sizeof io)) > 0)
+				fwrite(io, 1, (size_t)n, fin);
+			trace_close(&rr);
+		} else {
+			src = open(in, O_RDONLY | O_CLOEXEC);
+			char io[65536];
+			ssize_t n;
+			while (src >= 0 && (n = read(src, io, sizeof io)) > 0)
+				fwrite(io, 1, (size_t)n, fin);
+			if (src >= 0)
+				close(src);
+		}
+	}
+	if (fflush(fin) != 0 || ferror(fin)) {
+		unlink(tmp_out);
+		tool_die(EXIT_SYSTEM, "cannot write the temporary copy: %s", strerror(errno));
+	}
+	rewind(fin);
+
+	/* 4. compress */
+	pid_t child = fork();
+	if (child == 0) {
+		dup2(fileno(fin), 0);
+		dup2(fo, 1);
+		execlp(prog, prog, level, "-c", (char *)NULL);
+		_exit(127);
+	}
+	int stc;
+	waitpid(child, &stc, 0);
+	fclose(fin);
+	if (!WIFEXITED(stc) || WEXITSTATUS(stc) != 0 || fsync(fo) != 0 || close(fo) != 0) {
+		unlink(tmp_out);
+		tool_die(EXIT_SYSTEM, "%s failed", prog);
+	}
+	if (rename(tmp_out, out) < 0) {
+		unlink(tmp_out);
+		tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
+	}
+	stat(out, &st);
+	fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),
+		anon ? ", addresses replaced, program and command line left out" : "");
+	printf("%s\n", out);
+	return EXIT_OK;
+}
