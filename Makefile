@@ -29,7 +29,7 @@ MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
 TLIB_SRC   := $(wildcard tools/lib/*.c)
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
-TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack
+TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
 LIBS       := $(B)/lib/libmtrace.so $(B)/lib/libmtracectl.so
 TEST_C     := $(filter-out tests/prog/lib%.c,$(wildcard tests/prog/*.c))

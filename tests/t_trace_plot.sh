@@ -1,0 +1,63 @@
+# trace_plot: every kind of chart is well-formed, self-contained SVG with labelled axes in
+# units; bad input is refused; where Debian's chromium is installed, a chart renders to a PNG
+# that is not blank.
+. tests/lib.sh
+PL="$BIN/trace_plot"
+xmlok() { # FILE: well-formed XML?
+	if command -v python3 >/dev/null; then python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" "$1"
+	elif command -v xmllint >/dev/null; then xmllint --noout "$1"
+	else echo "# neither python3 nor xmllint: XML not parsed"; return 0; fi
+}
+( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 3 20000 >/dev/null )
+t=$(one_file "$TMP/x.*")
+for k in live sizes lifetime; do
+	"$PL" -k $k -o "$TMP/$k.svg" "$t" 2>/dev/null; eq "$k: exit 0" 0 "$?"
+	check "$k: well-formed XML" xmlok "$TMP/$k.svg"
+	grep -q '<script\|xlink:href=\|@import\|url(' "$TMP/$k.svg" && bad "$k: refers to something outside" || ok "$k: self-contained"
+done
+grep -q '<polyline' "$TMP/live.svg" && ok "live: a line" || bad "live: no line"
+grep -q '>live requested bytes<' "$TMP/live.svg" && grep -q '>allocations per second<' "$TMP/live.svg" && ok "live: both axes named" || bad "live: axis labels"
+grep -q '[0-9] \(KiB\|MiB\|B\)<' "$TMP/live.svg" && ok "live: byte ticks in units" || bad "live: byte ticks"
+grep -q '[0-9] \(ms\|s\|us\)<' "$TMP/live.svg" && ok "live: time ticks in units" || bad "live: time ticks"
+ge "sizes: bars" 3 "$(grep -c '<rect x=.* fill="#1f77b4"' "$TMP/sizes.svg")"
+grep -q '>requested size<' "$TMP/sizes.svg" && ok "sizes: axis named" || bad "sizes: axis"
+
+"$ROOT/$B/bin/trace2wl" -q "$TMP/w.wl" "$t"
+"$ROOT/$B/bin/trace_run" -i 2 -l "$TMP/a.tsv" "$TMP/w.wl" >/dev/null
+"$ROOT/$B/bin/trace_run" -i 2 -l "$TMP/b.tsv" --tunables=glibc.malloc.arena_max=1 "$TMP/w.wl" >/dev/null
+"$PL" -l default -l one-arena -o "$TMP/rss.svg" "$TMP/a.tsv" "$TMP/b.tsv" 2>/dev/null; eq "rss: exit 0" 0 "$?"
+check "rss: well-formed XML" xmlok "$TMP/rss.svg"
+grep -q '>VmRSS: default<' "$TMP/rss.svg" && grep -q '>VmRSS: one-arena<' "$TMP/rss.svg" && ok "rss: runs overlaid with a legend" || bad "rss legend"
+grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RSS line" || bad "rss: ideal"
+"$ROOT/$B/bin/trace_run" --compare glibc --csv -r 1 "$TMP/w.wl" >"$TMP/cmp.csv"
+"$PL" -o "$TMP/cmp.svg" "$TMP/cmp.csv" 2>/dev/null; eq "compare: exit 0" 0 "$?"
+check "compare: well-formed XML" xmlok "$TMP/cmp.svg"
+grep -q '>glibc<' "$TMP/cmp.svg" && grep -q '>wall time<' "$TMP/cmp.svg" && grep -q '>Max RSS<' "$TMP/cmp.svg" && ok "compare: bars per allocator for time and RSS" || bad "compare chart"
+
+# long series are reduced, peaks kept: a 2-point-per-column line however long the trace
+pts=$(grep -o 'points="[^"]*"' "$TMP/live.svg" | head -n 1 | wc -w)
+check "live: at most two points per pixel column ($pts)" test "$pts" -le 1800
+
+# bad input
+printf 'time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n1\t2\tbanana\t4\n' >"$TMP/bad.tsv"
+"$PL" -o "$TMP/bad.svg" "$TMP/bad.tsv" 2>"$TMP/err"; eq "bad timeline: exit 1" 1 "$?"
+grep -q 'line 2: not four numbers' "$TMP/err" && ok "bad timeline: names the line" || bad "bad timeline: $(cat "$TMP/err")"
+check "bad timeline: no output left" sh -c "! ls '$TMP'/bad.svg* >/dev/null 2>&1"
+head -c 3000 "$t" >"$TMP/cut"
+"$PL" -o "$TMP/cut.svg" "$TMP/cut" 2>/dev/null; eq "truncated trace: exit 1" 1 "$?"
+"$PL" -k pie "$t" 2>/dev/null; eq "unknown kind: exit 2" 2 "$?"
+"$PL" --help | grep -q '^Usage: trace_plot' && ok "--help" || bad "--help"
+
+# a real browser
+if command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null; then
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$TMP/chrome" --window-size=900,560 --screenshot="$TMP/live.png" \
+		"file://$TMP/live.svg" >/dev/null 2>&1
+	check "chromium rendered the chart to a PNG" test -s "$TMP/live.png"
+	share=$(python3 tests/pngcheck.py "$TMP/live.png" 2>&1)
+	check "the rendering is not blank ($share of the pixels are ink)" awk -v s="$share" 'BEGIN { exit !(s > 0.005 && s < 0.6) }'
+else
+	echo "# chromium (or python3) is not installed: the rendering case is not run"
+fi
+finish

@@ -1,0 +1,460 @@
+/* trace_plot - self-contained SVG charts of traces, replay timelines and comparisons. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "order.h"
+#include "svg.h"
+#include "tool.h"
+#include "u64map.h"
+
+static const char usage_text[] =
+	"Usage: trace_plot [OPTION]... INPUT...\n"
+	"Write a self-contained SVG chart (no script, no external font; opens in any browser).\n"
+	"INPUT is a trace, one or more `trace_run --log` timelines, or `trace_run --compare --csv`\n"
+	"output; the kind of chart follows from it unless --kind says otherwise:\n"
+	"  live      (a trace) live requested bytes over time, and the allocation rate\n"
+	"  sizes     (a trace) request sizes, power-of-two histogram\n"
+	"  lifetime  (a trace) block lifetimes, power-of-two histogram\n"
+	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
+	"  compare   (compare CSV) wall time and Max RSS per allocator\n"
+	"\n"
+	"  -k, --kind=KIND      one of the above\n"
+	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
+	"  -t, --title=TEXT     the chart's title\n"
+	"  -l, --label=NAME     legend name of the next timeline (repeatable; default: file names)\n"
+	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560)\n"
+	"  -h, --help           show this help and exit\n"
+	"  -V, --version        show the version and exit\n"
+	"\n"
+	"Exit status: 0 done; 1 an input is missing or malformed (the error names where);\n"
+	"2 bad command line; 3 the output could not be written.\n";
+
+static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b" };
+#define NBINS 2000
+#define NB 65
+
+/* ---------------------------------------------------------------------------------------------
+   From a trace: one ordered pass; memory is the live blocks and fixed bins
+   ------------------------------------------------------------------------------------------- */
+
+struct tracepass {
+	uint64_t t0, t1;                   /* the time range, from a first quick pass */
+	double tps;
+	struct u64map size, born;          /* live block: address -> size, -> order point */
+	uint64_t live;
+	double lo[NBINS], hi[NBINS];        /* live bytes: each bin's lowest and highest */
+	uint64_t allocs[NBINS];
+	int seen[NBINS];
+	uint64_t size_n[NB], life_n[NB];
+};
+
+static int bucket(uint64_t v)
+{
+	return v == 0 ? 0 : 64 - __builtin_clzll(v);
+}
+
+static int bin_of(const struct tracepass *p, uint64_t t)
+{
+	if (t <= p->t0)
+		return 0;
+	uint64_t b = (t - p->t0) * (uint64_t)(NBINS - 1) / (p->t1 > p->t0 ? p->t1 - p->t0 : 1);
+	return b >= NBINS ? NBINS - 1 : (int)b;
+}
+
+static void note(struct tracepass *p, uint64_t t)
+{
+	int b = bin_of(p, t);
+	double v = (double)p->live;
+	if (!p->seen[b] || v < p->lo[b])
+		p->lo[b] = v;
+	if (!p->seen[b] || v > p->hi[b])
+		p->hi[b] = v;
+	p->seen[b] = 1;
+}
+
+static void gone(struct tracepass *p, uint64_t a, uint64_t t)
+{
+	uint64_t sz, born;
+	if (a && u64map_take(&p->size, a, &sz)) {
+		p->live -= sz;
+		if (u64map_take(&p->born, a, &born))
+			p->life_n[bucket((uint64_t)((double)(t > born ? t - born : 0) * 1e9 / p->tps))]++;
+	}
+}
+
+static int arrived(struct tracepass *p, uint64_t a, uint64_t bytes, uint64_t t)
+{
+	uint64_t old;
+	int had = u64map_swap(&p->size, a, bytes, &old);
+	if (had < 0 || u64map_put(&p->born, a, t) < 0)
+		return -1;
+	if (had)
+		p->live -= old;
+	p->live += bytes;
+	p->size_n[bucket(bytes)]++;
+	p->allocs[bin_of(p, t)]++;
+	return 0;
+}
+
+static int on_event(void *ctx, struct order_ev *e)
+{
+	struct tracepass *p = ctx;
+	const struct mtrace_record *r = &e->rec;
+	uint64_t bytes = r->size;
+	if (r->call == MTRACE_CALL_CALLOC || r->call == MTRACE_CALL_REALLOCARRAY)
+		bytes = __builtin_mul_overflow(r->size, r->arg2, &bytes) ? UINT64_MAX : bytes;
+	if (e->kind == ORDER_RELEASE) {
+		if (!(r->flags & MTRACE_RF_FAILED))
+			gone(p, r->ptr, e->t);
+		note(p, e->t);
+		return 1;
+	}
+	if (r->call == MTRACE_CALL_FREE)
+		gone(p, r->ptr, e->t);
+	else if (!(r->flags & MTRACE_RF_FAILED) && r->result && arrived(p, r->result, bytes, e->t) < 0)
+		return -1;
+	note(p, e->t);
+	return 0;
+}
+
+static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t cap)
+{
+	memset(p, 0, sizeof *p);
+	struct trace_reader r;
+	struct mtrace_record rec;
+	int k;
+	if (trace_open(&r, path) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	p->t0 = UINT64_MAX;
+	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
+		uint64_t end = rec.ts + rec.duration;
+		if (rec.ts < p->t0)
+			p->t0 = rec.ts;
+		if (end > p->t1)
+			p->t1 = end;
+	}
+	if (k < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	if (p->t0 == UINT64_MAX)
+		p->t0 = p->t1 = 0;
+	trace_close(&r);
+	if (trace_open(&r, path) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err);
+	p->tps = (double)r.hdr.ticks_per_sec;
+	const char *base = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe;
+	size_t bl = strnlen(base, cap - 1);
+	memcpy(exe, base, bl);
+	exe[bl] = 0;
+	struct order o;
+	if (order_begin(&o, on_event, NULL, p) < 0 || order_feed(&o, &r, NULL, NULL) < 0 || order_end(&o) < 0)
+		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
+	order_free(&o);
+	trace_close(&r);
+	u64map_free(&p->size);
+	u64map_free(&p->born);
+}
+
+static void plot_live(struct svg *s, const struct tracepass *p, int h)
+{
+	static double x[2 * NBINS], y[2 * NBINS], rx[NBINS], ry[NBINS];
+	size_t n = 0;
+	double span = (double)(p->t1 - p->t0) / p->tps, ymax = 0, rmax = 0, binw = span / NBINS;
+	for (int b = 0; b < NBINS; b++) {
+		double t = span * b / (NBINS - 1);
+		rx[b] = t;
+		ry[b] = binw > 0 ? (double)p->allocs[b] / binw : 0;
+		if (ry[b] > rmax)
+			rmax = ry[b];
+		if (!p->seen[b])
+			continue;
+		x[n] = t, y[n++] = p->lo[b];
+		x[n] = t, y[n++] = p->hi[b];
+		if (p->hi[b] > ymax)
+			ymax = p->hi[b];
+	}
+	double top = 40, ph = (h - top) * 0.62;
+	svg_panel(s, top, ph, 0, span, SVG_SECONDS, NULL, 0, ymax * 1.05, SVG_BYTES, "live requested bytes");
+	svg_line(s, x, y, n, colors[0], "live requested bytes (ideal RSS)");
+	svg_panel(s, top + ph, h - top - ph, 0, span, SVG_SECONDS, "time since the trace started", 0, rmax * 1.05,
+		  SVG_RATE, "allocations per second");
+	svg_line(s, rx, ry, NBINS, colors[1], NULL);
+}
+
+static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu, int h)
+{
+	int lo = NB, hi = -1;
+	for (int k = 0; k < NB; k++)
+		if (n[k]) {
+			if (k < lo) lo = k;
+			hi = k;
+		}
+	if (hi < 0)
+		lo = hi = 0;
+	static char labels[NB][40];
+	const char *names[NB];
+	double v[NB], vmax = 0;
+	size_t m = 0;
+	for (int k = lo; k <= hi; k++) {
+		char a[32];
+		double from = k == 0 ? 0 : ldexp(1, k - 1);
+		if (xu == SVG_SECONDS)
+			from /= 1e9;   /* lifetimes are counted in nanoseconds */
+		snprintf(labels[m], sizeof labels[m], "%s%s", k == 0 ? "" : "\xe2\x89\xa5", svg_fmt(a, from, xu));
+		names[m] = labels[m];
+		v[m] = (double)n[k];
+		if (v[m] > vmax)
+			vmax = v[m];
+		m++;
+	}
+	svg_panel(s, 40, h - 40, 0, 1, SVG_COUNT, what, 0, vmax * 1.1, SVG_COUNT, "calls");
+	svg_bars(s, names, v, m, colors[0], SVG_COUNT);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   From trace_run --log timelines
+   ------------------------------------------------------------------------------------------- */
+
+struct series { double *t, *rss, *vsz, *ideal; size_t n, cap; };
+
+static void read_timeline(const char *path, struct series *s)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	char line[256];
+	unsigned long no = 0;
+	memset(s, 0, sizeof *s);
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		if (no == 1) {
+			if (strncmp(line, "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb", 35) != 0)
+				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline", path);
+			continue;
+		}
+		double t, a, b, c;
+		char extra;
+		if (sscanf(line, "%lf\t%lf\t%lf\t%lf%c", &t, &a, &b, &c, &extra) < 4 || t < 0)
+			tool_die(EXIT_BADFILE, "%s: line %lu: not four numbers", path, no);
+		if (s->n == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 1024;
+			s->t = realloc(s->t, s->cap * sizeof *s->t);
+			s->rss = realloc(s->rss, s->cap * sizeof *s->rss);
+			s->vsz = realloc(s->vsz, s->cap * sizeof *s->vsz);
+			s->ideal = realloc(s->ideal, s->cap * sizeof *s->ideal);
+			if (!s->t || !s->rss || !s->vsz || !s->ideal)
+				tool_die(EXIT_SYSTEM, "out of memory");
+		}
+		s->t[s->n] = t / 1e3, s->rss[s->n] = a * 1024, s->vsz[s->n] = b * 1024, s->ideal[s->n] = c * 1024;
+		s->n++;
+	}
+	fclose(f);
+	if (s->n == 0)
+		tool_die(EXIT_BADFILE, "%s: no samples", path);
+}
+
+static void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h)
+{
+	struct series *s = calloc((size_t)n, sizeof *s);
+	double tmax = 0, ymax = 0;
+	for (int i = 0; i < n; i++) {
+		read_timeline(paths[i], &s[i]);
+		for (size_t j = 0; j < s[i].n; j++) {
+			if (s[i].t[j] > tmax) tmax = s[i].t[j];
+			if (s[i].rss[j] > ymax) ymax = s[i].rss[j];
+			if (s[i].ideal[j] > ymax) ymax = s[i].ideal[j];
+			if (n == 1 && s[i].vsz[j] > ymax) ymax = s[i].vsz[j];
+		}
+	}
+	svg_panel(sv, 40, h - 40, 0, tmax, SVG_SECONDS, "time since the replay started", 0, ymax * 1.05, SVG_BYTES, "memory");
+	for (int i = 0; i < n; i++) {
+		char lab[300];
+		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
+		snprintf(lab, sizeof lab, n == 1 ? "VmRSS" : "VmRSS: %s", name);
+		svg_line(sv, s[i].t, s[i].rss, s[i].n, colors[i % 6], lab);
+		if (n == 1)
+			svg_line(sv, s[i].t, s[i].vsz, s[i].n, colors[2], "VmSize");
+	}
+	svg_line(sv, s[0].t, s[0].ideal, s[0].n, "#000", "ideal RSS (requested bytes live)");
+}
+
+/* ---------------------------------------------------------------------------------------------
+   From trace_run --compare --csv
+   ------------------------------------------------------------------------------------------- */
+
+static void plot_compare(struct svg *sv, const char *path, int h)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	char line[4096];
+	int wall = -1, rss = -1, alloc = -1;
+	unsigned long no = 0;
+	static char names[32][64];
+	const char *np[32];
+	double w[32], r[32];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		line[strcspn(line, "\n")] = 0;
+		char *fields[64];
+		int nf = 0;
+		for (char *tok = strtok(line, ","); tok && nf < 64; tok = strtok(NULL, ","))
+			fields[nf++] = tok;
+		if (nf && !strcmp(fields[0], "cycles")) {   /* a header line */
+			for (int i = 0; i < nf; i++) {
+				if (!strcmp(fields[i], "wall_usec")) wall = i;
+				if (!strcmp(fields[i], "maxrss_end_kb")) rss = i;
+				if (!strcmp(fields[i], "allocator")) alloc = i;
+			}
+			continue;
+		}
+		if (wall < 0 || rss < 0 || alloc < 0 || nf <= alloc || nf <= rss)
+			tool_die(EXIT_BADFILE, "%s: line %lu: not trace_run --csv output", path, no);
+		if (n == 32)
+			break;
+		snprintf(names[n], sizeof names[n], "%s", fields[alloc]);
+		np[n] = names[n];
+		w[n] = atof(fields[wall]) / 1e6;
+		r[n] = atof(fields[rss]) * 1024;
+		n++;
+	}
+	fclose(f);
+	if (n == 0)
+		tool_die(EXIT_BADFILE, "%s: no result lines", path);
+	double wm = 0, rm = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w[i] > wm) wm = w[i];
+		if (r[i] > rm) rm = r[i];
+	}
+	double ph = (h - 40) / 2.0;
+	svg_panel(sv, 40, ph, 0, 1, SVG_COUNT, NULL, 0, wm * 1.15, SVG_SECONDS, "wall time");
+	svg_bars(sv, np, w, n, colors[0], SVG_SECONDS);
+	svg_panel(sv, 40 + ph, ph, 0, 1, SVG_COUNT, NULL, 0, rm * 1.15, SVG_BYTES, "Max RSS");
+	svg_bars(sv, np, r, n, colors[1], SVG_BYTES);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   main
+   ------------------------------------------------------------------------------------------- */
+
+/* a failed run (tool_die exits) leaves no half-written output */
+static char *unfinished;
+static void remove_unfinished(void)
+{
+	if (unfinished)
+		unlink(unfinished);
+}
+
+static const char *guess_kind(const char *path)
+{
+	char head[40] = { 0 };
+	FILE *f = fopen(path, "r");
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	size_t n = fread(head, 1, sizeof head - 1, f);
+	fclose(f);
+	head[n] = 0;
+	if (!strncmp(head, "time_ms\t", 8))
+		return "rss";
+	if (!strncmp(head, "cycles,wall_usec", 16))
+		return "compare";
+	return "live";
+}
+
+int main(int argc, char **argv)
+{
+	tool_name = "trace_plot";
+	static const struct option longopts[] = {
+		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
+		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, 'l' },
+		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, 'H' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
+	int nlabels = 0, c;
+	uint64_t w = 900, h = 560;
+	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': kind = optarg; break;
+		case 'o': out = optarg; break;
+		case 't': title = optarg; break;
+		case 'l': if (nlabels < 64) labels[nlabels++] = optarg; break;
+		case 'W': if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000) tool_die(EXIT_USAGE, "--width: 300 to 10000"); break;
+		case 'H': if (parse_u64(optarg, &h) < 0 || h < 200 || h > 10000) tool_die(EXIT_USAGE, "--height: 200 to 10000"); break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace_plot --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind == argc) {
+		fputs("trace_plot: no input given\nTry 'trace_plot --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (!kind)
+		kind = guess_kind(argv[optind]);
+	int ninputs = argc - optind;
+	if (strcmp(kind, "rss") && ninputs != 1)
+		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss overlays several)", kind);
+	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") && strcmp(kind, "rss") &&
+	    strcmp(kind, "compare"))
+		tool_die(EXIT_USAGE, "unknown --kind '%s' (live, sizes, lifetime, rss, compare)", kind);
+	char def[4200], tmp[4300];
+	if (!out) {
+		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
+		out = def;
+	}
+	FILE *f = stdout;
+	if (strcmp(out, "-")) {
+		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
+		int fd = mkstemp(tmp);
+		if (fd < 0 || !(f = fdopen(fd, "w")))
+			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		unfinished = tmp;
+		atexit(remove_unfinished);
+		fchmod(fd, 0644);
+	}
+	/* read (and fail) before writing anything */
+	struct tracepass *tp = NULL;
+	char exe[256] = "", t[600];
+	if (!strcmp(kind, "live") || !strcmp(kind, "sizes") || !strcmp(kind, "lifetime")) {
+		tp = malloc(sizeof *tp);
+		if (!tp)
+			tool_die(EXIT_SYSTEM, "out of memory");
+		trace_pass(argv[optind], tp, exe, sizeof exe);
+	}
+	if (!title) {
+		const char *what = !strcmp(kind, "live") ? "live requested bytes and allocation rate" :
+				   !strcmp(kind, "sizes") ? "request sizes" : !strcmp(kind, "lifetime") ? "block lifetimes" :
+				   !strcmp(kind, "rss") ? "RSS over time" : "allocators compared";
+		snprintf(t, sizeof t, "%s%s%s", exe[0] ? exe : "", exe[0] ? ": " : "", what);
+		title = t;
+	}
+	struct svg s;
+	svg_begin(&s, f, (int)w, (int)h, title);
+	if (!strcmp(kind, "live"))
+		plot_live(&s, tp, (int)h);
+	else if (!strcmp(kind, "sizes"))
+		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, (int)h);
+	else if (!strcmp(kind, "lifetime"))
+		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, (int)h);
+	else if (!strcmp(kind, "rss"))
+		plot_rss(&s, argv + optind, ninputs, labels, (int)h);
+	else
+		plot_compare(&s, argv[optind], (int)h);
+	svg_end(&s);
+	if (f != stdout) {
+		if (fflush(f) != 0 || ferror(f) || fclose(f) != 0)
+			tool_die(EXIT_SYSTEM, "%s: cannot write: %s", out, strerror(errno));
+		if (rename(tmp, out) < 0)
+			tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
+		unfinished = NULL;
+		fprintf(stderr, "trace_plot: wrote %s\n", out);
+	}
+	free(tp);
+	return EXIT_OK;
+}
