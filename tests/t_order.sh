@@ -15,5 +15,7 @@ run shared "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"
 ge "shared: addresses freed by one thread reused by another (the test has teeth)" 2000 "$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/shared.txt")"
 run durations "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1" MTRACE_CTL_DURATIONS=1
 run default ""
-ge "default: cross-thread frees" 2000 "$(awk '$1=="cross_thread_free"{print $2}' "$TMP/default.txt")"
+# (a floor only: with the other core busy the threads run nearly one at a time and fewer
+# blocks change hands; 1088 were seen so, 90000 on an idle machine)
+ge "default: cross-thread frees" 500 "$(awk '$1=="cross_thread_free"{print $2}' "$TMP/default.txt")"
 finish

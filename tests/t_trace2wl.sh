@@ -66,7 +66,9 @@ check "standard input: identical workload" cmp "$TMP/edge.wl" "$TMP/stdin.wl"
 f=$(one_file "$TMP/x.*")
 "$BIN/trace2wl" "$TMP/x.wl" "$f" 2>"$TMP/sum"
 "$TP/wl_check" "$TMP/x.wl" >"$TMP/chk"; eq "cross-thread stress: replayable, no race, no deadlock" 0 "$?"
-ge "cross-thread stress: waits emitted" 1000 "$(wl "$TMP/x.wl" waits)"
+# a floor only: how many blocks change threads depends on the scheduling (540 with the other
+# core busy, 50000 on an idle machine); the checks that matter are wl_check's
+ge "cross-thread stress: waits emitted" 100 "$(wl "$TMP/x.wl" waits)"
 records=$(count "$f" calls); skipped=$(awk '/skipped:/ { gsub(",", "", $2); print $2 }' "$TMP/sum")
 eq "cross-thread stress: every call kept (records - skipped frees)" "$((records - skipped))" "$(wl "$TMP/x.wl" calls)"
 ge "cross-thread stress: slots near the peak of live blocks (<= 1000)" "$(wl "$TMP/x.wl" slots)" 1000
