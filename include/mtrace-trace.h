@@ -148,6 +148,19 @@ struct mtrace_record {
 MTRACE_STATIC_ASSERT(sizeof(struct mtrace_record) == MTRACE_RECORD_SIZE, "record is 64 bytes");
 MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS, "header fields fill 512 bytes");
 
+/* The fixed fields of a header as this build writes them: magic, byte-order mark, version,
+   sizes, pointer size.  Every writer starts from this (the rest is the writer's to fill). */
+static inline void mtrace_header_init(struct mtrace_file_header *h)
+{
+	__builtin_memset(h, 0, sizeof *h);
+	__builtin_memcpy(h->magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	h->byte_order_mark = MTRACE_BYTE_ORDER_MARK;
+	h->version = MTRACE_FORMAT_VERSION;
+	h->header_size = MTRACE_HEADER_SIZE;
+	h->record_size = MTRACE_RECORD_SIZE;
+	h->pointer_size = sizeof(void *);
+}
+
 /* Name of a call for people, or NULL if the value is not a call. */
 static inline const char *mtrace_call_name(unsigned call)
 {

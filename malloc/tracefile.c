@@ -142,13 +142,7 @@ static void read_whole(const char *path, char *buf, size_t cap, uint32_t *len)
 
 static void header_init(char *page, pid_t ppid)
 {
-	memset(&hdr, 0, sizeof hdr);
-	memcpy(hdr.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
-	hdr.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
-	hdr.version = MTRACE_FORMAT_VERSION;
-	hdr.header_size = MTRACE_HEADER_SIZE;
-	hdr.record_size = MTRACE_RECORD_SIZE;
-	hdr.pointer_size = sizeof(void *);
+	mtrace_header_init(&hdr);
 	hdr.clock = (uint8_t)mt_clock_kind;
 	hdr.flags = (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |

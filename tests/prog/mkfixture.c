@@ -65,12 +65,8 @@ static void put_record(const struct mtrace_record *r)
 static void write_mtrace(const struct call *c, size_t n)
 {
 	static unsigned char page[MTRACE_HEADER_SIZE];
-	struct mtrace_file_header h = { 0 };
-	memcpy(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
-	h.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
-	h.version = MTRACE_FORMAT_VERSION;
-	h.header_size = MTRACE_HEADER_SIZE;
-	h.record_size = MTRACE_RECORD_SIZE;
+	struct mtrace_file_header h;
+	mtrace_header_init(&h);
 	h.pointer_size = 8;
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;

@@ -12,12 +12,8 @@ static void die(const char *m) { fprintf(stderr, "swap_trace: %s\n", m); exit(1)
 static int ptr32(const char *out)
 {
 	static unsigned char page[MTRACE_HEADER_SIZE];
-	struct mtrace_file_header h = { 0 };
-	memcpy(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
-	h.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
-	h.version = MTRACE_FORMAT_VERSION;
-	h.header_size = MTRACE_HEADER_SIZE;
-	h.record_size = MTRACE_RECORD_SIZE;
+	struct mtrace_file_header h;
+	mtrace_header_init(&h);
 	h.pointer_size = 4;
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;

@@ -7,27 +7,29 @@
 
 const char *tool_name = "mtrace";
 
+static void vwarn(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", tool_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void tool_die(int code, const char *fmt, ...)
 {
 	va_list ap;
-	fflush(stdout);
-	fprintf(stderr, "%s: ", tool_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(code);
 }
 
 void tool_warn(const char *fmt, ...)
 {
 	va_list ap;
-	fflush(stdout);
-	fprintf(stderr, "%s: ", tool_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void tool_version(void)

@@ -30,13 +30,8 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 	w->f = fdopen(fd, "wb");
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	memset(page, 0, sizeof page);
-	struct mtrace_file_header h = { 0 };
-	memcpy(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
-	h.byte_order_mark = MTRACE_BYTE_ORDER_MARK;
-	h.version = MTRACE_FORMAT_VERSION;
-	h.header_size = MTRACE_HEADER_SIZE;
-	h.record_size = MTRACE_RECORD_SIZE;
-	h.pointer_size = sizeof(void *);
+	struct mtrace_file_header h;
+	mtrace_header_init(&h);
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;
 	h.flags = MTRACE_HF_FINISHED;
