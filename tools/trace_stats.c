@@ -77,6 +77,15 @@ static uint64_t ns_of(const struct stats *s, uint64_t ticks)
    Blocks
    ------------------------------------------------------------------------------------------- */
 
+/* Block i (1-based) ends: its bytes stop being live, its entry goes on the free list. */
+static void block_free(struct stats *s, uint64_t i)
+{
+	s->live -= s->b[i - 1].size;
+	s->live_n--;
+	s->b[i - 1].next_free = s->freeb;
+	s->freeb = (uint32_t)i;
+}
+
 static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uint32_t thread)
 {
 	uint32_t i;
@@ -99,12 +108,8 @@ static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uin
 	int had = u64map_swap(&s->addr, a, (uint64_t)i + 1, &old);
 	if (had < 0)
 		return -1;
-	if (had) {   /* allocated while live: the old one's free is missing; drop it */
-		s->live -= s->b[old - 1].size;
-		s->live_n--;
-		s->b[old - 1].next_free = s->freeb;
-		s->freeb = (uint32_t)old;
-	}
+	if (had)   /* allocated while live: the old one's free is missing; drop it */
+		block_free(s, old);
 	s->live += size;
 	s->live_n++;
 	if (s->live > s->peak) {
@@ -123,14 +128,11 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, u
 		return 0;
 	struct block *b = &s->b[v - 1];
 	*size = b->size;
-	s->live -= b->size;
-	s->live_n--;
 	s->life_calls[bucket(s->idx - b->idx)]++;
 	s->life_ns[bucket(t > b->t ? ns_of(s, t - b->t) : 0)]++;
 	if (b->thread != thread)
 		s->xfree++;
-	b->next_free = s->freeb;
-	s->freeb = (uint32_t)v;
+	block_free(s, v);
 	return 1;
 }
 

@@ -51,6 +51,14 @@ char *fmt_commas(char *buf, unsigned long long v)
 	return buf;
 }
 
+int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt, va_list ap)
+{
+	char what[400];
+	vsnprintf(what, sizeof what, fmt, ap);
+	snprintf(err, cap, "%s: offset %llu: %s", name, (unsigned long long)off, what);
+	return -1;
+}
+
 int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;

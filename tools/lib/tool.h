@@ -2,6 +2,8 @@
 #ifndef TOOL_H
 #define TOOL_H
 
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +26,10 @@ void tool_version(void) __attribute__((noreturn));
 
 /* 12,272,385,738 - into buf (>= 32 bytes), returns buf */
 char *fmt_commas(char *buf, unsigned long long v);
+
+/* "NAME: offset N: what" into err (cap bytes), the shape of every reader's errors; returns -1
+   so that readers can `return offset_error(...)`. */
+int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt, va_list ap);
 
 /* Parse an unsigned decimal; 0 or -1 if it is not one. */
 int parse_u64(const char *s, uint64_t *out);

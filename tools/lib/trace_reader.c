@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "tool.h"
 #include "trace_reader.h"
 
 #define READ_BUF (1u << 20)
@@ -16,12 +17,10 @@ int trace_reader_decompress = 1;
 
 static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
-	char what[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	offset_error(r->err, sizeof r->err, r->name, off, fmt, ap);
 	va_end(ap);
-	snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
 	return -1;
 }
 

@@ -10,16 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "varint.h"
+#include "tool.h"
 #include "wl_reader.h"
 
 static int fail(struct wl_reader *r, uint64_t off, const char *fmt, ...)
 {
-	char what[400];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	offset_error(r->err, sizeof r->err, r->name, off, fmt, ap);
 	va_end(ap);
-	snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
 	return -1;
 }
 
