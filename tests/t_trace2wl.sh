@@ -54,6 +54,16 @@ head -c 300 "$TMP/edge.gz" >"$TMP/cut.gz"
 grep -q 'corrupt or truncated' "$TMP/err" && ok "truncated gzip: says so" || bad "truncated gzip: $(cat "$TMP/err")"
 check "no output left behind by failed runs" sh -c "! ls '$TMP'/x.wl* 2>/dev/null | grep -q ."
 
+# --- several traces of one process, in order: the second file frees what the first allocated
+MTRACE_CTL_QUIET=1 "$TP/api_split" "$TMP/split" >/dev/null
+s1=$(ls "$TMP"/split.[0-9]* | grep -v '\.[0-9]*\.[0-9]*$'); s2=$(one_file "$TMP/split.*.1")
+"$BIN/trace2wl" "$TMP/split.wl" "$s1" "$s2" 2>"$TMP/sum"
+grep -q 'skipped: 0 frees' "$TMP/sum" && ok "split trace: every free of the second file matched in the first" || bad "split: $(cat "$TMP/sum")"
+eq "split trace: 10 malloc and 10 free" "10 10" "$(wl "$TMP/split.wl" malloc) $(wl "$TMP/split.wl" free)"
+"$TP/wl_check" "$TMP/split.wl" >/dev/null; eq "split trace: replayable" 0 "$?"
+"$BIN/trace2wl" "$TMP/split2.wl" "$s2" 2>"$TMP/sum"
+grep -q 'skipped: 10 frees' "$TMP/sum" && ok "the second file alone: its 10 frees are of blocks it never saw" || bad "second alone: $(cat "$TMP/sum")"
+
 # --- byte order, standard input
 "$TP/swap_trace" "$TMP/edge" "$TMP/edge.swapped"
 "$BIN/trace2wl" -q "$TMP/swapped.wl" "$TMP/edge.swapped"
