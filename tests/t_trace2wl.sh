@@ -92,6 +92,14 @@ ge "mbench: a real workload was measured (calls)" 500000 "$calls"
 check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test "${size:-999999999}" -le $((${calls:-0} * 6))
 ge "mbench: threads that share nothing need few waits (<= 1000)" "$(wl "$TMP/m.wl" waits)" 1000
 
+# progress on stderr: forced with -p (the default only when stderr is a terminal)
+traced "$TMP/pg" "$ROOT/$B/bench/mbench" 2 600000 >/dev/null
+pgt=$(one_file "$TMP/pg.*")
+"$BIN/trace2wl" -p -q "$TMP/pg.wl" "$pgt" 2>"$TMP/progress"
+grep -q 'trace2wl: .*: [0-9]*% ([0-9]* MiB of [0-9]*)' "$TMP/progress" && ok "-p: progress with percent and MiB" || bad "progress: $(od -c "$TMP/progress" | head -n 3)"
+"$BIN/trace2wl" -q "$TMP/pg2.wl" "$pgt" 2>"$TMP/noprogress"
+eq "no -p, stderr not a terminal: no progress" "" "$(cat "$TMP/noprogress")"
+
 for p in sort python; do
 	case $p in
 	sort) traced "$TMP/p_$p" sh -c "seq 1 30000 | sort -r >/dev/null" ;;
