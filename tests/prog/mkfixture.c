@@ -4,7 +4,7 @@
  *   mkfixture dj-edge OUT         the same calls as an original dj/malloc trace (no
  *                                 aligned_alloc/reallocarray: dj had no such types)
  *   mkfixture trace-inverted OUT  an address allocated again while still live
- *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-badslot|wl-badthread OUT   small workloads
+ *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
  */
@@ -186,6 +186,10 @@ static void workload(const char *kind, const char *path)
 			OP(1, MTRACE_WL_FREE, 0);
 		}
 		OP(1, MTRACE_WL_FREE, 1);
+	} else if (!strcmp(kind, "wl-never")) {
+		OP(0, MTRACE_WL_WAIT, 1, 5);   /* thread 1 makes one call, never a fifth */
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(1, MTRACE_WL_MALLOC, 2, 16);
 	} else if (!strcmp(kind, "wl-deadlock")) {
 		OP(0, MTRACE_WL_WAIT, 1, 1);
 		OP(0, MTRACE_WL_MALLOC, 1, 16);
