@@ -25,4 +25,12 @@ eq "pvalloc(10008) x1" 1 "$(count "$f" pvalloc 10008)"
 eq "reallocarray(NULL,10009,3) x2" 2 "$(count "$f" reallocarray 10009)"
 eq "no calls with marker sizes recorded twice" 29 "$(for s in 10001 10002 10003 10004 10005 10006 10007 10008 10009; do count "$f" calls $s; done | awk '{ t += $1 } END { print t }')"
 "$BIN/trace_dump" "$f" | grep -q 'memalign(64, 10004) = 0x[0-9a-f]*[048c]0 usable' && ok "memalign alignment and size shown" || bad "memalign line in trace_dump"
+# the tracer's own lines on stderr: where it writes and how many entries, unless quiet
+MTRACE_CTL_FILE="$TMP/loud" LD_PRELOAD="$LIB" "$TP/entry_points" --count >/dev/null 2>"$TMP/loud.err"
+f=$(one_file "$TMP/loud.[0-9]*")
+eq "stderr: 'writing to FILE' first" "mtrace-ctl: writing to $f" "$(head -n 1 "$TMP/loud.err")"
+eq "stderr: 'N entries recorded' last, N the records in the file" "mtrace-ctl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/loud.err")"
+eq "stderr: nothing else" 2 "$(wc -l <"$TMP/loud.err")"
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/quiet" LD_PRELOAD="$LIB" "$TP/entry_points" --count >/dev/null 2>"$TMP/quiet.err"
+eq "MTRACE_CTL_QUIET: nothing on stderr" "" "$(cat "$TMP/quiet.err")"
 finish
