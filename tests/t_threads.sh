@@ -6,6 +6,7 @@ f=$(one_file "$TMP/th.*")
 check "trace validates" "$BIN/trace_dump" -c "$f"
 eq "all 4000 malloc(777) recorded" 4000 "$(count "$f" malloc 777)"
 ge "threads seen" 400 "$(count "$f" threads)"
+ge "glibc flag: threads' blocks from other arenas than the main one" 1000 "$(count "$f" flags_arena)"
 # fewer threads, more calls each: chunks are handed out and released many times
 traced "$TMP/th2" "$TP/threads" 16 8 20000 >/dev/null
 f=$(one_file "$TMP/th2.*")
