@@ -300,8 +300,10 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 	}
 	if (nstarts != info->nthreads)
 		BAD("%s: %llu START_THREADs for %llu threads", path, nstarts, info->nthreads);
-	if (info->syncs > (1ull << 32))
-		BAD("%s: %llu syncs", path, info->syncs);
+	/* every sync id costs at least two bytes of stream: more ids than bytes cannot be real,
+	   and would only make us allocate what the header claims */
+	if (info->syncs > size)
+		BAD("%s: ALLOC_SYNCS %llu is more than a file of %zu bytes can use", path, info->syncs, size);
 	written = calloc(info->syncs + 1, 1);
 	/* streams */
 	for (unsigned long long t = 0; t < nstarts; t++) {

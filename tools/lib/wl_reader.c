@@ -64,9 +64,13 @@ int wl_open(struct wl_reader *r, const char *path)
 			    r->size, (unsigned long long)h->file_size);
 	if (h->nslots == 0 || h->nslots > (1ull << 40))
 		return fail(r, 24, "bad slot count %llu", (unsigned long long)h->nslots);
-	uint64_t tt_end = h->thread_table + (uint64_t)h->nthreads * sizeof(struct mtrace_wl_thread);
-	if (h->thread_table < h->header_size || h->nthreads > (1u << 24) || tt_end > r->size)
-		return fail(r, h->thread_table, "thread table (%u threads) lies outside the file", h->nthreads);
+	/* compared without adding first: a hostile offset near 2^64 must not wrap past the check */
+	uint64_t tt_bytes = (uint64_t)h->nthreads * sizeof(struct mtrace_wl_thread);
+	if (h->thread_table < h->header_size || h->thread_table > r->size || h->nthreads > (1u << 24) ||
+	    tt_bytes > r->size - h->thread_table)
+		return fail(r, 16, "thread table (%u threads at offset %llu) lies outside the file", h->nthreads,
+			    (unsigned long long)h->thread_table);
+	uint64_t tt_end = h->thread_table + tt_bytes;
 	r->threads = malloc((h->nthreads ? h->nthreads : 1) * sizeof *r->threads);
 	if (!r->threads)
 		return fail(r, 0, "out of memory");
