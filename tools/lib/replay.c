@@ -56,7 +56,15 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 			return -1;
 		}
 	}
-	/* a header may claim any number of slots; the streams say how many are used */
+	/* a header may claim any number of slots; the streams say how many are used.  Slot numbers
+	   are dense (handed out from 1 up, reused when freed), so the largest one is below the
+	   number of allocating calls, and so below the file's size in bytes: a larger one would
+	   only make us allocate what a few bytes claim. */
+	if (max_slot >= r->size) {
+		snprintf(err, cap, "%s: slot %llu is used in a file of %zu bytes: slot numbers must be dense", r->name,
+			 (unsigned long long)max_slot, r->size);
+		return -1;
+	}
 	r->h.nslots = max_slot + 1;
 	struct vthread *v = calloc(nt ? nt : 1, sizeof *v);
 	uint32_t *run = malloc((nt ? nt : 1) * sizeof *run);
