@@ -286,6 +286,8 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 		if (op == DJ_ALLOC_PTRS) info->ptrs = v[0];
 		else if (op == DJ_ALLOC_SYNCS) info->syncs = v[0];
 		else if (op == DJ_NTHREADS) {
+			if (starts)
+				BAD("%s: offset %zu: NTHREADS given twice", path, at);
 			if (v[0] > (1u << 20))
 				BAD("%s: offset %zu: %llu threads", path, at, v[0]);
 			info->nthreads = v[0];
