@@ -161,6 +161,16 @@ static inline void mtrace_header_init(struct mtrace_file_header *h)
 	h->pointer_size = sizeof(void *);
 }
 
+/* The bytes a call requested: size, or count x element size for calloc and reallocarray
+   (saturating at UINT64_MAX when the product overflows, as the call itself failed). */
+static inline uint64_t mtrace_record_bytes(const struct mtrace_record *r)
+{
+	uint64_t b;
+	if (r->call == MTRACE_CALL_CALLOC || r->call == MTRACE_CALL_REALLOCARRAY)
+		return __builtin_mul_overflow(r->size, r->arg2, &b) ? UINT64_MAX : b;
+	return r->size;
+}
+
 /* Name of a call for people, or NULL if the value is not a call. */
 static inline const char *mtrace_call_name(unsigned call)
 {

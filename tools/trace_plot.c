@@ -105,9 +105,7 @@ static int on_event(void *ctx, struct order_ev *e)
 {
 	struct tracepass *p = ctx;
 	const struct mtrace_record *r = &e->rec;
-	uint64_t bytes = r->size;
-	if (r->call == MTRACE_CALL_CALLOC || r->call == MTRACE_CALL_REALLOCARRAY)
-		bytes = __builtin_mul_overflow(r->size, r->arg2, &bytes) ? UINT64_MAX : bytes;
+	uint64_t bytes = mtrace_record_bytes(r);
 	if (e->kind == ORDER_RELEASE) {
 		if (!(r->flags & MTRACE_RF_FAILED))
 			gone(p, r->ptr, e->t);

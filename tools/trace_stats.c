@@ -172,14 +172,6 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 	return 0;
 }
 
-static uint64_t bytes_of(const struct mtrace_record *r)
-{
-	uint64_t b;
-	if (r->call == MTRACE_CALL_CALLOC || r->call == MTRACE_CALL_REALLOCARRAY)
-		return __builtin_mul_overflow(r->size, r->arg2, &b) ? UINT64_MAX : b;
-	return r->size;
-}
-
 static int on_event(void *ctx, struct order_ev *e)
 {
 	struct stats *s = ctx;
@@ -219,7 +211,7 @@ static int on_event(void *ctx, struct order_ev *e)
 	if (e->kind == ORDER_RESULT) {
 		if (r->flags & MTRACE_RF_FAILED)
 			return 0;
-		uint64_t old = e->user ? e->user - 1 : 0, b = bytes_of(r);
+		uint64_t old = e->user ? e->user - 1 : 0, b = mtrace_record_bytes(r);
 		if (r->ptr == 0)
 			s->re_null++;
 		else if (!e->user)
@@ -245,7 +237,7 @@ static int on_event(void *ctx, struct order_ev *e)
 	}
 	if ((r->flags & MTRACE_RF_FAILED) || r->result == 0)
 		return 0;
-	uint64_t b = bytes_of(r);
+	uint64_t b = mtrace_record_bytes(r);
 	th->allocs++;
 	th->bytes += b;
 	count_size(s, b, r->usable);

@@ -158,12 +158,6 @@ static int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint6
 	return 0;
 }
 
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
 /* Call type of the trace -> workload opcode */
 static const uint8_t wl_op_of[MTRACE_CALL_LAST_API + 1] = {
 	[MTRACE_CALL_MALLOC] = MTRACE_WL_MALLOC, [MTRACE_CALL_CALLOC] = MTRACE_WL_CALLOC,
@@ -179,7 +173,7 @@ static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *
 	switch (r->call) {
 	case MTRACE_CALL_CALLOC:
 		a[0] = r->size, a[1] = r->arg2;
-		*bytes = mul_sat(r->size, r->arg2);
+		*bytes = mtrace_record_bytes(r);
 		return 2;
 	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
 		a[0] = r->arg2, a[1] = r->size;
@@ -281,7 +275,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	uint32_t x = e->thread;
 	uint64_t so = e->user;
 	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
-	uint64_t bytes = arr ? mul_sat(r->size, r->arg2) : r->size;
+	uint64_t bytes = mtrace_record_bytes(r);
 	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
 		return -1;
 	if (r->result == 0) {
