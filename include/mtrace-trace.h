@@ -51,7 +51,8 @@ enum mtrace_clock {
 #define MTRACE_HF_GLIBC       0x2u  /* allocator beneath was glibc: MMAP/ARENA/BRK flags meaningful */
 #define MTRACE_HF_PRIVATE     0x4u  /* exe and cmdline deliberately left out */
 #define MTRACE_HF_FINISHED    0x8u  /* the writer stopped cleanly (absent after a crash or exec) */
-#define MTRACE_HF_KNOWN       0xfu
+#define MTRACE_HF_CHUNK_BOUND 0x10u /* no record precedes the ts of its chunk (see chunk records) */
+#define MTRACE_HF_KNOWN       0x1fu
 
 struct mtrace_file_header {
 	char     magic[MTRACE_MAGIC_LEN];
@@ -121,9 +122,11 @@ enum mtrace_call {
  *
  * A chunk record: tid = owner, ts = when the chunk was taken (read under the writer's lock, so
  * chunk timestamps never decrease in file order), size = chunk length in bytes (including this
- * record), ptr = file offset of the same thread's previous chunk (0 if none).  The first record
- * of a chunk may precede the chunk's ts (its clock was read before the chunk was taken); every
- * later one follows it.
+ * record), ptr = file offset of the same thread's previous chunk (0 if none).  With
+ * MTRACE_HF_CHUNK_BOUND (writers reserve a record before reading its clock) every record of a
+ * chunk follows the chunk's ts, so once a reader has met a chunk, nothing before that chunk's ts
+ * can still come.  Without it, the first record of a chunk may precede the chunk's ts by the time
+ * the chunk took to be handed out.
  */
 struct mtrace_record {
 	/* bytes 0..7 are the commit word, stored last */

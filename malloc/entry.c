@@ -1,8 +1,9 @@
 /* entry.c - the interposed allocator entry points: the hot path.
  *
- * Each call: check the per-thread guard and the global switch, set the guard, call the next
- * allocator, read the clock at the order point, write one 64-byte record into this thread's
- * chunk, clear the guard.  No lock, no system call, no shared cache line that anyone writes.
+ * Each call: check the per-thread guard and the global switch, set the guard, reserve this
+ * thread's next 64-byte record, call the next allocator, read the clock at the order point, fill
+ * and commit the record, clear the guard.  The record is reserved before any clock read, so a
+ * chunk's records never precede the chunk's own timestamp (MTRACE_HF_CHUNK_BOUND).  No lock, no system call, no shared cache line that anyone writes.
  * The guard keeps calls made from inside the tracer or the allocator beneath (realloc calling
  * malloc, dlsym calling calloc) from being recorded twice.
  *
@@ -62,22 +63,30 @@ static inline unsigned ptr_info(void *p)
 	return (p != NULL && mt_real.is_glibc && (glibc_size_word(p) & 2)) ? MTRACE_RF_PTR_MMAP : 0;
 }
 
+/* A record reserved before the call may be filled after it: unless a fork inside the call (from
+   a signal handler) made us a child whose mapping of the parent's file is gone. */
+static inline int still_mine(const struct mt_thread *t)
+{
+	return t->gen == mt_g.gen;
+}
+
 static inline uint64_t start_ticks(void)
 {
 	return mt_g.durations ? mt_ticks_before() : 0;
 }
 
-/* Record an allocating call whose result is p (ts taken after it returned). */
-static inline void record_alloc(struct mt_thread *t, unsigned call, uint64_t t0, uintptr_t brk0,
-				void *p, size_t size, size_t arg2, int failed, int err)
+/* Record into r (reserved before any clock was read: a chunk's records never precede its ts)
+   an allocating call whose result is p (ts taken after it returned). */
+static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, unsigned call,
+				uint64_t t0, uintptr_t brk0, void *p, size_t size, size_t arg2,
+				int failed, int err)
 {
 	uint64_t ts = mt_ticks_after();
 	uint64_t usable;
 	unsigned flags = result_info(p, &usable);
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
-	struct mtrace_record *r = mt_reserve(t);
-	if (MT_LIKELY(r != NULL)) {
+	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		r->ts = ts;
 		r->ptr = 0;
 		r->result = (uintptr_t)p;
@@ -103,11 +112,12 @@ static inline void record_alloc(struct mt_thread *t, unsigned call, uint64_t t0,
 		return CALL_EXPR;                                                        \
 	}                                                                                \
 	t->busy = 1;                                                                     \
+	struct mtrace_record *r = mt_reserve(t);                                         \
 	uint64_t t0 = start_ticks();                                                     \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
 	int err = p ? 0 : errno;                                                         \
-	record_alloc(t, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);                  \
+	record_alloc(t, r, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);               \
 	t->busy = 0;                                                                     \
 	return p;
 
@@ -160,10 +170,11 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 		return mt_real.posix_memalign(out, align, size);
 	}
 	t->busy = 1;
+	struct mtrace_record *r = mt_reserve(t);
 	uint64_t t0 = start_ticks();
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
-	record_alloc(t, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size, align,
+	record_alloc(t, r, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size, align,
 		     ret != 0, ret);
 	t->busy = 0;
 	return ret;
@@ -184,12 +195,13 @@ MT_API void free(void *p)
 		return;
 	}
 	t->busy = 1;
-	/* order point before the allocator can hand the block to another thread */
+	/* the record first, then the clock (a chunk's records never precede its ts); the order
+	   point before the allocator can hand the block to another thread */
+	struct mtrace_record *r = mt_reserve(t);
 	uint64_t ts = mt_ticks_before();
 	unsigned flags = ptr_info(p);
-	struct mtrace_record *r = mt_reserve(t);
 	mt_real.free(p);
-	if (MT_LIKELY(r != NULL)) {
+	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		r->ts = ts;
 		r->ptr = (uintptr_t)p;
 		r->result = 0;
@@ -215,17 +227,17 @@ static void *boot_realloc(void *old, size_t size)
 	return p;
 }
 
-static inline void record_realloc(struct mt_thread *t, unsigned call, uint64_t t0, uintptr_t brk0,
-				  unsigned pflags, void *old, void *p, size_t size, size_t arg2,
-				  int failed, int err)
+/* r was reserved before t0 was read (a chunk's records never precede its ts) */
+static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, unsigned call,
+				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
+				  size_t size, size_t arg2, int failed, int err)
 {
 	uint64_t t1 = mt_ticks_after();
 	uint64_t usable;
 	unsigned flags = pflags | result_info(p, &usable);
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
-	struct mtrace_record *r = mt_reserve(t);
-	if (MT_LIKELY(r != NULL)) {
+	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		r->ts = t0;
 		r->ptr = (uintptr_t)old;
 		r->result = (uintptr_t)p;
@@ -248,6 +260,7 @@ MT_API void *realloc(void *old, size_t size)
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
+	struct mtrace_record *r = mt_reserve(t);
 	uint64_t t0 = mt_ticks_before();
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
@@ -255,7 +268,7 @@ MT_API void *realloc(void *old, size_t size)
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
 	int failed = p == NULL && (old == NULL || size != 0);
 	int err = failed ? errno : 0;
-	record_realloc(t, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, 0, failed, err);
+	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, 0, failed, err);
 	t->busy = 0;
 	return p;
 }
@@ -277,6 +290,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 		return mt_real.reallocarray(old, n, size);
 	}
 	t->busy = 1;
+	struct mtrace_record *r = mt_reserve(t);
 	uint64_t t0 = mt_ticks_before();
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
@@ -285,7 +299,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	int overflow = __builtin_mul_overflow(n, size, &total);
 	int failed = p == NULL && (old == NULL || total != 0 || overflow);
 	int err = failed ? errno : 0;
-	record_realloc(t, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size, failed, err);
+	record_realloc(t, r, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size, failed, err);
 	t->busy = 0;
 	return p;
 }

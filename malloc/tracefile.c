@@ -144,7 +144,8 @@ static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.clock = (uint8_t)mt_clock_kind;
-	hdr.flags = (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
+	hdr.flags = MTRACE_HF_CHUNK_BOUND |
+		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0);
 	struct timespec rt;

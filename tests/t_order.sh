@@ -1,6 +1,7 @@
 # Causal order: threads pass blocks to each other; with one shared arena and no tcache the
 # allocator reuses a freed address at once in another thread.  Sorted by order points, the trace
-# must never allocate a live address nor free one twice.
+# must never allocate a live address nor free one twice, and (what lets trace2wl stream with a
+# window of about a chunk a thread) no record may precede its own chunk's timestamp.
 . tests/lib.sh
 run() { # NAME TUNABLES [env...]
 	name=$1 tun=$2; shift 2
@@ -10,6 +11,8 @@ run() { # NAME TUNABLES [env...]
 	rc=$?
 	cat "$TMP/$name.txt" | sed "s/^/# $name: /"
 	eq "$name: no inversion" 0 "$rc"
+	eq "$name: trace promises that no record precedes its chunk" 1 "$(awk '$1=="chunk_bound"{print $2}' "$TMP/$name.txt")"
+	eq "$name: no record precedes its chunk" 0 "$(awk '$1=="before_chunk"{print $2}' "$TMP/$name.txt")"
 }
 run shared "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"
 ge "shared: addresses freed by one thread reused by another (the test has teeth)" 2000 "$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/shared.txt")"

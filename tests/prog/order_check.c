@@ -4,6 +4,8 @@
  * of realloc) a FREE event at its own; sorted by order point, no address may be allocated while
  * live nor freed twice.  Prints the counts; exits 1 if there is any inversion.  It also counts
  * how often an address freed by one thread was handed to another, to show the test had teeth.
+ * For a trace flagged MTRACE_HF_CHUNK_BOUND it also counts records that precede their chunk's
+ * timestamp (the flag promises none; the tools' streaming order relies on it).
  * (Holds the whole trace in memory: a test tool, not for huge traces.) */
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +38,18 @@ int main(int argc, char **argv)
 	struct ev *ev = malloc(cap * sizeof *ev);
 	struct mtrace_record x;
 	int rc;
-	uint64_t seq = 0;
+	uint64_t seq = 0, chunk_ts = 0;
+	unsigned long long before_chunk = 0;
+	struct u64map chunk_of = { 0 };   /* tid -> ts of its current chunk */
 	while ((rc = trace_next(&r, &x, NULL)) > 0) {
-		if (x.call == MTRACE_CALL_CHUNK)
+		if (x.call == MTRACE_CALL_CHUNK) {
+			u64map_put(&chunk_of, x.tid, x.ts);
 			continue;
+		}
+		uint64_t *ct = u64map_get(&chunk_of, x.tid);
+		chunk_ts = ct ? *ct : 0;
+		if (x.ts < chunk_ts)
+			before_chunk++;
 		if (n + 2 > cap)
 			ev = realloc(ev, (cap *= 2) * sizeof *ev);
 		int failed = x.flags & MTRACE_RF_FAILED;
@@ -84,7 +94,9 @@ int main(int argc, char **argv)
 		u64map_put(&m, ev[i].addr, nv);
 	}
 	printf("events %zu\nalloc_while_live %llu\nfree_while_free %llu\nfree_pretrace %llu\n"
-	       "cross_thread_free %llu\ncross_thread_reuse %llu\n", n, alloc_live, double_free, pretrace,
-	       xfree, xreuse);
-	return (alloc_live || double_free) ? 1 : 0;
+	       "cross_thread_free %llu\ncross_thread_reuse %llu\nchunk_bound %d\nbefore_chunk %llu\n", n,
+	       alloc_live, double_free, pretrace, xfree, xreuse,
+	       !!(r.hdr.flags & MTRACE_HF_CHUNK_BOUND), before_chunk);
+	int bound = r.hdr.flags & MTRACE_HF_CHUNK_BOUND;
+	return (alloc_live || double_free || (bound && before_chunk)) ? 1 : 0;
 }

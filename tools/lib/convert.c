@@ -54,10 +54,10 @@ static int oom(struct convert *c)
    Emitting operations
    ------------------------------------------------------------------------------------------- */
 
-static int wait_for(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
+#define HOT static inline __attribute__((always_inline))
+
+static int wait_for_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
 {
-	if (target == x || count == 0)
-		return 0;
 	uint64_t key = ((uint64_t)x << 32) | target;
 	uint64_t *have = u64map_get(&m->waited, key);
 	if (have && *have >= count)
@@ -69,7 +69,15 @@ static int wait_for(struct convert *c, struct impl *m, uint32_t x, uint32_t targ
 	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a);
 }
 
-static int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
+/* Thread x is about to use what thread target touched last, when its count was count. */
+HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
+{
+	if (target == x || count == 0)
+		return 0;   /* its own, or nobody's yet */
+	return wait_for_other(c, m, x, target, count);
+}
+
+HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
 {
 	if (wl_writer_op(c->w, x, op, n, a) < 0) {
 		snprintf(c->err, sizeof c->err, "%s", c->w->err);
@@ -78,11 +86,10 @@ static int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int 
 	m->count[x]++;
 	m->total_calls++;
 	m->opcounts[op & 0x7f]++;
-	c->st.ops++;
 	return 0;
 }
 
-static int push_slot(struct convert *c, struct slotlist *l, uint64_t s)
+HOT int push_slot(struct convert *c, struct slotlist *l, uint64_t s)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
@@ -96,7 +103,7 @@ static int push_slot(struct convert *c, struct slotlist *l, uint64_t s)
 	return 0;
 }
 
-static int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
+HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 {
 	struct slotlist *l = m->nthreads ? &m->own[x] : &m->pool;
 	if (l->n == 0)
@@ -119,7 +126,7 @@ static int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 	return (int64_t)m->nslots++;
 }
 
-static int release_slot(struct convert *c, struct impl *m, uint32_t x, uint64_t s)
+HOT int release_slot(struct convert *c, struct impl *m, uint32_t x, uint64_t s)
 {
 	m->slots[s].thread = x;
 	m->slots[s].count = m->count[x];
@@ -136,7 +143,7 @@ static int release_slot(struct convert *c, struct impl *m, uint32_t x, uint64_t 
 }
 
 /* The block at address a is now in slot s, allocated by thread x just now. */
-static int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t s, uint64_t size)
+HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t s, uint64_t size)
 {
 	uint64_t old;
 	int had = u64map_swap(&m->addr, a, s, &old);
@@ -362,6 +369,7 @@ static void copy_order_stats(struct convert *c, struct impl *m)
 	memcpy(c->st.calls, m->ord.calls, sizeof c->st.calls);
 	c->st.late = m->ord.late;
 	c->st.torn = m->ord.torn;
+	c->st.ops = m->total_calls;
 }
 
 /* the error of a failed order_* call: ours if a callback set one, else order's */

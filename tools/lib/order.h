@@ -4,9 +4,11 @@
  * Each thread's records arrive in its own order, which is time order; they wait in a queue per
  * thread, and a heap of threads keyed by their first event hands out the earliest.  An event
  * is handed out once the chunks read so far prove nothing earlier can still come: chunk
- * timestamps never decrease in file order, and a slack covers a chunk's first record (its
+ * timestamps never decrease in file order, and no record precedes its chunk's (traces flagged
+ * MTRACE_HF_CHUNK_BOUND; for older ones a 10 ms slack covers a chunk's first record, whose
  * clock was read before the chunk was taken).  Original dj/malloc traces are already in order.
- * Memory: the threads, and the records of a 10 ms window; never the trace's length.
+ * Memory: the threads, and the records not yet provably in order (about a chunk per thread;
+ * a 10 ms window without the flag); never the trace's length.
  *
  * realloc and reallocarray have two order points (mtrace-trace.h): the callback first sees
  * ORDER_RELEASE at the release point and may answer 1 to see the same event again as

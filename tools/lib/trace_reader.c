@@ -381,6 +381,9 @@ int trace_open(struct trace_reader *r, const char *path)
 	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
 	r->buf_pos = r->hdr.header_size;
 	r->offset = r->hdr.header_size;
+	/* records can be handed out in place: host order, the record size we read, and pointers
+	   that need no width check (buffer positions stay multiples of 8 from its aligned start) */
+	r->fast = !r->swap && r->hdr.record_size == MTRACE_RECORD_SIZE && r->hdr.pointer_size == 8;
 	return 0;
 }
 
@@ -415,9 +418,10 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	return NULL;
 }
 
-int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
+int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, uint64_t *off)
 {
 	size_t rs = r->hdr.record_size;
+	struct mtrace_record *rec = &r->scratch;
 	for (;;) {
 		ssize_t have = fill(r, rs);
 		if (have < 0) {
@@ -451,6 +455,7 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
 			r->n_written++;
 			if (off)
 				*off = at;
+			*out = rec;
 			return 1;
 		}
 		memcpy(rec, p, sizeof *rec);
@@ -471,8 +476,18 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
 		r->n_written++;
 		if (off)
 			*off = at;
+		*out = rec;
 		return 1;
 	}
+}
+
+int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
+{
+	const struct mtrace_record *p;
+	int k = trace_next_ref(r, &p, off);
+	if (k > 0)
+		*rec = *p;
+	return k;
 }
 
 void trace_close(struct trace_reader *r)

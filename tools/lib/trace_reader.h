@@ -37,6 +37,9 @@ struct trace_reader {
 	uint64_t n_torn;                /* of those, ones with some bytes written (process killed) */
 	unsigned char *buf;
 	size_t buf_len, buf_pos;
+	int fast;                       /* native-order mtrace trace with 64-bit pointers: records
+	                                   are checked and returned in place (trace_next_ref) */
+	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
 	int eof;
 	char err[600];                  /* the error, "NAME: offset N: what" */
 };
@@ -50,6 +53,36 @@ int trace_open(struct trace_reader *r, const char *path);
 /* Next committed record, in host order: 1; end of file: 0; error: -1 with r->err set.
    *off receives the record's file offset. */
 int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off);
+
+/* The same, without a copy: *rec points at the record (in host order, checked) until the next
+   call.  The common case (a native-order trace with 64-bit pointers, record in the buffer) is
+   inline; everything else goes through trace_next_slow. */
+int trace_next_slow(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off);
+
+static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
+{
+	if (__builtin_expect(r->fast && r->buf_len - r->buf_pos >= MTRACE_RECORD_SIZE, 1)) {
+		const struct mtrace_record *p = (const struct mtrace_record *)(r->buf + r->buf_pos);
+		/* what trace_record_check would accept, in a few tests: a known call other than
+		   UNWRITTEN, a thread, known flags, no result where none can be */
+		unsigned call = p->call;
+		int ok = p->tid != 0 && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
+			 ((call - 1u <= MTRACE_CALL_LAST_API - 1u && (p->result == 0 ||
+			   (call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED)))) ||
+			  (call == MTRACE_CALL_CHUNK && p->size >= MTRACE_RECORD_SIZE &&
+			   p->size % MTRACE_RECORD_SIZE == 0));
+		if (__builtin_expect(ok, 1)) {
+			if (off)
+				*off = r->offset;
+			r->buf_pos += MTRACE_RECORD_SIZE;
+			r->offset += MTRACE_RECORD_SIZE;
+			r->n_written++;
+			*rec = p;
+			return 1;
+		}
+	}
+	return trace_next_slow(r, rec, off);
+}
 
 void trace_close(struct trace_reader *r);
 

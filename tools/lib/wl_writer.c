@@ -6,10 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "varint.h"
 #include "wl_writer.h"
 
-#define TBUF (32u * 1024)     /* per-thread buffer before it spills */
 #define IOBUF (1u << 20)
 
 static int fail(struct wl_writer *w, const char *what, const char *path)
@@ -81,13 +79,13 @@ int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
 	struct wl_tstream *s = &w->t[w->nthreads];
 	memset(s, 0, sizeof *s);
 	s->tid = tid;
-	s->buf = malloc(TBUF);
+	s->buf = malloc(WL_TBUF);
 	if (!s->buf)
 		return -1;
 	return w->nthreads++;
 }
 
-static int spill(struct wl_writer *w, struct wl_tstream *s)
+int wl_writer_spill(struct wl_writer *w, struct wl_tstream *s)
 {
 	if (s->nblocks == s->cap_blocks) {
 		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
@@ -106,23 +104,8 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 	}
 	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
 	w->spill_end += s->len;
+	s->spilled += s->len;
 	s->len = 0;
-	return 0;
-}
-
-int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands)
-{
-	struct wl_tstream *s = &w->t[i];
-	if (s->len + 1 + (size_t)n * VARINT_MAX > TBUF && spill(w, s) < 0)
-		return -1;
-	size_t at = s->len;
-	s->buf[at++] = (uint8_t)op;
-	for (int k = 0; k < n; k++)
-		at += varint_put(s->buf + at, operands[k]);
-	s->length += at - s->len;
-	s->len = at;
-	if ((op & 0x7f) != MTRACE_WL_WAIT && (op & 0x7f) != MTRACE_WL_END)
-		s->ncalls++;
 	return 0;
 }
 
@@ -147,10 +130,10 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	}
 	for (uint32_t i = 0; i < w->nthreads; i++) {
 		tt[i].offset = off;   /* the format is little-endian; so is every machine we build on */
-		tt[i].length = w->t[i].length;
+		tt[i].length = w->t[i].spilled + w->t[i].len;
 		tt[i].ncalls = w->t[i].ncalls;
 		tt[i].tid = w->t[i].tid;
-		off += w->t[i].length;
+		off += tt[i].length;
 	}
 	h->file_size = off;
 	if (write_all(fd, h, sizeof *h) < 0 ||

@@ -10,11 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mtrace-workload.h"
+#include "varint.h"
 
 struct wl_block { uint64_t off, len; };
 struct wl_tstream {
 	uint32_t tid;
-	uint64_t ncalls, length;
+	uint64_t ncalls;              /* calls (not WAIT or END) appended */
+	uint64_t spilled;             /* bytes of the stream already in the scratch file */
 	uint8_t *buf;
 	size_t len;
 	struct wl_block *blocks;
@@ -33,8 +35,25 @@ struct wl_writer {
 int wl_writer_open(struct wl_writer *w, const char *out_path);
 /* Index of a new thread stream. */
 int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid);
-/* Append opcode op with n operands to stream i. */
-int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands);
+#define WL_TBUF (32u * 1024)     /* per-thread buffer before it spills */
+
+/* Move stream s's buffer to the scratch file; 0 or -1 with w->err set. */
+int wl_writer_spill(struct wl_writer *w, struct wl_tstream *s);
+
+/* Append opcode op with n operands to stream i (a call unless op is WAIT or END). */
+static inline int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands)
+{
+	struct wl_tstream *s = &w->t[i];
+	if (__builtin_expect(s->len + 1 + (size_t)n * VARINT_MAX > WL_TBUF, 0) && wl_writer_spill(w, s) < 0)
+		return -1;
+	uint8_t *p = s->buf + s->len;
+	*p++ = (uint8_t)op;
+	for (int k = 0; k < n; k++)
+		p += varint_put(p, operands[k]);
+	s->len = (size_t)(p - s->buf);
+	s->ncalls += (op & 0x7f) != MTRACE_WL_WAIT && (op & 0x7f) != MTRACE_WL_END;
+	return 0;
+}
 /* Complete the header (nthreads, thread_table, file_size are filled in), write, rename. */
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h);
 /* Remove the temporary files (after an error). */
