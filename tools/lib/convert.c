@@ -17,6 +17,7 @@
 #include <string.h>
 #include "convert.h"
 #include "order.h"
+#include "addrmap.h"
 #include "u64map.h"
 
 #define OWN_MAX       64            /* free slots a thread keeps for itself */
@@ -30,7 +31,7 @@ struct slotinfo {
 
 struct impl {
 	struct order ord;             /* hands the records out in global order */
-	struct u64map addr;           /* address -> slot */
+	struct addrmap addr;          /* address -> slot of the live block there */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
 	struct slotinfo *slots;
 	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
@@ -146,7 +147,7 @@ HOT int release_slot(struct convert *c, struct impl *m, uint32_t x, uint64_t s)
 HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t s, uint64_t size)
 {
 	uint64_t old;
-	int had = u64map_swap(&m->addr, a, s, &old);
+	int had = addrmap_swap(&m->addr, a, s, &old);
 	if (had < 0)
 		return oom(c);
 	if (had) {
@@ -228,7 +229,7 @@ static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 		return emit(c, m, x, MTRACE_WL_FREE, 1, a);
 	}
 	uint64_t s;
-	if (!u64map_take(&m->addr, ptr, &s)) {
+	if (!addrmap_take(&m->addr, ptr, &s)) {
 		c->st.skipped_free++;
 		return 0;
 	}
@@ -249,7 +250,7 @@ static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 	uint32_t x = e->thread;
 	uint64_t so = 0;
 	if (r->ptr) {
-		uint64_t *sp = u64map_get(&m->addr, r->ptr);
+		uint64_t *sp = addrmap_get(&m->addr, r->ptr);
 		if (sp)
 			so = *sp;
 	}
@@ -267,7 +268,8 @@ static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 	else if (!so)
 		c->st.realloc_unknown++;
 	else {
-		u64map_del(&m->addr, r->ptr);
+		uint64_t dropped;
+		addrmap_take(&m->addr, r->ptr, &dropped);
 		m->live -= m->slots[so].size;
 		m->slots[so].live = 0;
 	}
@@ -354,6 +356,7 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	if (!m)
 		return oom(c);
 	c->impl = m;
+	addrmap_init(&m->addr);
 	if (take_slot(c, m, 0) < 0)   /* index 0 of the table: slot 0 is NULL, never handed out */
 		return -1;
 	if (order_begin(&m->ord, on_event, on_thread, c) < 0) {
@@ -428,7 +431,7 @@ void convert_free(struct convert *c)
 	if (!m)
 		return;
 	order_free(&m->ord);
-	u64map_free(&m->addr);
+	addrmap_free(&m->addr);
 	u64map_free(&m->waited);
 	free(m->slots);
 	free(m->pool.s);

@@ -158,6 +158,7 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 {
 	uint32_t xa = heap_pop(m).thread, xb = heap_pop(m).thread;
 	const struct hkey *third = m->nheap ? &m->heap[0] : NULL;
+	uint64_t lim = third && third->t < upto ? third->t : upto;   /* below it, no need to ask */
 	struct queue *a = &m->q[xa], *b = &m->q[xb];
 	struct order_ev *e = &a->e[a->head], *f = &b->e[b->head];
 	for (;;) {
@@ -166,7 +167,7 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 			struct order_ev *te = e; e = f; f = te;
 			uint32_t tx = xa; xa = xb; xb = tx;
 		}
-		if (e->t > upto || (third && !ev_before(e, third)))
+		if (e->t >= lim && (e->t > upto || (third && !ev_before(e, third))))
 			break;
 		int k = hand_out(o, m, a, e);
 		if (k < 0)

@@ -1,0 +1,129 @@
+/* addrmap.h - trace2wl's map from block address to slot: open addressing, linear probing, and
+ * tombstones that keep their address.
+ *
+ * Allocators hand a freed address out again soon, so a freed entry keeps its key and is marked
+ * dead: the next allocation at that address finds it on the first probe and revives it, with no
+ * shifting on free.  Dead entries are swept when the table fills (rehash at 3/4 used; it doubles
+ * only when live entries alone fill more than half), so memory follows the live blocks, not the
+ * addresses ever seen: at most 64 bytes a live block, 16 bytes an entry.
+ */
+#ifndef ADDRMAP_H
+#define ADDRMAP_H
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ADDRMAP_DEAD UINT64_MAX   /* the value of a removed entry (slots never reach it) */
+
+struct addrmap {
+	struct addrmap_entry { uint64_t key, val; } *e;   /* key 0: never used */
+	size_t cap, used, live;                            /* used counts the dead too */
+	uint64_t zero_val;                                 /* address 0 (hostile traces), or DEAD */
+};
+
+static inline size_t addrmap_home(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+/* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
+static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key)
+{
+	size_t i = addrmap_home(key, m->cap);
+	while (m->e[i].key != key && m->e[i].key != 0)
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
+/* Rebuild without the dead, doubling when the live alone fill more than half.  0 or -1. */
+static inline int addrmap_rehash(struct addrmap *m)
+{
+	size_t cap = m->cap ? m->cap : 1024;
+	while ((m->live + 1) * 2 > cap)
+		cap *= 2;
+	struct addrmap_entry *n = calloc(cap, sizeof *n);
+	if (n == NULL)
+		return -1;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->e[i].key && m->e[i].val != ADDRMAP_DEAD) {
+			size_t j = addrmap_home(m->e[i].key, cap);
+			while (n[j].key)
+				j = (j + 1) & (cap - 1);
+			n[j] = m->e[i];
+		}
+	free(m->e);
+	m->e = n;
+	m->cap = cap;
+	m->used = m->live;
+	return 0;
+}
+
+static inline void addrmap_init(struct addrmap *m)
+{
+	m->e = NULL;
+	m->cap = m->used = m->live = 0;
+	m->zero_val = ADDRMAP_DEAD;
+}
+
+/* pointer to the slot of live block key, or NULL */
+static inline uint64_t *addrmap_get(struct addrmap *m, uint64_t key)
+{
+	if (__builtin_expect(key == 0, 0))
+		return m->zero_val != ADDRMAP_DEAD ? &m->zero_val : NULL;
+	if (m->cap == 0)
+		return NULL;
+	struct addrmap_entry *x = addrmap_find(m, key);
+	return x->key && x->val != ADDRMAP_DEAD ? &x->val : NULL;
+}
+
+/* remove live block key, giving its slot: 1, or 0 if it was not live */
+static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t *val)
+{
+	uint64_t *v = addrmap_get(m, key);
+	if (v == NULL)
+		return 0;
+	*val = *v;
+	*v = ADDRMAP_DEAD;
+	if (key != 0)
+		m->live--;
+	return 1;
+}
+
+/* key now holds val (< ADDRMAP_DEAD); *old gets what it held: 1 it was live, 0 not, -1 no memory */
+static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t val, uint64_t *old)
+{
+	if (__builtin_expect(key == 0, 0)) {
+		*old = m->zero_val;
+		m->zero_val = val;
+		return *old != ADDRMAP_DEAD;
+	}
+	if (__builtin_expect(m->cap == 0, 0) && addrmap_rehash(m) < 0)
+		return -1;
+	struct addrmap_entry *x = addrmap_find(m, key);
+	if (x->key == key) {
+		int had = x->val != ADDRMAP_DEAD;
+		*old = x->val;
+		x->val = val;
+		m->live += !had;
+		return had;
+	}
+	if (__builtin_expect((m->used + 1) * 4 > m->cap * 3, 0)) {
+		if (addrmap_rehash(m) < 0)
+			return -1;
+		x = addrmap_find(m, key);
+	}
+	x->key = key;
+	x->val = val;
+	m->used++;
+	m->live++;
+	return 0;
+}
+
+static inline void addrmap_free(struct addrmap *m)
+{
+	free(m->e);
+	addrmap_init(m);
+}
+#endif
