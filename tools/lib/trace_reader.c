@@ -11,7 +11,7 @@
 #include "tool.h"
 #include "trace_reader.h"
 
-#define READ_BUF (1u << 20)
+#define READ_BUF (256u << 10)
 
 int trace_reader_decompress = 1;
 
