@@ -104,7 +104,7 @@ static int arrived(struct tracepass *p, uint64_t a, uint64_t bytes, uint64_t t)
 static int on_event(void *ctx, struct order_ev *e)
 {
 	struct tracepass *p = ctx;
-	const struct mtrace_record *r = &e->rec;
+	const struct mtrace_record *r = e->rec;
 	uint64_t bytes = mtrace_record_bytes(r);
 	if (e->kind == ORDER_RELEASE) {
 		if (!(r->flags & MTRACE_RF_FAILED))

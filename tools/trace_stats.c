@@ -175,7 +175,7 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 static int on_event(void *ctx, struct order_ev *e)
 {
 	struct stats *s = ctx;
-	const struct mtrace_record *r = &e->rec;
+	const struct mtrace_record *r = e->rec;
 	struct tstat *th = &s->th[e->thread];
 	uint64_t size;
 	if (e->t > s->t_last)

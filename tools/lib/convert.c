@@ -200,7 +200,7 @@ static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *
 
 static int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
 {
-	const struct mtrace_record *r = &e->rec;
+	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
 	uint64_t a[4], bytes;
 	int n = alloc_operands(r, a + 1, &bytes);
@@ -222,7 +222,7 @@ static int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
 static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	uint32_t x = e->thread;
-	uint64_t ptr = e->rec.ptr;
+	uint64_t ptr = e->rec->ptr;
 	if (ptr == 0) {
 		c->st.free_null++;
 		uint64_t a[1] = { 0 };
@@ -246,7 +246,7 @@ static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
    Returns 1 when the event became its second half, which stays first in its thread's queue. */
 static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 {
-	const struct mtrace_record *r = &e->rec;
+	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
 	uint64_t so = 0;
 	if (r->ptr) {
@@ -280,7 +280,7 @@ static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 /* realloc, second half (its order point after the call): the result becomes live */
 static int do_result(struct convert *c, struct impl *m, const struct order_ev *e)
 {
-	const struct mtrace_record *r = &e->rec;
+	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
 	uint64_t so = e->user;
 	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
@@ -314,7 +314,7 @@ static int on_event(void *ctx, struct order_ev *e)
 	case ORDER_RELEASE: return do_release(c, m, e);
 	case ORDER_RESULT: return do_result(c, m, e);
 	}
-	return e->rec.call == MTRACE_CALL_FREE ? do_free(c, m, e) : do_alloc(c, m, e);
+	return e->rec->call == MTRACE_CALL_FREE ? do_free(c, m, e) : do_alloc(c, m, e);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -8,25 +8,37 @@
 
 #define MAX_THREADS   (1u << 20)
 #define PENDING_MAX   (4u << 20)    /* pending events before the window is forced shut */
+#define SEG_RECORDS   127           /* records a segment holds: with its header, 8 KiB */
 
-/* A thread's pending events, a ring in arrival (= program) order, which is time order. */
+/* A thread's pending records are kept, in arrival (= program) order, which is time order, in
+   a list of segments: fixed blocks recycled through a free list, so a record is copied once,
+   from the reader's buffer, and never moves while it waits. */
+struct seg {
+	struct seg *next;
+	uint32_t n, pos;              /* records held; the next to hand out */
+	uint64_t pad[6];              /* records start on a cache line */
+	struct mtrace_record r[SEG_RECORDS];
+};
+
 struct queue {
-	struct order_ev *e;
-	size_t head, n, cap;          /* cap is a power of two */
+	struct order_ev ev;           /* the first pending event (ev.rec NULL: none) */
+	struct seg *head, *tail;
 	int in_heap;
 };
 
-/* A heap entry: a thread with pending events, keyed by a copy of its first event's order */
+/* A heap entry: a thread with pending events, keyed by its first event's order point; ties
+   (different threads, same clock tick) go to the lower thread index */
 struct hkey {
-	uint64_t t, seq;
-	uint32_t kind, thread;
+	uint64_t t;
+	uint32_t thread, pad;
 };
 
 struct impl {
 	struct queue *q;              /* per thread */
 	struct hkey *heap;
 	uint32_t nheap, cap_threads;
-	uint64_t pending, seq, watermark, last_t;
+	uint64_t pending, watermark, last_t;
+	struct seg *free_segs;
 	struct u64map tids;           /* tid -> thread index + 1 */
 	uint32_t last_tid;            /* the thread of the previous record, which is most often */
 	uint32_t last_idx;            /* the thread of this one too (a chunk is one thread's) */
@@ -39,26 +51,77 @@ static int oom(struct order *o)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   The heap of threads, ordered by (order point, file order, kind) of their first event
+   The queues
+   ------------------------------------------------------------------------------------------- */
+
+static inline int is_realloc(unsigned call)
+{
+	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY;
+}
+
+/* rec becomes the first pending event of q */
+static inline void set_first(struct queue *q, const struct mtrace_record *rec)
+{
+	q->ev.rec = rec;
+	q->ev.t = rec->ts;
+	q->ev.kind = is_realloc(rec->call) ? ORDER_RELEASE : ORDER_CALL;
+	q->ev.user = 0;
+}
+
+static struct seg *new_seg(struct impl *m)
+{
+	struct seg *s = m->free_segs;
+	if (s)
+		m->free_segs = s->next;
+	else if ((s = malloc(sizeof *s)) == NULL)
+		return NULL;
+	s->next = NULL;
+	s->n = s->pos = 0;
+	return s;
+}
+
+static inline void free_seg(struct impl *m, struct seg *s)
+{
+	s->next = m->free_segs;
+	m->free_segs = s;
+}
+
+/* Drop q's first record; the next one (if any) becomes its first event. */
+static inline void advance(struct impl *m, struct queue *q)
+{
+	struct seg *s = q->head;
+	m->pending--;
+	if (++s->pos == s->n) {
+		q->head = s->next;
+		if (s == q->tail)
+			q->tail = NULL;
+		free_seg(m, s);
+		if ((s = q->head) == NULL) {
+			q->ev.rec = NULL;
+			return;
+		}
+	}
+	set_first(q, &s->r[s->pos]);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The heap of threads, ordered by their first event
    ------------------------------------------------------------------------------------------- */
 
 static inline int key_less(const struct hkey *a, const struct hkey *b)
 {
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->seq != b->seq)
-		return a->seq < b->seq;
-	return a->kind < b->kind;
+	return a->t != b->t ? a->t < b->t : a->thread < b->thread;
 }
 
-/* does event e come before the first event of the thread keyed k? */
-static inline int ev_before(const struct order_ev *e, const struct hkey *k)
+/* does q's first event come before the first event of the thread keyed k? */
+static inline int ev_before(const struct queue *q, const struct hkey *k)
 {
-	if (e->t != k->t)
-		return e->t < k->t;
-	if (e->seq != k->seq)
-		return e->seq < k->seq;
-	return e->kind < k->kind;
+	return q->ev.t != k->t ? q->ev.t < k->t : q->ev.thread < k->thread;
+}
+
+static inline int q_less(const struct queue *a, const struct queue *b)
+{
+	return a->ev.t != b->ev.t ? a->ev.t < b->ev.t : a->ev.thread < b->ev.thread;
 }
 
 static void sift_up(struct impl *m, uint32_t i)
@@ -89,66 +152,43 @@ static void sift_down(struct impl *m, uint32_t i)
 	m->heap[i] = k;
 }
 
-static int grow_queue(struct order *o, struct queue *q)
+static uint32_t heap_pop(struct impl *m)
 {
-	size_t cap = q->cap ? q->cap * 2 : 64;
-	struct order_ev *n = malloc(cap * sizeof *n);
-	if (!n)
-		return oom(o);
-	for (size_t i = 0; i < q->n; i++)
-		n[i] = q->e[(q->head + i) & (q->cap - 1)];
-	free(q->e);
-	q->e = n;
-	q->head = 0;
-	q->cap = cap;
-	return 0;
-}
-
-static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max);
-
-/* Hand out e, the first event of thread x's queue q.  0 done with it (dequeued), 1 it stays
-   first (a realloc's release became its result), -1 error. */
-static inline int hand_out(struct order *o, struct impl *m, struct queue *q, struct order_ev *e)
-{
-	if (e->t > m->last_t)
-		m->last_t = e->t;
-	int k = o->fn(o->ctx, e);
-	if (k < 0)
-		return -1;
-	if (k == 1 && e->kind == ORDER_RELEASE) {
-		/* same event, at its result point: its time moved on */
-		e->kind = ORDER_RESULT;
-		e->t = e->t + e->rec.duration < e->t ? UINT64_MAX : e->t + e->rec.duration;
-		return 1;
-	}
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	m->pending--;
-	return 0;
-}
-
-static inline int ev_less(const struct order_ev *a, const struct order_ev *b)
-{
-	if (a->t != b->t)
-		return a->t < b->t;
-	if (a->seq != b->seq)
-		return a->seq < b->seq;
-	return a->kind < b->kind;
-}
-
-static struct hkey heap_pop(struct impl *m)
-{
-	struct hkey top = m->heap[0];
+	uint32_t top = m->heap[0].thread;
 	m->heap[0] = m->heap[--m->nheap];
 	if (m->nheap)
 		sift_down(m, 0);
 	return top;
 }
 
-static void heap_push(struct impl *m, const struct order_ev *e, uint32_t x)
+static void heap_push(struct impl *m, const struct queue *q)
 {
-	m->heap[m->nheap] = (struct hkey){ e->t, e->seq, e->kind, x };
+	m->heap[m->nheap] = (struct hkey){ q->ev.t, q->ev.thread, 0 };
 	sift_up(m, m->nheap++);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Handing out
+   ------------------------------------------------------------------------------------------- */
+
+/* Hand out q's first event.  0 done with it, 1 it stays first (a realloc's release became its
+   result), -1 error. */
+static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
+{
+	if (q->ev.t > m->last_t)
+		m->last_t = q->ev.t;
+	int k = o->fn(o->ctx, &q->ev);
+	if (k < 0)
+		return -1;
+	if (k == 1 && q->ev.kind == ORDER_RELEASE) {
+		/* same event, at its result point: its time moved on */
+		uint64_t t = q->ev.t + q->ev.rec->duration;
+		q->ev.kind = ORDER_RESULT;
+		q->ev.t = t < q->ev.t ? UINT64_MAX : t;
+		return 1;
+	}
+	advance(m, q);
+	return 0;
 }
 
 /* Part of drain(): the two earliest threads, out of the heap, merged two-way until either
@@ -156,39 +196,31 @@ static void heap_push(struct impl *m, const struct order_ev *e, uint32_t x)
    times a merge instead of once an event. */
 static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 {
-	uint32_t xa = heap_pop(m).thread, xb = heap_pop(m).thread;
+	struct queue *a = &m->q[heap_pop(m)], *b = &m->q[heap_pop(m)];
 	const struct hkey *third = m->nheap ? &m->heap[0] : NULL;
 	uint64_t lim = third && third->t < upto ? third->t : upto;   /* below it, no need to ask */
-	struct queue *a = &m->q[xa], *b = &m->q[xb];
-	struct order_ev *e = &a->e[a->head], *f = &b->e[b->head];
 	for (;;) {
-		if (ev_less(f, e)) {   /* b is first now */
-			struct queue *tq = a; a = b; b = tq;
-			struct order_ev *te = e; e = f; f = te;
-			uint32_t tx = xa; xa = xb; xb = tx;
+		if (q_less(b, a)) {   /* b is first now */
+			struct queue *t = a;
+			a = b;
+			b = t;
 		}
-		if (e->t >= lim && (e->t > upto || (third && !ev_before(e, third))))
+		if (a->ev.t >= lim && (a->ev.t > upto || (third && !ev_before(a, third))))
 			break;
-		int k = hand_out(o, m, a, e);
-		if (k < 0)
+		if (hand_out(o, m, a) < 0)
 			return -1;
-		if (k == 0) {
-			if (a->n == 0) {
-				a->in_heap = 0;
-				heap_push(m, f, xb);
-				return 0;
-			}
-			e = &a->e[a->head];
+		if (a->ev.rec == NULL) {
+			a->in_heap = 0;
+			heap_push(m, b);
+			return 0;
 		}
 	}
-	heap_push(m, e, xa);
-	heap_push(m, f, xb);
+	heap_push(m, a);
+	heap_push(m, b);
 	return 0;
 }
 
-/* Hand out events while the first is not after upto, at most max of them.  The thread at the
-   top of the heap hands out a run of events, as long as they precede every other thread's
-   first: the heap is touched once a run, not once an event. */
+/* Hand out events while the first is not after upto, at most max of them. */
 static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 {
 	while (m->nheap && m->heap[0].t <= upto && max) {
@@ -197,6 +229,7 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 				return -1;
 			continue;
 		}
+		/* one thread at the top: a run of its events while they precede every other's */
 		uint32_t x = m->heap[0].thread;
 		struct queue *q = &m->q[x];
 		const struct hkey *rival = NULL;   /* the earliest other thread: a child of the root */
@@ -205,25 +238,18 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 			if (m->nheap > 2 && key_less(&m->heap[2], rival))
 				rival = &m->heap[2];
 		}
-		struct order_ev *e = &q->e[q->head];
 		for (;;) {
-			int k = hand_out(o, m, q, e);
-			if (k < 0)
+			if (hand_out(o, m, q) < 0)
 				return -1;
 			max--;
-			if (k == 0) {
-				if (q->n == 0)
-					break;
-				e = &q->e[q->head];
-			}
-			if (e->t > upto || !max || (rival && !ev_before(e, rival)))
+			if (q->ev.rec == NULL || q->ev.t > upto || !max || (rival && !ev_before(q, rival)))
 				break;
 		}
-		if (q->n == 0) {
+		if (q->ev.rec == NULL) {
 			q->in_heap = 0;
 			m->heap[0] = m->heap[--m->nheap];
 		} else
-			m->heap[0] = (struct hkey){ e->t, e->seq, e->kind, x };
+			m->heap[0] = (struct hkey){ q->ev.t, x, 0 };
 		if (m->nheap)
 			sift_down(m, 0);
 	}
@@ -257,6 +283,7 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid)
 	}
 	uint32_t idx = o->nthreads;
 	memset(&m->q[idx], 0, sizeof m->q[idx]);
+	m->q[idx].ev.thread = idx;
 	if (u64map_put(&m->tids, tid, (uint64_t)idx + 1) < 0)
 		return oom(o);
 	if (o->new_thread && o->new_thread(o->ctx, idx, tid) < 0)
@@ -308,23 +335,26 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 		o->records++;
 		o->calls[rec->call]++;
 		struct queue *q = &m->q[x];
-		if (q->n == q->cap && grow_queue(o, q) < 0)
-			return -1;
-		struct order_ev *e = &q->e[(q->head + q->n) & (q->cap - 1)];
-		e->rec = *rec;
-		e->t = rec->ts;
-		e->seq = m->seq++;
-		e->thread = x;
-		e->kind = (rec->call == MTRACE_CALL_REALLOC || rec->call == MTRACE_CALL_REALLOCARRAY) ? ORDER_RELEASE : ORDER_CALL;
-		e->user = 0;
-		q->n++;
+		struct seg *sg = q->tail;
+		if (sg == NULL || sg->n == SEG_RECORDS) {
+			struct seg *n = new_seg(m);
+			if (n == NULL)
+				return oom(o);
+			if (sg)
+				sg->next = n;
+			else
+				q->head = n;
+			q->tail = sg = n;
+		}
+		struct mtrace_record *kept = &sg->r[sg->n++];
+		*kept = *rec;
 		m->pending++;
-		if (e->t < m->last_t)
+		if (rec->ts < m->last_t)
 			o->late++;   /* older than what was handed out already: handed out late, a repair */
-		if (!q->in_heap) {
+		if (q->ev.rec == NULL) {
+			set_first(q, kept);
 			q->in_heap = 1;
-			m->heap[m->nheap] = (struct hkey){ e->t, e->seq, e->kind, x };
-			sift_up(m, m->nheap++);
+			heap_push(m, q);
 		}
 		if (r->format == TRACE_FMT_DJ) {
 			if (drain(o, m, rec->ts, UINT64_MAX) < 0)   /* already in global order */
@@ -356,7 +386,14 @@ void order_free(struct order *o)
 	if (!m)
 		return;
 	for (uint32_t i = 0; i < o->nthreads; i++)
-		free(m->q[i].e);
+		for (struct seg *s = m->q[i].head, *n; s; s = n) {
+			n = s->next;
+			free(s);
+		}
+	for (struct seg *s = m->free_segs, *n; s; s = n) {
+		n = s->next;
+		free(s);
+	}
 	free(m->q);
 	free(m->heap);
 	u64map_free(&m->tids);

@@ -22,12 +22,11 @@
 enum order_kind { ORDER_CALL = 0, ORDER_RELEASE = 1, ORDER_RESULT = 2 };
 
 struct order_ev {
+	const struct mtrace_record *rec;   /* valid during the callback */
 	uint64_t t;                  /* the order point */
-	uint64_t seq;                /* file order: breaks ties */
+	uint64_t user;               /* the callback's, from RELEASE to RESULT */
 	uint32_t thread;             /* dense thread index, in order of first appearance */
 	uint32_t kind;               /* enum order_kind */
-	uint64_t user;               /* the callback's, from RELEASE to RESULT */
-	struct mtrace_record rec;
 };
 
 /* 0 done with the event; 1 (to ORDER_RELEASE) see it again as ORDER_RESULT; -1 stop. */
