@@ -43,6 +43,7 @@ dbg=$(ls /usr/lib/*/libc_malloc_debug.so.0 2>/dev/null | head -n 1)
 failed=0
 run() { # HARNESS SEEDDIR
 	h=$1; corpus=$FB/corpus/$h; findings=$FB/findings/$h
+	rm -rf "$findings"   # an earlier run's findings are in fuzz/regressions/ already
 	mkdir -p "$corpus" "$findings"
 	cp "$2"/* "$corpus"/ 2>/dev/null
 	[ -d "fuzz/corpus/$h" ] && cp fuzz/corpus/"$h"/* "$corpus"/ 2>/dev/null
