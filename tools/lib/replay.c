@@ -188,6 +188,7 @@ struct rthread {
 	uint32_t idx;
 	int64_t live;                 /* requested bytes allocated minus freed by this thread */
 	uint64_t *seen;               /* last count seen of each thread */
+	const uint64_t *sig;          /* the next counts to publish (signal_points()) */
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t end_ticks;
@@ -269,6 +270,10 @@ static void wait_for(struct rthread *me, uint32_t u, uint64_t k)
 	}
 }
 
+/* Tell waiters how far this thread is, and wake them if one can go on.  The count store and the
+   wake_at load pair with the sleeper's wake_at store and count load (sequentially consistent
+   on both sides, so a wake-up cannot be lost).  That costs as much as a small malloc, so it is
+   done only at the counts some thread waits for (signal_points()). */
 static inline void publish(struct rthread *me, uint64_t count)
 {
 	__atomic_store_n(&me->count, count, __ATOMIC_SEQ_CST);
@@ -457,7 +462,8 @@ static void *replay_thread(void *arg)
 			break;
 		}
 		}
-		publish(me, ++count);
+		if (__builtin_expect(++count == *me->sig, 0))
+			publish(me, *me->sig++);
 		if (trim && count % trim == 0)
 			malloc_trim(0);
 		/* give back the workload pages already read, so they do not count as the allocator's RSS */
@@ -540,6 +546,61 @@ static void *sampler(void *arg)
    Running
    ------------------------------------------------------------------------------------------- */
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Each thread's signal points: the counts another thread waits for, sorted, each list ending
+   with UINT64_MAX.  A thread publishes its count only there: a waiter waiting for k finds the
+   count at k exactly when the k-th call is done.  (Waits for 0 need nothing.)  0 or -1. */
+static int signal_points(struct wl_reader *r, struct rthread *t, uint32_t nt, uint64_t *harness)
+{
+	uint64_t *n = calloc(nt ? nt : 1, sizeof *n), total = 0;
+	struct wl_op op;
+	struct wl_cursor c;
+	if (!n)
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < nt; i++) {
+			wl_cursor_init(r, i, &c);
+			while (wl_next(r, &c, &op) > 0)
+				if (op.op == MTRACE_WL_WAIT && op.a[1] != 0) {
+					uint32_t u = (uint32_t)op.a[0];
+					if (pass == 0)
+						n[u]++;
+					else
+						((uint64_t *)t[u].sig)[n[u]++] = op.a[1];
+				}
+		}
+		if (pass == 1)
+			break;
+		for (uint32_t u = 0; u < nt; u++)
+			total += n[u] + 1;
+		uint64_t *all = map_zero(total * sizeof *all, harness);
+		if (!all) {
+			free(n);
+			return -1;
+		}
+		for (uint32_t u = 0; u < nt; u++) {
+			t[u].sig = all;
+			all += n[u] + 1;
+			n[u] = 0;
+		}
+	}
+	for (uint32_t u = 0; u < nt; u++) {
+		uint64_t *l = (uint64_t *)t[u].sig, m = 0;
+		qsort(l, n[u], sizeof *l, cmp_u64);
+		for (uint64_t i = 0; i < n[u]; i++)
+			if (m == 0 || l[i] != l[m - 1])
+				l[m++] = l[i];
+		l[m] = UINT64_MAX;
+	}
+	free(n);
+	return 0;
+}
+
 int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap)
 {
 	memset(res, 0, sizeof *res);
@@ -561,7 +622,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
 	x->size = map_zero(r->h.nslots * sizeof *x->size, &harness);
 	uint64_t *seen = map_zero((size_t)nt * nt * sizeof *seen, &harness);
-	if (!x->t || !x->slot || !x->size || (nt && !seen))
+	if (!x->t || !x->slot || !x->size || (nt && !seen) || signal_points(r, x->t, nt, &harness) < 0)
 		goto nomem;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
