@@ -20,7 +20,7 @@
 #include "addrmap.h"
 #include "u64map.h"
 
-#define OWN_MAX       64            /* free slots a thread keeps for itself */
+#define OWN_MAX       64            /* free slots a thread keeps for itself (a power of two) */
 
 struct slotinfo {
 	uint64_t size;                /* requested bytes of the block in it */
@@ -35,7 +35,9 @@ struct impl {
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
 	struct slotinfo *slots;
 	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
-	struct slotlist { uint64_t *s; size_t n, cap; } pool, *own;   /* shared, and per thread */
+	struct ownlist { uint64_t s[OWN_MAX]; uint32_t head, n; } *own;   /* a ring per thread */
+	uint64_t pool;                /* the shared free slots, a stack linked through their
+	                                 slotinfo.size (unused while free); 0 ends it */
 	uint64_t *count;              /* calls emitted, per thread */
 	uint32_t nthreads, cap_threads;
 	uint64_t live, total_calls;
@@ -90,57 +92,48 @@ HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, 
 	return 0;
 }
 
-HOT int push_slot(struct convert *c, struct slotlist *l, uint64_t s)
-{
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		uint64_t *n = realloc(l->s, cap * sizeof *n);
-		if (!n)
-			return oom(c);
-		l->s = n;
-		l->cap = cap;
-	}
-	l->s[l->n++] = s;
-	return 0;
-}
-
+/* A free slot for thread x: its own most recently freed, else the pool's, else a new one. */
 HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 {
-	struct slotlist *l = m->nthreads ? &m->own[x] : &m->pool;
-	if (l->n == 0)
-		l = &m->pool;
-	if (l->n) {
-		uint64_t s = l->s[--l->n];
-		if (wait_for(c, m, x, m->slots[s].thread, m->slots[s].count) < 0)
-			return -1;
-		return (int64_t)s;
+	struct ownlist *l = &m->own[x];
+	uint64_t s;
+	if (l->n)
+		s = l->s[(l->head + --l->n) & (OWN_MAX - 1)];
+	else if (m->pool) {
+		s = m->pool;
+		m->pool = m->slots[s].size;
+	} else {
+		if (m->nslots == m->cap_slots) {
+			uint64_t cap = m->cap_slots ? m->cap_slots * 2 : 4096;
+			struct slotinfo *n = realloc(m->slots, cap * sizeof *n);
+			if (!n)
+				return oom(c);
+			m->slots = n;
+			m->cap_slots = cap;
+		}
+		memset(&m->slots[m->nslots], 0, sizeof m->slots[0]);
+		return (int64_t)m->nslots++;
 	}
-	if (m->nslots == m->cap_slots) {
-		uint64_t cap = m->cap_slots ? m->cap_slots * 2 : 4096;
-		struct slotinfo *s = realloc(m->slots, cap * sizeof *s);
-		if (!s)
-			return oom(c);
-		m->slots = s;
-		m->cap_slots = cap;
-	}
-	memset(&m->slots[m->nslots], 0, sizeof m->slots[0]);
-	return (int64_t)m->nslots++;
+	if (wait_for(c, m, x, m->slots[s].thread, m->slots[s].count) < 0)
+		return -1;
+	return (int64_t)s;
 }
 
-HOT int release_slot(struct convert *c, struct impl *m, uint32_t x, uint64_t s)
+HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
 {
 	m->slots[s].thread = x;
 	m->slots[s].count = m->count[x];
 	m->slots[s].live = 0;
-	struct slotlist *own = &m->own[x];
-	if (own->n >= OWN_MAX) {
+	struct ownlist *own = &m->own[x];
+	if (own->n == OWN_MAX) {
 		/* hand the oldest of its own to the pool; keep the newest, likely to be reused */
-		if (push_slot(c, &m->pool, own->s[0]) < 0)
-			return -1;
-		memmove(own->s, own->s + 1, (own->n - 1) * sizeof *own->s);
+		uint64_t old = own->s[own->head];
+		m->slots[old].size = m->pool;
+		m->pool = old;
+		own->head = (own->head + 1) & (OWN_MAX - 1);
 		own->n--;
 	}
-	return push_slot(c, own, s);
+	own->s[(own->head + own->n++) & (OWN_MAX - 1)] = s;
 }
 
 /* The block at address a is now in slot s, allocated by thread x just now. */
@@ -239,7 +232,8 @@ static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
 		return -1;
 	m->live -= m->slots[s].size;
-	return release_slot(c, m, x, s);
+	release_slot(m, x, s);
+	return 0;
 }
 
 /* realloc, first half (its order point before the call): the old block stops being live.
@@ -294,7 +288,9 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 		uint64_t a[4] = { 0, so, r->size, r->arg2 };
 		if (emit(c, m, x, wl_op_of[r->call], arr ? 4 : 3, a) < 0)
 			return -1;
-		return so ? release_slot(c, m, x, so) : 0;
+		if (so)
+			release_slot(m, x, so);
+		return 0;
 	}
 	int64_t s = so ? (int64_t)so : take_slot(c, m, x);
 	if (s < 0)
@@ -331,7 +327,7 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 		uint64_t *n = realloc(m->count, cap * sizeof *n);
 		if (n)
 			m->count = n;
-		struct slotlist *o = realloc(m->own, cap * sizeof *o);
+		struct ownlist *o = realloc(m->own, cap * sizeof *o);
 		if (o)
 			m->own = o;
 		if (!n || !o)
@@ -357,8 +353,11 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 		return oom(c);
 	c->impl = m;
 	addrmap_init(&m->addr);
-	if (take_slot(c, m, 0) < 0)   /* index 0 of the table: slot 0 is NULL, never handed out */
-		return -1;
+	/* index 0 of the table: slot 0 is NULL, never handed out */
+	if ((m->slots = calloc(4096, sizeof *m->slots)) == NULL)
+		return oom(c);
+	m->cap_slots = 4096;
+	m->nslots = 1;
 	if (order_begin(&m->ord, on_event, on_thread, c) < 0) {
 		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
 		return -1;
@@ -434,9 +433,6 @@ void convert_free(struct convert *c)
 	addrmap_free(&m->addr);
 	u64map_free(&m->waited);
 	free(m->slots);
-	free(m->pool.s);
-	for (uint32_t i = 0; i < m->nthreads; i++)
-		free(m->own[i].s);
 	free(m->own);
 	free(m->count);
 	free(m);
