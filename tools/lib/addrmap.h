@@ -3,14 +3,17 @@
  *
  * Allocators hand a freed address out again soon, so a freed entry keeps its key and is marked
  * dead: the next allocation at that address finds it on the first probe and revives it, with no
- * shifting on free.  Dead entries are swept when the table fills (rehash at 3/4 used; it doubles
- * only when live entries alone fill more than half), so memory follows the live blocks, not the
- * addresses ever seen: at most 64 bytes a live block, 16 bytes an entry.
+ * shifting on free.  Dead entries are swept when the table is 3/4 used, into a table of twice
+ * as many entries as are live (any size: a hash picks its home by multiplication, not a mask),
+ * so memory follows the live blocks, not the addresses ever seen: 16 bytes an entry, 21 to 32
+ * bytes a live block.  Tables are mapped directly, and the old one is unmapped piece by piece
+ * while a rehash empties it, so a rehash never holds both tables whole.
  */
 #ifndef ADDRMAP_H
 #define ADDRMAP_H
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define ADDRMAP_DEAD UINT64_MAX   /* the value of a removed entry (slots never reach it) */
 
@@ -25,7 +28,12 @@ static inline size_t addrmap_home(uint64_t key, size_t cap)
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdull;
 	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
+	return (size_t)(((unsigned __int128)key * cap) >> 64);   /* in [0, cap) for any cap */
+}
+
+static inline size_t addrmap_next(size_t i, size_t cap)
+{
+	return i + 1 == cap ? 0 : i + 1;
 }
 
 /* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
@@ -33,27 +41,35 @@ static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64
 {
 	size_t i = addrmap_home(key, m->cap);
 	while (m->e[i].key != key && m->e[i].key != 0)
-		i = (i + 1) & (m->cap - 1);
+		i = addrmap_next(i, m->cap);
 	return &m->e[i];
 }
 
-/* Rebuild without the dead, doubling when the live alone fill more than half.  0 or -1. */
+#define ADDRMAP_UNMAP_STEP (1u << 20)   /* bytes of the old table given back at a time */
+
+/* Rebuild without the dead, twice as large as the live entries.  0 or -1. */
 static inline int addrmap_rehash(struct addrmap *m)
 {
-	size_t cap = m->cap ? m->cap : 1024;
-	while ((m->live + 1) * 2 > cap)
-		cap *= 2;
-	struct addrmap_entry *n = calloc(cap, sizeof *n);
-	if (n == NULL)
+	size_t cap = (m->live + 1) * 2 > 1024 ? (m->live + 1) * 2 : 1024;
+	struct addrmap_entry *n = mmap(NULL, cap * sizeof *n, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (n == MAP_FAILED)
 		return -1;
-	for (size_t i = 0; i < m->cap; i++)
+	size_t per_step = ADDRMAP_UNMAP_STEP / sizeof *n, done = 0;   /* entries unmapped so far */
+	for (size_t i = 0; i < m->cap; i++) {
 		if (m->e[i].key && m->e[i].val != ADDRMAP_DEAD) {
 			size_t j = addrmap_home(m->e[i].key, cap);
 			while (n[j].key)
-				j = (j + 1) & (cap - 1);
+				j = addrmap_next(j, cap);
 			n[j] = m->e[i];
 		}
-	free(m->e);
+		if (i + 1 - done == per_step) {
+			munmap(m->e + done, ADDRMAP_UNMAP_STEP);
+			done = i + 1;
+		}
+	}
+	if (m->e && m->cap > done)
+		munmap(m->e + done, (m->cap - done) * sizeof *n);
 	m->e = n;
 	m->cap = cap;
 	m->used = m->live;
@@ -123,7 +139,8 @@ static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t val, ui
 
 static inline void addrmap_free(struct addrmap *m)
 {
-	free(m->e);
+	if (m->e)
+		munmap(m->e, m->cap * sizeof *m->e);
 	addrmap_init(m);
 }
 #endif
