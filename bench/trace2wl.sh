@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench, part 2: trace2wl throughput and memory on a large trace (RECORDS, default 20 M,
 # from mbench traced at 2 threads), measured side by side with `cat TRACE >/dev/null` in the
-# same run (ROUNDS times each, interleaved; medians).
+# same run (ROUNDS times each, interleaved; medians).  Then the memory a live block costs: a
+# second trace that keeps about a million blocks live, its peak against the first one's.
 B=${B:-build}
 ROOT=$(pwd)
 ROUNDS=${ROUNDS:-3}
@@ -37,3 +38,13 @@ printf '  trace2wl               %6.2f s  %7.1f M records/s  %6.0f MiB/s  (%.1fx
 	"$(echo "$bytes * 1000000000 / $tw / 1048576" | bc -l)" "$(echo "$tw / $tc" | bc -l)"
 printf '  peak memory            %6.1f MiB for %s slots (peak live blocks)\n' "$(echo "$mem / 1024" | bc -l)" "$slots"
 printf '  workload               %s bytes, %.2f bytes per call\n' "$wlbytes" "$(echo "$wlbytes / $calls" | bc -l)"
+
+# memory per live block: mbench with 2 M slots (about 1 M blocks live at once)
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/L" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" \
+	"$ROOT/$B/bench/mbench" 1 3000000 2000000 >/dev/null
+/usr/bin/time -f %M -o "$DIR/mL" "$ROOT/$B/bin/trace2wl" -q "$DIR/L.wl" "$DIR"/L.*[0-9]
+memL=$(cat "$DIR/mL")
+"$ROOT/$B/tests/wl_check" "$DIR/L.wl" >"$DIR/chkL"
+liveL=$(awk '$1 == "peak_live_slots" { print $2 }' "$DIR/chkL"); live=$(awk '$1 == "peak_live_slots" { print $2 }' "$DIR/chk")
+printf '  peak memory, many live  %6.1f MiB for %s live blocks: %.1f bytes per live block beyond the first run\n' \
+	"$(echo "$memL / 1024" | bc -l)" "$liveL" "$(echo "($memL - $mem) * 1024 / ($liveL - $live)" | bc -l)"
