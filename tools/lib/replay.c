@@ -234,11 +234,8 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void wait_for(struct rthread *me, uint32_t u, uint64_t k)
+static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, uint64_t k)
 {
-	me->waits++;
-	if (me->seen[u] >= k)
-		return;   /* already known: no shared cache line touched */
 	struct rthread *o = &me->x->t[u];
 	for (int i = 0; i < 4000; i++) {
 		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
@@ -283,6 +280,14 @@ static inline void publish(struct rthread *me, uint64_t count)
 		__atomic_fetch_add(&me->seq, 1, __ATOMIC_SEQ_CST);
 		futex(&me->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	}
+}
+
+/* Wait until thread u has completed k calls. */
+static inline void wait_for(struct rthread *me, uint32_t u, uint64_t k)
+{
+	me->waits++;
+	if (__builtin_expect(me->seen[u] < k, 0))
+		wait_slow(me, u, k);   /* else already known: no shared cache line touched */
 }
 
 /* ---------------------------------------------------------------------------------------------
