@@ -15,20 +15,22 @@ MB=$ROOT/$B/bench/mbench
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" "$MB" 2 "$OPS" >/dev/null
 "$ROOT/$B/bin/trace2wl" -q "$DIR/w.wl" "$DIR"/t.*
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-: >"$DIR/prog"; : >"$DIR/replay"; : >"$DIR/proc"
+: >"$DIR/prog"; : >"$DIR/replay"; : >"$DIR/proc"; : >"$DIR/untimed"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	s=$(date +%s%N); "$MB" 2 "$OPS" >/dev/null; echo $(( ($(date +%s%N) - s) / 1000 )) >>"$DIR/prog"
 	s=$(date +%s%N)
 	"$ROOT/$B/bin/trace_run" --csv "$DIR/w.wl" | awk -F, 'NR == 2 { print $2 }' >>"$DIR/replay"
 	echo $(( ($(date +%s%N) - s) / 1000 )) >>"$DIR/proc"
+	"$ROOT/$B/bin/trace_run" --no-timing --csv "$DIR/w.wl" | awk -F, 'NR == 2 { print $2 }' >>"$DIR/untimed"
 	r=$((r + 1))
 done
-p=$(median <"$DIR/prog"); w=$(median <"$DIR/replay"); pr=$(median <"$DIR/proc")
+p=$(median <"$DIR/prog"); w=$(median <"$DIR/replay"); pr=$(median <"$DIR/proc"); wu=$(median <"$DIR/untimed")
 calls=$("$ROOT/$B/tests/wl_check" "$DIR/w.wl" | awk '$1 == "calls" { print $2 }')
 echo "trace_run benchmark: median of $ROUNDS interleaved runs; mbench 2 threads, $calls calls"
 printf '  mbench untraced (whole process)     %8.1f ms\n' "$(echo "$p / 1000" | bc -l)"
 printf '  trace_run replay (release to join)  %8.1f ms  %.2fx the program\n' "$(echo "$w / 1000" | bc -l)" "$(echo "$w / $p" | bc -l)"
+printf '  trace_run --no-timing replay        %8.1f ms  %.2fx the program (the rest is the timer)\n' "$(echo "$wu / 1000" | bc -l)" "$(echo "$wu / $p" | bc -l)"
 printf '  trace_run whole process             %8.1f ms  (adds loading and validating the workload)\n' "$(echo "$pr / 1000" | bc -l)"
 "$ROOT/$B/tests/mkfixture" wl-waits "$DIR/waits" "$N"
 "$ROOT/$B/tests/mkfixture" wl-nowaits "$DIR/nowaits" "$N"

@@ -93,6 +93,15 @@ for row in 'wall time' 'Max RSS' 'ideal RSS' 'avg malloc' 'avg free'; do
 	grep -q "^$row" "$TMP/cmp" && ok "--compare: row $row" || bad "--compare: no row $row"
 done
 [ "$list" != glibc ] && { grep -q '(.*x)' "$TMP/cmp" && ok "--compare: ratios to the first column" || bad "no ratios"; }
+# --- --no-timing: the same calls replayed, none timed, and the output says so
+"$R" --no-timing --csv "$TMP/m.wl" >"$TMP/nt.csv"; eq "--no-timing: exit 0" 0 "$?"
+eq "--no-timing: malloc calls as in the workload" "$(wl "$TMP/m.wl" malloc)" "$(csv "$TMP/nt.csv" malloc_calls)"
+eq "--no-timing: free calls as in the workload" "$(wl "$TMP/m.wl" free)" "$(csv "$TMP/nt.csv" free_calls)"
+eq "--no-timing: no call time" 0 "$(csv "$TMP/nt.csv" total_call_cycles)"
+grep -q 'off (--no-timing' "$TMP/nt.csv" && ok "--no-timing: the timer column says off" || bad "--no-timing: timer column: $(tail -n 1 "$TMP/nt.csv")"
+ge "a timed replay has call time" 1 "$(csv "$TMP/m.csv" total_call_cycles)"
+"$R" --no-timing --compare glibc -r 2 "$TMP/m.wl" >"$TMP/ntc"; eq "--no-timing --compare: exit 0" 0 "$?"
+eq "--no-timing reaches the compared runs (their call time is 0)" 0 "$(awk '/^total call time/ { gsub(",", "", $NF); print $NF }' "$TMP/ntc")"
 "$R" --compare glibc,/nonexistent/lib.so "$TMP/m.wl" 2>"$TMP/err"; eq "missing allocator: exit 3" 3 "$?"
 "$R" --malloc=nosuch "$TMP/m.wl" 2>"$TMP/err"; eq "unknown allocator: exit 3" 3 "$?"
 grep -q 'unknown allocator' "$TMP/err" && ok "says the allocator is unknown" || bad "unknown allocator message"

@@ -34,6 +34,8 @@ static const char usage_text[] =
 	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
 	"  -T, --tunables=STRING   GLIBC_TUNABLES for the replay (e.g. glibc.malloc.tcache_count=0)\n"
 	"      --trim-every=N      call malloc_trim(0) after every N calls of each thread\n"
+	"      --no-timing         do not time the calls (the timer costs more than a small\n"
+	"                          malloc): for wall time and RSS alone; averages print as 0\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
@@ -222,6 +224,14 @@ static char *c(int64_t v)
 	return b;
 }
 
+static int calls_untimed;      /* --no-timing */
+
+/* The timer the figures came from, as the output names it */
+static const char *timer_name(void)
+{
+	return calls_untimed ? "off (--no-timing: calls not timed)" : cycles_name();
+}
+
 static void print_text(const int64_t *f, const char *alloc, unsigned runs)
 {
 	/* lines 0-11: the original layout */
@@ -247,7 +257,7 @@ static void print_text(const int64_t *f, const char *alloc, unsigned runs)
 	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
 		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
 		       c(f[F_IMPLICIT]), c(f[F_FAILED]), c(f[F_RFAIL]));
-	printf("Timer: %s\n", cycles_name());
+	printf("Timer: %s\n", timer_name());
 	printf("Allocator: %s\n", alloc);
 	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", c(f[F_HARNESS_KB]));
 	if (runs > 1)
@@ -261,7 +271,7 @@ static void print_csv(const int64_t *f, const char *alloc)
 	printf("allocator,timer\n");
 	for (int i = 0; i < NFIELDS; i++)
 		printf("%lld,", (long long)f[i]);
-	printf("%s,%s\n", alloc, cycles_name());
+	printf("%s,%s\n", alloc, timer_name());
 }
 
 static void print_json(const int64_t *f, const char *alloc)
@@ -269,7 +279,7 @@ static void print_json(const int64_t *f, const char *alloc)
 	printf("{");
 	for (int i = 0; i < NFIELDS; i++)
 		printf("\"%s\": %lld, ", field_names[i], (long long)f[i]);
-	printf("\"allocator\": \"%s\", \"timer\": \"%s\"}\n", alloc, cycles_name());
+	printf("\"allocator\": \"%s\", \"timer\": \"%s\"}\n", alloc, timer_name());
 }
 
 static int cmp64(const void *a, const void *b)
@@ -321,6 +331,8 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 		snprintf(bufs[5], sizeof bufs[5], "--log=%s", log);
 		args[n++] = bufs[5];
 	}
+	if (o->ro.no_timing)
+		args[n++] = "--no-timing";
 	for (int i = 0; i < o->nmallopt && n < 60; i++) {
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
@@ -443,7 +455,7 @@ static int multi_run(const struct opts *o, const char *workload)
 		printf("\n");
 	}
 	printf("(median of %u run%s each, in fresh processes, interleaved; ratios to %s; timer: %s)\n", reps,
-	       reps == 1 ? "" : "s", names[0], cycles_name());
+	       reps == 1 ? "" : "s", names[0], timer_name());
 	return EXIT_OK;
 }
 
@@ -462,7 +474,7 @@ int main(int argc, char **argv)
 		{ "mallopt", required_argument, 0, 'M' }, { "tunables", required_argument, 0, 'T' },
 		{ "trim-every", required_argument, 0, 1 }, { "csv", no_argument, 0, 2 },
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 }, { 0, 0, 0, 0 },
 	};
 	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
 	int ch;
@@ -498,6 +510,7 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &o.ro.trim_every) < 0 || o.ro.trim_every == 0)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
+		case 4: o.ro.no_timing = calls_untimed = 1; break;
 		case 2: o.format = "csv"; break;
 		case 3: o.format = "json"; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

@@ -355,12 +355,13 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 	}
 }
 
-#define TIMED(OP, EXPR) ({ uint64_t t0_ = cycles_start(); __typeof__(EXPR) r_ = (EXPR); \
-	uint64_t t1_ = cycles_end(); me->n[OP]++; me->cyc[OP] += t1_ - t0_; r_; })
+/* A call with only itself between the timer's two reads (timed is a constant in each copy of
+   replay_loop, so an untimed replay has no trace of the timer). */
+#define TIMED(OP, EXPR) ({ uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
+	if (timed) { uint64_t t1_ = cycles_end(); me->cyc[OP] += t1_ - t0_; } me->n[OP]++; r_; })
 
-static void *replay_thread(void *arg)
+static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed)
 {
-	struct rthread *me = arg;
 	struct ctx *x = me->x;
 	const struct mtrace_wl_thread *tt = &x->r->threads[me->idx];
 	const uint8_t *base = x->r->map, *p = base + tt->offset;
@@ -478,6 +479,16 @@ static void *replay_thread(void *arg)
 			dropped = upto;
 		}
 	}
+}
+
+static void *replay_thread(void *arg)
+{
+	return replay_loop(arg, 1);
+}
+
+static void *replay_thread_untimed(void *arg)
+{
+	return replay_loop(arg, 0);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -640,7 +651,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 		x->t[i].idx = i;
 		x->t[i].wake_at = UINT64_MAX;
 		x->t[i].seen = seen + (size_t)i * nt;
-		if (pthread_create(&x->t[i].th, NULL, replay_thread, &x->t[i]) != 0) {
+		if (pthread_create(&x->t[i].th, NULL, o->no_timing ? replay_thread_untimed : replay_thread, &x->t[i]) != 0) {
 			snprintf(err, cap, "cannot create thread %u of %u: %s", i, nt, strerror(errno));
 			return -1;   /* the threads made so far wait on `go` for ever; we exit */
 		}

@@ -20,6 +20,7 @@ struct replay_opts {
 	unsigned interval_ms;         /* RSS sampling period */
 	int log_fd;                   /* TSV timeline, or -1 */
 	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
+	int no_timing;                /* calls are not timed (the replay runs without the timer) */
 };
 
 struct replay_result {
