@@ -568,43 +568,64 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The WAITs of thread i's stream, (thread, count) each, passed to fn.  The streams are
+   validated already: a lean walk that only skips operands, much cheaper than wl_next. */
+static void each_wait(const struct wl_reader *r, uint32_t i, void (*fn)(void *, uint64_t, uint64_t), void *arg)
+{
+	const uint8_t *p = r->map + r->threads[i].offset;
+	for (;;) {
+		unsigned code = *p++;
+		if ((code & 0x7f) == MTRACE_WL_END)
+			return;
+		if ((code & 0x7f) == MTRACE_WL_WAIT) {
+			uint64_t u = get(&p), k = get(&p);
+			fn(arg, u, k);
+			continue;
+		}
+		for (int n = mtrace_wl_operands(code); n > 0; n--)
+			while (*p++ & 0x80)
+				;
+	}
+}
+
+struct sigbuild { struct rthread *t; uint64_t *n; int fill; };
+
+static void count_or_fill(void *arg, uint64_t u, uint64_t k)
+{
+	struct sigbuild *b = arg;
+	if (k == 0)
+		return;   /* waits for 0 need nothing */
+	if (b->fill)
+		((uint64_t *)b->t[u].sig)[b->n[u]] = k;
+	b->n[u]++;
+}
+
 /* Each thread's signal points: the counts another thread waits for, sorted, each list ending
    with UINT64_MAX.  A thread publishes its count only there: a waiter waiting for k finds the
-   count at k exactly when the k-th call is done.  (Waits for 0 need nothing.)  0 or -1. */
+   count at k exactly when the k-th call is done.  0 or -1. */
 static int signal_points(struct wl_reader *r, struct rthread *t, uint32_t nt, uint64_t *harness)
 {
 	uint64_t *n = calloc(nt ? nt : 1, sizeof *n), total = 0;
-	struct wl_op op;
-	struct wl_cursor c;
 	if (!n)
 		return -1;
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < nt; i++) {
-			wl_cursor_init(r, i, &c);
-			while (wl_next(r, &c, &op) > 0)
-				if (op.op == MTRACE_WL_WAIT && op.a[1] != 0) {
-					uint32_t u = (uint32_t)op.a[0];
-					if (pass == 0)
-						n[u]++;
-					else
-						((uint64_t *)t[u].sig)[n[u]++] = op.a[1];
-				}
-		}
-		if (pass == 1)
-			break;
-		for (uint32_t u = 0; u < nt; u++)
-			total += n[u] + 1;
-		uint64_t *all = map_zero(total * sizeof *all, harness);
-		if (!all) {
-			free(n);
-			return -1;
-		}
-		for (uint32_t u = 0; u < nt; u++) {
-			t[u].sig = all;
-			all += n[u] + 1;
-			n[u] = 0;
-		}
+	struct sigbuild b = { t, n, 0 };
+	for (uint32_t i = 0; i < nt; i++)
+		each_wait(r, i, count_or_fill, &b);
+	for (uint32_t u = 0; u < nt; u++)
+		total += n[u] + 1;
+	uint64_t *all = map_zero(total * sizeof *all, harness);
+	if (!all) {
+		free(n);
+		return -1;
 	}
+	for (uint32_t u = 0; u < nt; u++) {
+		t[u].sig = all;
+		all += n[u] + 1;
+		n[u] = 0;
+	}
+	b.fill = 1;
+	for (uint32_t i = 0; i < nt; i++)
+		each_wait(r, i, count_or_fill, &b);
 	for (uint32_t u = 0; u < nt; u++) {
 		uint64_t *l = (uint64_t *)t[u].sig, m = 0;
 		qsort(l, n[u], sizeof *l, cmp_u64);
