@@ -35,7 +35,11 @@ struct impl {
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
 	struct slotinfo *slots;
 	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
-	struct ownlist { uint64_t s[OWN_MAX]; uint32_t head, n; } *own;   /* a ring per thread */
+	struct ownlist {              /* per thread */
+		uint64_t s[OWN_MAX];  /* its freed slots, a ring */
+		uint32_t head, n;
+		uint64_t fresh, fresh_end;   /* its block of never-used slots */
+	} *own;
 	uint64_t pool;                /* the shared free slots, a stack linked through their
 	                                 slotinfo.size (unused while free); 0 ends it */
 	uint64_t *count;              /* calls emitted, per thread */
@@ -92,6 +96,29 @@ HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, 
 	return 0;
 }
 
+/* Never-used slots come to a thread FRESH at a time, a cache line of pointers in a replayer's
+   slot table, so threads that do not share blocks do not share the table's lines either (the
+   replay of a 2-thread program stalled on them).  At most FRESH - 1 slots a thread go unused. */
+#define FRESH 8
+
+static __attribute__((noinline)) int new_block(struct impl *m, struct ownlist *l)
+{
+	uint64_t at = (m->nslots + FRESH - 1) & ~(uint64_t)(FRESH - 1);
+	if (at + FRESH > m->cap_slots) {
+		uint64_t cap = m->cap_slots * 2;
+		struct slotinfo *n = realloc(m->slots, cap * sizeof *n);
+		if (!n)
+			return -1;
+		memset(n + m->cap_slots, 0, (cap - m->cap_slots) * sizeof *n);
+		m->slots = n;
+		m->cap_slots = cap;
+	}
+	m->nslots = at + FRESH;
+	l->fresh = at;
+	l->fresh_end = at + FRESH;
+	return 0;
+}
+
 /* A free slot for thread x: its own most recently freed, else the pool's, else a new one. */
 HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 {
@@ -103,16 +130,9 @@ HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 		s = m->pool;
 		m->pool = m->slots[s].size;
 	} else {
-		if (m->nslots == m->cap_slots) {
-			uint64_t cap = m->cap_slots ? m->cap_slots * 2 : 4096;
-			struct slotinfo *n = realloc(m->slots, cap * sizeof *n);
-			if (!n)
-				return oom(c);
-			m->slots = n;
-			m->cap_slots = cap;
-		}
-		memset(&m->slots[m->nslots], 0, sizeof m->slots[0]);
-		return (int64_t)m->nslots++;
+		if (l->fresh == l->fresh_end && new_block(m, l) < 0)
+			return oom(c);
+		return (int64_t)l->fresh++;
 	}
 	if (wait_for(c, m, x, m->slots[s].thread, m->slots[s].count) < 0)
 		return -1;

@@ -199,8 +199,9 @@ struct ctx {
 	struct wl_reader *r;
 	const struct replay_opts *o;
 	struct rthread *t;
-	void **slot;
-	uint64_t *size;
+	struct rslot { void *p; uint64_t size; } *slot;   /* block and requested bytes: one
+	                              line touched a call, and a thread's fresh slots (trace2wl
+	                              hands them out 8 at a time) share no line with another's */
 	uint32_t go;                  /* futex: threads start when it turns 1 */
 	uint32_t done;                /* the sampler stops */
 	uint64_t page;
@@ -336,8 +337,8 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 		me->rfail++;
 		return;
 	}
-	x->slot[s] = p;
-	x->size[s] = bytes;
+	x->slot[s].p = p;
+	x->slot[s].size = bytes;
 	me->live += (int64_t)bytes;
 	touch(x, p, bytes);
 }
@@ -347,11 +348,11 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 static inline void clear_slot(struct rthread *me, uint64_t s)
 {
 	struct ctx *x = me->x;
-	if (s && x->slot[s]) {
+	if (s && x->slot[s].p) {
 		me->implicit++;
-		me->live -= (int64_t)x->size[s];
-		free(x->slot[s]);
-		x->slot[s] = NULL;
+		me->live -= (int64_t)x->slot[s].size;
+		free(x->slot[s].p);
+		x->slot[s].p = NULL;
 	}
 }
 
@@ -430,16 +431,16 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			break;
 		case MTRACE_WL_FREE:
 			s = get(&p);
-			q = x->slot[s];
-			x->slot[s] = NULL;
-			me->live -= (int64_t)x->size[s];
-			x->size[s] = 0;
+			q = x->slot[s].p;
+			x->slot[s].p = NULL;
+			me->live -= (int64_t)x->slot[s].size;
+			x->slot[s].size = 0;
 			TIMED(op, (free(q), 0));
 			break;
 		case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY: {
 			s = get(&p), a = get(&p), b = get(&p);
 			c = op == MTRACE_WL_REALLOCARRAY ? get(&p) : 1;
-			void *old = x->slot[a];
+			void *old = x->slot[a].p;
 			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b)) : TIMED(op, reallocarray(old, b, c));
 			uint64_t bytes = b * c;
 			if (q == NULL && (bytes != 0 || old == NULL)) {
@@ -451,17 +452,17 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (failed)
 				me->failed++;
 			/* the old block is gone (moved, or freed by realloc(p, 0)) */
-			x->slot[a] = NULL;
-			me->live -= (int64_t)x->size[a];
-			x->size[a] = 0;
+			x->slot[a].p = NULL;
+			me->live -= (int64_t)x->slot[a].size;
+			x->slot[a].size = 0;
 			uint64_t dest = failed ? a : s;   /* a call that failed in the trace keeps its slot */
 			if (dest == 0) {
 				if (q)
 					free(q);   /* result not kept (realloc(NULL, n) of a pre-trace block) */
 			} else if (q) {
 				clear_slot(me, dest);
-				x->slot[dest] = q;
-				x->size[dest] = bytes;
+				x->slot[dest].p = q;
+				x->slot[dest].size = bytes;
 				me->live += (int64_t)bytes;
 				touch(x, q, bytes);
 			}
@@ -657,9 +658,8 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	x->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	x->t = map_zero((size_t)(nt ? nt : 1) * sizeof *x->t, &harness);
 	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
-	x->size = map_zero(r->h.nslots * sizeof *x->size, &harness);
 	uint64_t *seen = map_zero((size_t)nt * nt * sizeof *seen, &harness);
-	if (!x->t || !x->slot || !x->size || (nt && !seen) || signal_points(r, x->t, nt, &harness) < 0)
+	if (!x->t || !x->slot || (nt && !seen) || signal_points(r, x->t, nt, &harness) < 0)
 		goto nomem;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
