@@ -2,9 +2,10 @@
  *
  * Slots: a block gets a free slot when allocated and gives it back when freed.  Each thread
  * reuses the slots it freed itself first (last-in first-out, no wait needed); beyond OWN_MAX its
- * freed slots go to a shared pool, which threads with none of their own draw from.  So the slot
- * count stays within OWN_MAX per thread of the peak number of live blocks, and threads that do
- * not share blocks never wait for each other.  A realloc keeps its block's slot.
+ * freed slots go to a shared pool, which threads with none of their own draw from; slots never
+ * used come to a thread FRESH at a time.  So the slot count stays within OWN_MAX + FRESH - 1 per
+ * thread of the peak number of live blocks, and threads that do not share blocks never wait for
+ * each other.  A realloc keeps its block's slot.
  *
  * Waits: every block and every free slot remembers which thread touched it last and that
  * thread's call count just after.  A thread about to use a block or slot another thread touched
