@@ -21,9 +21,10 @@
 int cycles_timer;
 
 /* ---------------------------------------------------------------------------------------------
-   Validation: decode everything, then schedule abstractly, event-driven: a thread runs until a
-   WAIT it cannot pass, parks on the thread it waits for, and is woken when that one has run far
-   enough.  What is left parked at the end can never run.
+   Validation, in one pass over every stream: schedule abstractly, event-driven: a thread runs
+   until a WAIT it cannot pass, parks on the thread it waits for, and is woken when that one has
+   run far enough.  Every op is decoded (and checked) once on the way; what is left parked at
+   the end can never run.
    ------------------------------------------------------------------------------------------- */
 
 struct vthread { struct wl_cursor c; uint64_t count, need; int64_t on; int done; };
@@ -34,45 +35,16 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 	struct wl_op op;
 	int k;
 	uint64_t max_slot = 0;
-	for (uint32_t t = 0; t < nt; t++) {
-		struct wl_cursor c;
-		wl_cursor_init(r, t, &c);
-		while ((k = wl_next(r, &c, &op)) > 0) {
-			if (op.op == MTRACE_WL_WAIT) {
-				if (op.a[0] == t) {
-					snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
-						 (unsigned long long)op.offset, t);
-					return -1;
-				}
-				continue;
-			}
-			if (op.a[0] > max_slot)
-				max_slot = op.a[0];
-			if ((op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY) && op.a[1] > max_slot)
-				max_slot = op.a[1];
-		}
-		if (k < 0) {
-			snprintf(err, cap, "%s", r->err);
-			return -1;
-		}
-	}
-	/* a header may claim any number of slots; the streams say how many are used.  Slot numbers
-	   are dense (handed out from 1 up, reused when freed), so the largest one is below the
-	   number of allocating calls, and so below the file's size in bytes: a larger one would
-	   only make us allocate what a few bytes claim. */
-	if (max_slot >= r->size) {
-		snprintf(err, cap, "%s: slot %llu is used in a file of %zu bytes: slot numbers must be dense", r->name,
-			 (unsigned long long)max_slot, r->size);
-		return -1;
-	}
-	r->h.nslots = max_slot + 1;
+	/* the live requested bytes along the schedule, for workloads without an ideal RSS (dj's):
+	   sizes[] grows with the largest slot met */
+	int need_rss = r->h.ideal_rss == 0;
+	uint64_t *sizes = NULL, nsizes = 0;
 	struct vthread *v = calloc(nt ? nt : 1, sizeof *v);
 	uint32_t *run = malloc((nt ? nt : 1) * sizeof *run);
 	uint32_t **parked = calloc(nt ? nt : 1, sizeof *parked);
 	uint32_t *nparked = calloc(nt ? nt : 1, sizeof *nparked), *capparked = calloc(nt ? nt : 1, sizeof *capparked);
-	uint64_t *sizes = calloc(r->h.nslots, sizeof *sizes);
 	int rc = -1;
-	if (!v || !run || !parked || !nparked || !capparked || !sizes) {
+	if (!v || !run || !parked || !nparked || !capparked) {
 		snprintf(err, cap, "out of memory");
 		goto out;
 	}
@@ -88,26 +60,71 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 		uint32_t t = run[--nrun];
 		for (;;) {
 			k = wl_next(r, &v[t].c, &op);
+			if (k < 0) {
+				snprintf(err, cap, "%s", r->err);
+				goto out;
+			}
 			if (k == 0) {
 				v[t].done = 1;
 				break;
 			}
 			if (op.op == MTRACE_WL_WAIT) {
 				uint32_t u = (uint32_t)op.a[0];
+				if (u == t) {
+					snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
+						 (unsigned long long)op.offset, t);
+					goto out;
+				}
 				if (v[u].count >= op.a[1])
 					continue;
 				v[t].on = u;
 				v[t].need = op.a[1];
 				if (nparked[u] == capparked[u]) {
-					capparked[u] = capparked[u] ? capparked[u] * 2 : 4;
-					parked[u] = realloc(parked[u], capparked[u] * sizeof **parked);
+					uint32_t c = capparked[u] ? capparked[u] * 2 : 4;
+					uint32_t *n = realloc(parked[u], c * sizeof *n);
+					if (!n) {
+						snprintf(err, cap, "out of memory");
+						goto out;
+					}
+					parked[u] = n;
+					capparked[u] = c;
 				}
 				parked[u][nparked[u]++] = t;
 				break;
 			}
 			v[t].count++;
-			/* live requested bytes along this schedule (for workloads without ideal RSS) */
-			uint64_t s = op.a[0], bytes = op.a[op.n - 1];
+			uint64_t s = op.a[0], s2 = 0, bytes = op.a[op.n - 1];
+			if (op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY)
+				s2 = op.a[1];
+			uint64_t hi = s > s2 ? s : s2;
+			if (hi > max_slot) {
+				/* a header may claim any number of slots; the streams say how many are used.
+				   Slot numbers are dense (handed out from 1 up, reused when freed), so the
+				   largest one is below the number of allocating calls, and so below the
+				   file's size in bytes: a larger one would only make us allocate what a few
+				   bytes claim. */
+				if (hi >= r->size) {
+					snprintf(err, cap, "%s: offset %llu: slot %llu is used in a file of %zu bytes: slot numbers must be dense",
+						 r->name, (unsigned long long)op.offset, (unsigned long long)hi, r->size);
+					goto out;
+				}
+				max_slot = hi;
+			}
+			if (!need_rss)
+				continue;
+			if (hi >= nsizes) {
+				uint64_t n = nsizes ? nsizes : 1024;
+				while (n <= hi)
+					n *= 2;
+				uint64_t *g = realloc(sizes, n * sizeof *g);
+				if (!g) {
+					snprintf(err, cap, "out of memory");
+					goto out;
+				}
+				memset(g + nsizes, 0, (n - nsizes) * sizeof *g);
+				sizes = g;
+				nsizes = n;
+			}
 			switch (op.op) {
 			case MTRACE_WL_FREE:
 				live -= sizes[s];
@@ -118,8 +135,8 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 					break;
 				if (op.op == MTRACE_WL_REALLOCARRAY && __builtin_mul_overflow(op.a[2], op.a[3], &bytes))
 					bytes = UINT64_MAX;
-				live -= sizes[op.a[1]];
-				sizes[op.a[1]] = 0;
+				live -= sizes[s2];
+				sizes[s2] = 0;
 				if (s) {
 					live -= sizes[s];
 					sizes[s] = bytes;
@@ -158,6 +175,7 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count);
 			goto out;
 		}
+	r->h.nslots = max_slot + 1;
 	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : peak > UINT64_MAX ? UINT64_MAX : (uint64_t)peak;
 	rc = 0;
 out:
