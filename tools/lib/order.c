@@ -21,9 +21,9 @@ struct seg {
 };
 
 struct queue {
-	struct order_ev ev;           /* the first pending event (ev.rec NULL: none) */
+	struct order_ev ev;           /* the first pending event (ev.rec NULL: none, and the
+	                                 thread is not in the heap) */
 	struct seg *head, *tail;
-	int in_heap;
 };
 
 /* A heap entry: a thread with pending events, keyed by its first event's order point; ties
@@ -210,7 +210,6 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 		if (hand_out(o, m, a) < 0)
 			return -1;
 		if (a->ev.rec == NULL) {
-			a->in_heap = 0;
 			heap_push(m, b);
 			return 0;
 		}
@@ -245,10 +244,9 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 			if (q->ev.rec == NULL || q->ev.t > upto || !max || (rival && !ev_before(q, rival)))
 				break;
 		}
-		if (q->ev.rec == NULL) {
-			q->in_heap = 0;
+		if (q->ev.rec == NULL)
 			m->heap[0] = m->heap[--m->nheap];
-		} else
+		else
 			m->heap[0] = (struct hkey){ q->ev.t, x, 0 };
 		if (m->nheap)
 			sift_down(m, 0);
@@ -353,7 +351,6 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 			o->late++;   /* older than what was handed out already: handed out late, a repair */
 		if (q->ev.rec == NULL) {
 			set_first(q, kept);
-			q->in_heap = 1;
 			heap_push(m, q);
 		}
 		if (r->format == TRACE_FMT_DJ) {
