@@ -490,6 +490,15 @@ next:;
 	h.header_size = MTRACE_WL_HEADER_SIZE;
 	h.flags = MTRACE_WL_HF_FROM_DJ;
 	h.nslots = max_slot + 1;   /* what is used, not what ALLOC_PTRS claims */
+	/* what replay_validate will ask of the result: a converter hands slots out from 1 up, so
+	   the largest is below the file's size; a larger one only claims memory */
+	uint64_t wl_size = wl_writer_size(&w);
+	if (max_slot >= wl_size) {
+		snprintf(err, cap, "%s: slot %llu is used in a workload of %llu bytes: slot numbers must be dense",
+			 dj_path, max_slot, (unsigned long long)wl_size);
+		wl_writer_abort(&w);
+		goto out;
+	}
 	if (wl_writer_finish(&w, &h) < 0) {
 		snprintf(err, cap, "%s", w.err);
 		wl_writer_abort(&w);

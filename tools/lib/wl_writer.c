@@ -109,6 +109,14 @@ int wl_writer_spill(struct wl_writer *w, struct wl_tstream *s)
 	return 0;
 }
 
+uint64_t wl_writer_size(const struct wl_writer *w)
+{
+	uint64_t n = MTRACE_WL_HEADER_SIZE + (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
+	for (uint32_t i = 0; i < w->nthreads; i++)
+		n += w->t[i].spilled + w->t[i].len + 1;   /* + END */
+	return n;
+}
+
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 {
 	int fd = open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);

@@ -54,6 +54,8 @@ static inline int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int
 	s->ncalls += (op & 0x7f) != MTRACE_WL_WAIT && (op & 0x7f) != MTRACE_WL_END;
 	return 0;
 }
+/* The size the file will have once finished (with each stream's END). */
+uint64_t wl_writer_size(const struct wl_writer *w);
 /* Complete the header (nthreads, thread_table, file_size are filled in), write, rename. */
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h);
 /* Remove the temporary files (after an error). */
