@@ -70,6 +70,8 @@ static void print_header(const struct trace_reader *r)
 	       fmt_commas(n1, h->ticks_per_sec),
 	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
 	printf("# allocator %s\n", (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
+	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
+	       : "a chunk's first record may precede it (older writer)");
 	if (h->flags & MTRACE_HF_FINISHED)
 		printf("# status    finished, ran %.6f s\n", trace_seconds(r, h->stop_ticks));
 	else
