@@ -685,6 +685,12 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 		ssize_t w = write(o->log_fd, head, sizeof head - 1);
 		(void)w;
 	}
+	/* malloc_trim is glibc's even when another allocator serves malloc, and glibc sets up its
+	   malloc lazily, without a lock, giving the thread that does it the main arena: two replay
+	   threads trimming first at once both take it, and the second to exit trips glibc's
+	   attached-threads assertion (seen under ASan).  Set it up here, in the main thread. */
+	if (o->trim_every)
+		malloc_trim(0);
 	for (uint32_t i = 0; i < nt; i++) {
 		x->t[i].x = x;
 		x->t[i].idx = i;
