@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include "u64map.h"   /* u64_mix */
 
 #define ADDRMAP_DEAD UINT64_MAX   /* the value of a removed entry (slots never reach it) */
 
@@ -25,10 +26,7 @@ struct addrmap {
 
 static inline size_t addrmap_home(uint64_t key, size_t cap)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdull;
-	key ^= key >> 33;
-	return (size_t)(((unsigned __int128)key * cap) >> 64);   /* in [0, cap) for any cap */
+	return (size_t)(((unsigned __int128)u64_mix(key) * cap) >> 64);   /* in [0, cap) for any cap */
 }
 
 static inline size_t addrmap_next(size_t i, size_t cap)

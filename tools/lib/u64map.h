@@ -22,12 +22,19 @@ int u64map_grow(struct u64map *m);
 void u64map_remove_at(struct u64map *m, size_t i);
 uint64_t *u64map_zero(const struct u64map *m);
 
-static inline size_t u64map_home(uint64_t key, size_t cap)
+/* a 64-bit key's bits mixed (murmur3's finalizer, first half): addresses differ mostly in
+   their middle bits */
+static inline uint64_t u64_mix(uint64_t key)
 {
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdull;
 	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
+	return key;
+}
+
+static inline size_t u64map_home(uint64_t key, size_t cap)
+{
+	return (size_t)u64_mix(key) & (cap - 1);
 }
 
 /* index of key's slot, or of the empty slot where it would go (cap > 0, key != 0) */
