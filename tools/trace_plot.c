@@ -101,22 +101,29 @@ static int arrived(struct tracepass *p, uint64_t a, uint64_t bytes, uint64_t t)
 	return 0;
 }
 
-static int on_event(void *ctx, struct order_ev *e)
+static int on_event(struct tracepass *p, const struct order_ev *e)
 {
-	struct tracepass *p = ctx;
 	const struct mtrace_record *r = e->rec;
 	uint64_t bytes = mtrace_record_bytes(r);
-	if (e->kind == ORDER_RELEASE) {
-		if (!(r->flags & MTRACE_RF_FAILED))
-			gone(p, r->ptr, e->t);
+	if (e->kind == ORDER_RELEASE) {   /* a realloc's first half (a failed one is ORDER_CALL) */
+		gone(p, r->ptr, e->t);
 		note(p, e->t);
-		return 1;
+		return 0;
 	}
 	if (r->call == MTRACE_CALL_FREE)
 		gone(p, r->ptr, e->t);
 	else if (!(r->flags & MTRACE_RF_FAILED) && r->result && arrived(p, r->result, bytes, e->t) < 0)
 		return -1;
 	note(p, e->t);
+	return 0;
+}
+
+/* order.h callback */
+static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (on_event(ctx, &ev[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -149,7 +156,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	memcpy(exe, base, bl);
 	exe[bl] = 0;
 	struct order o;
-	if (order_begin(&o, on_event, NULL, p) < 0 || order_feed(&o, &r, NULL, NULL) < 0 || order_end(&o) < 0)
+	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r, NULL, NULL) < 0 || order_end(&o) < 0)
 		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
 	order_free(&o);
 	trace_close(&r);

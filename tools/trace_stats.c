@@ -34,7 +34,11 @@ static const char usage_text[] =
 
 struct block { uint64_t size, t, idx; uint32_t thread; uint32_t next_free; };
 
-struct tstat { uint32_t tid; uint64_t calls, allocs, frees, bytes; };
+struct tstat {
+	uint32_t tid;
+	uint64_t calls, allocs, frees, bytes;
+	uint64_t re_old;   /* its realloc between release and result: old size + 1, 0 unknown */
+};
 
 struct stats {
 	const char *name;
@@ -167,28 +171,28 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 		s->th = n;
 		s->capth = cap;
 	}
-	s->th[idx] = (struct tstat){ tid, 0, 0, 0, 0 };
+	s->th[idx] = (struct tstat){ tid, 0, 0, 0, 0, 0 };
 	s->nth = idx + 1;
 	return 0;
 }
 
-static int on_event(void *ctx, struct order_ev *e)
+static int on_event(struct stats *s, const struct order_ev *e)
 {
-	struct stats *s = ctx;
 	const struct mtrace_record *r = e->rec;
 	struct tstat *th = &s->th[e->thread];
 	uint64_t size;
 	if (e->t > s->t_last)
 		s->t_last = e->t;
 	if (e->kind == ORDER_RELEASE) {
-		/* a realloc's first half: the old block ends here, if the call did not fail */
-		if (!(r->flags & MTRACE_RF_FAILED) && r->ptr) {
+		/* a realloc's first half: the old block ends here (a failed one comes as ORDER_CALL) */
+		th->re_old = 0;
+		if (r->ptr) {
 			if (block_end(s, r->ptr, e->t, e->thread, &size))
-				e->user = size + 1;
+				th->re_old = size + 1;
 			else
 				s->re_unknown++;
 		}
-		return 1;
+		return 0;
 	}
 	s->total++;
 	s->idx++;
@@ -211,10 +215,10 @@ static int on_event(void *ctx, struct order_ev *e)
 	if (e->kind == ORDER_RESULT) {
 		if (r->flags & MTRACE_RF_FAILED)
 			return 0;
-		uint64_t old = e->user ? e->user - 1 : 0, b = mtrace_record_bytes(r);
+		uint64_t user = th->re_old, old = user ? user - 1 : 0, b = mtrace_record_bytes(r);
 		if (r->ptr == 0)
 			s->re_null++;
-		else if (!e->user)
+		else if (!user)
 			;   /* of a block not seen allocated: counted at its release */
 		else if (r->result == 0)
 			s->re_zero++;
@@ -222,7 +226,7 @@ static int on_event(void *ctx, struct order_ev *e)
 			s->re_inplace++;
 		else
 			s->re_moved++;
-		if (e->user && r->result) {
+		if (user && r->result) {
 			if (b > old)
 				s->re_grew++;
 			else if (b < old)
@@ -244,6 +248,15 @@ static int on_event(void *ctx, struct order_ev *e)
 	return block_new(s, r->result, b, e->t, e->thread);
 }
 
+/* order.h callback */
+static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (on_event(ctx, &ev[i]) < 0)
+			return -1;
+	return 0;
+}
+
 static int collect(const char *path, struct stats *s)
 {
 	memset(s, 0, sizeof *s);
@@ -262,7 +275,7 @@ static int collect(const char *path, struct stats *s)
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
 	struct order o;
-	int rc = order_begin(&o, on_event, on_thread, s);
+	int rc = order_begin(&o, on_events, on_thread, s);
 	if (rc == 0)
 		rc = order_feed(&o, &r, NULL, NULL);
 	if (rc == 0)

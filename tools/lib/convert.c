@@ -40,6 +40,7 @@ struct impl {
 		uint64_t s[OWN_MAX];  /* its freed slots, a ring */
 		uint32_t head, n;
 		uint64_t fresh, fresh_end;   /* its block of never-used slots */
+		uint64_t re_slot;     /* its realloc between release and result: the old slot */
 	} *own;
 	uint64_t pool;                /* the shared free slots, a stack linked through their
 	                                 slotinfo.size (unused while free); 0 ends it */
@@ -212,7 +213,7 @@ static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *
    Processing events in global order
    ------------------------------------------------------------------------------------------- */
 
-static int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
+HOT int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -233,7 +234,7 @@ static int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e)
 	return bind(c, m, x, r->result, (uint64_t)s, bytes);
 }
 
-static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
+HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	uint32_t x = e->thread;
 	uint64_t ptr = e->rec->ptr;
@@ -257,9 +258,9 @@ static int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 	return 0;
 }
 
-/* realloc, first half (its order point before the call): the old block stops being live.
-   Returns 1 when the event became its second half, which stays first in its thread's queue. */
-static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
+/* A failed realloc: the old block stayed where it was; nothing changes but the call is
+   replayed (at its one order point, as nothing was released) */
+static int do_failed_realloc(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -269,27 +270,28 @@ static int do_release(struct convert *c, struct impl *m, struct order_ev *e)
 		if (sp)
 			so = *sp;
 	}
-	if (r->flags & MTRACE_RF_FAILED) {
-		/* the old block stayed where it was; nothing changes but the call is replayed */
-		c->st.failed++;
-		if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
-			return -1;
-		uint64_t a[4] = { 0, so, r->size, r->arg2 };
-		return emit(c, m, x, wl_op_of[r->call] | MTRACE_WL_FAILED,
-			    r->call == MTRACE_CALL_REALLOCARRAY ? 4 : 3, a);
-	}
+	c->st.failed++;
+	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
+		return -1;
+	uint64_t a[4] = { 0, so, r->size, r->arg2 };
+	return emit(c, m, x, wl_op_of[r->call] | MTRACE_WL_FAILED,
+		    r->call == MTRACE_CALL_REALLOCARRAY ? 4 : 3, a);
+}
+
+/* realloc, first half (its order point before the call): the old block stops being live.
+   Its slot waits in re_slot for the second half, the thread's next event. */
+static void do_release(struct convert *c, struct impl *m, const struct order_ev *e)
+{
+	const struct mtrace_record *r = e->rec;
+	uint64_t so = 0;
 	if (r->ptr == 0)
 		c->st.realloc_null++;
-	else if (!so)
-		c->st.realloc_unknown++;
-	else {
-		uint64_t dropped;
-		addrmap_take(&m->addr, r->ptr, &dropped);
+	else if (addrmap_take(&m->addr, r->ptr, &so)) {
 		m->live -= m->slots[so].size;
 		m->slots[so].live = 0;
-	}
-	e->user = so;
-	return 1;   /* see it again at its result point */
+	} else
+		c->st.realloc_unknown++;
+	m->own[e->thread].re_slot = so;
 }
 
 /* realloc, second half (its order point after the call): the result becomes live */
@@ -297,7 +299,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
-	uint64_t so = e->user;
+	uint64_t so = m->own[x].re_slot;
 	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
 	uint64_t bytes = mtrace_record_bytes(r);
 	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
@@ -322,16 +324,30 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	return bind(c, m, x, r->result, (uint64_t)s, bytes);
 }
 
-/* order.h callback: 0 done, 1 (a realloc's release) see it again as its result, -1 error */
-static int on_event(void *ctx, struct order_ev *e)
+/* order.h callback: a batch of events in global order */
+static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 {
 	struct convert *c = ctx;
 	struct impl *m = c->impl;
-	switch (e->kind) {
-	case ORDER_RELEASE: return do_release(c, m, e);
-	case ORDER_RESULT: return do_result(c, m, e);
+	for (const struct order_ev *e = ev, *end = ev + n; e < end; e++) {
+		int k;
+		unsigned call = e->rec->call;
+		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
+			if (call == MTRACE_CALL_FREE)
+				k = do_free(c, m, e);
+			else if (call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY)
+				k = do_failed_realloc(c, m, e);
+			else
+				k = do_alloc(c, m, e);
+		} else if (e->kind == ORDER_RELEASE) {
+			do_release(c, m, e);
+			k = 0;
+		} else
+			k = do_result(c, m, e);
+		if (k < 0)
+			return -1;
 	}
-	return e->rec->call == MTRACE_CALL_FREE ? do_free(c, m, e) : do_alloc(c, m, e);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -379,7 +395,7 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 		return oom(c);
 	m->cap_slots = 4096;
 	m->nslots = 1;
-	if (order_begin(&m->ord, on_event, on_thread, c) < 0) {
+	if (order_begin(&m->ord, on_events, on_thread, c) < 0) {
 		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
 		return -1;
 	}

@@ -9,6 +9,7 @@
 #define MAX_THREADS   (1u << 20)
 #define PENDING_MAX   (4u << 20)    /* pending events before the window is forced shut */
 #define SEG_RECORDS   127           /* records a segment holds: with its header, 8 KiB */
+#define BATCH         256           /* events handed to the callback at once */
 
 /* A thread's pending records are kept, in arrival (= program) order, which is time order, in
    a list of segments: fixed blocks recycled through a free list, so a record is copied once,
@@ -42,6 +43,10 @@ struct impl {
 	struct u64map tids;           /* tid -> thread index + 1 */
 	uint32_t last_tid;            /* the thread of the previous record, which is most often */
 	uint32_t last_idx;            /* the thread of this one too (a chunk is one thread's) */
+	uint32_t nbatch;
+	struct order_ev batch[BATCH]; /* handed out, not yet given to the callback; their records
+	                                 stay put until the next feed (freed segments are only
+	                                 reused by queue_append) */
 };
 
 static int oom(struct order *o)
@@ -59,13 +64,13 @@ static inline int is_realloc(unsigned call)
 	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY;
 }
 
-/* rec becomes the first pending event of q */
+/* rec becomes the first pending event of q: a realloc that released its block at its release
+   point, anything else (a failed realloc released nothing) at its one point */
 static inline void set_first(struct queue *q, const struct mtrace_record *rec)
 {
 	q->ev.rec = rec;
 	q->ev.t = rec->ts;
-	q->ev.kind = is_realloc(rec->call) ? ORDER_RELEASE : ORDER_CALL;
-	q->ev.user = 0;
+	q->ev.kind = is_realloc(rec->call) && !(rec->flags & MTRACE_RF_FAILED) ? ORDER_RELEASE : ORDER_CALL;
 }
 
 static struct seg *new_seg(struct impl *m)
@@ -102,6 +107,38 @@ static inline void advance(struct impl *m, struct queue *q)
 		}
 	}
 	set_first(q, &s->r[s->pos]);
+}
+
+/* Append n records to q, copied in runs; a queue that was empty gets its first event and
+   enters the heap. */
+static void heap_push(struct impl *m, const struct queue *q);
+static int queue_append(struct impl *m, struct queue *q, const struct mtrace_record *rec, size_t n)
+{
+	int was_empty = q->ev.rec == NULL;
+	m->pending += n;
+	while (n) {
+		struct seg *sg = q->tail;
+		if (sg == NULL || sg->n == SEG_RECORDS) {
+			struct seg *s = new_seg(m);
+			if (s == NULL)
+				return -1;
+			if (sg)
+				sg->next = s;
+			else
+				q->head = s;
+			q->tail = sg = s;
+		}
+		size_t k = SEG_RECORDS - sg->n < n ? SEG_RECORDS - sg->n : n;
+		memcpy(&sg->r[sg->n], rec, k * sizeof *rec);
+		sg->n += (uint32_t)k;
+		rec += k;
+		n -= k;
+	}
+	if (was_empty) {
+		set_first(q, &q->head->r[q->head->pos]);
+		heap_push(m, q);
+	}
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -171,16 +208,23 @@ static void heap_push(struct impl *m, const struct queue *q)
    Handing out
    ------------------------------------------------------------------------------------------- */
 
-/* Hand out q's first event.  0 done with it, 1 it stays first (a realloc's release became its
-   result), -1 error. */
+static int flush(struct order *o, struct impl *m)
+{
+	uint32_t n = m->nbatch;
+	m->nbatch = 0;
+	return n ? o->fn(o->ctx, m->batch, n) : 0;
+}
+
+/* Hand out q's first event (to the batch).  0 done with it, 1 it stays first (a realloc's
+   release became its result), -1 error. */
 static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 {
 	if (q->ev.t > m->last_t)
 		m->last_t = q->ev.t;
-	int k = o->fn(o->ctx, &q->ev);
-	if (k < 0)
+	m->batch[m->nbatch] = q->ev;
+	if (++m->nbatch == BATCH && flush(o, m) < 0)
 		return -1;
-	if (k == 1 && q->ev.kind == ORDER_RELEASE) {
+	if (q->ev.kind == ORDER_RELEASE) {
 		/* same event, at its result point: its time moved on */
 		uint64_t t = q->ev.t + q->ev.rec->duration;
 		q->ev.kind = ORDER_RESULT;
@@ -220,7 +264,7 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 }
 
 /* Hand out events while the first is not after upto, at most max of them. */
-static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
+static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 {
 	while (m->nheap && m->heap[0].t <= upto && max) {
 		if (m->nheap >= 2 && max == UINT64_MAX) {
@@ -252,6 +296,14 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 			sift_down(m, 0);
 	}
 	return 0;
+}
+
+/* The same, and the callback has seen them all. */
+static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
+{
+	if (drain_some(o, m, upto, max) < 0)
+		return -1;
+	return flush(o, m);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -311,11 +363,12 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 	uint64_t slack = (r->hdr.flags & MTRACE_HF_CHUNK_BOUND) ? 0 : r->hdr.ticks_per_sec / 100;
 	if (r->format == TRACE_FMT_DJ)
 		o->dj = 1;
-	const struct mtrace_record *rec;
+	const struct mtrace_record *run;
+	size_t n;
 	int k;
-	while ((k = trace_next_ref(r, &rec, NULL)) > 0) {
-		if (rec->call == MTRACE_CALL_CHUNK) {
-			uint64_t wm = rec->ts > slack ? rec->ts - slack : 0;
+	while ((k = trace_next_run(r, &run, &n)) > 0) {
+		if (run->call == MTRACE_CALL_CHUNK) {
+			uint64_t wm = run->ts > slack ? run->ts - slack : 0;
 			if (wm > m->watermark)
 				m->watermark = wm;
 			if (drain(o, m, m->watermark, UINT64_MAX) < 0)
@@ -323,45 +376,32 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 			continue;
 		}
 		uint32_t x = m->last_idx;
-		if (rec->tid != m->last_tid || o->nthreads == 0) {
-			int64_t i = thread_of(o, m, rec->tid);
+		if (run->tid != m->last_tid || o->nthreads == 0) {
+			int64_t i = thread_of(o, m, run->tid);
 			if (i < 0)
 				return -1;
 			x = m->last_idx = (uint32_t)i;
-			m->last_tid = rec->tid;
+			m->last_tid = run->tid;
 		}
-		o->records++;
-		o->calls[rec->call]++;
-		struct queue *q = &m->q[x];
-		struct seg *sg = q->tail;
-		if (sg == NULL || sg->n == SEG_RECORDS) {
-			struct seg *n = new_seg(m);
-			if (n == NULL)
-				return oom(o);
-			if (sg)
-				sg->next = n;
-			else
-				q->head = n;
-			q->tail = sg = n;
+		uint64_t before = o->records;
+		o->records += n;
+		for (size_t i = 0; i < n; i++) {
+			o->calls[run[i].call]++;
+			/* older than what was handed out already: handed out late, a repair */
+			o->late += run[i].ts < m->last_t;
 		}
-		struct mtrace_record *kept = &sg->r[sg->n++];
-		*kept = *rec;
-		m->pending++;
-		if (rec->ts < m->last_t)
-			o->late++;   /* older than what was handed out already: handed out late, a repair */
-		if (q->ev.rec == NULL) {
-			set_first(q, kept);
-			heap_push(m, q);
-		}
+		if (queue_append(m, &m->q[x], run, n) < 0)
+			return oom(o);
 		if (r->format == TRACE_FMT_DJ) {
-			if (drain(o, m, rec->ts, UINT64_MAX) < 0)   /* already in global order */
+			if (drain(o, m, run->ts, UINT64_MAX) < 0)   /* already in global order */
 				return -1;
-		} else if (m->pending > PENDING_MAX) {
+		} else {
 			/* a trace whose chunk clock does not advance: shut the window rather than grow */
-			if (drain(o, m, UINT64_MAX, 1) < 0)
-				return -1;
+			while (m->pending > PENDING_MAX)
+				if (drain(o, m, UINT64_MAX, 1) < 0)
+					return -1;
 		}
-		if (progress && (o->records & 0xfffff) == 0)
+		if (progress && (before ^ o->records) >> 20)
 			progress(r->offset, arg);
 	}
 	o->torn += r->n_torn;

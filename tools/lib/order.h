@@ -10,12 +10,15 @@
  * Memory: the threads, and the records not yet provably in order (about a chunk per thread;
  * a 10 ms window without the flag); never the trace's length.
  *
- * realloc and reallocarray have two order points (mtrace-trace.h): the callback first sees
- * ORDER_RELEASE at the release point and may answer 1 to see the same event again as
- * ORDER_RESULT at the result point; `user` carries its own data from one to the other.
+ * realloc and reallocarray have two order points (mtrace-trace.h): the callback sees such a
+ * call twice, as ORDER_RELEASE at the release point and as ORDER_RESULT at the result point,
+ * the thread's next event; a failed one (nothing released) once, as ORDER_CALL.
+ *
+ * Events reach the callback in batches, in order: one call per batch instead of one per event.
  */
 #ifndef ORDER_H
 #define ORDER_H
+#include <stddef.h>
 #include <stdint.h>
 #include "trace_reader.h"
 
@@ -24,13 +27,12 @@ enum order_kind { ORDER_CALL = 0, ORDER_RELEASE = 1, ORDER_RESULT = 2 };
 struct order_ev {
 	const struct mtrace_record *rec;   /* valid during the callback */
 	uint64_t t;                  /* the order point */
-	uint64_t user;               /* the callback's, from RELEASE to RESULT */
 	uint32_t thread;             /* dense thread index, in order of first appearance */
 	uint32_t kind;               /* enum order_kind */
 };
 
-/* 0 done with the event; 1 (to ORDER_RELEASE) see it again as ORDER_RESULT; -1 stop. */
-typedef int (*order_fn)(void *ctx, struct order_ev *e);
+/* n >= 1 events in order: 0, or -1 to stop. */
+typedef int (*order_fn)(void *ctx, const struct order_ev *ev, size_t n);
 /* A thread seen for the first time gets index; -1 stop. */
 typedef int (*order_thread_fn)(void *ctx, uint32_t index, uint32_t tid);
 

@@ -59,19 +59,23 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
    inline; everything else goes through trace_next_slow. */
 int trace_next_slow(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off);
 
+/* What trace_record_check accepts of a native-order record, in a few tests: a known call other
+   than UNWRITTEN, a thread, known flags, no result where none can be. */
+static inline int trace_fast_ok(const struct mtrace_record *p)
+{
+	unsigned call = p->call;
+	return p->tid != 0 && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
+	       ((call - 1u <= MTRACE_CALL_LAST_API - 1u && (p->result == 0 ||
+		 (call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED)))) ||
+		(call == MTRACE_CALL_CHUNK && p->size >= MTRACE_RECORD_SIZE &&
+		 p->size % MTRACE_RECORD_SIZE == 0));
+}
+
 static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
 {
 	if (__builtin_expect(r->fast && r->buf_len - r->buf_pos >= MTRACE_RECORD_SIZE, 1)) {
 		const struct mtrace_record *p = (const struct mtrace_record *)(r->buf + r->buf_pos);
-		/* what trace_record_check would accept, in a few tests: a known call other than
-		   UNWRITTEN, a thread, known flags, no result where none can be */
-		unsigned call = p->call;
-		int ok = p->tid != 0 && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
-			 ((call - 1u <= MTRACE_CALL_LAST_API - 1u && (p->result == 0 ||
-			   (call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED)))) ||
-			  (call == MTRACE_CALL_CHUNK && p->size >= MTRACE_RECORD_SIZE &&
-			   p->size % MTRACE_RECORD_SIZE == 0));
-		if (__builtin_expect(ok, 1)) {
+		if (__builtin_expect(trace_fast_ok(p), 1)) {
 			if (off)
 				*off = r->offset;
 			r->buf_pos += MTRACE_RECORD_SIZE;
@@ -82,6 +86,31 @@ static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_rec
 		}
 	}
 	return trace_next_slow(r, rec, off);
+}
+
+/* A run of records at once: *n >= 1 consecutive committed records of one thread, none of them
+   a chunk record (a chunk record comes alone, as a run of 1), in host order and checked, valid
+   until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
+static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs, size_t *n)
+{
+	int k = trace_next_ref(r, recs, NULL);
+	*n = 1;
+	if (k <= 0 || !r->fast || (*recs)->call == MTRACE_CALL_CHUNK ||
+	    (const unsigned char *)*recs != r->buf + r->buf_pos - MTRACE_RECORD_SIZE)
+		return k;
+	/* the first record is in place: take the valid ones of its thread after it */
+	const struct mtrace_record *p = *recs + 1;
+	const struct mtrace_record *end = (const struct mtrace_record *)
+		(r->buf + r->buf_pos + (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
+	uint32_t tid = (*recs)->tid;
+	while (p < end && p->tid == tid && p->call != MTRACE_CALL_CHUNK && trace_fast_ok(p))
+		p++;
+	size_t more = (size_t)(p - (*recs + 1));
+	*n += more;
+	r->buf_pos += more * MTRACE_RECORD_SIZE;
+	r->offset += more * MTRACE_RECORD_SIZE;
+	r->n_written += more;
+	return 1;
 }
 
 void trace_close(struct trace_reader *r);
