@@ -13,6 +13,7 @@ trap 'rm -rf "$DIR"' EXIT
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" \
 	"$ROOT/$B/bench/mbench" 2 $((RECORDS / 2)) >/dev/null
 T=$(ls "$DIR"/t.*)
+sync   # the fresh trace's writeback would otherwise run, on the other core, during the timings
 records=$("$ROOT/$B/tests/trace_count" "$T" | awk '$1 == "calls" { print $2 }')
 bytes=$(stat -c %s "$T")
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
