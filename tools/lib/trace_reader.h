@@ -103,7 +103,10 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	const struct mtrace_record *end = (const struct mtrace_record *)
 		(r->buf + r->buf_pos + (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
 	uint32_t tid = (*recs)->tid;
-	while (p < end && p->tid == tid && p->call != MTRACE_CALL_CHUNK && trace_fast_ok(p))
+	/* trace_fast_ok for a record of thread tid (so not 0) that is not a chunk record */
+	while (p < end && p->tid == tid && p->call - 1u <= MTRACE_CALL_LAST_API - 1u &&
+	       (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
+	       (p->result == 0 || (p->call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED))))
 		p++;
 	size_t more = (size_t)(p - (*recs + 1));
 	*n += more;
