@@ -33,5 +33,11 @@ count() {
 	if [ $# -eq 3 ]; then "$TP/trace_count" --size "$3" "$1"; else "$TP/trace_count" "$1"; fi |
 		awk -v k="$2" '$1 == k { print $2 }'
 }
+# runs_agree DESCRIPTION TRACE: reading a run at a time (what trace2wl does) gives the same
+# records as reading one at a time, and each run keeps its promises (trace_count --runs checks)
+runs_agree() {
+	"$TP/trace_count" "$2" >"$TMP/runs1" 2>&1; "$TP/trace_count" --runs "$2" >"$TMP/runs2" 2>&1
+	if cmp -s "$TMP/runs1" "$TMP/runs2"; then ok "$1"; else bad "$1: $(diff "$TMP/runs1" "$TMP/runs2" | head -n 3 | tr '\n' ' ')"; fi
+}
 # the only trace file matching a glob, or the empty string
 one_file() { set -- $1; [ $# -eq 1 ] && [ -e "$1" ] && echo "$1"; }

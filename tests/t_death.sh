@@ -19,6 +19,7 @@ f=$(one_file "$TMP/k.*")
 size1=$(stat -c %s "$f"); sleep 0.3; size2=$(stat -c %s "$f")
 eq "SIGKILL: the traced program is gone (its trace no longer grows)" "$size1" "$size2"
 check "SIGKILL: trace validates" "$BIN/trace_dump" -c "$f"
+runs_agree "SIGKILL: read a run at a time, the same records (runs end at unwritten space)" "$f"
 ge "SIGKILL: calls up to the kill are there" 10000 "$(count "$f" calls)"
 eq "SIGKILL: header not marked finished" 0 "$(count "$f" finished)"
 finish

@@ -13,6 +13,7 @@ run() { # NAME TUNABLES [env...]
 	eq "$name: no inversion" 0 "$rc"
 	eq "$name: trace promises that no record precedes its chunk" 1 "$(awk '$1=="chunk_bound"{print $2}' "$TMP/$name.txt")"
 	eq "$name: no record precedes its chunk" 0 "$(awk '$1=="before_chunk"{print $2}' "$TMP/$name.txt")"
+	runs_agree "$name: read a run at a time, the same records" "$f"
 }
 run shared "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"
 ge "shared: addresses freed by one thread reused by another (the test has teeth)" 2000 "$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/shared.txt")"

@@ -1,5 +1,7 @@
 /* trace_count - test helper: count a trace's calls by type, as "name count" lines.
  *   trace_count [--size N] TRACE   count only calls whose requested size (count for calloc) is N
+ *   trace_count --runs TRACE       the same counts, read a run at a time (trace_next_run), with
+ *                                  its promises checked: one thread a run, chunk records alone
  * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad trace. */
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +13,18 @@ int main(int argc, char **argv)
 {
 	tool_name = "trace_count";
 	uint64_t only_size = 0;
-	int have_size = 0, i = 1;
-	if (argc > 2 && strcmp(argv[1], "--size") == 0) {
+	int have_size = 0, runs = 0, i = 1;
+	if (argc > 1 && strcmp(argv[1], "--runs") == 0) {
+		runs = 1;
+		i = 2;
+	} else if (argc > 2 && strcmp(argv[1], "--size") == 0) {
 		if (parse_u64(argv[2], &only_size) < 0)
 			tool_die(2, "bad size");
 		have_size = 1;
 		i = 3;
 	}
 	if (i != argc - 1)
-		tool_die(2, "usage: trace_count [--size N] TRACE");
+		tool_die(2, "usage: trace_count [--size N | --runs] TRACE");
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
@@ -27,8 +32,25 @@ int main(int argc, char **argv)
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
 	struct u64set tids = { 0 };
 	struct mtrace_record x;
+	const struct mtrace_record *run = NULL;
+	size_t nrun = 0, at = 0;
 	int rc;
-	while ((rc = trace_next(&r, &x, NULL)) > 0) {
+	for (;;) {
+		if (runs) {
+			if (at == nrun) {
+				if ((rc = trace_next_run(&r, &run, &nrun)) <= 0)
+					break;
+				at = 0;
+				if (nrun == 0)
+					tool_die(1, "trace_next_run: an empty run");
+				for (size_t k = 1; k < nrun; k++)
+					if (run[k].tid != run[0].tid || run[k].call == MTRACE_CALL_CHUNK ||
+					    run[0].call == MTRACE_CALL_CHUNK)
+						tool_die(1, "trace_next_run: record %zu of a run of %zu breaks it", k, nrun);
+			}
+			x = run[at++];
+		} else if ((rc = trace_next(&r, &x, NULL)) <= 0)
+			break;
 		if (x.call == MTRACE_CALL_CHUNK) {
 			chunks++;
 			continue;
