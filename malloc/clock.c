@@ -8,11 +8,11 @@
 
 int mt_clock_kind = MTRACE_CLOCK_MONOTONIC;
 
+#if defined(__x86_64__) || defined(__i386__)
 /* The TSC is usable across cores only when it is invariant (CPUID 0x80000007 EDX bit 8): it then
    ticks at a constant rate in every P/C-state, and the kernel keeps the cores in step. */
 static int tsc_invariant(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
 	unsigned a, b, c, d;
 	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
 		return 0;
@@ -22,16 +22,14 @@ static int tsc_invariant(void)
 	/* RDTSCP is CPUID 0x80000001 EDX bit 27 */
 	__get_cpuid(0x80000001u, &a, &b, &c, &d);
 	return (d >> 27) & 1;
-#else
-	return 0;
-#endif
 }
+#endif
 
 void mt_clock_init(void)
 {
 #if defined(__aarch64__)
 	mt_clock_kind = MTRACE_CLOCK_CNTVCT;
-#else
+#elif defined(__x86_64__) || defined(__i386__)
 	mt_clock_kind = tsc_invariant() ? MTRACE_CLOCK_TSC : MTRACE_CLOCK_MONOTONIC;
 #endif
 }
