@@ -88,6 +88,49 @@ struct mtrace_wl_thread {
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_header) == MTRACE_WL_HEADER_SIZE, "workload header is 1024 bytes");
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_thread) == 32, "thread entry is 32 bytes");
 
+/* The header and the thread table are little-endian in the file.  These turn them from host
+   order to file order and back (the same swap; nothing to do on a little-endian machine). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define MTRACE_WL_BIG_ENDIAN 1
+#define MTRACE_WL_SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) \
+					       : (__typeof__(x))__builtin_bswap32((uint32_t)(x)))
+#endif
+
+static inline void mtrace_wl_header_le(struct mtrace_wl_header *h)
+{
+#ifdef MTRACE_WL_BIG_ENDIAN
+	MTRACE_WL_SWAP(h->version);
+	MTRACE_WL_SWAP(h->header_size);
+	MTRACE_WL_SWAP(h->nthreads);
+	MTRACE_WL_SWAP(h->flags);
+	MTRACE_WL_SWAP(h->nslots);
+	MTRACE_WL_SWAP(h->ncalls);
+	MTRACE_WL_SWAP(h->nwaits);
+	MTRACE_WL_SWAP(h->ideal_rss);
+	MTRACE_WL_SWAP(h->ideal_rss_call);
+	for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
+		MTRACE_WL_SWAP(h->counts[i]);
+	MTRACE_WL_SWAP(h->failed);
+	MTRACE_WL_SWAP(h->thread_table);
+	MTRACE_WL_SWAP(h->file_size);
+	MTRACE_WL_SWAP(h->pid);
+#else
+	(void)h;
+#endif
+}
+
+static inline void mtrace_wl_thread_le(struct mtrace_wl_thread *t)
+{
+#ifdef MTRACE_WL_BIG_ENDIAN
+	MTRACE_WL_SWAP(t->offset);
+	MTRACE_WL_SWAP(t->length);
+	MTRACE_WL_SWAP(t->ncalls);
+	MTRACE_WL_SWAP(t->tid);
+#else
+	(void)t;
+#endif
+}
+
 /* Operand counts of each opcode (0 for unknown ones). */
 static inline int mtrace_wl_operands(unsigned op)
 {

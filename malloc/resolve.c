@@ -144,8 +144,11 @@ static size_t fb_usable(void *p)
 #define BASE_VERSION "GLIBC_2.17"
 #elif defined(__i386__)
 #define BASE_VERSION "GLIBC_2.0"
+#elif defined(__s390x__)
+#define BASE_VERSION "GLIBC_2.2"
 #endif
 
+#if defined(BASE_VERSION) && defined(__GLIBC__)
 static int in_libc(void *f)
 {
 	Dl_info info;
@@ -154,6 +157,7 @@ static int in_libc(void *f)
 	const char *slash = strrchr(info.dli_fname, '/');
 	return strncmp(slash ? slash + 1 : info.dli_fname, "libc.so", 7) == 0;
 }
+#endif
 
 static void *next_sym(const char *name, const char *libc_name)
 {

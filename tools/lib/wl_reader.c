@@ -52,6 +52,7 @@ int wl_open(struct wl_reader *r, const char *path)
 	if (r->size < sizeof r->h)
 		return fail(r, r->size, "truncated header (%zu bytes, a header has %zu)", r->size, sizeof r->h);
 	memcpy(&r->h, r->map, sizeof r->h);
+	mtrace_wl_header_le(&r->h);   /* to host order */
 	const struct mtrace_wl_header *h = &r->h;
 	if (memcmp(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN) != 0)
 		return fail(r, 0, "not an mtrace workload (bad magic)");
@@ -76,7 +77,8 @@ int wl_open(struct wl_reader *r, const char *path)
 		return fail(r, 0, "out of memory");
 	memcpy(r->threads, r->map + h->thread_table, (size_t)h->nthreads * sizeof *r->threads);
 	for (uint32_t i = 0; i < h->nthreads; i++) {
-		const struct mtrace_wl_thread *t = &r->threads[i];
+		struct mtrace_wl_thread *t = &r->threads[i];
+		mtrace_wl_thread_le(t);
 		if (t->offset < tt_end || t->length == 0 || t->offset > r->size || t->length > r->size - t->offset)
 			return fail(r, h->thread_table + i * sizeof *t, "stream of thread %u lies outside the file", i);
 	}

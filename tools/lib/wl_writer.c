@@ -137,14 +137,17 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 		goto bad;
 	}
 	for (uint32_t i = 0; i < w->nthreads; i++) {
-		tt[i].offset = off;   /* the format is little-endian; so is every machine we build on */
+		tt[i].offset = off;
 		tt[i].length = w->t[i].spilled + w->t[i].len;
 		tt[i].ncalls = w->t[i].ncalls;
 		tt[i].tid = w->t[i].tid;
 		off += tt[i].length;
+		mtrace_wl_thread_le(&tt[i]);   /* the file's byte order */
 	}
 	h->file_size = off;
-	if (write_all(fd, h, sizeof *h) < 0 ||
+	struct mtrace_wl_header hle = *h;   /* the caller's stays in host order */
+	mtrace_wl_header_le(&hle);
+	if (write_all(fd, &hle, sizeof hle) < 0 ||
 	    write_all(fd, tt, (size_t)w->nthreads * sizeof *tt) < 0)
 		goto bad_io;
 	for (uint32_t i = 0; i < w->nthreads; i++) {
