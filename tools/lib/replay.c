@@ -54,8 +54,10 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 		v[t].on = -1;
 		run[nrun++] = t;
 	}
-	/* 128 bits: the requested sizes of a hostile workload may add up past 2^64 */
-	__int128 live = 0, peak = 0;
+	/* the requested sizes of a hostile workload may add up past 2^64: the peak is then the
+	   largest value there is (and live no longer matters) */
+	uint64_t live = 0, peak = 0;
+	int huge = 0;
 	while (nrun) {
 		uint32_t t = run[--nrun];
 		for (;;) {
@@ -140,7 +142,7 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 				if (s) {
 					live -= sizes[s];
 					sizes[s] = bytes;
-					live += bytes;
+					huge |= __builtin_add_overflow(live, bytes, &live);
 				}
 				break;
 			default:
@@ -149,7 +151,7 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 				if (s && !op.failed) {
 					live -= sizes[s];
 					sizes[s] = bytes;
-					live += bytes;
+					huge |= __builtin_add_overflow(live, bytes, &live);
 				}
 			}
 			if (live > peak)
@@ -176,7 +178,7 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 			goto out;
 		}
 	r->h.nslots = max_slot + 1;
-	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : peak > UINT64_MAX ? UINT64_MAX : (uint64_t)peak;
+	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : huge ? UINT64_MAX : peak;
 	rc = 0;
 out:
 	if (parked)
@@ -492,7 +494,9 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 		if (trim && count % trim == 0)
 			malloc_trim(0);
 		/* give back the workload pages already read, so they do not count as the allocator's RSS */
-		if ((uintptr_t)p - dropped >= (1u << 20)) {
+		if ((uintptr_t)p >= dropped && (uintptr_t)p - dropped >= (1u << 20)) {
+			/* (p starts below dropped, its page rounded up: without the first test the
+			   difference wraps, and a 32-bit process then zapped its own tables) */
 			uintptr_t upto = (uintptr_t)p & ~(uintptr_t)(x->page - 1);
 			madvise((void *)dropped, upto - dropped, MADV_DONTNEED);
 			dropped = upto;
