@@ -124,7 +124,7 @@ static void *map_window(uint32_t w)
 			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED)
 		return MAP_FAILED;
-	char *at = (char *)(((uintptr_t)area + MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
+	char *at = (char *)(((uintptr_t)area + (uintptr_t)MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
 	void *m = mmap(at, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mt_g.fd,
 		       (off_t)((uint64_t)w << MT_WINDOW_SHIFT));
 	if (m == MAP_FAILED) {

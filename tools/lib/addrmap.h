@@ -26,7 +26,11 @@ struct addrmap {
 
 static inline size_t addrmap_home(uint64_t key, size_t cap)
 {
+#if defined(__SIZEOF_INT128__)
 	return (size_t)(((unsigned __int128)u64_mix(key) * cap) >> 64);   /* in [0, cap) for any cap */
+#else
+	return (size_t)(((u64_mix(key) >> 32) * (uint64_t)cap) >> 32);    /* 32-bit size_t: cap < 2^32 */
+#endif
 }
 
 static inline size_t addrmap_next(size_t i, size_t cap)

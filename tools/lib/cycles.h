@@ -16,6 +16,12 @@
 #endif
 
 enum { TIMER_RDTSCP = 1, TIMER_CNTVCT = 2, TIMER_CLOCK = 3 };
+
+#if defined(__x86_64__) || defined(__i386__)
+/* LFENCE as an instruction, not _mm_lfence(): that one needs SSE2 enabled at compile time,
+   which 32-bit x86 builds do not assume (every CPU with RDTSCP has it) */
+#define cycles_lfence() __asm__ volatile("lfence" ::: "memory")
+#endif
 extern int cycles_timer;
 
 static inline uint64_t clock_ns(void)
@@ -54,9 +60,9 @@ static inline uint64_t cycles_start(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(cycles_timer == TIMER_RDTSCP, 1)) {
-		_mm_lfence();
+		cycles_lfence();
 		uint64_t t = __rdtsc();
-		_mm_lfence();
+		cycles_lfence();
 		return t;
 	}
 #elif defined(__aarch64__)
@@ -73,7 +79,7 @@ static inline uint64_t cycles_end(void)
 	if (__builtin_expect(cycles_timer == TIMER_RDTSCP, 1)) {
 		unsigned aux;
 		uint64_t t = __rdtscp(&aux);
-		_mm_lfence();
+		cycles_lfence();
 		return t;
 	}
 #elif defined(__aarch64__)
