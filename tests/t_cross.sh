@@ -1,5 +1,6 @@
-# Other machines: everything builds for aarch64 (little-endian) and s390x (big-endian) without
-# a warning (clang cross-compiling), and, where qemu-user runs them, works there: a program
+# Other machines: everything builds for aarch64 (little-endian), s390x (big-endian) and 32-bit
+# x86 (4-byte pointers) without a warning, and, where they run (under qemu-user, or natively for
+# 32-bit x86), works there: a program
 # traced there makes the same calls as here and its trace reads here; trace_dump and trace2wl
 # give byte-identical output on either machine for either machine's trace (the workload has one
 # byte order); trace_run replays there, with that machine's timer.  Each machine whose cross
@@ -13,11 +14,12 @@ machine() { od -An -tx1 -j18 -N2 "$1" 2>/dev/null | tr -d ' \n'; }   # ELF e_mac
 calls_of() { awk -v k="$2" '$1 == "Avg" && $2 == k { gsub(",", "", $(NF - 1)); print $(NF - 1) }' "$1"; }
 built=0 ran=0 missing=""
 
-# cross ARCH CC-FLAGS E_MACHINE(as in the file) ENDIAN CLOCK(trace_dump) TIMER(trace_run) PACKAGES
+# cross ARCH CC RUNNER E_MACHINE(as in the file) FORMAT(trace_dump) CLOCK(trace_dump) TIMER(trace_run) PACKAGES
+# (RUNNER: the qemu that runs ARCH's programs here, or "" where they run natively)
 cross() {
-	arch=$1 xcc="clang --target=$1-linux-gnu $2" em=$3 endian=$4 timer=$5 rtimer=$6 pkgs=$7
+	arch=$1 xcc=$2 runner=$3 em=$4 format=$5 timer=$6 rtimer=$7 pkgs=$8
 	printf 'int main(void) { return 0; }\n' >"$TMP/p.c"
-	if ! command -v clang >/dev/null 2>&1 || ! $xcc "$TMP/p.c" -o "$TMP/p" 2>/dev/null; then
+	if ! command -v "${xcc%% *}" >/dev/null 2>&1 || ! $xcc "$TMP/p.c" -o "$TMP/p" 2>/dev/null; then
 		echo "# $arch: not built, its cross tools are missing (apt-get install $pkgs)"
 		missing="$missing $arch"
 		return
@@ -30,20 +32,25 @@ cross() {
 		eq "$arch: $f is built for it" "$em" "$(machine "$A/$f")"
 	done
 	built=$((built + 1))
-	if ! command -v "qemu-$arch" >/dev/null 2>&1 || [ ! -d "/usr/$arch-linux-gnu" ]; then
-		echo "# $arch: built, not run: no qemu-$arch (apt-get install qemu-user)"
+	Q=$runner
+	if [ -n "$Q" ] && ! command -v "${Q%% *}" >/dev/null 2>&1 || ! $Q "$TMP/p" 2>/dev/null; then
+		echo "# $arch: built, not run: cannot run its programs here (apt-get install qemu-user)"
 		missing="$missing $arch(run)"
 		return
 	fi
-	Q="qemu-$arch -L /usr/$arch-linux-gnu"
 	$xcc -std=gnu11 -O2 bench/mbench.c -o "$A/mbench" -pthread
-	$Q -E MTRACE_CTL_QUIET=1 -E MTRACE_CTL_FILE="$TMP/t_$arch" -E LD_PRELOAD="$A/lib/libmtracectl.so" \
-		"$A/mbench" 2 20000 >"$TMP/out_$arch"
+	if [ -n "$Q" ]; then   # qemu sets the environment of the program it runs, not its own
+		$Q -E MTRACE_CTL_QUIET=1 -E MTRACE_CTL_FILE="$TMP/t_$arch" -E LD_PRELOAD="$A/lib/libmtracectl.so" \
+			"$A/mbench" 2 20000 >"$TMP/out_$arch"
+	else
+		MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/t_$arch" LD_PRELOAD="$A/lib/libmtracectl.so" \
+			"$A/mbench" 2 20000 >"$TMP/out_$arch"
+	fi
 	fa=$(one_file "$TMP/t_$arch.*")
 	check "$arch: a trace was written there" test -n "$fa"
 	check "$arch: its trace validates here" "$BIN/trace_dump" -c "$fa"
 	"$BIN/trace_dump" -H "$fa" >"$TMP/hdr"
-	grep -q "$endian" "$TMP/hdr" && ok "$arch: its trace is $endian" || bad "$arch: format line: $(grep format "$TMP/hdr")"
+	grep -q "$format" "$TMP/hdr" && ok "$arch: its trace is $format" || bad "$arch: format line: $(grep format "$TMP/hdr")"
 	grep -q "$timer" "$TMP/hdr" && ok "$arch: its clock is $timer" || bad "$arch: clock line: $(grep clock "$TMP/hdr")"
 	check "$arch: the program printed the same as here" cmp "$TMP/out_$arch" "$TMP/out_x"
 	for k in malloc calloc free realloc calls threads; do
@@ -65,10 +72,13 @@ cross() {
 	eq "$arch: its workload replays here: exit status" 0 "$?"
 	ran=$((ran + 1))
 }
-cross aarch64 "-fuse-ld=lld" b700 little-endian "CNTVCT" cntvct_el0 \
+cross aarch64 "clang --target=aarch64-linux-gnu -fuse-ld=lld" "qemu-aarch64 -L /usr/aarch64-linux-gnu" b700 \
+	"little-endian, 8-byte pointers" "CNTVCT" cntvct_el0 \
 	"clang lld libc6-dev-arm64-cross libgcc-12-dev-arm64-cross"
-cross s390x "" 0016 big-endian "CLOCK_MONOTONIC" clock_gettime \
+cross s390x "clang --target=s390x-linux-gnu" "qemu-s390x -L /usr/s390x-linux-gnu" 0016 \
+	"big-endian, 8-byte pointers" "CLOCK_MONOTONIC" clock_gettime \
 	"clang binutils-s390x-linux-gnu libc6-dev-s390x-cross libgcc-12-dev-s390x-cross"
+cross i386 "gcc -m32" "" 0300 "little-endian, 4-byte pointers" "x86 TSC" rdtscp "gcc-multilib"
 [ "$fails" -eq 0 ] || finish
 [ "$built" -gt 0 ] || skip "no other machine could be built for:$missing"
 [ -n "$missing" ] && echo "# not done:$missing"
