@@ -20,7 +20,7 @@ enum { TIMER_RDTSCP = 1, TIMER_CNTVCT = 2, TIMER_CLOCK = 3 };
 #if defined(__x86_64__) || defined(__i386__)
 /* LFENCE as an instruction, not _mm_lfence(): that one needs SSE2 enabled at compile time,
    which 32-bit x86 builds do not assume (every CPU with RDTSCP has it) */
-#define cycles_lfence() __asm__ volatile("lfence" ::: "memory")
+#define cycles_lfence() __asm__ volatile("lfence")
 #endif
 extern int cycles_timer;
 
