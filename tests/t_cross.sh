@@ -1,10 +1,10 @@
 # Other machines: everything builds for aarch64 (little-endian), s390x (big-endian) and 32-bit
-# x86 (4-byte pointers) without a warning, and, where they run (under qemu-user, or natively for
-# 32-bit x86), works there: a program
-# traced there makes the same calls as here and its trace reads here; trace_dump and trace2wl
-# give byte-identical output on either machine for either machine's trace (the workload has one
-# byte order); trace_run replays there, with that machine's timer.  Each machine whose cross
-# tools are missing is skipped, saying so; the test skips if none can be built.
+# x86 (4-byte pointers) without a warning, and where their programs run here (under qemu-user;
+# natively for 32-bit x86) it works there: a program traced there makes the same calls as here
+# and its trace reads here; trace_dump and trace2wl there give byte-identical output for our
+# trace, and either machine's trace converts to the same workload on either (the workload has
+# one byte order); trace_run replays there, with that machine's timer.  A machine whose cross
+# tools are missing is left out, saying so; the test skips if none can be built.
 . tests/lib.sh
 traced "$TMP/x" "$ROOT/$B/bench/mbench" 2 20000 >"$TMP/out_x"
 fx=$(one_file "$TMP/x.*")
@@ -81,5 +81,5 @@ cross s390x "clang --target=s390x-linux-gnu" "qemu-s390x -L /usr/s390x-linux-gnu
 cross i386 "gcc -m32" "" 0300 "little-endian, 4-byte pointers" "x86 TSC" rdtscp "gcc-multilib"
 [ "$fails" -eq 0 ] || finish
 [ "$built" -gt 0 ] || skip "no other machine could be built for:$missing"
-[ -n "$missing" ] && echo "# not done:$missing"
+echo "# built for $built machine(s), ran on $ran${missing:+; not done:$missing}"
 finish
