@@ -37,6 +37,13 @@ eq "no original address survives" 0 "$(grep -c -w -F -f "$TMP/addrs" "$TMP/anon.
 "$BIN/trace2wl" -q "$TMP/anon.wl" "$TMP/anon.gz"
 tail -c +1025 "$TMP/orig.wl" >"$TMP/o.streams"; tail -c +1025 "$TMP/anon.wl" >"$TMP/a.streams"
 check "anonymized: identical workload streams (thread table and every call)" cmp "$TMP/o.streams" "$TMP/a.streams"
+# a trace of 4-byte pointers stays one: its stand-ins fit in 32 bits
+"$TP/swap_trace" --ptr32 "$TMP/p32"
+"$P" --anonymize -o "$TMP/p32anon.gz" "$TMP/p32" >/dev/null 2>&1; eq "--anonymize, 4-byte pointers: exit 0" 0 "$?"
+check "4-byte pointers: the anonymized trace validates" "$BIN/trace_dump" -c "$TMP/p32anon.gz"
+"$BIN/trace2wl" -q "$TMP/p32.wl" "$TMP/p32"; "$BIN/trace2wl" -q "$TMP/p32anon.wl" "$TMP/p32anon.gz"
+tail -c +1025 "$TMP/p32.wl" >"$TMP/o.streams"; tail -c +1025 "$TMP/p32anon.wl" >"$TMP/a.streams"
+check "4-byte pointers: identical workload streams" cmp "$TMP/o.streams" "$TMP/a.streams"
 "$TP/mkfixture" dj-edge "$TMP/dj"
 "$P" --anonymize -o "$TMP/dj.gz" "$TMP/dj" 2>"$TMP/err"; eq "--anonymize of a dj trace: exit 1" 1 "$?"
 grep -q 'rewrites mtrace traces' "$TMP/err" && ok "says why" || bad "dj anonymize: $(cat "$TMP/err")"

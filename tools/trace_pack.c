@@ -39,7 +39,7 @@ static const char usage_text[] =
 
 #define KEEP_BITS 16
 
-struct anon { struct u64map hi; uint64_t next; };
+struct anon { struct u64map hi; uint64_t next; int ptr32; };
 
 static uint64_t anon_addr(struct anon *a, uint64_t p)
 {
@@ -51,8 +51,17 @@ static uint64_t anon_addr(struct anon *a, uint64_t p)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		v = u64map_get(&a->hi, hi + 1);
 	}
+	uint64_t low = p & ((1u << KEEP_BITS) - 1);
+	/* a trace of 4-byte pointers keeps them within 32 bits: stand-ins from 0x10000, room for
+	   the 0xffff high parts a program can have (nothing is mapped below 64 KiB) */
+	if (a->ptr32) {
+		if (*v > 0xffff)
+			tool_die(EXIT_BADFILE, "--anonymize: addresses in all 65,536 ranges of 64 KiB, "
+				 "more than stand-ins of 4 bytes can tell apart");
+		return (*v << KEEP_BITS) | low;
+	}
 	/* stand-ins start at 0x100000000: never NULL, never mistaken for a small number */
-	return ((*v + 0xffff) << KEEP_BITS) | (p & ((1u << KEEP_BITS) - 1));
+	return ((*v + 0xffff) << KEEP_BITS) | low;
 }
 
 /* Rewrite an mtrace trace with stand-in addresses and no exe/cmdline, into out (host order,
@@ -73,7 +82,7 @@ static void anonymize(const char *in, FILE *out)
 	memset(page, 0, h.header_size);
 	memcpy(page, &h, sizeof h);
 	fwrite(page, 1, h.header_size, out);
-	struct anon a = { 0 };
+	struct anon a = { .ptr32 = h.pointer_size == 4 };
 	struct mtrace_record rec;
 	uint64_t off, next = h.header_size;
 	static const unsigned char zero[256];
