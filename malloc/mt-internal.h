@@ -70,6 +70,7 @@ struct mt_thread {
 	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
 	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record */
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
+	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left */
 };
 extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 

@@ -1,7 +1,8 @@
 /* writer.c - handing out chunks of records to threads.
  *
  * The file is mapped MAP_SHARED in windows of MT_WINDOW_SIZE bytes.  A thread takes a chunk
- * (4 KiB the first time, 64 KiB after) under the global lock - once per 63 or 1023 records - and
+ * (4 KiB the first time and once it is exiting, 64 KiB otherwise) under the global lock - once
+ * per 63 or 1023 records - and
  * then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
  * chunk over them is handed out, so a full disk is an error we see here rather than a SIGBUS
  * later.  The pages of a chunk are populated in one madvise call instead of one fault per page.
@@ -208,7 +209,9 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		goto out;
 	}
 	uint64_t off = mt_g.next_off;
-	uint64_t len = prev ? MT_CHUNK : MT_FIRST_CHUNK;
+	/* small while the thread is new or exiting (glibc frees its thread state after the last
+	   destructor: a few calls into a chunk never given back) */
+	uint64_t len = prev && !t->exiting ? MT_CHUNK : MT_FIRST_CHUNK;
 	uint64_t wend = ((off >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
 	if (off + len > wend)
 		len = wend - off;   /* chunks never straddle windows */
@@ -285,6 +288,7 @@ static void thread_exit(void *unused)
 	struct mt_thread *t = &mt_tls;
 	int saved_errno = errno;
 	t->key_set = 0;
+	t->exiting = 1;
 	mt_release_chunk(t);
 	errno = saved_errno;
 }
