@@ -62,7 +62,7 @@ static void fork_child(void)
 {
 	pthread_mutex_init(&mt_g.lock, NULL);
 	struct mt_thread *t = &mt_tls;
-	t->start = t->cur = t->end = NULL;
+	t->start = t->cur = t->end = t->last = NULL;
 	t->tid = 0;
 	t->file_id = 0;
 	/* munmap only changes the child's address space; the parent's file is untouched */

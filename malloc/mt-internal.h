@@ -64,13 +64,16 @@ struct mt_thread {
 	struct mtrace_record *cur;      /* next free record of this thread's chunk */
 	struct mtrace_record *end;      /* end of the chunk */
 	struct mtrace_record *start;    /* the chunk's own MTRACE_CALL_CHUNK record */
+	struct mtrace_record *last;     /* the chunk's real end: end stops short of it while the
+	                                   thread is exiting (see mt_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
 	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
 	uint32_t tid;                   /* cached gettid(); 0 until known */
 	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
 	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record */
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
-	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left */
+	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
+	                                   each counted as it is handed out */
 };
 extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 

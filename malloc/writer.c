@@ -165,14 +165,14 @@ void mt_release_locked(struct mt_thread *t)
 	if (t->start == NULL)
 		return;
 	if (t->file_id == mt_g.file_id && mt_g.fd >= 0) {
-		if (t->gen == mt_g.gen)
+		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
 			mt_g.released += (unsigned long long)(t->cur - t->start - 1);
 		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
-		mt_win_done[w] += (uint64_t)(t->end - t->start) * MTRACE_RECORD_SIZE;
+		mt_win_done[w] += (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
 		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
 			maybe_unmap(w);   /* the window is behind the writers: give it back */
 	}
-	t->start = t->cur = t->end = NULL;
+	t->start = t->cur = t->end = t->last = NULL;
 }
 
 void mt_release_chunk(struct mt_thread *t)
@@ -202,6 +202,16 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		t->tid = (uint32_t)gettid();
 
 	pthread_mutex_lock(&mt_g.lock);
+	if (t->exiting && t->start && t->cur < t->last && t->file_id == mt_g.file_id &&
+	    t->gen == mt_g.gen && mt_g.fd >= 0) {
+		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
+		   never gives back: so such a thread gets its records one at a time, counted here */
+		mt_g.released++;
+		r = t->cur++;
+		t->end = t->cur;
+		pthread_mutex_unlock(&mt_g.lock);
+		goto out;
+	}
 	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
 	mt_release_locked(t);
 	if (!mt_g.active || mt_g.fd < 0) {
@@ -244,6 +254,8 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	/* read under the lock: chunk timestamps then never decrease in file order, which lets a
 	   reader merge threads while streaming */
 	uint64_t taken = mt_ticks_before();
+	if (t->exiting)
+		mt_g.released++;   /* the record handed out below (nothing can fail from here on) */
 	pthread_mutex_unlock(&mt_g.lock);
 
 	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
@@ -260,7 +272,9 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	mt_commit(c, t->tid, MTRACE_CALL_CHUNK, 0, 0);
 	t->start = c;
 	t->cur = c + 1;
-	t->end = c + len / MTRACE_RECORD_SIZE;
+	t->end = t->last = c + len / MTRACE_RECORD_SIZE;
+	if (t->exiting)
+		t->end = t->cur + 1;   /* its next record comes through here again, to be counted */
 	t->chunk_off = off;
 	t->gen = gen;
 	t->file_id = file_id;
@@ -288,8 +302,8 @@ static void thread_exit(void *unused)
 	struct mt_thread *t = &mt_tls;
 	int saved_errno = errno;
 	t->key_set = 0;
+	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
-	mt_release_chunk(t);
 	errno = saved_errno;
 }
 

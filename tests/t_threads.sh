@@ -11,6 +11,11 @@ ge "glibc flag: threads' blocks from other arenas than the main one" 1000 "$(cou
 # chunk: about 100 unwritten records a thread (a 64 KiB chunk each would leave over 1,000)
 u=$(count "$f" unwritten)
 check "threads that exit leave little unused space ($u unwritten records for 400 threads)" test "$u" -lt 80000
+# the closing count includes what exiting threads record after their exit destructor
+MTRACE_CTL_FILE="$TMP/th3" LD_PRELOAD="$LIB" "$TP/threads" 200 50 10 >/dev/null 2>"$TMP/err3"
+f=$(one_file "$TMP/th3.*")
+eq "stderr: 'N entries recorded', N every record in the file (200 threads)" \
+	"mtrace-ctl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/err3")"
 # fewer threads, more calls each: chunks are handed out and released many times
 traced "$TMP/th2" "$TP/threads" 16 8 20000 >/dev/null
 f=$(one_file "$TMP/th2.*")
