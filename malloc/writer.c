@@ -203,7 +203,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 
 	pthread_mutex_lock(&mt_g.lock);
 	if (t->exiting && t->start && t->cur < t->last && t->file_id == mt_g.file_id &&
-	    t->gen == mt_g.gen && mt_g.fd >= 0) {
+	    t->gen == mt_g.gen && mt_g.active && mt_g.fd >= 0) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted here */
 		mt_g.released++;
