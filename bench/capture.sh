@@ -56,7 +56,7 @@ bench() {
 		r=$((r + 1))
 	done
 	base=$(median <"$DIR/times.untraced")
-	printf '%-26s' "$name"
+	printf '%-30s' "$name"
 	for tr in $TRACERS; do
 		t=$(median <"$DIR/times.$tr")
 		if [ "$tr" = untraced ]; then
@@ -69,13 +69,21 @@ bench() {
 }
 
 printf '%s\n' "mtrace capture benchmark: median of $ROUNDS interleaved runs; ratio to untraced, and ns added per allocator call"
-printf '%-26s  %10s' "program" "untraced"
+printf '%-30s  %10s' "program" "untraced"
 for tr in $TRACERS; do [ "$tr" = untraced ] || printf '  %17s' "$tr"; done
 echo
 calls1=$("$MB" 1 "$OPS" | awk '{ print $1 }')
 bench "mbench, 1 thread" "$calls1" "$MB" 1 "$OPS"
 calls2=$("$MB" 2 "$OPS" | awk '{ print $1 }')
 bench "mbench, 2 threads" "$calls2" "$MB" 2 "$OPS"
+# thread churn: every thread takes its own chunks, and its last calls come after its exit
+TH=$ROOT/$B/tests/threads
+if [ -x "$TH" ]; then
+	callsT=$(MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/th" LD_PRELOAD="$LIB" "$TH" 1000 50 10 >/dev/null &&
+		"$ROOT/$B/tests/trace_count" "$DIR"/th.* | awk '$1 == "calls" { print $2 }')
+	rm -f "$DIR"/th.*
+	bench "1,000 threads, 20 calls each" "$callsT" "$TH" 1000 50 10
+fi
 if [ -n "$PY" ]; then
 	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/count" LD_PRELOAD="$LIB" env PYTHONMALLOC=malloc "$PY" "$ROOT/bench/py_alloc.py" "$PYN" >/dev/null
 	pycalls=$(for f in "$DIR"/count.*; do "$ROOT/$B/tests/trace_count" "$f" | awk '$1 == "calls" { print $2 }'; done | awk '{ t += $1 } END { print t }')
