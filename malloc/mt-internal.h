@@ -67,6 +67,7 @@ struct mt_thread {
 	struct mtrace_record *last;     /* the chunk's real end: end stops short of it while the
 	                                   thread is exiting (see mt_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
+	uint32_t chunk_len;             /* bytes it asked for last time (chunks double) */
 	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
 	uint32_t tid;                   /* cached gettid(); 0 until known */
 	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
@@ -91,7 +92,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_WINDOW_SIZE  ((uint64_t)1 << MT_WINDOW_SHIFT)
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_CHUNK  4096u           /* a thread's first chunk: small, threads may be short */
-#define MT_CHUNK        65536u          /* later chunks: 1023 records and one chunk record */
+#define MT_CHUNK        65536u          /* the largest: 1023 records and one chunk record */
 
 struct mt_global {
 	/* hot: read by every call */

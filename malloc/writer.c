@@ -1,9 +1,8 @@
 /* writer.c - handing out chunks of records to threads.
  *
  * The file is mapped MAP_SHARED in windows of MT_WINDOW_SIZE bytes.  A thread takes a chunk
- * (4 KiB the first time and once it is exiting, 64 KiB otherwise) under the global lock - once
- * per 63 or 1023 records - and
- * then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
+ * (4 KiB the first time, doubling up to 64 KiB, and 4 KiB again once it is exiting) under the
+ * global lock - at most once per 1023 records - and then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
  * chunk over them is handed out, so a full disk is an error we see here rather than a SIGBUS
  * later.  The pages of a chunk are populated in one madvise call instead of one fault per page.
  *
@@ -219,9 +218,14 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		goto out;
 	}
 	uint64_t off = mt_g.next_off;
-	/* small while the thread is new or exiting (glibc frees its thread state after the last
-	   destructor: a few calls into a chunk never given back) */
-	uint64_t len = prev && !t->exiting ? MT_CHUNK : MT_FIRST_CHUNK;
+	/* small while the thread is new, doubling up to MT_CHUNK (a short thread leaves little
+	   unused space, whose pages cost as much to populate as used ones); small again once it
+	   is exiting (glibc frees its thread state after the last destructor: a few calls into a
+	   chunk never given back) */
+	uint32_t want = MT_FIRST_CHUNK;
+	if (prev && !t->exiting && t->chunk_len)
+		want = t->chunk_len >= MT_CHUNK / 2 ? MT_CHUNK : t->chunk_len * 2;
+	uint64_t len = want;
 	uint64_t wend = ((off >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
 	if (off + len > wend)
 		len = wend - off;   /* chunks never straddle windows */
@@ -276,6 +280,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	if (t->exiting)
 		t->end = t->cur + 1;   /* its next record comes through here again, to be counted */
 	t->chunk_off = off;
+	t->chunk_len = want;
 	t->gen = gen;
 	t->file_id = file_id;
 	if (!t->key_set && mt_g.key_ok) {

@@ -11,6 +11,13 @@ ge "glibc flag: threads' blocks from other arenas than the main one" 1000 "$(cou
 # chunk: about 100 unwritten records a thread (a 64 KiB chunk each would leave over 1,000)
 u=$(count "$f" unwritten)
 check "threads that exit leave little unused space ($u unwritten records for 400 threads)" test "$u" -lt 80000
+# a thread's chunks grow from 4 KiB as it makes calls: threads of 200 calls leave about 300
+# unused records each (a 64 KiB second chunk would leave over 900)
+traced "$TMP/th4" "$TP/threads" 400 50 100 >/dev/null
+f=$(one_file "$TMP/th4.*")
+eq "400 threads x 100 malloc(777)" 40000 "$(count "$f" malloc 777)"
+u=$(count "$f" unwritten)
+check "threads of 200 calls leave little unused space ($u unwritten records for 400 threads)" test "$u" -lt 200000
 # the closing count includes what exiting threads record after their exit destructor
 MTRACE_CTL_FILE="$TMP/th3" LD_PRELOAD="$LIB" "$TP/threads" 200 50 10 >/dev/null 2>"$TMP/err3"
 f=$(one_file "$TMP/th3.*")
