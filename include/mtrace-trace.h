@@ -143,6 +143,12 @@ struct mtrace_record {
 	uint64_t duration;      /* ticks the call took, see the timestamp rules */
 };
 
+/* Reverse the bytes of an integer field in place, whatever its width (1, 2, 4 or 8 bytes): how
+   readers bring a field of the other byte order to their own. */
+#define MTRACE_SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) : \
+			      sizeof(x) == 4 ? (__typeof__(x))__builtin_bswap32((uint32_t)(x)) : \
+			      sizeof(x) == 2 ? (__typeof__(x))__builtin_bswap16((uint16_t)(x)) : (x))
+
 #ifdef __cplusplus
 #define MTRACE_STATIC_ASSERT static_assert
 #else

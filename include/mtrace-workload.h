@@ -21,6 +21,7 @@
 #define MTRACE_WORKLOAD_H
 
 #include <stdint.h>
+#include "mtrace-trace.h"   /* MTRACE_SWAP */
 
 #define MTRACE_WL_MAGIC      "MTRACEWL"
 #define MTRACE_WL_MAGIC_LEN  8
@@ -92,28 +93,26 @@ MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_thread) == 32, "thread entry is 
    order to file order and back (the same swap; nothing to do on a little-endian machine). */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define MTRACE_WL_BIG_ENDIAN 1
-#define MTRACE_WL_SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) \
-					       : (__typeof__(x))__builtin_bswap32((uint32_t)(x)))
 #endif
 
 static inline void mtrace_wl_header_le(struct mtrace_wl_header *h)
 {
 #ifdef MTRACE_WL_BIG_ENDIAN
-	MTRACE_WL_SWAP(h->version);
-	MTRACE_WL_SWAP(h->header_size);
-	MTRACE_WL_SWAP(h->nthreads);
-	MTRACE_WL_SWAP(h->flags);
-	MTRACE_WL_SWAP(h->nslots);
-	MTRACE_WL_SWAP(h->ncalls);
-	MTRACE_WL_SWAP(h->nwaits);
-	MTRACE_WL_SWAP(h->ideal_rss);
-	MTRACE_WL_SWAP(h->ideal_rss_call);
+	MTRACE_SWAP(h->version);
+	MTRACE_SWAP(h->header_size);
+	MTRACE_SWAP(h->nthreads);
+	MTRACE_SWAP(h->flags);
+	MTRACE_SWAP(h->nslots);
+	MTRACE_SWAP(h->ncalls);
+	MTRACE_SWAP(h->nwaits);
+	MTRACE_SWAP(h->ideal_rss);
+	MTRACE_SWAP(h->ideal_rss_call);
 	for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
-		MTRACE_WL_SWAP(h->counts[i]);
-	MTRACE_WL_SWAP(h->failed);
-	MTRACE_WL_SWAP(h->thread_table);
-	MTRACE_WL_SWAP(h->file_size);
-	MTRACE_WL_SWAP(h->pid);
+		MTRACE_SWAP(h->counts[i]);
+	MTRACE_SWAP(h->failed);
+	MTRACE_SWAP(h->thread_table);
+	MTRACE_SWAP(h->file_size);
+	MTRACE_SWAP(h->pid);
 #else
 	(void)h;
 #endif
@@ -122,10 +121,10 @@ static inline void mtrace_wl_header_le(struct mtrace_wl_header *h)
 static inline void mtrace_wl_thread_le(struct mtrace_wl_thread *t)
 {
 #ifdef MTRACE_WL_BIG_ENDIAN
-	MTRACE_WL_SWAP(t->offset);
-	MTRACE_WL_SWAP(t->length);
-	MTRACE_WL_SWAP(t->ncalls);
-	MTRACE_WL_SWAP(t->tid);
+	MTRACE_SWAP(t->offset);
+	MTRACE_SWAP(t->length);
+	MTRACE_SWAP(t->ncalls);
+	MTRACE_SWAP(t->tid);
 #else
 	(void)t;
 #endif

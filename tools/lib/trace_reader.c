@@ -28,40 +28,36 @@ static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
    Byte order
    ------------------------------------------------------------------------------------------- */
 
-#define SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) : \
-		       sizeof(x) == 4 ? (__typeof__(x))__builtin_bswap32((uint32_t)(x)) : \
-		       sizeof(x) == 2 ? (__typeof__(x))__builtin_bswap16((uint16_t)(x)) : (x))
-
 void trace_swap_header(struct mtrace_file_header *h)
 {
-	SWAP(h->byte_order_mark);
-	SWAP(h->version);
-	SWAP(h->header_size);
-	SWAP(h->record_size);
-	SWAP(h->flags);
-	SWAP(h->ticks_per_sec);
-	SWAP(h->start_time_ns);
-	SWAP(h->start_ticks);
-	SWAP(h->pid);
-	SWAP(h->ppid);
-	SWAP(h->exe_offset);
-	SWAP(h->exe_len);
-	SWAP(h->cmdline_offset);
-	SWAP(h->cmdline_len);
-	SWAP(h->stop_ticks);
+	MTRACE_SWAP(h->byte_order_mark);
+	MTRACE_SWAP(h->version);
+	MTRACE_SWAP(h->header_size);
+	MTRACE_SWAP(h->record_size);
+	MTRACE_SWAP(h->flags);
+	MTRACE_SWAP(h->ticks_per_sec);
+	MTRACE_SWAP(h->start_time_ns);
+	MTRACE_SWAP(h->start_ticks);
+	MTRACE_SWAP(h->pid);
+	MTRACE_SWAP(h->ppid);
+	MTRACE_SWAP(h->exe_offset);
+	MTRACE_SWAP(h->exe_len);
+	MTRACE_SWAP(h->cmdline_offset);
+	MTRACE_SWAP(h->cmdline_len);
+	MTRACE_SWAP(h->stop_ticks);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
 {
-	SWAP(rec->tid);
-	SWAP(rec->err);
-	SWAP(rec->ts);
-	SWAP(rec->ptr);
-	SWAP(rec->result);
-	SWAP(rec->size);
-	SWAP(rec->arg2);
-	SWAP(rec->usable);
-	SWAP(rec->duration);
+	MTRACE_SWAP(rec->tid);
+	MTRACE_SWAP(rec->err);
+	MTRACE_SWAP(rec->ts);
+	MTRACE_SWAP(rec->ptr);
+	MTRACE_SWAP(rec->result);
+	MTRACE_SWAP(rec->size);
+	MTRACE_SWAP(rec->arg2);
+	MTRACE_SWAP(rec->usable);
+	MTRACE_SWAP(rec->duration);
 }
 
 /* ---------------------------------------------------------------------------------------------
