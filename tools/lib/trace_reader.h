@@ -59,16 +59,23 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
    inline; everything else goes through trace_next_slow. */
 int trace_next_slow(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off);
 
-/* What trace_record_check accepts of a native-order record, in a few tests: a known call other
-   than UNWRITTEN, a thread, known flags, no result where none can be. */
-static inline int trace_fast_ok(const struct mtrace_record *p)
+/* What trace_record_check accepts of a native-order call record (not a chunk record), thread
+   id aside: a known call other than UNWRITTEN, known flags, no result where none can be. */
+static inline int trace_call_ok(const struct mtrace_record *p)
 {
 	unsigned call = p->call;
-	return p->tid != 0 && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
-	       ((call - 1u <= MTRACE_CALL_LAST_API - 1u && (p->result == 0 ||
-		 (call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED)))) ||
-		(call == MTRACE_CALL_CHUNK && p->size >= MTRACE_RECORD_SIZE &&
-		 p->size % MTRACE_RECORD_SIZE == 0));
+	return call - 1u <= MTRACE_CALL_LAST_API - 1u && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
+	       (p->result == 0 || (call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED)));
+}
+
+/* What trace_record_check accepts of a native-order record: a thread, and a good call record
+   or chunk record. */
+static inline int trace_fast_ok(const struct mtrace_record *p)
+{
+	return p->tid != 0 &&
+	       (trace_call_ok(p) ||
+		(p->call == MTRACE_CALL_CHUNK && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
+		 p->size >= MTRACE_RECORD_SIZE && p->size % MTRACE_RECORD_SIZE == 0));
 }
 
 static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
@@ -103,10 +110,7 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	const struct mtrace_record *end = (const struct mtrace_record *)
 		(r->buf + r->buf_pos + (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
 	uint32_t tid = (*recs)->tid;
-	/* trace_fast_ok for a record of thread tid (so not 0) that is not a chunk record */
-	while (p < end && p->tid == tid && p->call - 1u <= MTRACE_CALL_LAST_API - 1u &&
-	       (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
-	       (p->result == 0 || (p->call != MTRACE_CALL_FREE && !(p->flags & MTRACE_RF_FAILED))))
+	while (p < end && p->tid == tid && trace_call_ok(p))   /* tid is not 0 */
 		p++;
 	size_t more = (size_t)(p - (*recs + 1));
 	*n += more;
