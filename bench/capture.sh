@@ -17,10 +17,17 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 
 now_ns() { date +%s%N; }
 
-# tracers available
-TRACERS="untraced mtrace"
+# tracers available ($TRACERS narrows them: TRACERS="untraced mtrace mtrace-nothread", say).
+# mtrace-nothread is mtrace with MTRACE_CTL_NOTHREAD=1: the program's threads populate the
+# trace's pages themselves, as before the populating thread.
+ONLY=${TRACERS:-}
+TRACERS="untraced mtrace mtrace-nothread"
 command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
 LTTWRAP=$(ls /usr/lib/*/liblttng-ust-libc-wrapper.so* /usr/lib/liblttng-ust-libc-wrapper.so* 2>/dev/null | head -n 1)
+if [ -n "$ONLY" ]; then
+	TRACERS=$ONLY
+	case " $ONLY " in *" lttng-ust "*) ;; *) LTTWRAP="" ;; esac
+fi
 if [ -n "$LTTWRAP" ] && command -v lttng >/dev/null 2>&1; then
 	(lttng-sessiond --daemonize >/dev/null 2>&1 || true)
 	if lttng create mtbench --output="$DIR/lttng" >/dev/null 2>&1 &&
@@ -38,6 +45,7 @@ run() {
 	case $tr in
 	untraced) "$@" >/dev/null 2>&1 ;;
 	mtrace) MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-nothread) MTRACE_CTL_NOTHREAD=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
 	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
 	esac

@@ -16,7 +16,7 @@
 #include "mtrace.h"
 #include "mt-internal.h"
 
-struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW };
 char *mt_win[MT_MAX_WINDOWS];
 uint64_t mt_win_done[MT_MAX_WINDOWS];
 struct mt_names mt_names;
@@ -61,6 +61,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	pthread_mutex_init(&mt_g.lock, NULL);
+	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
 	t->start = t->cur = t->end = t->last = NULL;
 	t->tid = 0;
@@ -92,6 +93,8 @@ static void init(void)
 	mt_g.quiet = env_flag("MTRACE_CTL_QUIET");
 	mt_g.durations = env_flag("MTRACE_CTL_DURATIONS");
 	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
+	if (env_flag("MTRACE_CTL_NOTHREAD"))
+		mt_g.pop_state = MT_POP_OFF;
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_stderr_init();
 	mt_thread_key_init();

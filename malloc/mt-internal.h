@@ -3,6 +3,7 @@
  *   entry.c      the interposed allocator entry points (the hot path)
  *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
  *   writer.c     handing out chunks of records: windows, disk reservation, thread exit
+ *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
  *   tracefile.c  creating, naming, finishing the trace file and its header
  *   control.c    the public mtrace_* API and fork handling
  *   clock.c      the tick counter
@@ -93,6 +94,11 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_CHUNK  4096u           /* a thread's first chunk: small, threads may be short */
 #define MT_CHUNK        65536u          /* the largest: 1023 records and one chunk record */
+#define MT_NO_WINDOW    UINT32_MAX
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
+#endif
 
 struct mt_global {
 	/* hot: read by every call */
@@ -120,7 +126,16 @@ struct mt_global {
 	unsigned long long released;    /* records counted when their chunk was released */
 	int key_ok;
 	pthread_key_t key;              /* thread exit: release the chunk */
+
+	/* the populating thread (populate.c) */
+	int pop_state;                  /* MT_POP_* */
+	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
+	uint32_t pop_file_id;           /* the file pop_end is about */
+	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
+	uint64_t pop_end;               /* the file's pages below this are populated */
+	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
 };
+enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_OFF };
 extern struct mt_global mt_g;
 
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
@@ -139,8 +154,16 @@ void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
 void mt_release_locked(struct mt_thread *t);         /* under lock */
 void mt_unmap_idle_windows(void);                    /* under lock */
 void mt_thread_key_init(void);
-int  mt_extend_file(uint64_t need_end);              /* under lock */
+int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
+int  mt_map_window(uint32_t w);                      /* under lock */
+void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
+
+/* populate.c */
+int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
+int  mt_populate_wanted(void);         /* under lock: 1 if the caller is to start the thread */
+void mt_populate_start(void);          /* not under lock */
+void mt_populate_fork_child(void);
 
 /* tracefile.c */
 int  mt_file_open(const char *base, pid_t ppid);   /* under lock */

@@ -4,7 +4,8 @@
  * (4 KiB the first time, doubling up to 64 KiB, and 4 KiB again once it is exiting) under the
  * global lock - at most once per 1023 records - and then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
  * chunk over them is handed out, so a full disk is an error we see here rather than a SIGBUS
- * later.  The pages of a chunk are populated in one madvise call instead of one fault per page.
+ * later.  The pages of a chunk are populated in one madvise call instead of one fault per page,
+ * unless the populating thread (populate.c) has done it already.
  *
  * A window is unmapped once every byte of it has been handed out and every chunk in it released
  * (full, or its thread exited): win_done counts released bytes.
@@ -18,10 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "mt-internal.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
-#endif
 
 /* ---------------------------------------------------------------------------------------------
    Disk reservation
@@ -67,9 +64,11 @@ static int fd_is_ours(void)
 }
 
 /* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
-   its size (1 to 64 MiB) so reservations stay rare.  Never goes past RLIMIT_FSIZE: the kernel
-   would send SIGXFSZ, a signal the program did not ask for.  Under lock. */
-int mt_extend_file(uint64_t need_end)
+   its size (2 to 64 MiB) so reservations stay rare.  Never goes past RLIMIT_FSIZE: the kernel
+   would send SIGXFSZ, a signal the program did not ask for.  quiet (the populating thread
+   working ahead): a failure only returns -1; the writer that really needs the space reports it.
+   Under lock. */
+int mt_extend_file(uint64_t need_end, int quiet)
 {
 	uint64_t cur = mt_g.reserved_end;
 	uint64_t step = cur / 8;
@@ -87,18 +86,21 @@ int mt_extend_file(uint64_t need_end)
 		if (target > lim)
 			target = lim;
 		if (target < need_end) {
-			mt_fail("the file size limit (RLIMIT_FSIZE) is reached", EFBIG);
+			if (!quiet)
+				mt_fail("the file size limit (RLIMIT_FSIZE) is reached", EFBIG);
 			return -1;
 		}
 	}
-	if (!fd_is_ours() && mt_reopen() < 0) {
-		mt_fail("the program closed the trace file and it cannot be opened again", EBADF);
+	if (!fd_is_ours() && (quiet || mt_reopen() < 0)) {
+		if (!quiet)
+			mt_fail("the program closed the trace file and it cannot be opened again", EBADF);
 		return -1;
 	}
 	if (reserve(mt_g.fd, cur, target) < 0) {
 		/* maybe there is room for what is needed now, if not for the step */
 		if (target == need_end || reserve(mt_g.fd, cur, need_end) < 0) {
-			mt_fail("cannot reserve space for the trace", errno);
+			if (!quiet)
+				mt_fail("cannot reserve space for the trace", errno);
 			return -1;
 		}
 		target = need_end;
@@ -142,16 +144,35 @@ static void *map_window(uint32_t w)
    Chunks
    ------------------------------------------------------------------------------------------- */
 
+/* Under lock: map window w unless it is mapped.  0, or -1 with errno. */
+int mt_map_window(uint32_t w)
+{
+	if (mt_win[w] != NULL)
+		return 0;
+	void *m = map_window(w);
+	if (m == MAP_FAILED)
+		return -1;
+	mt_win[w] = m;
+	if (w < mt_g.win_lo || mt_g.win_lo == mt_g.win_hi)
+		mt_g.win_lo = w;
+	if (w + 1 > mt_g.win_hi)
+		mt_g.win_hi = w + 1;
+	return 0;
+}
+
 static uint64_t window_handed(uint32_t w)
 {
 	uint64_t lo = (uint64_t)w << MT_WINDOW_SHIFT, hi = lo + MT_WINDOW_SIZE;
+	if (mt_g.next_off <= lo)
+		return 0;   /* mapped ahead by the populating thread */
 	return mt_g.next_off >= hi ? MT_WINDOW_SIZE : mt_g.next_off - lo;
 }
 
-/* Under lock: unmap window w if nothing in it is handed out and still held. */
-static void maybe_unmap(uint32_t w)
+/* Under lock: unmap window w if nothing in it is handed out and still held, and the populating
+   thread is not working in it. */
+void mt_maybe_unmap(uint32_t w)
 {
-	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w)) {
+	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w) && w != mt_g.pop_win) {
 		munmap(mt_win[w], MT_WINDOW_SIZE);
 		mt_win[w] = NULL;
 	}
@@ -169,7 +190,7 @@ void mt_release_locked(struct mt_thread *t)
 		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
 		mt_win_done[w] += (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
 		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
-			maybe_unmap(w);   /* the window is behind the writers: give it back */
+			mt_maybe_unmap(w);   /* the window is behind the writers: give it back */
 	}
 	t->start = t->cur = t->end = t->last = NULL;
 }
@@ -188,7 +209,7 @@ void mt_release_chunk(struct mt_thread *t)
 void mt_unmap_idle_windows(void)
 {
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		maybe_unmap(w);
+		mt_maybe_unmap(w);
 }
 
 struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
@@ -235,22 +256,14 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		pthread_mutex_unlock(&mt_g.lock);
 		goto out;
 	}
-	if (off + len > mt_g.reserved_end && mt_extend_file(off + len) < 0) {
+	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0) {
 		pthread_mutex_unlock(&mt_g.lock);
 		goto out;
 	}
-	if (mt_win[w] == NULL) {
-		void *m = map_window(w);
-		if (m == MAP_FAILED) {
-			mt_fail("cannot map the trace file", errno);
-			pthread_mutex_unlock(&mt_g.lock);
-			goto out;
-		}
-		mt_win[w] = m;
-		if (w < mt_g.win_lo || mt_g.win_lo == mt_g.win_hi)
-			mt_g.win_lo = w;
-		if (w + 1 > mt_g.win_hi)
-			mt_g.win_hi = w + 1;
+	if (mt_map_window(w) < 0) {
+		mt_fail("cannot map the trace file", errno);
+		pthread_mutex_unlock(&mt_g.lock);
+		goto out;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_g.next_off = off + len;
@@ -260,10 +273,15 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	uint64_t taken = mt_ticks_before();
 	if (t->exiting)
 		mt_g.released++;   /* the record handed out below (nothing can fail from here on) */
+	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
+	int start_helper = mt_populate_wanted();
 	pthread_mutex_unlock(&mt_g.lock);
 
+	if (MT_UNLIKELY(start_helper))
+		mt_populate_start();
 	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
-	madvise(base, len, MADV_POPULATE_WRITE);
+	if (!populated)
+		madvise(base, len, MADV_POPULATE_WRITE);
 
 	struct mtrace_record *c = (struct mtrace_record *)base;
 	c->ts = taken;

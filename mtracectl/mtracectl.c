@@ -33,6 +33,8 @@ static const char usage_text[] =
 	"                     default $MTRACE_CTL_FILE or /tmp/mtrace.out\n"
 	"  -d, --durations    record how long every call took (costs a second clock read)\n"
 	"  -p, --private      leave the executable path and command line out of the traces\n"
+	"  -T, --no-thread    never start the thread that populates the trace's pages ahead\n"
+	"                     (the program's own threads then do it, at their cost)\n"
 	"  -q, --quiet        print nothing but errors\n"
 	"  -l, --lib=PATH     the preload library (default: found next to this program)\n"
 	"  -h, --help         show this help and exit\n"
@@ -166,16 +168,18 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
 		{ "lib", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "no-thread", no_argument, 0, 'T' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL;
-	int durations = 0, private_hdr = 0, c;
+	int durations = 0, private_hdr = 0, no_thread = 0, c;
 	/* '+': options end at PROGRAM, whose own options are its business */
-	while ((c = getopt_long(argc, argv, "+o:dpql:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:dpTql:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'd': durations = 1; break;
 		case 'p': private_hdr = 1; break;
+		case 'T': no_thread = 1; break;
 		case 'q': quiet = 1; break;
 		case 'l': lib_opt = optarg; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -223,6 +227,8 @@ int main(int argc, char **argv)
 		setenv("MTRACE_CTL_DURATIONS", "1", 1);
 	if (private_hdr)
 		setenv("MTRACE_CTL_PRIVATE", "1", 1);
+	if (no_thread)
+		setenv("MTRACE_CTL_NOTHREAD", "1", 1);
 
 	pid_t pid = fork();
 	if (pid < 0)

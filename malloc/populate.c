@@ -1,0 +1,177 @@
+/* populate.c - a thread that puts page-cache pages under the trace ahead of the writers.
+ *
+ * Most of what tracing costs a call is not ours but the kernel's: each 4 KiB page of the trace
+ * (64 records) needs a fresh page-cache page, zeroed, accounted dirty and mapped, 1-3 us a page
+ * on the machines we measured.  A writer that does this itself (madvise MADV_POPULATE_WRITE on
+ * each chunk it takes) pays it on the program's time.  Once a trace has grown past
+ * MT_POP_AFTER, this thread keeps the file populated up to MT_POP_AHEAD bytes beyond the last
+ * chunk handed out, so writers find their pages mapped and skip the madvise; while one core
+ * runs the program the work moves to another.  A writer that outruns the thread populates its
+ * own chunk as before, so nothing ever waits for the thread.
+ *
+ * It starts late, so that short programs never see an extra thread, with every signal blocked
+ * (signals stay the program's), and never where a seccomp filter is installed (a sandbox may kill
+ * a process that creates threads).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It
+ * works under mt_g.lock except for the madvise itself, during which it pins its window
+ * (mt_g.pop_win) so nobody unmaps it.  A child after fork has no such thread: it starts its own
+ * when its own trace grows.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+#define MT_POP_AFTER  ((uint64_t)4 << 20)    /* trace size at which the thread is started */
+#define MT_POP_AHEAD  ((uint64_t)4 << 20)    /* how far ahead of next_off it keeps populated */
+#define MT_POP_STEP   ((uint64_t)256 << 10)  /* one madvise: the lock is free between steps */
+
+static pthread_cond_t pop_cond = PTHREAD_COND_INITIALIZER;
+static uint64_t page_size = 4096;
+
+/* ---------------------------------------------------------------------------------------------
+   Called by the writers (under lock)
+   ------------------------------------------------------------------------------------------- */
+
+/* Are the file's pages below end populated?  Wakes the thread when the writers come within half
+   its lead of what it has done. */
+int mt_populated(uint64_t end)
+{
+	if (mt_g.pop_state != MT_POP_RUNNING || mt_g.pop_file_id != mt_g.file_id)
+		return 0;
+	if (mt_g.pop_waiting && mt_g.pop_end < mt_g.next_off + MT_POP_AHEAD / 2) {
+		mt_g.pop_waiting = 0;
+		pthread_cond_signal(&pop_cond);
+	}
+	return end <= mt_g.pop_end;
+}
+
+int mt_populate_wanted(void)
+{
+	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER)
+		return 0;
+	mt_g.pop_state = MT_POP_STARTING;
+	return 1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The thread
+   ------------------------------------------------------------------------------------------- */
+
+/* Under lock: the next range to populate, [*from, *to) in window *w, or 0 if there is none now. */
+static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
+{
+	if (mt_g.fd < 0 || !mt_g.active)
+		return 0;
+	if (mt_g.pop_file_id != mt_g.file_id) {
+		mt_g.pop_file_id = mt_g.file_id;
+		mt_g.pop_end = 0;
+	}
+	/* what the writers were handed they populated themselves */
+	uint64_t lo = mt_g.pop_end > mt_g.next_off ? mt_g.pop_end : mt_g.next_off;
+	lo &= ~(page_size - 1);
+	uint64_t goal = mt_g.next_off + MT_POP_AHEAD;
+	if (lo >= goal)
+		return 0;
+	uint64_t hi = lo + MT_POP_STEP < goal ? lo + MT_POP_STEP : goal;
+	uint64_t wend = ((lo >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	if (hi > wend)
+		hi = wend;
+	if (hi > mt_g.reserved_end) {
+		/* reserve ahead too, but a failure is for the writer that needs the space to report;
+		   no second try until the writers have moved the reservation */
+		if (mt_g.reserved_end == mt_g.pop_stuck_at || mt_extend_file(hi, 1) < 0) {
+			mt_g.pop_stuck_at = mt_g.reserved_end;
+			hi = mt_g.reserved_end;
+			if (hi <= lo)
+				return 0;
+		}
+	}
+	*w = (uint32_t)(lo >> MT_WINDOW_SHIFT);
+	if (*w >= MT_MAX_WINDOWS || mt_map_window(*w) < 0)
+		return 0;
+	*from = lo;
+	*to = hi;
+	return 1;
+}
+
+static void *pop_main(void *unused)
+{
+	(void)unused;
+	mt_tls.busy = 1;   /* whatever this thread allocates is not the program's */
+	pthread_mutex_lock(&mt_g.lock);
+	for (;;) {
+		uint64_t from, to;
+		uint32_t w;
+		if (!next_range(&from, &to, &w)) {
+			mt_g.pop_waiting = 1;
+			pthread_cond_wait(&pop_cond, &mt_g.lock);
+			continue;
+		}
+		uint32_t file_id = mt_g.file_id;
+		char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
+		mt_g.pop_win = w;
+		pthread_mutex_unlock(&mt_g.lock);
+
+		int r = madvise(base, (size_t)(to - from), MADV_POPULATE_WRITE);
+
+		pthread_mutex_lock(&mt_g.lock);
+		mt_g.pop_win = MT_NO_WINDOW;
+		if (r != 0 && errno != EINTR && errno != EAGAIN && file_id == mt_g.file_id &&
+		    mt_g.active) {
+			/* an old kernel (EINVAL) or something we do not understand: the writers go
+			   on populating their own chunks, as without this thread.  (An error after a
+			   stop, which cut the file short, is no reason to give up.) */
+			mt_g.pop_state = MT_POP_OFF;
+			pthread_mutex_unlock(&mt_g.lock);
+			return NULL;
+		}
+		if (r == 0 && file_id == mt_g.file_id && to > mt_g.pop_end)
+			mt_g.pop_end = to;
+		if (file_id == mt_g.file_id && mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
+			mt_maybe_unmap(w);   /* the writers left it while we were in it */
+	}
+}
+
+/* Not under lock; called once, by the writer that saw MT_POP_STARTING set. */
+void mt_populate_start(void)
+{
+	int ok = 0;
+	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	/* a sandbox's filter may kill a process that creates a thread */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_attr_t attr;
+		pthread_t th;
+		if (pthread_attr_init(&attr) == 0) {
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			pthread_attr_setstacksize(&attr, 64 * 1024);
+			/* the new thread inherits this mask: no signal of the program is delivered there */
+			pthread_sigmask(SIG_SETMASK, &all, &old);
+			ok = pthread_create(&th, &attr, pop_main, NULL) == 0;
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			pthread_attr_destroy(&attr);
+			if (ok)
+				pthread_setname_np(th, "mtrace-populate");
+		}
+	}
+	pthread_mutex_lock(&mt_g.lock);
+	if (mt_g.pop_state == MT_POP_STARTING)
+		mt_g.pop_state = ok ? MT_POP_RUNNING : MT_POP_OFF;
+	pthread_mutex_unlock(&mt_g.lock);
+}
+
+/* The child of fork has only the forking thread. */
+void mt_populate_fork_child(void)
+{
+	pthread_cond_init(&pop_cond, NULL);
+	if (mt_g.pop_state != MT_POP_OFF)
+		mt_g.pop_state = MT_POP_NONE;
+	mt_g.pop_waiting = 0;
+	mt_g.pop_win = MT_NO_WINDOW;
+	mt_g.pop_end = 0;
+	mt_g.pop_file_id = 0;
+}

@@ -1,0 +1,116 @@
+/* popcheck - what the tracer's populating thread looks like from inside the traced program.
+ *   popcheck N [plain|seccomp|fork|restart]
+ * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
+ * "blocked yes|no" (every signal a program can block is blocked in them).
+ *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
+ *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
+ *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
+ *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int slow;
+
+static void pairs(long n, size_t size)
+{
+	for (long i = 0; i < n; i++) {
+		if (slow && i % 1000 == 999)
+			usleep(1000);
+		void *volatile p = malloc(size);
+		free(p);
+	}
+}
+
+/* signals a thread can block: 1-64 except SIGKILL, SIGSTOP and glibc's own 32 and 33 */
+static int all_blocked(unsigned long long mask)
+{
+	for (int s = 1; s <= 64; s++)
+		if (s != 9 && s != 19 && s != 32 && s != 33 && !(mask >> (s - 1) & 1))
+			return 0;
+	return 1;
+}
+
+static void report(const char *who)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0, blocked = 1;
+	char path[300], line[256];
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		int ours = fgets(line, sizeof line, f) && strcmp(line, "mtrace-populate\n") == 0;
+		fclose(f);
+		if (!ours)
+			continue;
+		n++;
+		snprintf(path, sizeof path, "/proc/self/task/%s/status", e->d_name);
+		f = fopen(path, "r");
+		unsigned long long mask = 0;
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "SigBlk: %llx", &mask) == 1)
+				break;
+		if (f)
+			fclose(f);
+		blocked &= all_blocked(mask);
+	}
+	if (d)
+		closedir(d);
+	printf("%sthreads %d\n%sblocked %s\n", who, n, who, n && blocked ? "yes" : "no");
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 100000;
+	const char *mode = argc > 2 ? argv[2] : "plain";
+	slow = strcmp(mode, "slow") == 0;
+	if (strcmp(mode, "seccomp") == 0) {
+		struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+		struct sock_fprog prog = { 1, allow };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+			perror("seccomp");
+			return 2;
+		}
+	}
+	if (strcmp(mode, "restart") == 0) {
+		int (*stop)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_stop");
+		int (*start)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_start");
+		for (int round = 0; round < 3; round++) {
+			pairs(n, 1005);
+			if (round < 2 && stop && start && (stop() != 0 || start() != 0)) {
+				perror("mtrace_stop/start");
+				return 2;
+			}
+		}
+	} else
+		pairs(n, 1005);
+	report("");
+	if (strcmp(mode, "fork") == 0) {
+		pid_t c = fork();
+		if (c == 0) {
+			pairs(n, 1006);
+			report("child ");
+			_exit(0);
+		}
+		int st;
+		waitpid(c, &st, 0);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
+	return 0;
+}

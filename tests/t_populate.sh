@@ -1,0 +1,97 @@
+# The populating thread (malloc/populate.c): it starts only once a trace has grown past 4 MiB,
+# never with MTRACE_CTL_NOTHREAD=1 or under a seccomp filter, blocks every signal, really takes
+# the page population off the program's thread, leaves the trace exact, comes back in a forked
+# child and survives stop/start, and a full disk or a file size limit still gets one warning.
+. tests/lib.sh
+N=100000   # 200,000 records: 12.8 MB of trace
+
+# exact IN CALLS TRACE: the trace holds CALLS malloc(1005) and is valid
+exact() {
+	check "$1: trace validates" "$BIN/trace_dump" -c "$3"
+	eq "$1: every malloc(1005) recorded" "$2" "$(count "$3" malloc 1005)"
+}
+
+traced "$TMP/a" "$TP/popcheck" $N >"$TMP/out"
+eq "a long trace starts the thread" "threads 1" "$(sed -n 1p "$TMP/out")"
+eq "every signal blocked in it" "blocked yes" "$(sed -n 2p "$TMP/out")"
+exact "with the thread" $N "$(one_file "$TMP/a.*")"
+runs_agree "with the thread: runs agree" "$(one_file "$TMP/a.*")"
+
+traced "$TMP/s" "$TP/popcheck" 1000 >"$TMP/out"
+eq "a short trace never does" "threads 0" "$(sed -n 1p "$TMP/out")"
+MTRACE_CTL_NOTHREAD=1 traced "$TMP/n" "$TP/popcheck" $N >"$TMP/out"
+eq "MTRACE_CTL_NOTHREAD=1: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+exact "without the thread" $N "$(one_file "$TMP/n.*")"
+"$TP/popcheck" 10 >"$TMP/out"
+eq "untraced: none (the check itself sees none)" "threads 0" "$(sed -n 1p "$TMP/out")"
+
+if traced "$TMP/c" "$TP/popcheck" $N seccomp >"$TMP/out" 2>"$TMP/err"; then
+	eq "under a seccomp filter: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+	exact "under a seccomp filter" $N "$(one_file "$TMP/c.*")"
+else
+	echo "# seccomp filters unavailable here: $(cat "$TMP/err")"
+fi
+
+traced "$TMP/f" "$TP/popcheck" $N fork >"$TMP/out"
+eq "fork: the parent's thread" "threads 1" "$(sed -n 1p "$TMP/out")"
+eq "fork: the child starts its own" "child threads 1" "$(sed -n 3p "$TMP/out")"
+eq "fork: blocked there too" "child blocked yes" "$(sed -n 4p "$TMP/out")"
+nf=0
+for f in "$TMP"/f.*; do
+	nf=$((nf + 1))
+	check "fork: $(basename "$f") validates" "$BIN/trace_dump" -c "$f"
+done
+eq "fork: two traces" 2 "$nf"
+eq "fork: all parent and child calls, none lost or doubled" "$N $N" \
+	"$(for f in "$TMP"/f.*; do m5=$(count "$f" malloc 1005); m6=$(count "$f" malloc 1006); echo $((m5 + m6)); done | tr '\n' ' ' | sed 's/ $//')"
+
+traced "$TMP/r" "$TP/popcheck" $N restart >"$TMP/out"
+eq "stop/start: the thread serves the new files" "threads 1" "$(sed -n 1p "$TMP/out")"
+nr=0
+for f in "$TMP"/r.*; do
+	nr=$((nr + 1))
+	exact "stop/start: $(basename "$f")" $N "$f"
+done
+eq "stop/start: three traces" 3 "$nr"
+
+# The thread's work really leaves the program's thread: with time to work ahead, the program's
+# own thread populates only the first 4 MiB (64 chunks of 64 KiB at most) itself.
+if command -v strace >/dev/null 2>&1; then
+	for nt in 0 1; do
+		rm -f "$TMP"/p.*
+		strace -f -qq -e trace=madvise -o "$TMP/st.$nt" env MTRACE_CTL_NOTHREAD=$nt \
+			MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" LD_PRELOAD="$LIB" "$TP/popcheck" $N slow >/dev/null
+		pid=$(one_file "$TMP/p.*" | sed 's/.*\.//')
+		eval "main$nt=\$(grep -c \"^\$pid .*MADV_POPULATE_WRITE\" \"\$TMP/st.\$nt\")"
+		eval "other$nt=\$(grep -v \"^\$pid \" \"\$TMP/st.\$nt\" | grep -c MADV_POPULATE_WRITE)"
+	done
+	check "the program's thread populated $main0 chunks itself with the thread (<= 80)" test "$main0" -le 80
+	ge "the populating thread did the rest" 10 "$other0"
+	ge "without it, the program's thread populated every chunk" 150 "$main1"
+	eq "without it, nobody else did" 0 "$other1"
+else
+	echo "# strace not installed: the check that the work leaves the program's thread is left out"
+fi
+
+# A full disk and a file size limit beyond the first 4 MiB, with the thread reserving ahead: one
+# warning, no signal, the program unaffected, the trace valid up to where it stopped.
+limited() {
+	eq "$1: exit status 0" 0 "$2"
+	eq "$1: the program's output" "threads 1" "$(sed -n 1p "$TMP/out")"
+	eq "$1: exactly one warning line" 1 "$(grep -c 'mtrace-ctl:' "$TMP/err")"
+	grep -q "$3" "$TMP/err" && ok "$1: the warning says why" || bad "$1: warning text: $(cat "$TMP/err")"
+	f=$(one_file "$4")
+	check "$1: trace validates" "$BIN/trace_dump" -c "$f"
+	ge "$1: the calls before it are there" 60000 "$(count "$f" calls)"
+}
+( ulimit -f 8192; MTRACE_CTL_FILE="$TMP/lim" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/popcheck" $N >"$TMP/out" 2>"$TMP/err" )
+limited "file size limit 8 MiB" $? "file size limit" "$TMP/lim.*"
+mkdir -p "$TMP/mnt"
+if mount -t tmpfs -o size=8m tmpfs "$TMP/mnt" 2>/dev/null; then
+	trap 'umount "$TMP/mnt" 2>/dev/null; rm -rf "$TMP"' EXIT
+	MTRACE_CTL_FILE="$TMP/mnt/full" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/popcheck" $N >"$TMP/out" 2>"$TMP/err"
+	limited "8 MiB tmpfs" $? "No space left on device" "$TMP/mnt/full.*"
+else
+	echo "# cannot mount a tmpfs here (needs root): the full disk is checked by the size limit only"
+fi
+finish
