@@ -87,14 +87,9 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		r->ts = ts;
-		r->ptr = 0;
-		r->result = (uintptr_t)p;
-		r->size = size;
-		r->arg2 = arg2;
-		r->usable = usable;
-		r->duration = t0 ? ts - t0 : 0;
-		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
+		mt_put_record(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0),
+			      failed ? err : 0, ts, 0, (uintptr_t)p, size, arg2, usable,
+			      t0 ? ts - t0 : 0);
 	}
 }
 
@@ -202,14 +197,8 @@ MT_API void free(void *p)
 	unsigned flags = ptr_info(p);
 	mt_real.free(p);
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		r->ts = ts;
-		r->ptr = (uintptr_t)p;
-		r->result = 0;
-		r->size = 0;
-		r->arg2 = 0;
-		r->usable = 0;
-		r->duration = mt_g.durations ? mt_ticks_after() - ts : 0;
-		mt_commit(r, t->tid, MTRACE_CALL_FREE, flags, 0);
+		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0, 0,
+			      mt_g.durations ? mt_ticks_after() - ts : 0);
 	}
 	t->busy = 0;
 }
@@ -238,14 +227,9 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, 
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		r->ts = t0;
-		r->ptr = (uintptr_t)old;
-		r->result = (uintptr_t)p;
-		r->size = size;
-		r->arg2 = arg2;
-		r->usable = usable;
-		r->duration = t1 - t0;
-		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
+		mt_put_record(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0),
+			      failed ? err : 0, t0, (uintptr_t)old, (uintptr_t)p, size, arg2, usable,
+			      t1 - t0);
 	}
 }
 
