@@ -24,7 +24,10 @@
 #include <unistd.h>
 #include "mt-internal.h"
 
-#define MT_POP_AFTER  ((uint64_t)4 << 20)    /* trace size at which the thread is started */
+/* started once the trace reaches 16 MiB: below that it saves little, and the pages it populates
+   beyond a short trace's end are work thrown away (1,000 threads of 20 calls, a 9 MB trace, ran
+   10-20% slower when it started at 4 MiB) */
+#define MT_POP_AFTER  ((uint64_t)16 << 20)
 #define MT_POP_AHEAD  ((uint64_t)4 << 20)    /* how far ahead of next_off it keeps populated */
 #define MT_POP_STEP   ((uint64_t)256 << 10)  /* one madvise: the lock is free between steps */
 

@@ -1,9 +1,9 @@
-# The populating thread (malloc/populate.c): it starts only once a trace has grown past 4 MiB,
+# The populating thread (malloc/populate.c): it starts only once a trace has grown past 16 MiB,
 # never with MTRACE_CTL_NOTHREAD=1 or under a seccomp filter, blocks every signal, really takes
 # the page population off the program's thread, leaves the trace exact, comes back in a forked
 # child and survives stop/start, and a full disk or a file size limit still gets one warning.
 . tests/lib.sh
-N=100000   # 200,000 records: 12.8 MB of trace
+N=200000   # 400,000 records: 25.6 MB of trace
 
 # exact IN CALLS TRACE: the trace holds CALLS malloc(1005) and is valid
 exact() {
@@ -55,25 +55,26 @@ done
 eq "stop/start: three traces" 3 "$nr"
 
 # The thread's work really leaves the program's thread: with time to work ahead, the program's
-# own thread populates only the first 4 MiB (64 chunks of 64 KiB at most) itself.
+# own thread populates only the first 16 MiB (at most 256 chunks of 64 KiB and the first, smaller
+# ones) itself, of a 51 MB trace (about 780 chunks).
 if command -v strace >/dev/null 2>&1; then
 	for nt in 0 1; do
 		rm -f "$TMP"/p.*
 		strace -f -qq -e trace=madvise -o "$TMP/st.$nt" env MTRACE_CTL_NOTHREAD=$nt \
-			MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" LD_PRELOAD="$LIB" "$TP/popcheck" $N slow >/dev/null
+			MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" LD_PRELOAD="$LIB" "$TP/popcheck" $((2 * N)) slow >/dev/null
 		pid=$(one_file "$TMP/p.*" | sed 's/.*\.//')
 		eval "main$nt=\$(grep -c \"^\$pid .*MADV_POPULATE_WRITE\" \"\$TMP/st.\$nt\")"
 		eval "other$nt=\$(grep -v \"^\$pid \" \"\$TMP/st.\$nt\" | grep -c MADV_POPULATE_WRITE)"
 	done
-	check "the program's thread populated $main0 chunks itself with the thread (<= 80)" test "$main0" -le 80
-	ge "the populating thread did the rest" 10 "$other0"
-	ge "without it, the program's thread populated every chunk" 150 "$main1"
+	check "the program's thread populated $main0 chunks itself with the thread (<= 270)" test "$main0" -le 270
+	ge "the populating thread did the rest" 50 "$other0"
+	ge "without it, the program's thread populated every chunk" 700 "$main1"
 	eq "without it, nobody else did" 0 "$other1"
 else
 	echo "# strace not installed: the check that the work leaves the program's thread is left out"
 fi
 
-# A full disk and a file size limit beyond the first 4 MiB, with the thread reserving ahead: one
+# A full disk and a file size limit beyond the first 16 MiB, with the thread reserving ahead: one
 # warning, no signal, the program unaffected, the trace valid up to where it stopped.
 limited() {
 	eq "$1: exit status 0" 0 "$2"
@@ -82,15 +83,16 @@ limited() {
 	grep -q "$3" "$TMP/err" && ok "$1: the warning says why" || bad "$1: warning text: $(cat "$TMP/err")"
 	f=$(one_file "$4")
 	check "$1: trace validates" "$BIN/trace_dump" -c "$f"
-	ge "$1: the calls before it are there" 60000 "$(count "$f" calls)"
+	ge "$1: the calls before it are there" 300000 "$(count "$f" calls)"
 }
-( ulimit -f 8192; MTRACE_CTL_FILE="$TMP/lim" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/popcheck" $N >"$TMP/out" 2>"$TMP/err" )
-limited "file size limit 8 MiB" $? "file size limit" "$TMP/lim.*"
+# (ulimit -f counts 512-byte blocks in sh, 1 KiB ones in bash: 20 or 40 MiB, either below 51 MB)
+( ulimit -f 40960; MTRACE_CTL_FILE="$TMP/lim" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/popcheck" $((2 * N)) >"$TMP/out" 2>"$TMP/err" )
+limited "file size limit" $? "file size limit" "$TMP/lim.*"
 mkdir -p "$TMP/mnt"
-if mount -t tmpfs -o size=8m tmpfs "$TMP/mnt" 2>/dev/null; then
+if mount -t tmpfs -o size=20m tmpfs "$TMP/mnt" 2>/dev/null; then
 	trap 'umount "$TMP/mnt" 2>/dev/null; rm -rf "$TMP"' EXIT
 	MTRACE_CTL_FILE="$TMP/mnt/full" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/popcheck" $N >"$TMP/out" 2>"$TMP/err"
-	limited "8 MiB tmpfs" $? "No space left on device" "$TMP/mnt/full.*"
+	limited "20 MiB tmpfs" $? "No space left on device" "$TMP/mnt/full.*"
 else
 	echo "# cannot mount a tmpfs here (needs root): the full disk is checked by the size limit only"
 fi
