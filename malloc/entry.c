@@ -5,7 +5,9 @@
  * and commit the record, clear the guard.  The record is reserved before any clock read, so a
  * chunk's records never precede the chunk's own timestamp (MTRACE_HF_CHUNK_BOUND).  No lock, no system call, no shared cache line that anyone writes.
  * The guard keeps calls made from inside the tracer or the allocator beneath (realloc calling
- * malloc, dlsym calling calloc) from being recorded twice.
+ * malloc, dlsym calling calloc) from being recorded twice.  While it is MT_BUSY_OWN the tracer
+ * itself is allocating (glibc creating our thread): that memory comes from the bootstrap arena,
+ * so the program's heap looks exactly as it would untraced.
  *
  * Return values and errno are the allocator's own: we add no argument checks, and nothing on
  * the fast path touches errno (the slow path in writer.c saves and restores it).
@@ -102,7 +104,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 #define ALLOC_ENTRY(CALL, CALL_EXPR, BOOT, SIZE, ARG2)                                   \
 	struct mt_thread *t = &mt_tls;                                                   \
 	if (MT_UNLIKELY(t->busy | !mt_g.active)) {                                       \
-		if (MT_UNLIKELY(!mt_ready()))                                            \
+		if (MT_UNLIKELY(t->busy == MT_BUSY_OWN || !mt_ready()))                  \
 			return BOOT;                                                     \
 		return CALL_EXPR;                                                        \
 	}                                                                                \
@@ -153,7 +155,7 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 {
 	struct mt_thread *t = &mt_tls;
 	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
-		if (MT_UNLIKELY(!mt_ready())) {
+		if (MT_UNLIKELY(t->busy == MT_BUSY_OWN || !mt_ready())) {
 			if (align < sizeof(void *) || (align & (align - 1)))
 				return EINVAL;
 			void *p = mt_boot_alloc(size, align);

@@ -72,11 +72,13 @@ struct mt_thread {
 	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
 	uint32_t tid;                   /* cached gettid(); 0 until known */
 	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
-	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record */
+	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record;
+	                                   MT_BUSY_OWN: and serve from the bootstrap arena */
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
 	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
 	                                   each counted as it is handed out */
 };
+#define MT_BUSY_OWN 2
 extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------------------------------------
