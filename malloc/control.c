@@ -95,6 +95,7 @@ static void init(void)
 	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_g.pop_state = MT_POP_OFF;
+	mt_populate_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_stderr_init();
 	mt_thread_key_init();

@@ -10,8 +10,9 @@
  * own chunk as before, so nothing ever waits for the thread.
  *
  * It starts late, so that short programs never see an extra thread, with every signal blocked
- * (signals stay the program's), and never where a seccomp filter is installed (a sandbox may kill
- * a process that creates threads).  What glibc allocates for it comes from our bootstrap arena,
+ * (signals stay the program's), and never once the program has installed a seccomp filter of its
+ * own (a sandbox may kill a process that creates threads); filters it was started under (a
+ * container's) are no reason, as every program there creates threads.  What glibc allocates for it comes from our bootstrap arena,
  * so the program's heap and the addresses its allocator returns stay what they are untraced.
  * What does change: a single-threaded program becomes multi-threaded, and glibc's malloc then
  * takes its arena lock (python ran about 6% slower with an idle thread of its own: still far
@@ -22,7 +23,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -37,6 +40,57 @@
 
 static pthread_cond_t pop_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t page_size = 4096;
+
+/* ---------------------------------------------------------------------------------------------
+   Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
+   ------------------------------------------------------------------------------------------- */
+
+static int seccomp_mode_at_init;
+static long seccomp_filters_at_init = -1;
+
+/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1.  No stdio: no allocation. */
+static long seccomp_filters(void)
+{
+	static char buf[8192];   /* used at initialisation and by the one thread starting us */
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *p = strstr(buf, "\nSeccomp_filters:");
+	if (p == NULL)
+		return -1;
+	p += sizeof "\nSeccomp_filters:" - 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	long v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	return v;
+}
+
+void mt_populate_init(void)
+{
+	seccomp_mode_at_init = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	if (seccomp_mode_at_init > 0)
+		seccomp_filters_at_init = seccomp_filters();
+}
+
+/* No filter, or only those the program was started under. */
+static int seccomp_allows_thread(void)
+{
+	int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	if (mode == 0)
+		return 1;
+	if (mode != 2 || seccomp_mode_at_init != 2 || seccomp_filters_at_init < 0)
+		return 0;   /* strict mode, a filter installed since, or nothing to compare with */
+	return seccomp_filters() == seccomp_filters_at_init;
+}
 
 /* ---------------------------------------------------------------------------------------------
    Called by the writers (under lock)
@@ -148,7 +202,7 @@ void mt_populate_start(void)
 	int ok = 0;
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* a sandbox's filter may kill a process that creates a thread */
-	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0) {
+	if (seccomp_allows_thread()) {
 		sigset_t all, old;
 		sigfillset(&all);
 		pthread_attr_t attr;

@@ -1,5 +1,6 @@
 # The populating thread (malloc/populate.c): it starts only once a trace has grown past 16 MiB,
-# never with MTRACE_CTL_NOTHREAD=1 or under a seccomp filter, blocks every signal, really takes
+# never with MTRACE_CTL_NOTHREAD=1 or after the program installed a seccomp filter (but under one
+# it was started with, as in a container, it does), blocks every signal, really takes
 # the page population off the program's thread, leaves the trace exact, comes back in a forked
 # child and survives stop/start, and a full disk or a file size limit still gets one warning.
 . tests/lib.sh
@@ -26,8 +27,10 @@ exact "without the thread" $N "$(one_file "$TMP/n.*")"
 eq "untraced: none (the check itself sees none)" "threads 0" "$(sed -n 1p "$TMP/out")"
 
 if traced "$TMP/c" "$TP/popcheck" $N seccomp >"$TMP/out" 2>"$TMP/err"; then
-	eq "under a seccomp filter: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+	eq "under a seccomp filter of the program's own: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
 	exact "under a seccomp filter" $N "$(one_file "$TMP/c.*")"
+	traced "$TMP/e" "$TP/popcheck" $N seccomp-exec >"$TMP/out"
+	eq "started under a filter (as in a container): the thread" "threads 1" "$(sed -n 1p "$TMP/out")"
 else
 	echo "# seccomp filters unavailable here: $(cat "$TMP/err")"
 fi

@@ -3,6 +3,8 @@
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
  * "blocked yes|no" (every signal a program can block is blocked in them).
  *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
+ *   seccomp-exec: installs it and runs itself again in plain mode (started under a filter, as
+ *            in a container: the thread may start);
  *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
  *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead).
@@ -79,12 +81,18 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 100000;
 	const char *mode = argc > 2 ? argv[2] : "plain";
 	slow = strcmp(mode, "slow") == 0;
-	if (strcmp(mode, "seccomp") == 0) {
+	if (strcmp(mode, "seccomp") == 0 || strcmp(mode, "seccomp-exec") == 0) {
 		struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
 		struct sock_fprog prog = { 1, allow };
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
 			perror("seccomp");
+			return 2;
+		}
+		if (strcmp(mode, "seccomp-exec") == 0) {
+			char *args[] = { argv[0], argv[1], "plain", NULL };
+			execv("/proc/self/exe", args);
+			perror("execv");
 			return 2;
 		}
 	}
