@@ -59,13 +59,13 @@ eq "stop/start: three traces" 3 "$nr"
 
 # The heap is the program's alone: with address randomisation off, the allocator returns the
 # same addresses traced (with or without the thread, which glibc gives a TLS vector that we
-# serve from our own arena) as untraced.  500,000 calls: a 32 MB trace, so the thread starts.
+# serve from our own arena) as untraced.  500,000 rounds: a 25 MB trace, so the thread starts.
 if setarch -R true 2>/dev/null; then
-	plain=$(setarch -R "$TP/addrhash" 500000)
+	plain=$(setarch -R "$TP/bigalloc" 500000 addresses)
 	eq "same addresses traced, with the thread" "$plain" \
-		"$(traced "$TMP/h" setarch -R "$TP/addrhash" 500000)"
+		"$(traced "$TMP/h" setarch -R "$TP/bigalloc" 500000 addresses)"
 	eq "same addresses traced, without it" "$plain" \
-		"$(MTRACE_CTL_NOTHREAD=1 traced "$TMP/h" setarch -R "$TP/addrhash" 500000)"
+		"$(MTRACE_CTL_NOTHREAD=1 traced "$TMP/h" setarch -R "$TP/bigalloc" 500000 addresses)"
 else
 	echo "# setarch -R (address randomisation off) does not work here: the same-addresses check is left out"
 fi

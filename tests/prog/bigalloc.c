@@ -1,5 +1,8 @@
-/* bigalloc - N rounds of malloc/realloc/free of assorted sizes; prints a checksum that does not
- * depend on addresses, so traced and untraced runs must print the same.  bigalloc [N] */
+/* bigalloc - N rounds of malloc/realloc/free of assorted sizes (none large enough to be mmap'd);
+ * prints a checksum that does not depend on addresses, so traced and untraced runs must print
+ * the same.  With "addresses", prints a hash of every address the allocator returned instead:
+ * with address randomisation off, traced and untraced must print the same too (the tracer
+ * leaves the program's heap alone).  bigalloc [N [addresses]] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +10,7 @@
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000;
+	int addresses = argc > 2 && strcmp(argv[2], "addresses") == 0;
 	void *live[256] = { 0 };
 	unsigned long sum = 0, seed = 12345;
 	for (long i = 0; i < n; i++) {
@@ -23,10 +27,10 @@ int main(int argc, char **argv)
 		} else
 			live[slot] = malloc(size);
 		memset(live[slot], (int)(i & 0xff), size);
-		sum += size;
+		sum = addresses ? sum * 31 + (unsigned long)live[slot] : sum + size;
 	}
 	for (int i = 0; i < 256; i++)
 		free(live[i]);
-	printf("checksum %lu\n", sum);
+	printf(addresses ? "addresses %lx\n" : "checksum %lu\n", sum);
 	return 0;
 }
