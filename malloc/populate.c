@@ -12,8 +12,9 @@
  * It starts late, so that short programs never see an extra thread, with every signal blocked
  * (signals stay the program's), and never once the program has installed a seccomp filter of its
  * own (a sandbox may kill a process that creates threads); filters it was started under (a
- * container's) are no reason, as every program there creates threads.  What glibc allocates for it comes from our bootstrap arena,
- * so the program's heap and the addresses its allocator returns stay what they are untraced.
+ * container's) are no reason, as every program there creates threads.  What glibc allocates for
+ * it comes from our bootstrap arena, so the program's heap and the addresses its allocator
+ * returns stay what they are untraced.
  * What does change: a single-threaded program becomes multi-threaded, and glibc's malloc then
  * takes its arena lock (python ran about 6% slower with an idle thread of its own: still far
  * less than the thread saves).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It
@@ -97,16 +98,17 @@ static int seccomp_allows_thread(void)
    ------------------------------------------------------------------------------------------- */
 
 /* Are the file's pages below end populated?  Wakes the thread when the writers come within half
-   its lead of what it has done. */
+   its lead of what it has done, or write a file it has not seen (after stop and start). */
 int mt_populated(uint64_t end)
 {
-	if (mt_g.pop_state != MT_POP_RUNNING || mt_g.pop_file_id != mt_g.file_id)
+	if (mt_g.pop_state != MT_POP_RUNNING)
 		return 0;
-	if (mt_g.pop_waiting && mt_g.pop_end < mt_g.next_off + MT_POP_AHEAD / 2) {
+	int same_file = mt_g.pop_file_id == mt_g.file_id;
+	if (mt_g.pop_waiting && (!same_file || mt_g.pop_end < mt_g.next_off + MT_POP_AHEAD / 2)) {
 		mt_g.pop_waiting = 0;
 		pthread_cond_signal(&pop_cond);
 	}
-	return end <= mt_g.pop_end;
+	return same_file && end <= mt_g.pop_end;
 }
 
 int mt_populate_wanted(void)

@@ -83,6 +83,15 @@ if command -v strace >/dev/null 2>&1; then
 		eval "other$nt=\$(grep -v \"^\$pid \" \"\$TMP/st.\$nt\" | grep -c MADV_POPULATE_WRITE)"
 	done
 	check "the program's thread populated $main0 chunks itself with the thread (<= 270)" test "$main0" -le 270
+	# after stop and start the thread serves the new file from its start: three files of 25.6 MB
+	# (about 390 chunks each), of which the program's thread populates the first 16 MiB of the
+	# first only
+	rm -f "$TMP"/p.*
+	strace -f -qq -e trace=madvise -o "$TMP/st.r" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" \
+		LD_PRELOAD="$LIB" "$TP/popcheck" $N restart slow >/dev/null
+	pid=$(ls "$TMP"/p.* | head -n 1 | sed 's/.*\/p\.\([0-9]*\).*/\1/')
+	mainr=$(grep -c "^$pid .*MADV_POPULATE_WRITE" "$TMP/st.r")
+	check "stop/start: the program's thread populated $mainr chunks of 3 files itself (<= 330)" test "$mainr" -le 330
 	ge "the populating thread did the rest" 50 "$other0"
 	ge "without it, the program's thread populated every chunk" 700 "$main1"
 	eq "without it, nobody else did" 0 "$other1"

@@ -1,5 +1,5 @@
 /* popcheck - what the tracer's populating thread looks like from inside the traced program.
- *   popcheck N [plain|seccomp|fork|restart]
+ *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|slow] [slow]
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
  * "blocked yes|no" (every signal a program can block is blocked in them).
  *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
@@ -7,7 +7,8 @@
  *            in a container: the thread may start);
  *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
- *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead).
+ *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead);
+ *            also as a third argument, with another mode.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000;
 	const char *mode = argc > 2 ? argv[2] : "plain";
-	slow = strcmp(mode, "slow") == 0;
+	slow = strcmp(mode, "slow") == 0 || (argc > 3 && strcmp(argv[3], "slow") == 0);
 	if (strcmp(mode, "seccomp") == 0 || strcmp(mode, "seccomp-exec") == 0) {
 		struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
 		struct sock_fprog prog = { 1, allow };
