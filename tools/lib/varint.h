@@ -6,8 +6,17 @@
 
 #define VARINT_MAX 10   /* bytes for a 64-bit value */
 
+/* Encode v at p, returning its length; p must have VARINT_MAX bytes of room (values below 2^14,
+   most slots and sizes, are written as two bytes whatever their length, with no branch on it:
+   the length of consecutive values is not predictable). */
 static inline size_t varint_put(uint8_t *p, uint64_t v)
 {
+	if (v < (1u << 14)) {
+		size_t two = v >= 0x80;
+		p[0] = (uint8_t)(v | (two << 7));
+		p[1] = (uint8_t)(v >> 7);
+		return 1 + two;
+	}
 	size_t n = 0;
 	while (v >= 0x80) {
 		p[n++] = (uint8_t)(v | 0x80);
