@@ -243,37 +243,40 @@ static inline int is_plain(const struct mtrace_record *r)
 
 /* Part of merge_two, its common case: both first events are plain calls, each followed by
    another plain call in the same segment, and come before lim.  Hands them out with only the
-   batch written per event (the choice of queue is a select, not a branch: in a trace of two
+   batch written per event (the choice of queue is an index, not a branch: in a trace of two
    busy threads it changes on nearly every other event); what is left over, or stops it, is
    the general loop's.  Returns the number handed out. */
 static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint64_t lim)
 {
-	const struct mtrace_record *ra = a->ev.rec, *rb = b->ev.rec;
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
 		return 0;
+	/* both queues' state in two-element arrays indexed by which goes first: the compiler
+	   turns selects between two sets of variables back into branches */
+	struct queue *q[2] = { a, b };
+	const struct mtrace_record *cur[2] = { a->ev.rec, b->ev.rec };
 	/* the last record of a segment is left to advance(), which moves to the next one */
-	const struct mtrace_record *la = &a->head->r[a->head->n - 1], *lb = &b->head->r[b->head->n - 1];
-	uint64_t ta = a->ev.t, tb = b->ev.t, last_t = m->last_t;
-	uint32_t ia = a->ev.thread, ib = b->ev.thread;
+	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1], &b->head->r[b->head->n - 1] };
+	uint64_t ts[2] = { a->ev.t, b->ev.t }, last_t = m->last_t;
+	uint32_t id[2] = { a->ev.thread, b->ev.thread };
 	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
 	while (out < oend) {
-		int pa = ta != tb ? ta < tb : ia < ib;
-		const struct mtrace_record *r = pa ? ra : rb;
-		uint64_t t = pa ? ta : tb;
-		if (t >= lim || r == (pa ? la : lb) || !is_plain(r + 1))
+		size_t k = (size_t)((ts[1] < ts[0]) | ((ts[1] == ts[0]) & (id[1] < id[0])));
+		const struct mtrace_record *r = cur[k];
+		uint64_t t = ts[k];
+		if (t >= lim || r == last[k] || !is_plain(r + 1))
 			break;
-		*out++ = (struct order_ev){ r, t, pa ? ia : ib, ORDER_CALL };
+		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
 		last_t = t > last_t ? t : last_t;
-		uint64_t tn = r[1].ts;
-		ra = pa ? r + 1 : ra;
-		rb = pa ? rb : r + 1;
-		ta = pa ? tn : ta;
-		tb = pa ? tb : tn;
+		cur[k] = r + 1;
+		ts[k] = r[1].ts;
 	}
 	size_t n = (size_t)(out - start);
 	if (n) {
-		a->ev.rec = ra, a->ev.t = ta, a->head->pos = (uint32_t)(ra - a->head->r);
-		b->ev.rec = rb, b->ev.t = tb, b->head->pos = (uint32_t)(rb - b->head->r);
+		for (int k = 0; k < 2; k++) {
+			q[k]->ev.rec = cur[k];
+			q[k]->ev.t = ts[k];
+			q[k]->head->pos = (uint32_t)(cur[k] - q[k]->head->r);
+		}
 		m->nbatch += (uint32_t)n;
 		m->pending -= n;
 		m->last_t = last_t;
