@@ -164,6 +164,7 @@ int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
 int  mt_populate_wanted(void);         /* under lock: 1 if the caller is to start the thread */
+int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_init(void);           /* once, at initialisation */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);

@@ -42,6 +42,13 @@
 static pthread_cond_t pop_cond = PTHREAD_COND_INITIALIZER;
 static uint64_t page_size = 4096;
 
+/* Windows nobody uses any more, for the thread to unmap: tearing down 256 MiB of mappings
+   takes the kernel 20 ms or so, which the writer that released the last chunk of a window
+   would otherwise spend under the lock.  Under lock. */
+#define MT_POP_UNMAPS 8
+static char *unmap_queue[MT_POP_UNMAPS];
+static int n_unmap;
+
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
    ------------------------------------------------------------------------------------------- */
@@ -111,6 +118,20 @@ int mt_populated(uint64_t end)
 	return same_file && end <= mt_g.pop_end;
 }
 
+/* Under lock: have the thread unmap window base (which nobody uses any more): 1, or 0 if the
+   caller is to do it (no thread, or its queue is full). */
+int mt_populate_unmap(char *base)
+{
+	if (mt_g.pop_state != MT_POP_RUNNING || n_unmap == MT_POP_UNMAPS)
+		return 0;
+	unmap_queue[n_unmap++] = base;
+	if (mt_g.pop_waiting) {
+		mt_g.pop_waiting = 0;
+		pthread_cond_signal(&pop_cond);
+	}
+	return 1;
+}
+
 int mt_populate_wanted(void)
 {
 	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER)
@@ -168,6 +189,13 @@ static void *pop_main(void *unused)
 	for (;;) {
 		uint64_t from, to;
 		uint32_t w;
+		if (n_unmap) {
+			char *base = unmap_queue[--n_unmap];
+			pthread_mutex_unlock(&mt_g.lock);
+			munmap(base, MT_WINDOW_SIZE);
+			pthread_mutex_lock(&mt_g.lock);
+			continue;
+		}
 		if (!next_range(&from, &to, &w)) {
 			mt_g.pop_waiting = 1;
 			pthread_cond_wait(&pop_cond, &mt_g.lock);
@@ -232,10 +260,13 @@ void mt_populate_start(void)
 	pthread_mutex_unlock(&mt_g.lock);
 }
 
-/* The child of fork has only the forking thread. */
+/* The child of fork has only the forking thread, and copies of windows the parent's thread had
+   yet to unmap. */
 void mt_populate_fork_child(void)
 {
 	pthread_cond_init(&pop_cond, NULL);
+	while (n_unmap)
+		munmap(unmap_queue[--n_unmap], MT_WINDOW_SIZE);
 	if (mt_g.pop_state != MT_POP_OFF)
 		mt_g.pop_state = MT_POP_NONE;
 	mt_g.pop_waiting = 0;

@@ -169,11 +169,12 @@ static uint64_t window_handed(uint32_t w)
 }
 
 /* Under lock: unmap window w if nothing in it is handed out and still held, and the populating
-   thread is not working in it. */
+   thread is not working in it (the populating thread does the unmapping when it can). */
 void mt_maybe_unmap(uint32_t w)
 {
 	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w) && w != mt_g.pop_win) {
-		munmap(mt_win[w], MT_WINDOW_SIZE);
+		if (!mt_populate_unmap(mt_win[w]))
+			munmap(mt_win[w], MT_WINDOW_SIZE);
 		mt_win[w] = NULL;
 	}
 }
