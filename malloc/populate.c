@@ -21,6 +21,12 @@
  * works under mt_g.lock except for the madvise itself, during which it pins its window
  * (mt_g.pop_win) so nobody unmaps it.  A child after fork has no such thread: it starts its own
  * when its own trace grows.
+ *
+ * A process lives as long as any of its threads, so ours must not outlive the program's: when
+ * its main thread has called pthread_exit and the others have ended, the process is to exit
+ * with status 0 (POSIX), which glibc does when the last thread ends.  Idle, the thread looks
+ * every MT_POP_IDLE_NS whether it is alone (only it, and perhaps the zombie main thread) and
+ * then ends, the last thread, so that glibc calls exit(0) there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 #include "mt-internal.h"
 
@@ -38,8 +45,9 @@
 #define MT_POP_AFTER  ((uint64_t)16 << 20)
 #define MT_POP_AHEAD  ((uint64_t)4 << 20)    /* how far ahead of next_off it keeps populated */
 #define MT_POP_STEP   ((uint64_t)256 << 10)  /* one madvise: the lock is free between steps */
+#define MT_POP_IDLE_NS 100000000L            /* idle: how often it looks whether it is alone */
 
-static pthread_cond_t pop_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pop_cond;   /* on CLOCK_MONOTONIC: set up by init_cond() */
 static uint64_t page_size = 4096;
 
 /* Windows nobody uses any more, for the thread to unmap: tearing down 256 MiB of mappings
@@ -98,6 +106,41 @@ static int seccomp_allows_thread(void)
 	if (mode != 2 || seccomp_mode_at_init != 2 || seccomp_filters_at_init < 0)
 		return 0;   /* strict mode, a filter installed since, or nothing to compare with */
 	return seccomp_filters() == seccomp_filters_at_init;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Is the thread alone in the process?
+   ------------------------------------------------------------------------------------------- */
+
+/* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
+   counts a main thread that has ended by pthread_exit (a zombie until the process ends).  No
+   stdio: no allocation.  1 alone, 0 not or unknown. */
+static int alone(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
+	if (p == NULL || p[1] != ' ')
+		return 0;
+	char state = p[2];
+	p += 2;
+	for (int field = 3; field < 20; field++) {   /* on to field 20 */
+		p = strchr(p, ' ');
+		if (p == NULL)
+			return 0;
+		p++;
+	}
+	long threads = 0;
+	while (*p >= '0' && *p <= '9')
+		threads = threads * 10 + (*p++ - '0');
+	return threads == 1 || (threads == 2 && state == 'Z');
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -197,8 +240,22 @@ static void *pop_main(void *unused)
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
+			struct timespec until;
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += MT_POP_IDLE_NS;
+			if (until.tv_nsec >= 1000000000L)
+				until.tv_sec++, until.tv_nsec -= 1000000000L;
 			mt_g.pop_waiting = 1;
-			pthread_cond_wait(&pop_cond, &mt_g.lock);
+			if (pthread_cond_timedwait(&pop_cond, &mt_g.lock, &until) == ETIMEDOUT &&
+			    mt_g.pop_waiting && n_unmap == 0 && alone()) {
+				/* the program's threads have all ended: end too, the last thread, and
+				   glibc calls exit(0), whose handlers are the program's (traced) */
+				mt_g.pop_state = MT_POP_OFF;
+				mt_g.pop_waiting = 0;
+				pthread_mutex_unlock(&mt_g.lock);
+				mt_tls.busy = 0;
+				return NULL;
+			}
 			continue;
 		}
 		uint32_t file_id = mt_g.file_id;
@@ -226,10 +283,21 @@ static void *pop_main(void *unused)
 	}
 }
 
+/* The thread's deadlines are on CLOCK_MONOTONIC: the wall clock may jump. */
+static void init_cond(void)
+{
+	pthread_condattr_t a;
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(&pop_cond, &a);
+	pthread_condattr_destroy(&a);
+}
+
 /* Not under lock; called once, by the writer that saw MT_POP_STARTING set. */
 void mt_populate_start(void)
 {
 	int ok = 0;
+	init_cond();
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* a sandbox's filter may kill a process that creates a thread */
 	if (seccomp_allows_thread()) {
@@ -264,7 +332,7 @@ void mt_populate_start(void)
    yet to unmap. */
 void mt_populate_fork_child(void)
 {
-	pthread_cond_init(&pop_cond, NULL);
+	init_cond();
 	while (n_unmap)
 		munmap(unmap_queue[--n_unmap], MT_WINDOW_SIZE);
 	if (mt_g.pop_state != MT_POP_OFF)

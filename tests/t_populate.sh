@@ -48,6 +48,17 @@ eq "fork: two traces" 2 "$nf"
 eq "fork: all parent and child calls, none lost or doubled" "$N $N" \
 	"$(for f in "$TMP"/f.*; do m5=$(count "$f" malloc 1005); m6=$(count "$f" malloc 1006); echo $((m5 + m6)); done | tr '\n' ' ' | sed 's/ $//')"
 
+# The thread must not keep the process alive: a program whose main thread ends by pthread_exit
+# exits (status 0, atexit handlers run) when its last thread ends, as untraced.
+timeout -s KILL 30 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/x" LD_PRELOAD="$LIB" \
+	"$TP/popcheck" $N mainexit >"$TMP/out"
+eq "main thread ended by pthread_exit: the process exits, status 0 (not killed after 30 s)" 0 "$?"
+eq "the thread was there" "threads 1" "$(sed -n 1p "$TMP/out")"
+eq "atexit handlers ran" "atexit ran" "$(sed -n 3p "$TMP/out")"
+xf=$(ls -S "$TMP"/x.* | head -n 1)
+exact "main thread ended by pthread_exit" $N "$xf"
+eq "main thread ended by pthread_exit: trace finished" 1 "$(count "$xf" finished)"
+
 traced "$TMP/r" "$TP/popcheck" $N restart >"$TMP/out"
 eq "stop/start: the thread serves the new files" "threads 1" "$(sed -n 1p "$TMP/out")"
 nr=0

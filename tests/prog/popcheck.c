@@ -1,5 +1,5 @@
 /* popcheck - what the tracer's populating thread looks like from inside the traced program.
- *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|slow] [slow]
+ *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|mainexit|slow] [slow]
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
  * "blocked yes|no" (every signal a program can block is blocked in them).
  *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
@@ -7,6 +7,8 @@
  *            in a container: the thread may start);
  *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
+ *   mainexit: the pairs and the report run in a second thread while the main thread ends by
+ *            pthread_exit (the process must then exit with status 0, running atexit handlers);
  *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead);
  *            also as a third argument, with another mode.
  */
@@ -15,6 +17,7 @@
 #include <dlfcn.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +80,21 @@ static void report(const char *who)
 	fflush(stdout);
 }
 
+static long worker_n;
+
+static void *worker(void *unused)
+{
+	(void)unused;
+	pairs(worker_n, 1005);
+	report("");
+	return NULL;
+}
+
+static void at_exit(void)
+{
+	puts("atexit ran");
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 100000;
@@ -96,6 +114,14 @@ int main(int argc, char **argv)
 			perror("execv");
 			return 2;
 		}
+	}
+	if (strcmp(mode, "mainexit") == 0) {
+		pthread_t t;
+		worker_n = n;
+		atexit(at_exit);
+		if (pthread_create(&t, NULL, worker, NULL) != 0)
+			return 2;
+		pthread_exit(NULL);
 	}
 	if (strcmp(mode, "restart") == 0) {
 		int (*stop)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_stop");
