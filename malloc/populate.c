@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -308,6 +309,12 @@ void mt_populate_start(void)
 		if (pthread_attr_init(&attr) == 0) {
 			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 			pthread_attr_setstacksize(&attr, 64 * 1024);
+			/* the ordinary policy, whatever the creating thread's: a real-time policy
+			   inherited would let our kernel work preempt the program's threads */
+			struct sched_param sp = { .sched_priority = 0 };
+			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+			pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+			pthread_attr_setschedparam(&attr, &sp);
 			/* the new thread inherits this mask: no signal of the program is delivered there */
 			pthread_sigmask(SIG_SETMASK, &all, &old);
 			/* what glibc allocates for the thread (its TLS vector) comes from our bootstrap

@@ -18,6 +18,15 @@ eq "every signal blocked in it" "blocked yes" "$(sed -n 2p "$TMP/out")"
 exact "with the thread" $N "$(one_file "$TMP/a.*")"
 runs_agree "with the thread: runs agree" "$(one_file "$TMP/a.*")"
 
+# a program running under a real-time policy: the thread gets the ordinary one
+if chrt -f 10 true 2>/dev/null; then
+	POPCHECK_POLICY=1 traced "$TMP/t" chrt -f 10 "$TP/popcheck" $N >"$TMP/out"
+	eq "under SCHED_FIFO: the thread is there" "threads 1" "$(sed -n 1p "$TMP/out")"
+	eq "under SCHED_FIFO: the thread's policy is SCHED_OTHER" "policy 0" "$(sed -n 3p "$TMP/out")"
+else
+	echo "# chrt cannot set a real-time policy here: the scheduling policy check is left out"
+fi
+
 traced "$TMP/s" "$TP/popcheck" 1000 >"$TMP/out"
 eq "a short trace never does" "threads 0" "$(sed -n 1p "$TMP/out")"
 MTRACE_CTL_NOTHREAD=1 traced "$TMP/n" "$TP/popcheck" $N >"$TMP/out"

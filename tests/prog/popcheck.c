@@ -1,7 +1,8 @@
 /* popcheck - what the tracer's populating thread looks like from inside the traced program.
  *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|mainexit|slow] [slow]
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
- * "blocked yes|no" (every signal a program can block is blocked in them).
+ * "blocked yes|no" (every signal a program can block is blocked in them), and with
+ * POPCHECK_POLICY set "policy P" (their scheduling policy, field 41 of their stat).
  *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
  *   seccomp-exec: installs it and runs itself again in plain mode (started under a filter, as
  *            in a container: the thread may start);
@@ -50,7 +51,7 @@ static void report(const char *who)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	int n = 0, blocked = 1;
+	int n = 0, blocked = 1, policy = -1;
 	char path[300], line[256];
 	while (d && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
@@ -73,10 +74,25 @@ static void report(const char *who)
 		if (f)
 			fclose(f);
 		blocked &= all_blocked(mask);
+		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+		if ((f = fopen(path, "r")) != NULL) {
+			char stat[1024];
+			size_t len = fread(stat, 1, sizeof stat - 1, f);
+			stat[len] = 0;
+			fclose(f);
+			char *p = strrchr(stat, ')');
+			for (int field = 2; p && field < 41; field++)
+				if ((p = strchr(p + 1, ' ')) == NULL)
+					break;
+			if (p)
+				policy = atoi(p + 1);
+		}
 	}
 	if (d)
 		closedir(d);
 	printf("%sthreads %d\n%sblocked %s\n", who, n, who, n && blocked ? "yes" : "no");
+	if (getenv("POPCHECK_POLICY"))
+		printf("%spolicy %d\n", who, policy);
 	fflush(stdout);
 }
 
