@@ -58,6 +58,20 @@ static uint64_t page_size = 4096;
 static char *unmap_queue[MT_POP_UNMAPS];
 static int n_unmap;
 
+/* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
+static ssize_t read_proc(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
    ------------------------------------------------------------------------------------------- */
@@ -65,18 +79,12 @@ static int n_unmap;
 static int seccomp_mode_at_init;
 static long seccomp_filters_at_init = -1;
 
-/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1.  No stdio: no allocation. */
+/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1. */
 static long seccomp_filters(void)
 {
 	static char buf[8192];   /* used at initialisation and by the one thread starting us */
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc("/proc/self/status", buf, sizeof buf) < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	const char *p = strstr(buf, "\nSeccomp_filters:");
 	if (p == NULL)
 		return -1;
@@ -114,19 +122,13 @@ static int seccomp_allows_thread(void)
    ------------------------------------------------------------------------------------------- */
 
 /* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
-   counts a main thread that has ended by pthread_exit (a zombie until the process ends).  No
-   stdio: no allocation.  1 alone, 0 not or unknown. */
+   counts a main thread that has ended by pthread_exit (a zombie until the process ends).
+   1 alone, 0 not or unknown. */
 static int alone(void)
 {
 	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc("/proc/self/stat", buf, sizeof buf) < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	if (p == NULL || p[1] != ' ')
 		return 0;
