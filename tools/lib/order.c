@@ -64,13 +64,20 @@ static inline int is_realloc(unsigned call)
 	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY;
 }
 
+/* a record that is one event: anything but a realloc that released its block (a failed
+   realloc released nothing) */
+static inline int is_plain(const struct mtrace_record *r)
+{
+	return !is_realloc(r->call) || (r->flags & MTRACE_RF_FAILED);
+}
+
 /* rec becomes the first pending event of q: a realloc that released its block at its release
-   point, anything else (a failed realloc released nothing) at its one point */
+   point, anything else at its one point */
 static inline void set_first(struct queue *q, const struct mtrace_record *rec)
 {
 	q->ev.rec = rec;
 	q->ev.t = rec->ts;
-	q->ev.kind = is_realloc(rec->call) && !(rec->flags & MTRACE_RF_FAILED) ? ORDER_RELEASE : ORDER_CALL;
+	q->ev.kind = is_plain(rec) ? ORDER_CALL : ORDER_RELEASE;
 }
 
 static struct seg *new_seg(struct impl *m)
@@ -233,12 +240,6 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 	}
 	advance(m, q);
 	return 0;
-}
-
-/* a record that is one event (not a realloc's two) */
-static inline int is_plain(const struct mtrace_record *r)
-{
-	return !is_realloc(r->call) || (r->flags & MTRACE_RF_FAILED);
 }
 
 /* Part of merge_two, its common case: both first events are plain calls, each followed by
