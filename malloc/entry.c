@@ -78,20 +78,22 @@ static inline uint64_t start_ticks(void)
 }
 
 /* Record into r (reserved before any clock was read: a chunk's records never precede its ts)
-   an allocating call whose result is p (ts taken after it returned). */
+   an allocating call whose result is p.  Its order point is read last, after the body is
+   stored: RDTSCP waits for every earlier instruction, so what it waits for is done first. */
 static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, unsigned call,
 				uint64_t t0, uintptr_t brk0, void *p, size_t size, size_t arg2,
 				int failed, int err)
 {
-	uint64_t ts = mt_ticks_after();
 	uint64_t usable;
 	unsigned flags = result_info(p, &usable);
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		mt_put_record(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0),
-			      failed ? err : 0, ts, 0, (uintptr_t)p, size, arg2, usable,
-			      t0 ? ts - t0 : 0);
+		mt_put_body(r, 0, (uintptr_t)p, size, arg2, usable);
+		uint64_t ts = mt_ticks_after();
+		r->ts = ts;
+		r->duration = t0 ? ts - t0 : 0;
+		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
 	}
 }
 
@@ -197,10 +199,16 @@ MT_API void free(void *p)
 	struct mtrace_record *r = mt_reserve(t);
 	uint64_t ts = mt_ticks_before();
 	unsigned flags = ptr_info(p);
-	mt_real.free(p);
-	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0, 0,
-			      mt_g.durations ? mt_ticks_after() - ts : 0);
+	if (MT_LIKELY(r != NULL && !mt_g.durations)) {
+		/* everything is known before the call: the record is complete before the block is
+		   released, and its stores overlap the allocator's work */
+		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0, 0, 0);
+		mt_real.free(p);
+	} else {
+		mt_real.free(p);
+		if (r != NULL && still_mine(t))
+			mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0,
+				      0, mt_ticks_after() - ts);
 	}
 	t->busy = 0;
 }

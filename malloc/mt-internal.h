@@ -212,18 +212,26 @@ static inline void mt_commit(struct mtrace_record *r, uint32_t tid, unsigned cal
 	__atomic_store_n((mt_u64_alias *)r, u.w, __ATOMIC_RELEASE);
 }
 
+/* Fill record r but for its clock fields and commit word: what an allocating call knows before
+   it reads the clock, stored first so that the stores overlap the clock read. */
+static inline void mt_put_body(struct mtrace_record *r, uint64_t ptr, uint64_t result,
+			       uint64_t size, uint64_t arg2, uint64_t usable)
+{
+	r->ptr = ptr;
+	r->result = result;
+	r->size = size;
+	r->arg2 = arg2;
+	r->usable = usable;
+}
+
 /* Fill record r: the body first, then the first 8 bytes (see mt_commit). */
 static inline void mt_put_record(struct mtrace_record *r, uint32_t tid, unsigned call,
 				 unsigned flags, unsigned err, uint64_t ts, uint64_t ptr,
 				 uint64_t result, uint64_t size, uint64_t arg2, uint64_t usable,
 				 uint64_t duration)
 {
+	mt_put_body(r, ptr, result, size, arg2, usable);
 	r->ts = ts;
-	r->ptr = ptr;
-	r->result = result;
-	r->size = size;
-	r->arg2 = arg2;
-	r->usable = usable;
 	r->duration = duration;
 	mt_commit(r, tid, call, flags, err);
 }

@@ -9,6 +9,15 @@ for how in exit _exit abort segv term; do
 	check "$how: trace validates" "$BIN/trace_dump" -c "$f"
 	eq "$how: the 3 malloc(1006) are there" 3 "$(count "$f" malloc 1006)"
 done
+# a free the allocator aborts in (glibc detects this double free) is in the trace: its record
+# is complete before the allocator is called, which is what someone chasing heap corruption needs
+"$TP/dies" doublefree >/dev/null 2>&1; rc1=$?
+traced "$TMP/d_df" "$TP/dies" doublefree >/dev/null 2>&1; rc2=$?
+eq "double free: same exit status" "$rc1" "$rc2"
+f=$(one_file "$TMP/d_df.*")
+check "double free: trace validates" "$BIN/trace_dump" -c "$f"
+eq "double free: both frees of the malloc(1007) recorded" 2 "$("$BIN/trace_dump" "$f" |
+	awk '$4 == "malloc(1007)" { p = "free(" $6 ")"; n = 0 } p && $4 == p { n++ } END { print n + 0 }')"
 # exec, so that $! is the traced program itself and not a subshell around it
 ( MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/k" LD_PRELOAD="$LIB" exec "$TP/dies" spin >"$TMP/out" ) &
 pid=$!

@@ -1,5 +1,7 @@
 /* dies - end in every way a program can; each first makes malloc(1006) x3.
- *   dies exit|_exit|abort|segv|term|spin   (spin: two threads allocate until killed) */
+ *   dies exit|_exit|abort|segv|term|spin|doublefree
+ * (spin: two threads allocate until killed; doublefree: frees a malloc(1007) twice, which the
+ * allocator may abort on) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +34,11 @@ int main(int argc, char **argv)
 		raise(SIGSEGV);
 	if (!strcmp(how, "term"))
 		raise(SIGTERM);
+	if (!strcmp(how, "doublefree")) {
+		char *volatile p = malloc(1007);
+		free(p);
+		free(p);
+	}
 	if (!strcmp(how, "spin")) {
 		pthread_t t;
 		pthread_create(&t, NULL, spin, NULL);
