@@ -252,7 +252,13 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
 		return 0;
 	/* both queues' state in two-element arrays indexed by which goes first: the compiler
-	   turns selects between two sets of variables back into branches */
+	   turns selects between two sets of variables back into branches.  The lower thread
+	   index goes in element 0, so that it wins ties (see key_less) with no compare of ids. */
+	if (b->ev.thread < a->ev.thread) {
+		struct queue *x = a;
+		a = b;
+		b = x;
+	}
 	struct queue *q[2] = { a, b };
 	const struct mtrace_record *cur[2] = { a->ev.rec, b->ev.rec };
 	/* the last record of a segment is left to advance(), which moves to the next one */
@@ -261,7 +267,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 	uint32_t id[2] = { a->ev.thread, b->ev.thread };
 	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
 	while (out < oend) {
-		size_t k = (size_t)((ts[1] < ts[0]) | ((ts[1] == ts[0]) & (id[1] < id[0])));
+		size_t k = ts[1] < ts[0];
 		const struct mtrace_record *r = cur[k];
 		uint64_t t = ts[k];
 		if (t >= lim || r == last[k] || !is_plain(r + 1))
