@@ -111,7 +111,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 		return CALL_EXPR;                                                        \
 	}                                                                                \
 	t->busy = 1;                                                                     \
-	struct mtrace_record *r = mt_reserve(t);                                         \
+	struct mtrace_record *r = mt_reserve(t, 1);                                      \
 	uint64_t t0 = start_ticks();                                                     \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
@@ -169,7 +169,7 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 		return mt_real.posix_memalign(out, align, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t);
+	struct mtrace_record *r = mt_reserve(t, 1);
 	uint64_t t0 = start_ticks();
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
@@ -196,7 +196,7 @@ MT_API void free(void *p)
 	t->busy = 1;
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
 	   point before the allocator can hand the block to another thread */
-	struct mtrace_record *r = mt_reserve(t);
+	struct mtrace_record *r = mt_reserve(t, 0);
 	uint64_t ts = mt_ticks_before();
 	unsigned flags = ptr_info(p);
 	if (MT_LIKELY(r != NULL && !mt_g.durations)) {
@@ -254,7 +254,7 @@ MT_API void *realloc(void *old, size_t size)
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t);
+	struct mtrace_record *r = mt_reserve(t, 0);
 	uint64_t t0 = mt_ticks_before();
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
@@ -284,7 +284,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 		return mt_real.reallocarray(old, n, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t);
+	struct mtrace_record *r = mt_reserve(t, 0);
 	uint64_t t0 = mt_ticks_before();
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();

@@ -77,6 +77,9 @@ struct mt_thread {
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
 	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
 	                                   each counted as it is handed out */
+	uint8_t start_due;              /* a free of this thread found the populating thread due
+	                                   and may not start it: end is held at cur, so that its
+	                                   next calls come to mt_reserve_slow until one allocates */
 };
 #define MT_BUSY_OWN 2
 extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
@@ -151,7 +154,7 @@ struct mt_names {
 extern struct mt_names mt_names;
 
 /* writer.c */
-struct mtrace_record *mt_reserve_slow(struct mt_thread *t);
+struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start);
 void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
 void mt_release_locked(struct mt_thread *t);         /* under lock */
 void mt_unmap_idle_windows(void);                    /* under lock */
@@ -163,7 +166,8 @@ int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
 
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
-int  mt_populate_wanted(void);         /* under lock: 1 if the caller is to start the thread */
+int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start the thread,
+                                          -1 it is due but may_start is 0 */
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_init(void);           /* once, at initialisation */
 void mt_populate_start(void);          /* not under lock */
@@ -186,8 +190,9 @@ void mt_init_once(void);
    The record fast path
    ------------------------------------------------------------------------------------------- */
 
-/* Next free record of this thread, or NULL when nothing may be recorded now. */
-static inline struct mtrace_record *mt_reserve(struct mt_thread *t)
+/* Next free record of this thread, or NULL when nothing may be recorded now.  may_start: the
+   call may start the populating thread (see mt_populate_wanted). */
+static inline struct mtrace_record *mt_reserve(struct mt_thread *t, int may_start)
 {
 	if (MT_LIKELY(t->cur != t->end && t->gen == mt_g.gen)) {
 		/* records are written as a stream of fresh cache lines: ask for ownership of the line
@@ -195,7 +200,7 @@ static inline struct mtrace_record *mt_reserve(struct mt_thread *t)
 		__builtin_prefetch(t->cur + 16, 1, 0);
 		return t->cur++;
 	}
-	return mt_reserve_slow(t);
+	return mt_reserve_slow(t, may_start);
 }
 
 typedef uint64_t __attribute__((may_alias)) mt_u64_alias;

@@ -178,10 +178,16 @@ int mt_populate_unmap(char *base)
 	return 1;
 }
 
-int mt_populate_wanted(void)
+/* Only an allocating call starts the thread.  glibc frees a joined thread's TLS vector with
+   its stack-cache lock held (nptl-stack.c, __nptl_deallocate_stack), and pthread_create takes
+   that lock: a free that started the thread there would wait for itself forever.  glibc calls
+   no allocating function under that lock; realloc is left out too, as it may free. */
+int mt_populate_wanted(int may_start)
 {
 	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER)
 		return 0;
+	if (!may_start)
+		return -1;
 	mt_g.pop_state = MT_POP_STARTING;
 	return 1;
 }

@@ -213,7 +213,7 @@ void mt_unmap_idle_windows(void)
 		mt_maybe_unmap(w);
 }
 
-struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
+struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 {
 	int saved_errno = errno;
 	struct mtrace_record *r = NULL;
@@ -221,6 +221,26 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 		goto out;
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
+	if (t->start_due) {
+		/* the detour start_due set up: the chunk still has room */
+		if (t->cur < t->last && t->gen == mt_g.gen && t->file_id == mt_g.file_id &&
+		    !t->exiting) {
+			r = t->cur++;
+			if (!may_start) {
+				t->end = t->cur;   /* another free: around once more */
+				goto out;
+			}
+			t->start_due = 0;
+			t->end = t->last;
+			pthread_mutex_lock(&mt_g.lock);
+			int start = mt_populate_wanted(1) > 0;
+			pthread_mutex_unlock(&mt_g.lock);
+			if (start)
+				mt_populate_start();
+			goto out;
+		}
+		t->start_due = 0;   /* a new chunk is due anyway */
+	}
 
 	pthread_mutex_lock(&mt_g.lock);
 	if (t->exiting && t->start && t->cur < t->last && t->file_id == mt_g.file_id &&
@@ -275,10 +295,10 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	if (t->exiting)
 		mt_g.released++;   /* the record handed out below (nothing can fail from here on) */
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
-	int start_helper = mt_populate_wanted();
+	int start_helper = mt_populate_wanted(may_start);
 	pthread_mutex_unlock(&mt_g.lock);
 
-	if (MT_UNLIKELY(start_helper))
+	if (MT_UNLIKELY(start_helper > 0))
 		mt_populate_start();
 	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
 	if (!populated)
@@ -298,6 +318,10 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t)
 	t->end = t->last = c + len / MTRACE_RECORD_SIZE;
 	if (t->exiting)
 		t->end = t->cur + 1;   /* its next record comes through here again, to be counted */
+	else if (MT_UNLIKELY(start_helper < 0)) {
+		t->start_due = 1;      /* the next call comes through here again (see start_due) */
+		t->end = t->cur + 1;
+	}
 	t->chunk_off = off;
 	t->chunk_len = want;
 	t->gen = gen;

@@ -2,7 +2,8 @@
 # never with MTRACE_CTL_NOTHREAD=1 or after the program installed a seccomp filter (but under one
 # it was started with, as in a container, it does), blocks every signal, really takes
 # the page population off the program's thread, leaves the trace exact, comes back in a forked
-# child and survives stop/start, and a full disk or a file size limit still gets one warning.
+# child and survives stop/start, is never started from a free (which glibc may call holding a
+# lock pthread_create takes), and a full disk or a file size limit still gets one warning.
 . tests/lib.sh
 N=200000   # 400,000 records: 25.6 MB of trace
 
@@ -67,6 +68,26 @@ eq "atexit handlers ran" "atexit ran" "$(sed -n 3p "$TMP/out")"
 xf=$(ls -S "$TMP"/x.* | head -n 1)
 exact "main thread ended by pthread_exit" $N "$xf"
 eq "main thread ended by pthread_exit: trace finished" 1 "$(count "$xf" finished)"
+
+# Only an allocating call starts the thread: glibc calls free with its stack-cache lock held (a
+# joined thread's TLS vector), and pthread_create takes that lock.  A trace that crosses 16 MiB in
+# frees starts none there ...
+traced "$TMP/fr" "$TP/popcheck" 300000 frees >"$TMP/out"   # 19.2 MB of frees
+eq "crossing 16 MiB in frees: no thread started by a free" "after the frees: threads 0" "$(sed -n 1p "$TMP/out")"
+eq "crossing 16 MiB in frees: the next allocations start it" "threads 1" "$(sed -n 2p "$TMP/out")"
+# ... and a program creating and joining threads, its trace crossing 16 MiB at 20 places in the
+# joins, always ends (before, some of these waited forever inside pthread_join, every signal but
+# SIGKILL blocked)
+hung=""
+n=121000
+while [ $n -lt 131000 ]; do
+	timeout -s KILL 30 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/j$n" LD_PRELOAD="$LIB" \
+		"$TP/popcheck" $n joins >"$TMP/out" || hung="$hung $n"
+	[ "$(sed -n 1p "$TMP/out")" = "threads 1" ] || hung="$hung $n(no thread)"
+	rm -f "$TMP/j$n".*
+	n=$((n + 500))
+done
+eq "thread joins around the 16 MiB mark: every run ends, with the thread" "" "$hung"
 
 traced "$TMP/r" "$TP/popcheck" $N restart >"$TMP/out"
 eq "stop/start: the thread serves the new files" "threads 1" "$(sed -n 1p "$TMP/out")"

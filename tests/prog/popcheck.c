@@ -1,5 +1,5 @@
 /* popcheck - what the tracer's populating thread looks like from inside the traced program.
- *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|mainexit|slow] [slow]
+ *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|mainexit|joins|frees|slow] [slow]
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
  * "blocked yes|no" (every signal a program can block is blocked in them), and with
  * POPCHECK_POLICY set "policy P" (their scheduling policy, field 41 of their stat).
@@ -10,12 +10,19 @@
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
  *   mainexit: the pairs and the report run in a second thread while the main thread ends by
  *            pthread_exit (the process must then exit with status 0, running atexit handlers);
+ *   joins:   afterwards creates and joins 2,000 threads that do nothing, on a stack of its own
+ *            (glibc then frees each one's TLS vector in pthread_join with its stack-cache lock
+ *            held, the lock pthread_create takes);
+ *   frees:   first makes N malloc(1005) with tracing paused (mtrace_pause), frees them all
+ *            traced and prints "after the frees: threads K" (K threads besides the main one,
+ *            counted without allocating); then the pairs as usual;
  *   slow:    sleeps 1 ms every 1,000 pairs (a program that leaves the thread time to work ahead);
  *            also as a third argument, with another mode.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -106,6 +113,47 @@ static void *worker(void *unused)
 	return NULL;
 }
 
+/* threads of the process besides this one, read without allocating (an allocation could start
+   the populating thread while we look) */
+static int other_threads(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY), n = -1;
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 20; field++)   /* field 20: num_threads */
+		p = strchr(p + 1, ' ');
+	if (p)
+		n = atoi(p + 1) - 1;
+	return n;
+}
+
+static void *nothing(void *unused)
+{
+	return unused;
+}
+
+/* create and join n threads on one stack of our own: nothing but glibc allocates here */
+static int joins(long n)
+{
+	static char stack[256 * 1024] __attribute__((aligned(4096)));
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstack(&a, stack, sizeof stack);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &a, nothing, NULL) != 0 || pthread_join(t, NULL) != 0)
+			return -1;
+	}
+	pthread_attr_destroy(&a);
+	return 0;
+}
+
 static void at_exit(void)
 {
 	puts("atexit ran");
@@ -139,6 +187,21 @@ int main(int argc, char **argv)
 			return 2;
 		pthread_exit(NULL);
 	}
+	if (strcmp(mode, "frees") == 0) {
+		int (*pause_)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_pause");
+		int (*unpause)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_unpause");
+		void **v = malloc((size_t)n * sizeof *v);
+		if (v == NULL || !pause_ || !unpause || pause_() != 0)
+			return 2;
+		for (long i = 0; i < n; i++)
+			v[i] = malloc(1005);
+		if (unpause() != 0)
+			return 2;
+		for (long i = 0; i < n; i++)
+			free(v[i]);
+		int k = other_threads();
+		printf("after the frees: threads %d\n", k);
+	}
 	if (strcmp(mode, "restart") == 0) {
 		int (*stop)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_stop");
 		int (*start)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "mtrace_start");
@@ -151,6 +214,12 @@ int main(int argc, char **argv)
 		}
 	} else
 		pairs(n, 1005);
+	if (strcmp(mode, "joins") == 0) {
+		if (joins(2000) < 0) {
+			perror("pthread_create");
+			return 2;
+		}
+	}
 	report("");
 	if (strcmp(mode, "fork") == 0) {
 		pid_t c = fork();
