@@ -10,17 +10,19 @@
  * own chunk as before, so nothing ever waits for the thread.  The thread also unmaps the
  * windows that are finished, another piece of kernel work the writers used to do.
  *
- * It starts late, so that short programs never see an extra thread, with every signal blocked
- * (signals stay the program's), and never once the program has installed a seccomp filter of its
- * own (a sandbox may kill a process that creates threads); filters it was started under (a
- * container's) are no reason, as every program there creates threads.  What glibc allocates for
- * it comes from our bootstrap arena, so the program's heap and the addresses its allocator
- * returns stay what they are untraced.  What does change: a single-threaded program becomes
- * multi-threaded, and glibc's malloc then takes its arena lock (python ran about 6% slower with
- * an idle thread of its own: less than the thread saves).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It
- * works under mt_g.lock except for the madvise itself, during which it pins its window
- * (mt_g.pop_win) so nobody unmaps it.  A child after fork has no such thread: it starts its own
- * when its own trace grows.
+ * It starts late, so that short programs never see an extra thread, and from an allocating
+ * call only (glibc may call free holding a lock pthread_create takes: see mt_populate_wanted),
+ * with every signal blocked (signals stay the program's), and never once the program has
+ * installed a seccomp filter of its own (a sandbox may kill a process that creates threads);
+ * filters it was started under (a container's) are no reason, as every program there creates
+ * threads.  What glibc allocates for it comes from our bootstrap arena, so the program's heap
+ * and the addresses its allocator returns stay what they are untraced.  What does change: a
+ * single-threaded program becomes multi-threaded, and glibc's malloc then takes its arena lock
+ * on the paths its per-thread cache does not serve (python with an idle thread: 0.96-1.00x the
+ * time, once 6% slower).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It works under
+ * mt_g.lock except for the madvise itself, during which it pins its window (mt_g.pop_win) so
+ * nobody unmaps it.  A child after fork has no such thread: it starts its own when its own
+ * trace grows.
  *
  * A process lives as long as any of its threads, so ours must not outlive the program's: when
  * its main thread has called pthread_exit and the others have ended, the process is to exit
