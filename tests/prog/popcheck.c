@@ -10,7 +10,7 @@
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
  *   mainexit: the pairs and the report run in a second thread while the main thread ends by
  *            pthread_exit (the process must then exit with status 0, running atexit handlers);
- *   joins:   afterwards creates and joins 2,000 threads that do nothing, on a stack of its own
+ *   joins:   afterwards creates and joins 600 threads that do nothing, on a stack of its own
  *            (glibc then frees each one's TLS vector in pthread_join with its stack-cache lock
  *            held, the lock pthread_create takes);
  *   frees:   first makes N malloc(1005) with tracing paused (mtrace_pause), frees them all
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 	} else
 		pairs(n, 1005);
 	if (strcmp(mode, "joins") == 0) {
-		if (joins(2000) < 0) {
+		if (joins(600) < 0) {
 			perror("pthread_create");
 			return 2;
 		}
