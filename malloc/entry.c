@@ -91,9 +91,8 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		mt_put_body(r, 0, (uintptr_t)p, size, arg2, usable);
 		uint64_t ts = mt_ticks_after();
-		r->ts = ts;
-		r->duration = t0 ? ts - t0 : 0;
-		mt_commit(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0);
+		mt_put_tail(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0,
+			    ts, t0 ? ts - t0 : 0);
 	}
 }
 

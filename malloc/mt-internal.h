@@ -229,6 +229,15 @@ static inline void mt_put_body(struct mtrace_record *r, uint64_t ptr, uint64_t r
 	r->usable = usable;
 }
 
+/* The rest of record r after its body: the clock fields, then the commit word. */
+static inline void mt_put_tail(struct mtrace_record *r, uint32_t tid, unsigned call,
+			       unsigned flags, unsigned err, uint64_t ts, uint64_t duration)
+{
+	r->ts = ts;
+	r->duration = duration;
+	mt_commit(r, tid, call, flags, err);
+}
+
 /* Fill record r: the body first, then the first 8 bytes (see mt_commit). */
 static inline void mt_put_record(struct mtrace_record *r, uint32_t tid, unsigned call,
 				 unsigned flags, unsigned err, uint64_t ts, uint64_t ptr,
@@ -236,9 +245,7 @@ static inline void mt_put_record(struct mtrace_record *r, uint32_t tid, unsigned
 				 uint64_t duration)
 {
 	mt_put_body(r, ptr, result, size, arg2, usable);
-	r->ts = ts;
-	r->duration = duration;
-	mt_commit(r, tid, call, flags, err);
+	mt_put_tail(r, tid, call, flags, err, ts, duration);
 }
 
 #endif
