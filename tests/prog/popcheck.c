@@ -54,6 +54,24 @@ static int all_blocked(unsigned long long mask)
 	return 1;
 }
 
+/* Field number field (from 1, as proc(5) counts them; 3 or more) of a /proc stat file, or -1.
+   open and read only: nothing here allocates. */
+static long stat_field(const char *path, int field)
+{
+	char buf[1024];
+	int fd = open(path, O_RDONLY);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	char *p = strrchr(buf, ')');   /* field 2, the command name, may hold anything */
+	for (int f = 2; p && f < field; f++)
+		p = strchr(p + 1, ' ');
+	return p ? atol(p + 1) : -1;
+}
+
 static void report(const char *who)
 {
 	DIR *d = opendir("/proc/self/task");
@@ -82,18 +100,7 @@ static void report(const char *who)
 			fclose(f);
 		blocked &= all_blocked(mask);
 		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
-		if ((f = fopen(path, "r")) != NULL) {
-			char stat[1024];
-			size_t len = fread(stat, 1, sizeof stat - 1, f);
-			stat[len] = 0;
-			fclose(f);
-			char *p = strrchr(stat, ')');
-			for (int field = 2; p && field < 41; field++)
-				if ((p = strchr(p + 1, ' ')) == NULL)
-					break;
-			if (p)
-				policy = atoi(p + 1);
-		}
+		policy = (int)stat_field(path, 41);
 	}
 	if (d)
 		closedir(d);
@@ -117,20 +124,8 @@ static void *worker(void *unused)
    the populating thread while we look) */
 static int other_threads(void)
 {
-	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY), n = -1;
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = 0;
-	char *p = strrchr(buf, ')');
-	for (int field = 2; p && field < 20; field++)   /* field 20: num_threads */
-		p = strchr(p + 1, ' ');
-	if (p)
-		n = atoi(p + 1) - 1;
-	return n;
+	long n = stat_field("/proc/self/stat", 20);   /* num_threads */
+	return n < 0 ? -1 : (int)n - 1;
 }
 
 static void *nothing(void *unused)
