@@ -43,6 +43,22 @@ printf 'time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n1\t2\tbanana\t4\n' >"$TMP/bad.ts
 "$PL" -o "$TMP/bad.svg" "$TMP/bad.tsv" 2>"$TMP/err"; eq "bad timeline: exit 1" 1 "$?"
 grep -q 'line 2: not four numbers' "$TMP/err" && ok "bad timeline: names the line" || bad "bad timeline: $(cat "$TMP/err")"
 check "bad timeline: no output left" sh -c "! ls '$TMP'/bad.svg* >/dev/null 2>&1"
+# values strtod alone would take, each drawing nothing or off the chart ("nan" in the points)
+for v in nan inf -5 1e308 ' 7' ''; do
+	printf 'time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n1\t2\t3\t4\n2\t%s\t3\t4\n' "$v" >"$TMP/nan.tsv"
+	"$PL" -o "$TMP/nan.svg" "$TMP/nan.tsv" 2>"$TMP/err"; eq "timeline VmRSS '$v': exit 1" 1 "$?"
+	grep -q 'nan.tsv: line 3: not four numbers' "$TMP/err" && ok "timeline '$v': names the line" || bad "timeline '$v': $(cat "$TMP/err")"
+done
+printf 'time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n1\t2\t3\t4\tlater\n' >"$TMP/more.tsv"
+"$PL" -o "$TMP/more.svg" "$TMP/more.tsv" 2>/dev/null; eq "timeline with a column added after the four: drawn" 0 "$?"
+{ printf 'time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n1\t2\t3\t4'; head -c 2000 /dev/zero | tr '\0' 0; echo; } >"$TMP/long.tsv"
+"$PL" -o "$TMP/long.svg" "$TMP/long.tsv" 2>"$TMP/err"; eq "timeline line too long: exit 1" 1 "$?"
+grep -q 'line 2: longer than' "$TMP/err" && ok "too long: names the line" || bad "too long: $(cat "$TMP/err")"
+head -n 1 "$TMP/cmp.csv" >"$TMP/nan.csv"
+tail -n 1 "$TMP/cmp.csv" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if (i == 2) $i = "nan" } 1' >>"$TMP/nan.csv"
+"$PL" -o "$TMP/nancmp.svg" "$TMP/nan.csv" 2>"$TMP/err"; eq "compare CSV with wall 'nan': exit 1" 1 "$?"
+grep -q 'nan.csv: line 2: wall_usec and maxrss_end_kb' "$TMP/err" && ok "compare CSV: names the line" || bad "compare CSV: $(cat "$TMP/err")"
+check "compare CSV: no output left" sh -c "! ls '$TMP'/nancmp.svg* >/dev/null 2>&1"
 head -c 3000 "$t" >"$TMP/cut"
 "$PL" -o "$TMP/cut.svg" "$TMP/cut" 2>/dev/null; eq "truncated trace: exit 1" 1 "$?"
 "$PL" -k pie "$t" 2>/dev/null; eq "unknown kind: exit 2" 2 "$?"

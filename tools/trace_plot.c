@@ -226,25 +226,61 @@ static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum s
 
 struct series { double *t, *rss, *vsz, *ideal; size_t n, cap; };
 
+/* A number trace_run writes: decimal, not negative, below 10^18 (kilobytes or microseconds:
+   scaled, it stays finite); *end is left after it.  0 or -1 (strtod alone would take "nan",
+   "inf", "-5" and "1e308", which draw nothing or off the chart). */
+static int parse_amount(const char *s, const char **end, double *out)
+{
+	char *e;
+	errno = 0;
+	double v = strtod(s, &e);
+	if (e == s || errno == ERANGE || !(v >= 0 && v < 1e18) || strchr(" \t", *s) || *s == '+' || *s == '-')
+		return -1;
+	*end = e;
+	*out = v;
+	return 0;
+}
+
+/* Read the next line of f into line[cap] without its newline: 1, 0 at the end, or exit on a
+   line too long (a text file of ours never has one). */
+static int next_line(FILE *f, char *line, size_t cap, const char *path, unsigned long no)
+{
+	if (!fgets(line, (int)cap, f))
+		return 0;
+	size_t len = strlen(line);
+	if (len && line[len - 1] == '\n')
+		line[--len] = 0;
+	else if (len + 1 == cap)
+		tool_die(EXIT_BADFILE, "%s: line %lu: longer than %zu bytes", path, no, cap - 2);
+	return 1;
+}
+
 static void read_timeline(const char *path, struct series *s)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
 		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
-	char line[256];
+	char line[1024];
 	unsigned long no = 0;
 	memset(s, 0, sizeof *s);
-	while (fgets(line, sizeof line, f)) {
+	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
 		if (no == 1) {
 			if (strncmp(line, "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb", 35) != 0)
 				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline", path);
 			continue;
 		}
-		double t, a, b, c;
-		char extra;
-		if (sscanf(line, "%lf\t%lf\t%lf\t%lf%c", &t, &a, &b, &c, &extra) < 4 || t < 0)
+		/* four tab-separated amounts; columns a later trace_run may add after them are left */
+		double v[4];
+		const char *p = line;
+		for (int k = 0; k < 4; k++) {
+			if ((k && *p++ != '\t') || parse_amount(p, &p, &v[k]) < 0)
+				tool_die(EXIT_BADFILE, "%s: line %lu: not four numbers (time, VmRSS, VmSize, "
+					  "ideal RSS: each a number from 0 to 10^18)", path, no);
+		}
+		if (*p != 0 && *p != '\t')
 			tool_die(EXIT_BADFILE, "%s: line %lu: not four numbers", path, no);
+		double t = v[0], a = v[1], b = v[2], c = v[3];
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 1024;
 			s->t = realloc(s->t, s->cap * sizeof *s->t);
@@ -303,9 +339,8 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 	const char *np[32];
 	double w[32], r[32];
 	size_t n = 0;
-	while (fgets(line, sizeof line, f)) {
+	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
-		line[strcspn(line, "\n")] = 0;
 		char *fields[64];
 		int nf = 0;
 		for (char *tok = strtok(line, ","); tok && nf < 64; tok = strtok(NULL, ","))
@@ -321,11 +356,16 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		if (wall < 0 || rss < 0 || alloc < 0 || nf <= alloc || nf <= rss)
 			tool_die(EXIT_BADFILE, "%s: line %lu: not trace_run --csv output", path, no);
 		if (n == 32)
-			break;
+			tool_die(EXIT_BADFILE, "%s: line %lu: more than 32 allocators to draw", path, no);
 		snprintf(names[n], sizeof names[n], "%s", fields[alloc]);
 		np[n] = names[n];
-		w[n] = atof(fields[wall]) / 1e6;
-		r[n] = atof(fields[rss]) * 1024;
+		const char *e1, *e2;
+		if (parse_amount(fields[wall], &e1, &w[n]) < 0 || *e1 ||
+		    parse_amount(fields[rss], &e2, &r[n]) < 0 || *e2)
+			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_end_kb must be numbers "
+				  "from 0 to 10^18", path, no);
+		w[n] /= 1e6;
+		r[n] *= 1024;
 		n++;
 	}
 	fclose(f);
