@@ -24,6 +24,17 @@ expect_bad "dj: a SYNC_R nobody writes" "$TMP/hang.dj" "no SYNC_W writes"
 # thread 0: SYNC_R 1, MALLOC 1 16, SYNC_W 1 - it waits for a write it makes itself later
 printf '\010\002\011\002\012\001\013\007\001\007\001\002\001\020\006\001\001' >"$TMP/self.dj"
 expect_bad "dj: a thread waiting for its own later SYNC_W" "$TMP/self.dj" "writes itself later: the replay would hang"
+# an allocator the loader cannot preload, or one that defines no malloc: the replay would measure
+# glibc under its name (ld.so only warns); an ASan build refuses any preload before its runtime
+if [ "${SANITIZE:-}" != 1 ]; then
+	"$R" --malloc "$ROOT/README.md" "$TMP/wl-ok" >"$TMP/out" 2>"$TMP/err"; eq "--malloc of a file that is not ELF: exit 3" 3 "$?"
+	grep -q 'README.md could not be preloaded' "$TMP/err" && ok "not ELF: says so" || bad "not ELF: $(cat "$TMP/err")"
+	check "not ELF: no figures printed" test ! -s "$TMP/out"
+	"$R" --malloc "$TP/libctor.so" "$TMP/wl-ok" >"$TMP/out" 2>"$TMP/err"; eq "--malloc of a library without malloc: exit 3" 3 "$?"
+	grep -q 'libctor.so was preloaded but defines no malloc' "$TMP/err" && ok "no malloc: says so" || bad "no malloc: $(cat "$TMP/err")"
+fi
+"$R" --mallopt M_ARENA_MAX=4294967296 "$TMP/wl-ok" >/dev/null 2>"$TMP/err"; eq "--mallopt beyond an int: exit 2" 2 "$?"
+grep -q 'out of range' "$TMP/err" && ok "--mallopt beyond an int: says so" || bad "--mallopt: $(cat "$TMP/err")"
 "$R" 2>/dev/null; eq "no workload: exit 2" 2 "$?"
 "$R" --help | grep -q '^Usage: trace_run' && ok "--help" || bad "--help"
 "$R" --version | grep -q '^trace_run (mtrace) ' && ok "--version" || bad "--version"

@@ -1,7 +1,9 @@
 /* trace_run - replay a workload against an allocator, timing every call and watching RSS. */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <glob.h>
 #include <malloc.h>
@@ -98,6 +100,27 @@ static const char *allocator_path(const char *name, char *buf, size_t cap, const
 	return NULL;
 }
 
+/* After the re-execution: is the allocator in place?  ld.so only warns when it cannot preload
+   an object (not ELF, another architecture) and goes on, and a loaded object need not define
+   malloc: either way the replay would measure glibc under another name. */
+static void check_preloaded(const char *name, const char *lib)
+{
+	char label[4400];
+	snprintf(label, sizeof label, strcmp(name, lib) ? "%s (%s)" : "%s", name, lib);
+	void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		tool_die(EXIT_SYSTEM, "%s could not be preloaded (the loader's message above says why)",
+			 label);
+	dlclose(h);
+	Dl_info info;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	const char *where = m && dladdr(m, &info) && info.dli_fname ? info.dli_fname : "";
+	const char *base = strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
+	if (!strncmp(base, "libc.so", 7))
+		tool_die(EXIT_SYSTEM, "%s was preloaded but defines no malloc: the replay would "
+			 "measure glibc's", label);
+}
+
 /* Re-execute with the allocator preloaded and the tunables set, once: allocators and tunables
    must be in place before the process's first allocation. */
 static void ensure_environment(const struct opts *o, char **argv)
@@ -110,8 +133,11 @@ static void ensure_environment(const struct opts *o, char **argv)
 	char want[4400];
 	snprintf(want, sizeof want, "%s|%s", lib, o->tunables ? o->tunables : "");
 	const char *have = getenv("MTRACE_RUN_ENV");
-	if (have && !strcmp(have, want))
+	if (have && !strcmp(have, want)) {
+		if (*lib)
+			check_preloaded(name, lib);
 		return;
+	}
 	if (!*lib && !o->tunables && !have)
 		return;   /* plain glibc: nothing to set */
 	setenv("MTRACE_RUN_ENV", want, 1);
@@ -138,9 +164,12 @@ static void check_mallopt(const char *arg, int apply)
 {
 	const char *eq = strchr(arg, '=');
 	char *end;
+	errno = 0;
 	long v = eq ? strtol(eq + 1, &end, 0) : 0;
 	if (!eq || eq[1] == 0 || *end)
 		tool_die(EXIT_USAGE, "--mallopt wants NAME=VALUE, not '%s'", arg);
+	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)   /* mallopt takes an int */
+		tool_die(EXIT_USAGE, "--mallopt: %s is out of range (an int)", eq + 1);
 	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
 		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
 			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
