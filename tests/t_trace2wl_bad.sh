@@ -35,6 +35,25 @@ printf '\377\377\377\177' | dd of="$TMP/huge" bs=1 seek=$((4096 + 64)) conv=notr
 "$TP/wl_check" "$TMP/huge.wl" >/dev/null; eq "huge size and thread id: replayable" 0 "$?"
 "$BIN/trace2wl" "$TMP/nodir/out.wl" "$TMP/edge" 2>"$TMP/err"; eq "unwritable output: exit 3" 3 "$?"
 grep -q "nodir/out.wl: cannot create the output" "$TMP/err" && ok "unwritable output: says so" || bad "unwritable: $(cat "$TMP/err")"
+# outputs that would destroy what they are made from: refused before anything is written
+cp "$TMP/edge" "$TMP/keep"; sum=$(cksum <"$TMP/keep")
+untouched() { check "$1: the trace is untouched" test "$(cksum <"$TMP/keep")" = "$sum"; }
+"$BIN/trace2wl" "$TMP/keep" "$TMP/keep" 2>"$TMP/err"; eq "trace2wl T T: exit 2" 2 "$?"
+grep -q 'keep: the output is also an input' "$TMP/err" && ok "T T: says why" || bad "T T: $(cat "$TMP/err")"; untouched "T T"
+"$BIN/trace2wl" "$TMP/keep" <"$TMP/keep" 2>"$TMP/err"; eq "trace2wl TRACE (output name forgotten): exit 2" 2 "$?"
+grep -q 'keep is an mtrace trace, which the output would replace' "$TMP/err" && ok "forgotten output: says why" || bad "forgotten: $(cat "$TMP/err")"; untouched "forgotten output"
+"$BIN/trace2wl" --dj-format "$TMP/keep" "$TMP/x.wl" "$TMP/keep" 2>/dev/null; eq "--dj-format onto the input: exit 2" 2 "$?"; untouched "--dj-format"
+"$BIN/trace2wl" -q "$TMP/x.wl" "$TMP/keep"; eq "a workload over an older workload is fine" 0 "$?"
+"$BIN/trace2wl" -q "$TMP/x.wl" "$TMP/keep"; eq "(again)" 0 "$?"
+"$BIN/trace_plot" -o "$TMP/keep" "$TMP/keep" 2>/dev/null; eq "trace_plot -o onto its input: exit 2" 2 "$?"
+"$BIN/trace_plot" -k live -o "$TMP/keep" "$TMP/edge" 2>/dev/null; eq "trace_plot -o onto another trace: exit 2" 2 "$?"; untouched "trace_plot"
+"$BIN/trace_run" -l "$TMP/x.wl" "$TMP/x.wl" >/dev/null 2>&1; eq "trace_run --log onto its workload: exit 2" 2 "$?"
+"$BIN/trace_import" "$TMP/keep" "$TMP/keep" 2>/dev/null; eq "trace_import onto its log: exit 2" 2 "$?"; untouched "trace_import"
+"$BIN/trace_pack" -o "$TMP/keep" "$TMP/keep" >/dev/null 2>&1; eq "trace_pack -o onto its input: exit 2" 2 "$?"; untouched "trace_pack"
+if command -v script >/dev/null 2>&1; then   # util-linux: a terminal on standard input
+	script -qec "'$BIN/trace2wl' '$TMP/new.wl'" /dev/null >"$TMP/err" 2>&1; eq "trace2wl OUT with a terminal for input: exit 2" 2 "$?"
+	grep -q 'standard input is a terminal' "$TMP/err" && ok "terminal input: says why" || bad "terminal: $(cat "$TMP/err")"
+fi
 "$BIN/trace2wl" 2>/dev/null; eq "no arguments: exit 2" 2 "$?"
 "$BIN/trace2wl" --bogus x 2>/dev/null; eq "bad option: exit 2" 2 "$?"
 "$BIN/trace2wl" --help | grep -q '^Usage: trace2wl' && ok "--help" || bad "--help"

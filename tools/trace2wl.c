@@ -28,7 +28,8 @@ static const char usage_text[] =
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"OUTFILE is written under a temporary name and renamed when complete.\n"
+	"OUTFILE is written under a temporary name and renamed when complete; it may not be one\n"
+	"of the inputs, nor an existing trace (it would be replaced).\n"
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
 	"3 the output could not be written.\n";
 
@@ -115,6 +116,12 @@ int main(int argc, char **argv)
 	static char *stdin_only[] = { "-", NULL };
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
+	if (optind == argc && isatty(0))
+		tool_die(EXIT_USAGE, "no TRACE given, and standard input is a terminal (the output comes "
+			 "first: trace2wl OUTFILE TRACE...)");
+	tool_check_output(out, inputs, ninputs, 0);
+	if (dj)
+		tool_check_output(dj, inputs, ninputs, 0);
 
 	struct wl_writer w;
 	if (wl_writer_open(&w, out) < 0)

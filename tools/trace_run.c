@@ -553,6 +553,8 @@ int main(int argc, char **argv)
 	}
 	const char *workload = argv[optind];
 	char err[800];
+	if (o.log)
+		tool_check_output(o.log, argv + optind, 1, 0);
 
 	/* dj/malloc workloads are translated into ours first, into a temporary file that is
 	   unlinked as soon as it is mapped (never beside the input) */

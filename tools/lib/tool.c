@@ -1,8 +1,12 @@
 /* tool.c - messages, version and number helpers shared by every command. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "mtrace-trace.h"
 #include "tool.h"
 
 const char *tool_name = "mtrace";
@@ -70,4 +74,26 @@ int parse_u64(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
+{
+	struct stat so, si;
+	if (!strcmp(out, "-") || stat(out, &so) != 0)
+		return;   /* stdout, or a new file */
+	for (int i = 0; i < n; i++)
+		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino)
+			tool_die(EXIT_USAGE, "%s: the output is also an input, which writing it would destroy",
+				 out);
+	if (trace_ok || !S_ISREG(so.st_mode))
+		return;
+	char head[MTRACE_MAGIC_LEN];
+	int fd = open(out, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN))
+		tool_die(EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name another "
+			 "file, or remove it first", out);
 }

@@ -31,6 +31,11 @@ char *fmt_commas(char *buf, unsigned long long v);
    so that readers can `return offset_error(...)`. */
 int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt, va_list ap);
 
+/* Before writing OUT (not "-"): exit 2 if OUT is the same file as one of the n inputs (the
+   output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
+   the output name forgotten would replace the trace by its own workload). */
+void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+
 /* Parse an unsigned decimal; 0 or -1 if it is not one. */
 int parse_u64(const char *s, uint64_t *out);
 
