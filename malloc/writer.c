@@ -64,10 +64,12 @@ static int fd_is_ours(void)
 }
 
 /* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
-   its size (2 to 64 MiB) so reservations stay rare.  Never goes past RLIMIT_FSIZE: the kernel
-   would send SIGXFSZ, a signal the program did not ask for.  quiet (the populating thread
-   working ahead): a failure only returns -1; the writer that really needs the space reports it.
-   Under lock. */
+   its size (2 to 64 MiB) so reservations stay rare, and by doubling from MT_FIRST_RESERVE up to
+   the first 2 MiB: a process that ends by _exit (as dash, Debian's /bin/sh, always does) or by
+   a signal never trims its file, which keeps all that was reserved.  Never goes past
+   RLIMIT_FSIZE: the kernel would send SIGXFSZ, a signal the program did not ask for.  quiet
+   (the populating thread working ahead): a failure only returns -1; the writer that really
+   needs the space reports it.  Under lock. */
 int mt_extend_file(uint64_t need_end, int quiet)
 {
 	uint64_t cur = mt_g.reserved_end;
@@ -76,9 +78,13 @@ int mt_extend_file(uint64_t need_end, int quiet)
 		step = MT_HUGE;
 	if (step > (64u << 20))
 		step = 64u << 20;
+	if (cur < MT_HUGE)   /* to 64 KiB, then twice the size */
+		step = cur < MT_FIRST_RESERVE ? MT_FIRST_RESERVE - cur : cur;
 	uint64_t target = cur + step > need_end ? cur + step : need_end;
-	/* whole 2 MiB units: the page cache can then hold the file in huge folios */
-	target = (target + MT_HUGE - 1) & ~(uint64_t)(MT_HUGE - 1);
+	/* beyond the first 2 MiB, whole 2 MiB units: the page cache can then hold the file in
+	   huge folios */
+	uint64_t unit = target > MT_HUGE ? MT_HUGE : MT_FIRST_RESERVE;
+	target = (target + unit - 1) & ~(unit - 1);
 
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
