@@ -192,6 +192,19 @@ int main(int argc, char **argv)
 		return EXIT_TOOL;
 	}
 	char **prog_argv = argv + optind;
+	if (output && !*output)
+		tool_die(EXIT_TOOL, "--output wants a file name");
+	/* every process opens BASE.<pid> from wherever it has moved to (a script's cd): a relative
+	   BASE is made absolute here, so that all the traces land, and are listed, in one place */
+	const char *base = output ? output : getenv("MTRACE_CTL_FILE");
+	char absbase[PATH_MAX + 1], cwd[PATH_MAX];
+	if (base && *base && base[0] != '/') {
+		if (!getcwd(cwd, sizeof cwd) ||
+		    snprintf(absbase, sizeof absbase, "%s/%s", cwd, base) >= (int)sizeof absbase)
+			tool_die(EXIT_TOOL, "%s: cannot make the trace name absolute: %s", base,
+				 strerror(errno ? errno : ENAMETOOLONG));
+		base = absbase;
+	}
 
 	char libbuf[PATH_MAX], progbuf[PATH_MAX];
 	const char *lib = find_lib(lib_opt, libbuf, sizeof libbuf);
@@ -221,8 +234,8 @@ int main(int argc, char **argv)
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MTRACE_CTL_MANIFEST", manifest, 1);
 	setenv("MTRACE_CTL_QUIET", "1", 1);   /* we report at the end; failures still print */
-	if (output)
-		setenv("MTRACE_CTL_FILE", output, 1);
+	if (base && *base)
+		setenv("MTRACE_CTL_FILE", base, 1);
 	if (durations)
 		setenv("MTRACE_CTL_DURATIONS", "1", 1);
 	if (private_hdr)

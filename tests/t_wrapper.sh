@@ -14,6 +14,13 @@ if [ -e "$TP/static_hello" ] && ! [ -e "$TP/static_hello.nostatic" ]; then
 else
 	echo "# no static libc here: the static-program case is not run"
 fi
+# a relative -o is where mtracectl ran, for every process, even one that moved elsewhere first
+mkdir -p "$TMP/here" "$TMP/there"
+( cd "$TMP/here" && "$BIN/mtracectl" -o rel -- sh -c "cd '$TMP/there' && '$TP/forker' fork" >/dev/null 2>"$TMP/err" )
+eq "relative -o: every trace where mtracectl ran" 3 "$(ls "$TMP/here"/rel.* 2>/dev/null | wc -l)"
+eq "relative -o: none where the program moved" 0 "$(ls "$TMP/there" | wc -l)"
+eq "relative -o: all listed, by absolute name" 3 "$(grep -c "^mtracectl: pid [0-9]* ([a-z]*): $TMP/here/rel\.[0-9]*, " "$TMP/err")"
+"$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': 125" 125 "$?"
 "$BIN/mtracectl" -q -o "$TMP/q" -- true 2>"$TMP/err"; eq "-q: nothing on stderr" "" "$(cat "$TMP/err")"
 "$BIN/mtracectl" -d -p -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
 f=$(one_file "$TMP/dp.*")
