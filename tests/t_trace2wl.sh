@@ -63,6 +63,18 @@ eq "split trace: 10 malloc and 10 free" "10 10" "$(wl "$TMP/split.wl" malloc) $(
 "$TP/wl_check" "$TMP/split.wl" >/dev/null; eq "split trace: replayable" 0 "$?"
 "$BIN/trace2wl" "$TMP/split2.wl" "$s2" 2>"$TMP/sum"
 grep -q 'skipped: 10 frees' "$TMP/sum" && ok "the second file alone: its 10 frees are of blocks it never saw" || bad "second alone: $(cat "$TMP/sum")"
+# what is not the split files of one process, in order, is refused (exit 2), no output made
+refused() { # DESCRIPTION PATTERN TRACE...
+	d=$1 p=$2; shift 2; rm -f "$TMP/mix.wl"
+	"$BIN/trace2wl" "$TMP/mix.wl" "$@" 2>"$TMP/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$p" "$TMP/err" && ! [ -e "$TMP/mix.wl" ]; then ok "$d: $(cat "$TMP/err")"
+	else bad "$d: exit $rc, $(cat "$TMP/err")"; fi
+}
+refused "split files out of order" "began before" "$s2" "$s1"
+refused "the same file twice" "are the same file" "$s1" "$TMP/./$(basename "$s1")"
+refused "traces of two processes" "several traces must be the split files of one process" "$s1" "$TMP/edge"
+"$TP/mkfixture" dj-edge "$TMP/dj-mix"
+refused "an mtrace trace and a dj trace" "the other a dj/malloc trace" "$s1" "$TMP/dj-mix"
 
 # --- byte order, standard input
 "$TP/swap_trace" "$TMP/edge" "$TMP/edge.swapped"

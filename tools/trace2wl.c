@@ -19,7 +19,8 @@ static const char usage_text[] =
 	"cross-thread waits that order needs.  Reads standard input when no TRACE is given.\n"
 	"TRACE may be an mtrace trace (any byte order or pointer size), an original dj/malloc\n"
 	"trace, or either compressed with gzip, xz or zstd.  Several traces of one process (a\n"
-	"split trace) are read in the order given.\n"
+	"split trace) are read in the order given; traces of other processes, the same file\n"
+	"twice, or split files out of the order written are refused.\n"
 	"\n"
 	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
@@ -87,6 +88,45 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 		fprintf(stderr, "  %s partly written records skipped (the traced process was killed)\n", fmt_commas(a, s->torn));
 }
 
+/* Several TRACEs are the split files of one process, in the order written: another process's
+   trace, the same file twice, or files out of order would make a workload of calls that never
+   ran together (and "repair" the inversions).  0, or -1 with the reason in why. */
+struct first_input { int set, format; int32_t pid; uint64_t start_ticks; const char *name; };
+static int same_process(struct first_input *f, const struct trace_reader *r, char *why, size_t cap)
+{
+	if (!f->set) {
+		*f = (struct first_input){ 1, r->format, r->hdr.pid, r->hdr.start_ticks, r->name };
+		return 0;
+	}
+	if (r->format != f->format)
+		snprintf(why, cap, "%s and %s: one is an mtrace trace, the other a dj/malloc trace",
+			 f->name, r->name);
+	else if (r->format == TRACE_FMT_MTRACE && r->hdr.pid != f->pid)
+		snprintf(why, cap, "%s is of pid %d, %s of pid %d: several traces must be the split "
+			 "files of one process", r->name, (int)r->hdr.pid, f->name, (int)f->pid);
+	else if (r->format == TRACE_FMT_MTRACE && r->hdr.start_ticks < f->start_ticks)
+		snprintf(why, cap, "%s began before %s: give split traces in the order written",
+			 r->name, f->name);
+	else {
+		f->start_ticks = r->hdr.start_ticks;
+		f->name = r->name;
+		return 0;
+	}
+	return -1;
+}
+
+/* The same file given twice (by any name). */
+static void no_duplicates(char **inputs, int n)
+{
+	struct stat a, b;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(inputs[i], "-") && stat(inputs[i], &a) == 0 && stat(inputs[j], &b) == 0 &&
+			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+				tool_die(EXIT_USAGE, "%s and %s are the same file: each split trace once",
+					 inputs[i], inputs[j]);
+}
+
 int main(int argc, char **argv)
 {
 	tool_name = "trace2wl";
@@ -120,6 +160,7 @@ int main(int argc, char **argv)
 		tool_die(EXIT_USAGE, "no TRACE given, and standard input is a terminal (the output comes "
 			 "first: trace2wl OUTFILE TRACE...)");
 	tool_check_output(out, inputs, ninputs, 0);
+	no_duplicates(inputs, ninputs);
 	if (dj)
 		tool_check_output(dj, inputs, ninputs, 0);
 
@@ -135,6 +176,7 @@ int main(int argc, char **argv)
 		wl_writer_abort(&w);
 		tool_die(EXIT_SYSTEM, "%s", cv.err);
 	}
+	struct first_input first = { 0 };
 	for (int i = 0; i < ninputs; i++) {
 		struct trace_reader r;
 		if (trace_open(&r, inputs[i]) < 0) {
@@ -142,6 +184,14 @@ int main(int argc, char **argv)
 			trace_close(&r);
 			wl_writer_abort(&w);
 			return EXIT_BADFILE;
+		}
+		char why[1200];
+		if (same_process(&first, &r, why, sizeof why) < 0) {
+			tool_warn("%s", why);
+			trace_close(&r);
+			wl_writer_abort(&w);
+			convert_free(&cv);
+			return EXIT_USAGE;
 		}
 		struct stat st;
 		pr.total = (r.fd >= 0 && !r.child && fstat(r.fd, &st) == 0 && S_ISREG(st.st_mode)) ? (uint64_t)st.st_size : 0;
