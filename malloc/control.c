@@ -19,6 +19,7 @@
 struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW };
 char *mt_win[MT_MAX_WINDOWS];
 uint64_t mt_win_done[MT_MAX_WINDOWS];
+uint64_t mt_win_count[MT_MAX_WINDOWS];
 struct mt_names mt_names;
 
 /* ---------------------------------------------------------------------------------------------
@@ -236,6 +237,8 @@ MT_API int mtrace_reset(void)
 		mt_release_locked(&mt_tls);
 		mt_g.gen++;
 		mt_g.released = 0;
+		for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+			mt_win_count[w] = 0;
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
 		if (to > from &&
 		    fallocate(mt_g.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,

@@ -147,6 +147,7 @@ extern struct mt_global mt_g;
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
 extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
 extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
+extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released */
 struct mt_names {
 	char base[4096];                /* file name base */
 	char path[4200];                /* the open file */
@@ -159,6 +160,8 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start);
 void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
 void mt_release_locked(struct mt_thread *t);         /* under lock */
 void mt_unmap_idle_windows(void);                    /* under lock */
+void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
+unsigned long long mt_count_records(void);           /* under lock: every record written */
 void mt_thread_key_init(void);
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 int  mt_map_window(uint32_t w);                      /* under lock */

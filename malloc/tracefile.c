@@ -306,7 +306,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		mt_win[w] = NULL, mt_win_done[w] = 0;
+		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0;
 	mt_g.win_lo = mt_g.win_hi = 0;
 	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
 	mt_g.released = 0;
@@ -325,6 +325,7 @@ void mt_file_finish(struct mt_thread *self)
 	mt_g.active = 0;
 	mt_release_locked(self);
 	mt_g.gen++;
+	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	mt_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off */
@@ -335,7 +336,7 @@ void mt_file_finish(struct mt_thread *self)
 	close(mt_g.fd);
 	mt_g.fd = -1;
 	char num[24];
-	num[mt_fmt_u64(num, mt_g.released)] = 0;
+	num[mt_fmt_u64(num, recorded)] = 0;
 	char msg[64];
 	size_t n = append(msg, 0, sizeof msg - 1, num);
 	n = append(msg, n, sizeof msg - 1, " entries recorded");

@@ -193,7 +193,7 @@ void mt_release_locked(struct mt_thread *t)
 		return;
 	if (t->file_id == mt_g.file_id && mt_g.fd >= 0) {
 		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
-			mt_g.released += (unsigned long long)(t->cur - t->start - 1);
+			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1));
 		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
 		mt_win_done[w] += (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
 		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
@@ -209,6 +209,37 @@ void mt_release_chunk(struct mt_thread *t)
 	pthread_mutex_lock(&mt_g.lock);
 	mt_release_locked(t);
 	pthread_mutex_unlock(&mt_g.lock);
+}
+
+/* Under lock: n records of the chunk at file offset off are counted (its thread released it,
+   or, exiting, takes its records one at a time). */
+void mt_count_released(uint64_t off, uint64_t n)
+{
+	mt_g.released += n;
+	mt_win_count[off >> MT_WINDOW_SHIFT] += n;
+}
+
+/* Under lock: the records written so far.  Windows whose chunks are all released have theirs
+   counted; in a window where a running thread still holds a chunk (a program that stops, or
+   exits, while other threads allocate), the written records are counted in the mapping. */
+unsigned long long mt_count_records(void)
+{
+	unsigned long long n = 0;
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
+		uint64_t handed = window_handed(w);
+		if (mt_win_done[w] == handed || mt_win[w] == NULL) {
+			n += mt_win_count[w];
+			continue;
+		}
+		uint64_t from = w == 0 ? MTRACE_HEADER_SIZE : 0;
+		for (uint64_t off = from; off < handed; off += MTRACE_RECORD_SIZE) {
+			uint8_t call = __atomic_load_n((uint8_t *)mt_win[w] + off +
+						       offsetof(struct mtrace_record, call),
+						       __ATOMIC_ACQUIRE);
+			n += call >= 1 && call <= MTRACE_CALL_LAST_API;
+		}
+	}
+	return n;
 }
 
 /* Under lock at stop: unmap every window nobody holds a chunk in.  Windows with chunks still
@@ -253,7 +284,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	    t->gen == mt_g.gen && mt_g.active && mt_g.fd >= 0) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted here */
-		mt_g.released++;
+		mt_count_released(t->chunk_off, 1);
 		r = t->cur++;
 		t->end = t->cur;
 		pthread_mutex_unlock(&mt_g.lock);
@@ -299,7 +330,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	   reader merge threads while streaming */
 	uint64_t taken = mt_ticks_before();
 	if (t->exiting)
-		mt_g.released++;   /* the record handed out below (nothing can fail from here on) */
+		mt_count_released(off, 1);   /* the record handed out below (nothing can fail now) */
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
 	int start_helper = mt_populate_wanted(may_start);
 	pthread_mutex_unlock(&mt_g.lock);

@@ -6,4 +6,20 @@ rc=$?
 cat "$TMP/out"
 eq "api_region passes every check" 0 "$rc"
 grep -q 'cannot create trace file /nonexistent-dir/x' "$TMP/err" && ok "one warning names the file it could not create" || bad "warning for the missing directory"
+# stopping (or exiting) while other threads allocate: "N entries recorded" counts what they
+# wrote into the chunks they still hold (it said one chunk a thread less), give or take the
+# calls in flight at that moment, one a thread at most (their records land after the count)
+counts_agree() { # ERRFILE DESCRIPTION
+	grep -o 'writing to .*' "$1" | awk '{print $3}' >"$TMP/files"
+	grep -o '[0-9]* entries recorded' "$1" | awk '{print $1}' >"$TMP/said"
+	paste -d' ' "$TMP/files" "$TMP/said" | while read -r f said; do
+		n=$("$BIN/trace_dump" -c "$f" 2>&1 | sed -n 's/.*valid trace: \([0-9,]*\) calls.*/\1/p' | tr -d ,)
+		[ -n "$n" ] && [ "$n" -ge "$said" ] && [ "$n" -le $((said + 4)) ] || echo "$f: said $said, holds ${n:-nothing valid}"
+	done >"$TMP/mismatch"
+	check "$2 ($(grep -c 'entries recorded' "$1") stops; $(head -n 3 "$TMP/mismatch" | tr '\n' ' '))" test ! -s "$TMP/mismatch"
+}
+"$TP/api_busy" "$TMP/busy" 60 2>"$TMP/busy.err"; eq "api_busy: 60 rounds under load" 0 "$?"
+counts_agree "$TMP/busy.err" "each stop counts every record, those of running threads too"
+MTRACE_CTL_FILE="$TMP/bx" LD_PRELOAD="$LIB" "$TP/api_busy" - 50 exit 2>"$TMP/bx.err"; eq "api_busy: exit with threads allocating" 0 "$?"
+counts_agree "$TMP/bx.err" "exit with threads allocating: the count is every record"
 finish
