@@ -41,6 +41,12 @@ for z in gzip xz zstd; do
 		$z -c "$TMP/dj" >"$TMP/dj.$z"
 		"$BIN/trace2wl" -q "$TMP/dj.$z.wl" "$TMP/dj.$z"
 		check "dj through $z: same workload" cmp "$TMP/dj.wl" "$TMP/dj.$z.wl"
+		# compressed on standard input: a file (read again from its start) and a pipe (the
+		# bytes already read are fed to the decompressor first)
+		"$BIN/trace2wl" -q "$TMP/dj.$z.in.wl" <"$TMP/dj.$z"
+		check "dj through $z on standard input (a file): same workload" cmp "$TMP/dj.wl" "$TMP/dj.$z.in.wl"
+		cat "$TMP/dj.$z" | "$BIN/trace2wl" -q "$TMP/dj.$z.pipe.wl"
+		check "dj through $z on standard input (a pipe): same workload" cmp "$TMP/dj.wl" "$TMP/dj.$z.pipe.wl"
 	else
 		echo "# $z not installed: its case is not run"
 	fi
@@ -52,6 +58,8 @@ grep -q "gzip-compressed, but 'gzip' is not installed" "$TMP/err" && ok "gzip mi
 head -c 300 "$TMP/edge.gz" >"$TMP/cut.gz"
 "$BIN/trace2wl" "$TMP/x.wl" "$TMP/cut.gz" 2>"$TMP/err"; eq "truncated gzip: exit 1" 1 "$?"
 grep -q 'corrupt or truncated' "$TMP/err" && ok "truncated gzip: says so" || bad "truncated gzip: $(cat "$TMP/err")"
+cat "$TMP/cut.gz" | "$BIN/trace2wl" "$TMP/x.wl" 2>"$TMP/err"; eq "truncated gzip through a pipe: exit 1" 1 "$?"
+grep -q '<stdin>: offset [0-9]*: gzip -dc failed: the compressed data is corrupt or truncated' "$TMP/err" && ok "truncated gzip through a pipe: says so" || bad "truncated gzip pipe: $(cat "$TMP/err")"
 check "no output left behind by failed runs" sh -c "! ls '$TMP'/x.wl* 2>/dev/null | grep -q ."
 
 # --- several traces of one process, in order: the second file frees what the first allocated

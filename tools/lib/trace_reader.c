@@ -119,11 +119,57 @@ static int on_path(const char *prog)
 	return 0;
 }
 
-static int start_decompressor(struct trace_reader *r, const char *path, const char *prog)
+/* A child that writes the first n bytes of standard input, already read into head, to fd out,
+   then copies the rest.  Its pid, or -1. */
+static pid_t start_feeder(const unsigned char *head, size_t n, int out)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(out, head + done, n - done);
+		if (w < 0 && errno != EINTR)
+			_exit(1);
+		done += w > 0 ? (size_t)w : 0;
+	}
+	static unsigned char buf[65536];
+	for (;;) {
+		ssize_t got = read(0, buf, sizeof buf);
+		if (got == 0)
+			_exit(0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			_exit(1);
+		for (ssize_t done = 0; done < got;) {
+			ssize_t w = write(out, buf + done, (size_t)(got - done));
+			if (w < 0 && errno != EINTR)
+				_exit(1);   /* the decompressor stopped reading */
+			done += w > 0 ? w : 0;
+		}
+	}
+}
+
+/* Decompress path, whose first have bytes are in r->buf, through prog into a pipe.  Standard
+   input is given to prog from its start: by seeking back when it is a file, else through a
+   feeder child that writes the bytes already read and then copies the rest. */
+static int start_decompressor(struct trace_reader *r, const char *path, const char *prog, size_t have)
 {
 	if (!on_path(prog))
 		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
 			    strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
+	int from_stdin = !r->own_fd, feed[2] = { -1, -1 };
+	if (from_stdin && lseek(0, 0, SEEK_SET) != 0) {
+		if (pipe2(feed, O_CLOEXEC) < 0)
+			return fail(r, 0, "pipe: %s", strerror(errno));
+		r->feeder = start_feeder(r->buf, have, feed[1]);
+		close(feed[1]);
+		if (r->feeder < 0) {
+			r->feeder = 0;
+			close(feed[0]);
+			return fail(r, 0, "fork: %s", strerror(errno));
+		}
+	}
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return fail(r, 0, "pipe: %s", strerror(errno));
@@ -131,15 +177,23 @@ static int start_decompressor(struct trace_reader *r, const char *path, const ch
 	if (pid < 0)
 		return fail(r, 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		if (feed[0] >= 0)
+			dup2(feed[0], 0);
 		dup2(pfd[1], 1);
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, 2);   /* its complaints become our one error line */
-		execlp(prog, prog, "-dc", "--", path, (char *)NULL);
+		if (from_stdin)
+			execlp(prog, prog, "-dc", (char *)NULL);
+		else
+			execlp(prog, prog, "-dc", "--", path, (char *)NULL);
 		_exit(127);
 	}
+	if (feed[0] >= 0)
+		close(feed[0]);
 	close(pfd[1]);
-	close(r->fd);
+	if (!from_stdin)
+		close(r->fd);
 	r->fd = pfd[0];
 	r->child = pid;
 	r->compression = prog;
@@ -151,6 +205,11 @@ static int start_decompressor(struct trace_reader *r, const char *path, const ch
 /* After end of input: did the decompressor fail?  Reaps it. */
 static int child_failed(struct trace_reader *r)
 {
+	if (r->feeder) {
+		while (waitpid(r->feeder, NULL, 0) < 0 && errno == EINTR)
+			;
+		r->feeder = 0;
+	}
 	if (!r->child)
 		return 0;
 	int st = 0;
@@ -339,9 +398,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	if (comp) {
 		if (!trace_reader_decompress)
 			return fail(r, 0, "%s-compressed (decompression is off)", comp);
-		if (!r->own_fd)
-			return fail(r, 0, "%s-compressed data on standard input: give the file name instead", comp);
-		if (start_decompressor(r, path, comp) < 0)
+		if (start_decompressor(r, path, comp, (size_t)have) < 0)
 			return -1;
 		have = fill(r, sizeof r->hdr);
 		if (have < 0) {
@@ -492,6 +549,8 @@ void trace_close(struct trace_reader *r)
 		close(r->fd);
 	if (r->child) {
 		kill(r->child, SIGTERM);   /* we may stop reading early */
+		if (r->feeder)
+			kill(r->feeder, SIGTERM);
 		child_failed(r);
 	}
 	free(r->buf);

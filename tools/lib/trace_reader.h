@@ -27,6 +27,7 @@ struct trace_reader {
 	int format;                     /* enum trace_format */
 	const char *compression;        /* "gzip", "xz", "zstd" or NULL */
 	int child;                      /* the decompressor's pid, or 0 */
+	int feeder;                     /* the pid copying a pipe on stdin to it, or 0 */
 	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
