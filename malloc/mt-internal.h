@@ -98,7 +98,9 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_WINDOW_SIZE  ((uint64_t)1 << MT_WINDOW_SHIFT)
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_RESERVE ((uint64_t)64 << 10) /* a new file's first reservation */
-#define MT_FIRST_CHUNK  4096u           /* a thread's first chunk: small, threads may be short */
+#define MT_FIRST_CHUNK  1024u           /* a thread's first chunk: small, threads may be short */
+#define MT_EXIT_CHUNK   256u            /* an exiting thread's: the few calls after its exit
+                                           destructor (3 records and the chunk record) */
 #define MT_CHUNK        65536u          /* the largest: 1023 records and one chunk record */
 #define MT_NO_WINDOW    UINT32_MAX
 

@@ -210,7 +210,9 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 	/* what the writers were handed they populated themselves */
 	uint64_t lo = mt_g.pop_end > mt_g.next_off ? mt_g.pop_end : mt_g.next_off;
 	lo &= ~(page_size - 1);
-	uint64_t goal = mt_g.next_off + MT_POP_AHEAD;
+	/* whole pages: chunks need not end on one, and a range ending inside a page would be
+	   populated again and again, pop_end never reaching the next page */
+	uint64_t goal = (mt_g.next_off + MT_POP_AHEAD + page_size - 1) & ~(page_size - 1);
 	if (lo >= goal)
 		return 0;
 	uint64_t hi = lo + MT_POP_STEP < goal ? lo + MT_POP_STEP : goal;

@@ -1,7 +1,7 @@
 /* writer.c - handing out chunks of records to threads.
  *
  * The file is mapped MAP_SHARED in windows of MT_WINDOW_SIZE bytes.  A thread takes a chunk
- * (4 KiB the first time, doubling up to 64 KiB, and 4 KiB again once it is exiting) under the
+ * (1 KiB the first time, doubling up to 64 KiB, and 256 bytes once it is exiting) under the
  * global lock - at most once per 1023 records - and then fills it without any synchronisation.  Disk blocks are reserved with fallocate before any
  * chunk over them is handed out, so a full disk is an error we see here rather than a SIGBUS
  * later.  The pages of a chunk are populated in one madvise call instead of one fault per page,
@@ -301,7 +301,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	   unused space, whose pages cost as much to populate as used ones); small again once it
 	   is exiting (glibc frees its thread state after the last destructor: a few calls into a
 	   chunk never given back) */
-	uint32_t want = MT_FIRST_CHUNK;
+	uint32_t want = t->exiting ? MT_EXIT_CHUNK : MT_FIRST_CHUNK;
 	if (prev && !t->exiting && t->chunk_len)
 		want = t->chunk_len >= MT_CHUNK / 2 ? MT_CHUNK : t->chunk_len * 2;
 	uint64_t len = want;
@@ -337,9 +337,13 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 
 	if (MT_UNLIKELY(start_helper > 0))
 		mt_populate_start();
-	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
-	if (!populated)
-		madvise(base, len, MADV_POPULATE_WRITE);
+	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless.
+	   Small chunks share pages: the whole pages under this one. */
+	if (!populated) {
+		uintptr_t ps = (uintptr_t)getpagesize();
+		uintptr_t lo = (uintptr_t)base & ~(ps - 1), hi = ((uintptr_t)base + len + ps - 1) & ~(ps - 1);
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	}
 
 	struct mtrace_record *c = (struct mtrace_record *)base;
 	c->ts = taken;
