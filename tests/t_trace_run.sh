@@ -30,6 +30,26 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan's allocator refuses some requests gli
 	eq "entry points: nothing failed that succeeded in the trace" 0 "$(csv "$TMP/e.csv" replay_failed_calls)"
 fi
 
+# --- more streams than replay threads: a program that created threads all its life
+# (more than 10,000 were refused before); streams wait in order for a thread to come free, and
+# a stream waiting for one nobody has taken gets a thread of its own (else: for ever)
+timeout 120 "$R" --csv --threads 1 "$TMP/x.wl" >"$TMP/x1.csv"; eq "cross-thread, --threads 1: completes" 0 "$?"
+eq "cross-thread, --threads 1: every wait executed" "$(wl "$TMP/x.wl" waits)" "$(csv "$TMP/x1.csv" waits)"
+eq "cross-thread, --threads 1: every free" "$(wl "$TMP/x.wl" free)" "$(csv "$TMP/x1.csv" free_calls)"
+traced "$TMP/churn" "$TP/threads" 10100 100 1 >/dev/null
+"$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"
+if [ "${SANITIZE:-}" != 1 ]; then   # 10,000 threads under ASan: minutes, and its own limits
+	timeout 120 "$R" --csv "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams: replayed" 0 "$?"
+	eq "10,101 streams: 10,000 replay threads at once" 10000 "$(csv "$TMP/churn.csv" replay_threads)"
+else
+	timeout 120 "$R" --csv --threads 64 "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams, --threads 64: replayed" 0 "$?"
+fi
+eq "10,101 streams: every malloc" "$(wl "$TMP/churn.wl" malloc)" "$(csv "$TMP/churn.csv" malloc_calls)"
+eq "10,101 streams: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churn.csv" free_calls)"
+"$R" --threads 8 "$TMP/churn.wl" >"$TMP/churn8.txt"; eq "--threads 8: exit 0" 0 "$?"
+grep -q '^Replay threads: 8 for 10,101 streams' "$TMP/churn8.txt" && ok "--threads 8: eight threads took the streams in turn" || bad "--threads 8: $(grep -i thread "$TMP/churn8.txt")"
+"$R" --threads 0 "$TMP/x.wl" >/dev/null 2>&1; eq "--threads 0: exit 2" 2 "$?"
+
 # --- dj/malloc workloads from the generator
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace2wl" -q -d "$TMP/edge.dj" "$TMP/edge.wl" "$TMP/edge"

@@ -36,6 +36,9 @@ static const char usage_text[] =
 	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
 	"  -T, --tunables=STRING   GLIBC_TUNABLES for the replay (e.g. glibc.malloc.tcache_count=0)\n"
 	"      --trim-every=N      call malloc_trim(0) after every N calls of each thread\n"
+	"      --threads=N         at most N replay threads at once (default 10000): streams\n"
+	"                          beyond wait, in order, for a thread to come free (and one is\n"
+	"                          added when a stream waits for one nobody has taken)\n"
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
@@ -188,14 +191,14 @@ static void check_mallopt(const char *arg, int apply)
 enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
        F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
        F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
-       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, NFIELDS };
+       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS, NFIELDS };
 static const char *const field_names[NFIELDS] = {
 	"cycles", "wall_usec", "user_usec", "maxrss_growth_kb", "maxrss_start_kb", "maxrss_end_kb",
 	"ideal_rss_kb", "malloc_calls", "malloc_avg_cycles", "calloc_calls", "calloc_avg_cycles",
 	"realloc_calls", "realloc_avg_cycles", "free_calls", "free_avg_cycles", "memalign_calls",
 	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
 	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
-	"replay_failed_calls",
+	"replay_failed_calls", "replay_threads",
 };
 
 static void to_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -238,6 +241,7 @@ static void to_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 	f[F_IMPLICIT] = (int64_t)r->implicit_frees;
 	f[F_FAILED] = (int64_t)r->failed_replayed;
 	f[F_RFAIL] = (int64_t)r->replay_failures;
+	f[F_WORKERS] = r->workers;
 }
 
 static char *c(int64_t v)
@@ -283,6 +287,9 @@ static void print_text(const int64_t *f, const char *alloc, unsigned runs)
 	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", c(f[F_PEAK_RSS]),
 	       c(f[F_PEAK_VSZ]), c(f[F_PEAK_LIVE_KB]));
 	printf("Waits: %s, of which %s slept\n", c(f[F_WAITS]), c(f[F_SLEPT]));
+	if (f[F_WORKERS] != f[F_THREADS])
+		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one to come free)\n",
+		       c(f[F_WORKERS]), c(f[F_THREADS]));
 	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
 		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
 		       c(f[F_IMPLICIT]), c(f[F_FAILED]), c(f[F_RFAIL]));
@@ -362,6 +369,10 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 	}
 	if (o->ro.no_timing)
 		args[n++] = "--no-timing";
+	if (o->ro.max_threads) {
+		snprintf(bufs[6], sizeof bufs[6], "--threads=%u", o->ro.max_threads);
+		args[n++] = bufs[6];
+	}
 	for (int i = 0; i < o->nmallopt && n < 60; i++) {
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
@@ -503,7 +514,8 @@ int main(int argc, char **argv)
 		{ "mallopt", required_argument, 0, 'M' }, { "tunables", required_argument, 0, 'T' },
 		{ "trim-every", required_argument, 0, 1 }, { "csv", no_argument, 0, 2 },
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
+		{ "threads", required_argument, 0, 5 }, { 0, 0, 0, 0 },
 	};
 	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
 	int ch;
@@ -540,6 +552,11 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = calls_untimed = 1; break;
+		case 5:
+			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
+				tool_die(EXIT_USAGE, "--threads wants a number from 1 to 1000000, not '%s'", optarg);
+			o.ro.max_threads = (unsigned)v;
+			break;
 		case 2: o.format = "csv"; break;
 		case 3: o.format = "json"; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

@@ -197,22 +197,30 @@ out:
    Replay state, all in mmap'd memory
    ------------------------------------------------------------------------------------------- */
 
+#define SEEN_WAYS 16   /* a power of two */
+
+/* A signal point's futex word (done turns 1 when the thread reaches it) and how many sleep
+   on it */
+struct sigw { uint32_t done, sleepers; };
+
 struct rthread {
-	/* written by the owner, read by waiters: its own cache lines */
+	/* written by the owner, read by waiters: its own cache line */
 	uint64_t count;               /* calls completed, published */
-	uint64_t wake_at;             /* smallest count a sleeper waits for; UINT64_MAX: none */
-	uint32_t seq;                 /* futex word, bumped when sleepers must look again */
-	char pad0[44];
+	char pad0[56];
+	/* set up before the replay, read by waiters */
+	const uint64_t *sig0;         /* the counts others wait for (signal_points()), sorted */
+	struct sigw *sigw;            /* a word for each */
+	uint64_t nsig;
 	/* the owner's alone */
 	struct ctx *x;
 	uint32_t idx;
 	int64_t live;                 /* requested bytes allocated minus freed by this thread */
-	uint64_t *seen;               /* last count seen of each thread */
+	struct seen { uint32_t u; uint64_t count; } seen[SEEN_WAYS];   /* last counts seen of
+	                                 the threads waited for, by thread number modulo SEEN_WAYS */
 	const uint64_t *sig;          /* the next counts to publish (signal_points()) */
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t end_ticks;
-	pthread_t th;
 } __attribute__((aligned(128)));
 
 struct ctx {
@@ -224,6 +232,11 @@ struct ctx {
 	                              hands them out 8 at a time) share no line with another's */
 	uint32_t go;                  /* futex: threads start when it turns 1 */
 	uint32_t done;                /* the sampler stops */
+	uint32_t nt;                  /* streams */
+	uint32_t next;                /* the next stream a worker takes */
+	uint32_t workers;             /* worker threads created */
+	uint32_t running;             /* futex: worker threads not yet finished */
+	int timed;
 	uint64_t page;
 	int statm;
 	uint64_t t0_ns;
@@ -255,59 +268,76 @@ static inline void cpu_relax(void)
 #endif
 }
 
+static int add_worker(struct ctx *x);
+
 static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, uint64_t k)
 {
 	struct rthread *o = &me->x->t[u];
+	struct seen *e = &me->seen[u & (SEEN_WAYS - 1)];
 	for (int i = 0; i < 4000; i++) {
 		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
 		if (c >= k) {
-			me->seen[u] = c;
+			e->u = u, e->count = c;
 			return;
 		}
 		cpu_relax();
 	}
 	me->slept++;
-	/* Sleep until u reaches k.  The sleeper lowers u's wake_at to k, so u makes the wake-up
-	   system call only when someone can go on, not after every call while someone sleeps.
-	   publish() and this loop pair a sequentially consistent store and load each, so a wake-up
-	   cannot be lost; the 1 ms timeout is a safety net only. */
-	struct timespec ms = { 0, 1000000 };
-	for (;;) {
-		uint64_t w = __atomic_load_n(&o->wake_at, __ATOMIC_SEQ_CST);
-		while (k < w && !__atomic_compare_exchange_n(&o->wake_at, &w, k, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			;
-		uint32_t s = __atomic_load_n(&o->seq, __ATOMIC_SEQ_CST);
-		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_SEQ_CST);
-		if (c < k)
-			futex(&o->seq, FUTEX_WAIT_PRIVATE, s, &ms);
-		c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
-		if (c >= k) {
-			me->seen[u] = c;
-			return;
-		}
+	/* Sleep on the futex word of u's signal point k (every count waited for is one): u sets
+	   it and wakes its sleepers when it gets there, and no one else (waking every sleeper of
+	   u at each of its signal points made a thousand-thread replay crawl).  We count ourselves
+	   in, then the kernel checks the word; u sets the word, then reads the count of sleepers
+	   (both sequentially consistent): either u sees us, or we see the word set.  The timeout
+	   is a safety net only, growing to 64 ms. */
+	size_t lo = 0, hi = o->nsig;   /* lower bound of k in sig0 */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->sig0[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	struct sigw *w = lo < o->nsig && o->sig0[lo] == k ? &o->sigw[lo] : NULL;
+	if (w)
+		__atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);
+	long ns = 1000000;
+	for (;;) {
+		uint64_t c = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
+		if (c >= k)
+			break;
+		/* a stream no worker has taken yet (more streams than workers, every worker
+		   waiting): workers enough to take it, or this wait would be for ever */
+		for (uint32_t n = __atomic_load_n(&me->x->next, __ATOMIC_ACQUIRE); u >= n; n++)
+			if (!add_worker(me->x))
+				break;
+		struct timespec ts = { 0, ns };
+		if (w)
+			futex(&w->done, FUTEX_WAIT_PRIVATE, 0, &ts);
+		else
+			nanosleep(&ts, NULL);   /* (not a signal point: cannot happen) */
+		ns = ns < 32000000 ? ns * 2 : 64000000;
+	}
+	e->u = u, e->count = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
 }
 
-/* Tell waiters how far this thread is, and wake them if one can go on.  The count store and the
-   wake_at load pair with the sleeper's wake_at store and count load (sequentially consistent
-   on both sides, so a wake-up cannot be lost).  That costs as much as a small malloc, so it is
-   done only at the counts some thread waits for (signal_points()). */
+/* Tell waiters this thread has reached signal point count, and wake those asleep on it.  That
+   costs as much as a small malloc, so it is done only at the counts some thread waits for
+   (signal_points()). */
 static inline void publish(struct rthread *me, uint64_t count)
 {
-	__atomic_store_n(&me->count, count, __ATOMIC_SEQ_CST);
-	if (__builtin_expect(count >= __atomic_load_n(&me->wake_at, __ATOMIC_SEQ_CST), 0)) {
-		/* wake every sleeper; those still short of their count lower wake_at again */
-		__atomic_store_n(&me->wake_at, UINT64_MAX, __ATOMIC_SEQ_CST);
-		__atomic_fetch_add(&me->seq, 1, __ATOMIC_SEQ_CST);
-		futex(&me->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
-	}
+	__atomic_store_n(&me->count, count, __ATOMIC_RELEASE);
+	struct sigw *w = &me->sigw[me->sig - me->sig0];   /* this signal point's word */
+	__atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_load_n(&w->sleepers, __ATOMIC_SEQ_CST) != 0, 0))
+		futex(&w->done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
 /* Wait until thread u has completed k calls. */
 static inline void wait_for(struct rthread *me, uint32_t u, uint64_t k)
 {
 	me->waits++;
-	if (__builtin_expect(me->seen[u] < k, 0))
+	const struct seen *e = &me->seen[u & (SEEN_WAYS - 1)];
+	if (__builtin_expect(e->u != u || e->count < k, 0))
 		wait_slow(me, u, k);   /* else already known: no shared cache line touched */
 }
 
@@ -388,8 +418,6 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 	const uint8_t *base = x->r->map, *p = base + tt->offset;
 	uintptr_t dropped = ((uintptr_t)p + x->page - 1) & ~(uintptr_t)(x->page - 1);
 	uint64_t count = 0, trim = x->o->trim_every;
-	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
-		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	for (;;) {
 		unsigned code = *p++;
 		unsigned op = code & 0x7f;
@@ -489,8 +517,10 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			break;
 		}
 		}
-		if (__builtin_expect(++count == *me->sig, 0))
-			publish(me, *me->sig++);
+		if (__builtin_expect(++count == *me->sig, 0)) {
+			publish(me, count);   /* at me->sig, */
+			me->sig++;            /* then the next */
+		}
 		if (trim && count % trim == 0)
 			malloc_trim(0);
 		/* give back the workload pages already read, so they do not count as the allocator's RSS */
@@ -504,14 +534,53 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 	}
 }
 
-static void *replay_thread(void *arg)
+/* A worker: once released, replays the next stream nobody has taken, then the next, until
+   none is left.  With no more streams than REPLAY_MAX_THREADS each worker takes one: one
+   thread a stream, all released together.  More streams (a program that created threads
+   through its life) are taken as workers come free, in the order the threads appeared. */
+static void *worker(void *arg)
 {
-	return replay_loop(arg, 1);
+	struct ctx *x = arg;
+	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
+		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
+	for (;;) {
+		uint32_t i = __atomic_fetch_add(&x->next, 1, __ATOMIC_ACQ_REL);
+		if (i >= x->nt)
+			break;
+		if (x->timed)
+			replay_loop(&x->t[i], 1);
+		else
+			replay_loop(&x->t[i], 0);
+	}
+	if (__atomic_sub_fetch(&x->running, 1, __ATOMIC_ACQ_REL) == 0)
+		futex(&x->running, FUTEX_WAKE_PRIVATE, 1, NULL);
+	return NULL;
 }
 
-static void *replay_thread_untimed(void *arg)
+/* Start one more worker thread (detached: the main thread waits for `running` to reach 0):
+   1, or 0 if there are as many as streams.  Failing, the replay cannot go on: one error line,
+   exit 3. */
+static int add_worker(struct ctx *x)
 {
-	return replay_loop(arg, 0);
+	if (__atomic_fetch_add(&x->workers, 1, __ATOMIC_ACQ_REL) >= x->nt) {
+		__atomic_fetch_sub(&x->workers, 1, __ATOMIC_ACQ_REL);
+		return 0;   /* as many as streams: each stream has one */
+	}
+	__atomic_fetch_add(&x->running, 1, __ATOMIC_ACQ_REL);
+	pthread_attr_t a;
+	pthread_t th;
+	int ok = pthread_attr_init(&a) == 0 && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
+		 pthread_create(&th, &a, worker, x) == 0;
+	if (!ok) {
+		char msg[160];
+		int n = snprintf(msg, sizeof msg, "trace_run: cannot create a replay thread (%u made): %s\n",
+				 __atomic_load_n(&x->workers, __ATOMIC_RELAXED), strerror(errno));
+		ssize_t w = write(2, msg, (size_t)n);
+		(void)w;
+		_exit(3);
+	}
+	pthread_attr_destroy(&a);
+	return 1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -637,13 +706,16 @@ static int signal_points(struct wl_reader *r, struct rthread *t, uint32_t nt, ui
 	for (uint32_t u = 0; u < nt; u++)
 		total += n[u] + 1;
 	uint64_t *all = map_zero(total * sizeof *all, harness);
-	if (!all) {
+	struct sigw *words = map_zero(total * sizeof *words, harness);
+	if (!all || !words) {
 		free(n);
 		return -1;
 	}
 	for (uint32_t u = 0; u < nt; u++) {
-		t[u].sig = all;
+		t[u].sig = t[u].sig0 = all;
+		t[u].sigw = words;
 		all += n[u] + 1;
+		words += n[u] + 1;
 		n[u] = 0;
 	}
 	b.fill = 1;
@@ -656,6 +728,7 @@ static int signal_points(struct wl_reader *r, struct rthread *t, uint32_t nt, ui
 			if (m == 0 || l[i] != l[m - 1])
 				l[m++] = l[i];
 		l[m] = UINT64_MAX;
+		t[u].nsig = m;
 	}
 	free(n);
 	return 0;
@@ -667,10 +740,6 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	cycles_init();
 	res->timer = cycles_timer;
 	uint32_t nt = r->h.nthreads;
-	if (nt > REPLAY_MAX_THREADS) {
-		snprintf(err, cap, "%s: %u threads: more than this harness replays (%u)", r->name, nt, REPLAY_MAX_THREADS);
-		return -1;
-	}
 	uint64_t harness = 0;
 	struct ctx *x = map_zero(sizeof *x, &harness);
 	if (!x)
@@ -680,8 +749,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	x->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	x->t = map_zero((size_t)(nt ? nt : 1) * sizeof *x->t, &harness);
 	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
-	uint64_t *seen = map_zero((size_t)nt * nt * sizeof *seen, &harness);
-	if (!x->t || !x->slot || (nt && !seen) || signal_points(r, x->t, nt, &harness) < 0)
+	if (!x->t || !x->slot || signal_points(r, x->t, nt, &harness) < 0)
 		goto nomem;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
@@ -695,16 +763,17 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	   attached-threads assertion (seen under ASan).  Set it up here, in the main thread. */
 	if (o->trim_every)
 		malloc_trim(0);
+	x->nt = nt;
+	x->timed = !o->no_timing;
 	for (uint32_t i = 0; i < nt; i++) {
 		x->t[i].x = x;
 		x->t[i].idx = i;
-		x->t[i].wake_at = UINT64_MAX;
-		x->t[i].seen = seen + (size_t)i * nt;
-		if (pthread_create(&x->t[i].th, NULL, o->no_timing ? replay_thread_untimed : replay_thread, &x->t[i]) != 0) {
-			snprintf(err, cap, "cannot create thread %u of %u: %s", i, nt, strerror(errno));
-			return -1;   /* the threads made so far wait on `go` for ever; we exit */
-		}
+		/* (seen[] zeroed: "thread 0 at count 0", which is true) */
 	}
+	uint32_t most = o->max_threads ? o->max_threads : REPLAY_MAX_THREADS;
+	uint32_t first = nt < most ? nt : most;
+	for (uint32_t i = 0; i < first; i++)
+		add_worker(x);   /* they wait for `go` */
 	pthread_t sampler_th;
 	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, sampler, x) == 0;
 
@@ -716,8 +785,8 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	uint64_t start = cycles_start();
 	__atomic_store_n(&x->go, 1, __ATOMIC_RELEASE);
 	futex(&x->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
-	for (uint32_t i = 0; i < nt; i++)
-		pthread_join(x->t[i].th, NULL);
+	for (uint32_t n; (n = __atomic_load_n(&x->running, __ATOMIC_ACQUIRE)) != 0;)
+		futex(&x->running, FUTEX_WAIT_PRIVATE, n, NULL);
 	uint64_t end = start;
 	for (uint32_t i = 0; i < nt; i++)
 		if (x->t[i].end_ticks > end)
@@ -739,6 +808,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	res->peak_vmsize_kb = x->peak_vsz_kb;
 	res->samples = x->samples;
 	res->nthreads = nt;
+	res->workers = x->workers;
 	res->harness_kb = harness / 1024;
 	for (uint32_t i = 0; i < nt; i++) {
 		struct rthread *t = &x->t[i];

@@ -1,6 +1,8 @@
 /* replay.h - replaying a workload against the allocator in this process (trace_run's engine).
  *
- * One thread per stream, all released together.  Every call is timed alone (cycles.h); after
+ * One thread per stream, all released together; beyond max_threads streams (a program that
+ * created threads all its life), the others are taken in order as threads come free, and a
+ * thread is added whenever one waits for a stream nobody has taken.  Every call is timed alone (cycles.h); after
  * an allocation the block is touched so RSS reflects real use.  A thread waits for another by
  * reading that thread's published call count: a local copy first (an already-satisfied wait
  * costs no shared cache line), then a short spin, then a futex sleep.  Everything the harness
@@ -21,6 +23,7 @@ struct replay_opts {
 	int log_fd;                   /* TSV timeline, or -1 */
 	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
 	int no_timing;                /* calls are not timed (the replay runs without the timer) */
+	unsigned max_threads;         /* replay threads at once; 0: REPLAY_MAX_THREADS */
 };
 
 struct replay_result {
@@ -37,6 +40,7 @@ struct replay_result {
 	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here */
 	uint64_t harness_kb;          /* the harness's own tables */
 	uint32_t nthreads;
+	uint32_t workers;             /* replay threads that ran them */
 	int timer;                    /* cycles.h TIMER_* */
 };
 
@@ -46,7 +50,7 @@ struct replay_result {
    holds, not by what its header claims.  0, or -1 with err. */
 int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap);
 
-#define REPLAY_MAX_THREADS 10000
+#define REPLAY_MAX_THREADS 10000   /* replay threads at once, by default */
 
 /* Replay once.  0, or -1 with err. */
 int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap);
