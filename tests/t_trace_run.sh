@@ -120,6 +120,14 @@ for row in 'wall time' 'Max RSS' 'ideal RSS' 'avg malloc' 'avg free'; do
 	grep -q "^$row" "$TMP/cmp" && ok "--compare: row $row" || bad "--compare: no row $row"
 done
 [ "$list" != glibc ] && { grep -q '(.*x)' "$TMP/cmp" && ok "--compare: ratios to the first column" || bad "no ratios"; }
+# allocators given by path: each replayed (a library defining malloc), each its own timeline,
+# also two of one file name (they shared FILE.custom, the second overwriting the first)
+if [ "${SANITIZE:-}" != 1 ]; then
+	mkdir -p "$TMP/a" "$TMP/b"; cp "$TP/libfwd.so" "$TMP/a/"; cp "$TP/libfwd.so" "$TMP/b/"
+	"$R" --compare "glibc,$TMP/a/libfwd.so,$TMP/b/libfwd.so" -l "$TMP/lg" "$TMP/m.wl" >/dev/null
+	eq "--compare of two libraries by path: exit 0" 0 "$?"
+	eq "--compare --log: a timeline each" "lg.glibc lg.libfwd.so lg.libfwd.so.3" "$(cd "$TMP" && ls lg.* | xargs)"
+fi
 # --- --no-timing: the same calls replayed, none timed, and the output says so
 "$R" --no-timing --csv "$TMP/m.wl" >"$TMP/nt.csv"; eq "--no-timing: exit 0" 0 "$?"
 eq "--no-timing: malloc calls as in the workload" "$(wl "$TMP/m.wl" malloc)" "$(csv "$TMP/nt.csv" malloc_calls)"

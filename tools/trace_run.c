@@ -30,7 +30,8 @@ static const char usage_text[] =
 	"                          byte per page and the last byte), full (every byte), none\n"
 	"  -i, --interval=MS       sample VmRSS every MS milliseconds (default 10)\n"
 	"  -l, --log=FILE          write the samples as TSV: time_ms vmrss_kb vmsize_kb ideal_kb\n"
-	"                          (with --compare/--repeat: FILE.<allocator>, first run)\n"
+	"                          (with --compare/--repeat: FILE.<allocator>, first run; a\n"
+	"                          library by its file name, .N after it if two share one)\n"
 	"  -M, --mallopt=NAME=VAL  call mallopt before the replay (glibc): M_MMAP_THRESHOLD,\n"
 	"                          M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX, M_ARENA_MAX,\n"
 	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
@@ -340,6 +341,23 @@ static void medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
    Runs in fresh processes (--repeat, --compare)
    ------------------------------------------------------------------------------------------- */
 
+/* The timeline file of allocator a in a --compare list: FILE.NAME, NAME the allocator or its
+   library's file name, and .N (its place in the list) when an earlier one has the same NAME:
+   two libraries given by path must not share one file. */
+static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a)
+{
+	const char *slash = strrchr(names[a], '/'), *name = slash ? slash + 1 : names[a];
+	int taken = 0;
+	for (int b = 0; b < a; b++) {
+		const char *s = strrchr(names[b], '/');
+		taken |= !strcmp(s ? s + 1 : names[b], name);
+	}
+	if (taken)
+		snprintf(buf, cap, "%s.%s.%d", log, name, a + 1);
+	else
+		snprintf(buf, cap, "%s.%s", log, name);
+}
+
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
 static int child_run(const struct opts *o, const char *alloc, const char *workload, const char *log,
 		     int64_t *f)
@@ -443,7 +461,7 @@ static int multi_run(const struct opts *o, const char *workload)
 		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
 			char log[4200];
 			if (o->log)
-				snprintf(log, sizeof log, "%s.%s", o->log, strchr(names[a], '/') ? "custom" : names[a]);
+				log_name(log, sizeof log, o->log, names, a);
 			if (isatty(2))
 				fprintf(stderr, "\rtrace_run: run %u of %u, %s        ", r + 1, reps, names[a]);
 			if (child_run(o, names[a], workload, (o->log && r == 0) ? log : NULL, runs[(size_t)a * reps + r]) < 0)

@@ -1,0 +1,32 @@
+/* libfwd - the smallest allocator a replay can be given by path: every call forwarded to glibc's
+ * own entry points (__libc_*), so it defines malloc without being libc.so. */
+#include <errno.h>
+#include <stddef.h>
+
+void *__libc_malloc(size_t);
+void __libc_free(void *);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void *__libc_valloc(size_t);
+void *__libc_pvalloc(size_t);
+
+void *malloc(size_t n) { return __libc_malloc(n); }
+void free(void *p) { __libc_free(p); }
+void *calloc(size_t n, size_t s) { return __libc_calloc(n, s); }
+void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }
+void *memalign(size_t a, size_t n) { return __libc_memalign(a, n); }
+void *aligned_alloc(size_t a, size_t n) { return __libc_memalign(a, n); }
+void *valloc(size_t n) { return __libc_valloc(n); }
+void *pvalloc(size_t n) { return __libc_pvalloc(n); }
+
+int posix_memalign(void **out, size_t a, size_t n)
+{
+	if (a < sizeof(void *) || (a & (a - 1)))
+		return EINVAL;
+	void *p = __libc_memalign(a, n);
+	if (p == NULL)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
