@@ -15,8 +15,8 @@ fails=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:exitcode=99:detect_leaks=0:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-ok()  { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+ok()  { printf "ok - %s\n" "$*"; }
+bad() { printf "not ok - %s\n" "$*"; fails=$((fails + 1)); }
 # check DESCRIPTION COMMAND...: passes if the command succeeds
 check() { d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 # eq DESCRIPTION EXPECTED ACTUAL

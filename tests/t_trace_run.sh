@@ -127,6 +127,21 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	"$R" --compare "glibc,$TMP/a/libfwd.so,$TMP/b/libfwd.so" -l "$TMP/lg" "$TMP/m.wl" >/dev/null
 	eq "--compare of two libraries by path: exit 0" 0 "$?"
 	eq "--compare --log: a timeline each" "lg.glibc lg.libfwd.so lg.libfwd.so.3" "$(cd "$TMP" && ls lg.* | xargs)"
+	# a library whose path holds a quote and a backslash (not a comma: --compare splits there;
+	# nor a space: LD_PRELOAD does, which is refused): --json and --csv stay valid
+	mkdir -p "$TMP/sp ace"; cp "$TP/libfwd.so" "$TMP/sp ace/"
+	"$R" --malloc "$TMP/sp ace/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "a library path with a space: exit 3" 3 "$?"
+	grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "a path with a space: says why" || bad "space: $(cat "$TMP/err")"
+	w="$TMP/q\"b\\c"; mkdir -p "$w"; cp "$TP/libfwd.so" "$w/"
+	"$R" --compare "glibc,$w/libfwd.so" --csv "$TMP/m.wl" >"$TMP/q.csv"; eq "--compare --csv: exit 0" 0 "$?"
+	eq "--compare --csv: one header, a row an allocator" "1 3" "$(grep -c '^cycles,' "$TMP/q.csv") $(wc -l <"$TMP/q.csv")"
+	"$R" --compare "glibc,$w/libfwd.so" --json "$TMP/m.wl" >"$TMP/q.json"; eq "--compare --json: exit 0" 0 "$?"
+	if command -v python3 >/dev/null; then
+		eq "--compare --csv: the odd path read back" "$w/libfwd.so" "$(python3 -c 'import csv, sys; print(list(csv.DictReader(open(sys.argv[1])))[1]["allocator"])' "$TMP/q.csv")"
+		eq "--compare --json: one array, the odd path read back" "$w/libfwd.so" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[1]["allocator"])' "$TMP/q.json")"
+	else
+		echo "# python3 not installed: the CSV and JSON are not parsed back"
+	fi
 fi
 # --- --no-timing: the same calls replayed, none timed, and the output says so
 "$R" --no-timing --csv "$TMP/m.wl" >"$TMP/nt.csv"; eq "--no-timing: exit 0" 0 "$?"

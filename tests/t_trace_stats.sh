@@ -39,6 +39,11 @@ grep -q '^  ideal_rss_peak  *868$' "$TMP/e.txt" && ok "text: ideal RSS peak line
 grep -q '^largest blocks live at the end$' "$TMP/e.txt" && ok "text: largest live blocks" || bad "text: largest"
 "$S" --json "$TMP/edge" | grep -q '"memory_ideal_rss_peak": 868' && ok "--json" || bad "--json"
 "$S" --json "$TMP/edge" | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null && ok "--json is valid JSON" || bad "--json does not parse"
+# a file name with a quote, a backslash and a tab: still valid JSON, still one TSV field
+odd="$TMP/q\"b\\c	d"; cp "$TMP/edge" "$odd"
+"$S" --json "$odd" | python3 -c 'import json, sys; print(json.load(sys.stdin)["file"])' >"$TMP/name" 2>/dev/null
+check "--json: an odd file name read back" test "$(cat "$TMP/name")" = "$odd"
+eq "--tsv: the file name one field" 3 "$("$S" --tsv "$odd" | awk -F '\t' 'NR == 1 { print NF }')"
 
 # a real program, and --diff against another run of it
 traced "$TMP/b1" "$TP/bigalloc" 20000 >/dev/null

@@ -78,6 +78,11 @@ static const char *allocator_path(const char *name, char *buf, size_t cap, const
 			*why = strerror(errno);
 			return NULL;
 		}
+		if (strpbrk(name, " \t:")) {   /* LD_PRELOAD's separators */
+			*why = "LD_PRELOAD cannot name a path with a space, tab or colon in it (link or copy "
+			       "the library to another path)";
+			return NULL;
+		}
 		return realpath(name, buf) ? buf : name;
 	}
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -301,14 +306,21 @@ static void print_text(const int64_t *f, const char *alloc, unsigned runs)
 		printf("Median of %u runs, each in a fresh process\n", runs);
 }
 
-static void print_csv(const int64_t *f, const char *alloc)
+static void print_csv_header(void)
 {
 	for (int i = 0; i < NFIELDS; i++)
 		printf("%s,", field_names[i]);
 	printf("allocator,timer\n");
+}
+
+static void print_csv_row(const int64_t *f, const char *alloc)
+{
 	for (int i = 0; i < NFIELDS; i++)
 		printf("%lld,", (long long)f[i]);
-	printf("%s,%s\n", alloc, timer_name());
+	print_csv_field(stdout, alloc);
+	putchar(',');
+	print_csv_field(stdout, timer_name());
+	putchar('\n');
 }
 
 static void print_json(const int64_t *f, const char *alloc)
@@ -316,7 +328,11 @@ static void print_json(const int64_t *f, const char *alloc)
 	printf("{");
 	for (int i = 0; i < NFIELDS; i++)
 		printf("\"%s\": %lld, ", field_names[i], (long long)f[i]);
-	printf("\"allocator\": \"%s\", \"timer\": \"%s\"}\n", alloc, timer_name());
+	printf("\"allocator\": ");
+	print_json_string(stdout, alloc);
+	printf(", \"timer\": ");
+	print_json_string(stdout, timer_name());
+	printf("}\n");
 }
 
 static int cmp64(const void *a, const void *b)
@@ -474,7 +490,7 @@ static int multi_run(const struct opts *o, const char *workload)
 		medians(runs + (size_t)a * reps, reps, med[a]);
 	if (!o->compare) {
 		if (o->format && !strcmp(o->format, "csv"))
-			print_csv(med[0], names[0]);
+			print_csv_header(), print_csv_row(med[0], names[0]);
 		else if (o->format && !strcmp(o->format, "json"))
 			print_json(med[0], names[0]);
 		else
@@ -489,9 +505,21 @@ static int multi_run(const struct opts *o, const char *workload)
 		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
 		{ "avg free (cycles)", F_FREE_AVG }, { "total call time (cycles)", F_TOTAL },
 	};
-	if (o->format && (!strcmp(o->format, "csv") || !strcmp(o->format, "json"))) {
+	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
+	if (o->format && !strcmp(o->format, "csv")) {
+		print_csv_header();
 		for (int a = 0; a < na; a++)
-			(!strcmp(o->format, "csv") ? print_csv : print_json)(med[a], names[a]);
+			print_csv_row(med[a], names[a]);
+		return EXIT_OK;
+	}
+	if (o->format && !strcmp(o->format, "json")) {
+		printf("[\n");
+		for (int a = 0; a < na; a++) {
+			if (a)
+				printf(",\n");
+			print_json(med[a], names[a]);
+		}
+		printf("]\n");
 		return EXIT_OK;
 	}
 	printf("%-26s", "");
@@ -640,7 +668,7 @@ int main(int argc, char **argv)
 	to_fields(&res, ideal, f);
 	const char *alloc = o.malloc_name ? o.malloc_name : "glibc";
 	if (o.format && !strcmp(o.format, "csv"))
-		print_csv(f, alloc);
+		print_csv_header(), print_csv_row(f, alloc);
 	else if (o.format && !strcmp(o.format, "json"))
 		print_json(f, alloc);
 	else

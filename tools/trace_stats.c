@@ -411,14 +411,15 @@ static void report(const struct stats *s)
 	char c1[32], c2[32];
 	json_first = 1;
 	if (fmt == JSON)
-		printf("{\"file\": \"%s\", ", s->name), json_first = 0,
-		printf("\"pid\": %d, \"threads\": %u", (int)s->pid, s->nthreads);
+		printf("{\"file\": "), print_json_string(stdout, s->name), json_first = 0,
+		printf(", \"pid\": %d, \"threads\": %u", (int)s->pid, s->nthreads);
 	else if (fmt == TEXT) {
 		printf("%s: %s (pid %d), %u threads, %s calls over %.6f s\n", s->name, s->exe[0] ? s->exe : "?",
 		       (int)s->pid, s->nthreads, fmt_commas(c1, s->total), secs(s, s->t_last));
 		printf("calls\n");
 	} else
-		printf("trace\tfile\t%s\ntrace\tthreads\t%u\n", s->name, s->nthreads);
+		printf("trace\tfile\t"), print_tsv_field(stdout, s->name),
+		printf("\ntrace\tthreads\t%u\n", s->nthreads);
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_API; c++)
 		if (s->calls[c] || fmt != TEXT)
 			kv("calls", mtrace_call_name(c), s->calls[c]);

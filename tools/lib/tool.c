@@ -97,3 +97,38 @@ void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok
 		tool_die(EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name another "
 			 "file, or remove it first", out);
 }
+
+void print_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void print_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *p = s; *p; p++) {
+		if (*p == '"')
+			fputc('"', f);
+		fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+void print_tsv_field(FILE *f, const char *s)
+{
+	for (const char *p = s; *p; p++)
+		fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+}

@@ -36,6 +36,15 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
 
+/* s as a JSON string, quotes included (", \ and control characters escaped: a file or
+   library name may hold any of them). */
+void print_json_string(FILE *f, const char *s);
+/* s as a CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line
+   break. */
+void print_csv_field(FILE *f, const char *s);
+/* s for a TSV field: tabs and line breaks become spaces. */
+void print_tsv_field(FILE *f, const char *s);
+
 /* Parse an unsigned decimal; 0 or -1 if it is not one. */
 int parse_u64(const char *s, uint64_t *out);
 
