@@ -217,9 +217,17 @@ int main(int argc, char **argv)
 		tool_die(EXIT_NOTRACE, "%s is statically linked: LD_PRELOAD cannot reach its allocator, "
 			 "so it cannot be traced", prog);
 
+	/* absolute (every process of the program loads it, wherever it has moved to), and free of
+	   LD_PRELOAD's separators, which ld.so would only warn about: the resolved path if the
+	   given one has a space, tab or colon (a link to the library from a plain path works) */
 	char lib_abs[PATH_MAX];
 	if (realpath(lib, lib_abs) == NULL)
 		tool_die(EXIT_TOOL, "%s: %s", lib, strerror(errno));
+	if (lib[0] == '/' && strlen(lib) < sizeof lib_abs && !strpbrk(lib, " \t:"))
+		memcpy(lib_abs, lib, strlen(lib) + 1);
+	if (strpbrk(lib_abs, " \t:"))
+		tool_die(EXIT_TOOL, "%s: LD_PRELOAD cannot name a path with a space, tab or colon in it "
+			 "(install elsewhere, or give --lib a link to it from a plain path)", lib_abs);
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
 	if (asprintf(&preload, "%s%s%s", lib_abs, old && *old ? " " : "", old ? old : "") < 0)

@@ -21,6 +21,13 @@ eq "relative -o: every trace where mtracectl ran" 3 "$(ls "$TMP/here"/rel.* 2>/d
 eq "relative -o: none where the program moved" 0 "$(ls "$TMP/there" | wc -l)"
 eq "relative -o: all listed, by absolute name" 3 "$(grep -c "^mtracectl: pid [0-9]* ([a-z]*): $TMP/here/rel\.[0-9]*, " "$TMP/err")"
 "$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': 125" 125 "$?"
+# the preload library under a path with a space: ld.so would split LD_PRELOAD there and only
+# warn (the program untraced, "no trace was written"); refused with the way round it
+mkdir -p "$TMP/sp ace"; cp "$LIB" "$TMP/sp ace/"
+"$BIN/mtracectl" --lib "$TMP/sp ace/libmtracectl.so" -o "$TMP/sp" -- true 2>"$TMP/err"; eq "library path with a space: 125" 125 "$?"
+grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "library path with a space: says why" || bad "space: $(cat "$TMP/err")"
+ln -s "$TMP/sp ace/libmtracectl.so" "$TMP/plain.so"
+"$BIN/mtracectl" --lib "$TMP/plain.so" -o "$TMP/sp" -- true 2>/dev/null; eq "a link from a plain path: traced" 1 "$(ls "$TMP"/sp.* 2>/dev/null | wc -l)"
 "$BIN/mtracectl" -q -o "$TMP/q" -- true 2>"$TMP/err"; eq "-q: nothing on stderr" "" "$(cat "$TMP/err")"
 "$BIN/mtracectl" -d -p -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
 f=$(one_file "$TMP/dp.*")
