@@ -118,11 +118,9 @@ static int same_process(struct first_input *f, const struct trace_reader *r, cha
 /* The same file given twice (by any name). */
 static void no_duplicates(char **inputs, int n)
 {
-	struct stat a, b;
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
-			if (strcmp(inputs[i], "-") && stat(inputs[i], &a) == 0 && stat(inputs[j], &b) == 0 &&
-			    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			if (tool_same_file(inputs[i], inputs[j]))
 				tool_die(EXIT_USAGE, "%s and %s are the same file: each split trace once",
 					 inputs[i], inputs[j]);
 }

@@ -76,14 +76,20 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int tool_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
 {
-	struct stat so, si;
+	struct stat so;
 	if (!strcmp(out, "-") || stat(out, &so) != 0)
 		return;   /* stdout, or a new file */
 	for (int i = 0; i < n; i++)
-		if (strcmp(inputs[i], "-") && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino)
+		if (tool_same_file(out, inputs[i]))
 			tool_die(EXIT_USAGE, "%s: the output is also an input, which writing it would destroy",
 				 out);
 	if (trace_ok || !S_ISREG(so.st_mode))
