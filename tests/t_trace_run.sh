@@ -50,6 +50,23 @@ eq "10,101 streams: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churn.
 grep -q '^Replay threads: 8 for 10,101 streams' "$TMP/churn8.txt" && ok "--threads 8: eight threads took the streams in turn" || bad "--threads 8: $(grep -i thread "$TMP/churn8.txt")"
 "$R" --threads 0 "$TMP/x.wl" >/dev/null 2>&1; eq "--threads 0: exit 2" 2 "$?"
 
+# --- a workload on standard input, or compressed: replayed from a plain temporary copy, which
+# goes when the last run is done (also through --compare's runs and --malloc's re-execution)
+mkdir -p "$TMP/wtmp"
+TMPDIR="$TMP/wtmp" "$R" --csv - <"$TMP/m.wl" >"$TMP/in.csv"; eq "standard input: exit 0" 0 "$?"
+eq "standard input: every malloc" "$(wl "$TMP/m.wl" malloc)" "$(csv "$TMP/in.csv" malloc_calls)"
+gzip -c "$TMP/m.wl" >"$TMP/m.wl.gz"
+TMPDIR="$TMP/wtmp" "$R" --csv "$TMP/m.wl.gz" >"$TMP/gz.csv"; eq "gzip-compressed: exit 0" 0 "$?"
+eq "gzip-compressed: every free" "$(wl "$TMP/m.wl" free)" "$(csv "$TMP/gz.csv" free_calls)"
+gzip -c "$TMP/m.wl" | TMPDIR="$TMP/wtmp" "$R" --compare glibc,glibc --csv - >"$TMP/gzc.csv"; eq "gzip on standard input, --compare: exit 0" 0 "$?"
+eq "gzip on standard input, --compare: both runs" 3 "$(wc -l <"$TMP/gzc.csv")"
+if [ "${SANITIZE:-}" != 1 ]; then
+	gzip -c "$TMP/m.wl" | TMPDIR="$TMP/wtmp" "$R" --malloc "$TP/libfwd.so" - >/dev/null; eq "gzip on standard input, --malloc (re-executed): exit 0" 0 "$?"
+fi
+head -c 300 "$TMP/m.wl.gz" | TMPDIR="$TMP/wtmp" "$R" - 2>"$TMP/err"; eq "truncated gzip on standard input: exit 1" 1 "$?"
+grep -q '^trace_run: <stdin>: gzip -dc failed' "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ] && ok "truncated gzip: one line, naming standard input" || bad "truncated gzip: $(cat "$TMP/err")"
+eq "no temporary copy left behind" "" "$(ls "$TMP/wtmp")"
+
 # --- dj/malloc workloads from the generator
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace2wl" -q -d "$TMP/edge.dj" "$TMP/edge.wl" "$TMP/edge"

@@ -109,13 +109,6 @@ static void anonymize(const char *in, FILE *out)
    main
    ------------------------------------------------------------------------------------------- */
 
-static int on_path(const char *prog)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
-	return system(cmd) == 0;
-}
-
 int main(int argc, char **argv)
 {
 	tool_name = "trace_pack";
@@ -189,7 +182,7 @@ int main(int argc, char **argv)
 		out = name;
 	}
 	tool_check_output(out, (char *const *)&in, 1, 0);
-	if (!on_path(prog))
+	if (!tool_on_path(prog))
 		tool_die(EXIT_SYSTEM, "'%s' is not installed (apt-get install %s)", prog, pkg);
 
 	/* 3. the bytes to compress: the trace itself (decompressed if it was), or its anonymized

@@ -16,11 +16,13 @@
 #include "dj_wl.h"
 #include "replay.h"
 #include "tool.h"
+#include "trace_reader.h"
 
 static const char usage_text[] =
 	"Usage: trace_run [OPTION]... WORKLOAD\n"
 	"Replay a workload (from trace2wl, or an original dj/malloc .wl file) with one thread per\n"
-	"stream, timing each allocator call in cycles and sampling RSS over time.\n"
+	"stream, timing each allocator call in cycles and sampling RSS over time.  WORKLOAD - reads\n"
+	"standard input; a workload compressed with gzip, xz or zstd is decompressed first.\n"
 	"\n"
 	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
 	"                          path to a shared object (preloaded, in a fresh process)\n"
@@ -374,6 +376,110 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 		snprintf(buf, cap, "%s.%s", log, name);
 }
 
+/* ---------------------------------------------------------------------------------------------
+   A workload on standard input, or compressed, is first written out plain to a temporary file:
+   the replay maps its workload, and --compare's runs and the re-execution for --malloc read it
+   again.  MTRACE_RUN_TMP names the file across the re-execution; the process that replays
+   from it last removes it at exit.
+   ------------------------------------------------------------------------------------------- */
+
+static char tmp_workload[4200];
+
+static void remove_tmp_workload(void)
+{
+	if (tmp_workload[0])
+		unlink(tmp_workload);
+}
+
+/* A new temporary file, removed at exit; its descriptor. */
+static int new_tmp_workload(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(tmp_workload, sizeof tmp_workload, "%s/trace_run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(tmp_workload);
+	if (fd < 0) {
+		int e = errno;
+		tmp_workload[0] = 0;
+		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp && *tmp ? tmp : "/tmp",
+			 strerror(e));
+	}
+	static int registered;
+	if (!registered++)
+		atexit(remove_tmp_workload);
+	return fd;
+}
+
+/* Exit 1 with msg, which names path, naming what the user gave instead (standard input, or the
+   compressed file, rather than our temporary copy). */
+static void die_named(const char *msg, const char *path, const char *shown)
+{
+	size_t n = strlen(path);
+	if (strcmp(path, shown) && !strncmp(msg, path, n))
+		tool_die(EXIT_BADFILE, "%s%s", strcmp(shown, "-") ? shown : "<stdin>", msg + n);
+	tool_die(EXIT_BADFILE, "%s", msg);
+}
+
+static const char *materialize(const char *workload)
+{
+	const char *env = getenv("MTRACE_RUN_TMP");
+	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
+		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
+		atexit(remove_tmp_workload);
+		return workload;
+	}
+	const char *path = workload;
+	char raw[4200] = "";
+	if (!strcmp(workload, "-")) {
+		int fd = new_tmp_workload();
+		char buf[65536];
+		ssize_t k;
+		while ((k = read(0, buf, sizeof buf)) != 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0 || write(fd, buf, (size_t)k) != k)
+				tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", tmp_workload,
+					 strerror(errno));
+		}
+		close(fd);
+		snprintf(raw, sizeof raw, "%s", tmp_workload);
+		path = raw;
+	}
+	unsigned char head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd >= 0 ? read(fd, head, sizeof head) : -1;
+	if (fd >= 0)
+		close(fd);
+	const char *prog = k > 0 ? trace_compression(head, (size_t)k) : NULL;
+	if (prog) {
+		if (!tool_on_path(prog))
+			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
+				 strcmp(workload, "-") ? workload : "<stdin>", prog, prog,
+				 strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
+		int out = new_tmp_workload();
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(out, 1);
+			int devnull = open("/dev/null", O_WRONLY);
+			if (devnull >= 0)
+				dup2(devnull, 2);   /* its complaint becomes our one error line */
+			execlp(prog, prog, "-dc", "--", path, (char *)NULL);
+			_exit(127);
+		}
+		int st = 0;
+		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		close(out);
+		if (raw[0])
+			unlink(raw);
+		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
+				 strcmp(workload, "-") ? workload : "<stdin>", prog);
+	} else if (!raw[0])
+		return workload;   /* a plain file, read where it is */
+	setenv("MTRACE_RUN_TMP", tmp_workload, 1);
+	return tmp_workload;
+}
+
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
 static int child_run(const struct opts *o, const char *alloc, const char *workload, const char *log,
 		     int64_t *f)
@@ -426,6 +532,7 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 		close(pfd[0]);
 		close(pfd[1]);
 		unsetenv("MTRACE_RUN_ENV");
+		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -614,10 +721,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n", optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;
 	}
-	const char *workload = argv[optind];
+	const char *workload = argv[optind], *shown = workload;   /* shown: in messages */
 	char err[800];
 	if (o.log)
 		tool_check_output(o.log, argv + optind, 1, 0);
+	workload = argv[optind] = (char *)materialize(workload);   /* argv: for the re-execution */
 
 	/* dj/malloc workloads are translated into ours first, into a temporary file that is
 	   unlinked as soon as it is mapped (never beside the input) */
@@ -633,7 +741,7 @@ int main(int argc, char **argv)
 		close(fd);
 		if (dj_wl_to_ours(workload, translated, err, sizeof err) < 0) {
 			unlink(translated);
-			tool_die(EXIT_BADFILE, "%s", err);
+			die_named(err, workload, shown);
 		}
 		wl_path = translated;
 	}
@@ -642,7 +750,8 @@ int main(int argc, char **argv)
 	if (is_dj)
 		unlink(translated);
 	if (opened < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		die_named(r.err, wl_path, shown);
+	r.name = shown;
 	uint64_t ideal;
 	if (replay_validate(&r, &ideal, err, sizeof err) < 0)
 		tool_die(EXIT_BADFILE, "%s", err);

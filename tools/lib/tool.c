@@ -76,6 +76,23 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int tool_on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
+		if (access(buf, X_OK) == 0)
+			return 1;
+		path += len + (colon != NULL);
+	}
+	return 0;
+}
+
 int tool_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;

@@ -35,6 +35,8 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* Is prog an executable in $PATH? */
+int tool_on_path(const char *prog);
 /* Do paths a and b name one existing file (by any name)?  "-" (standard input) names none. */
 int tool_same_file(const char *a, const char *b);
 

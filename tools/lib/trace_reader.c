@@ -91,7 +91,7 @@ static ssize_t fill(struct trace_reader *r, size_t want)
    Compressed input: the external program decompresses into a pipe
    ------------------------------------------------------------------------------------------- */
 
-static const char *compression_of(const unsigned char *b, size_t n)
+const char *trace_compression(const unsigned char *b, size_t n)
 {
 	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
 		return "gzip";
@@ -102,22 +102,6 @@ static const char *compression_of(const unsigned char *b, size_t n)
 	return NULL;
 }
 
-static int on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
-		if (access(buf, X_OK) == 0)
-			return 1;
-		path += len + (colon != NULL);
-	}
-	return 0;
-}
 
 /* A child that writes the first n bytes of standard input, already read into head, to fd out,
    then copies the rest.  Its pid, or -1. */
@@ -155,7 +139,7 @@ static pid_t start_feeder(const unsigned char *head, size_t n, int out)
    feeder child that writes the bytes already read and then copies the rest. */
 static int start_decompressor(struct trace_reader *r, const char *path, const char *prog, size_t have)
 {
-	if (!on_path(prog))
+	if (!tool_on_path(prog))
 		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
 			    strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
 	int from_stdin = !r->own_fd, feed[2] = { -1, -1 };
@@ -394,7 +378,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	}
 	if (have == 0)
 		return fail(r, 0, "empty file, not a trace");
-	const char *comp = compression_of(r->buf, (size_t)have);
+	const char *comp = trace_compression(r->buf, (size_t)have);
 	if (comp) {
 		if (!trace_reader_decompress)
 			return fail(r, 0, "%s-compressed (decompression is off)", comp);

@@ -48,6 +48,10 @@ struct trace_reader {
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
 extern int trace_reader_decompress;
 
+/* "gzip", "xz" or "zstd" if the n bytes at b begin data so compressed (their magic), or NULL:
+   also the name of the program that decompresses it. */
+const char *trace_compression(const unsigned char *b, size_t n);
+
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);
 
