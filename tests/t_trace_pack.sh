@@ -16,6 +16,12 @@ check "trace_stats gives the same figures from the packed trace" cmp "$TMP/s1" "
 "$BIN/trace2wl" -q "$TMP/orig.wl" "$f"
 "$BIN/trace2wl" -q "$TMP/packed.wl" "$name"
 check "trace2wl converts the packed trace to the same workload" cmp "$TMP/orig.wl" "$TMP/packed.wl"
+# from standard input (read twice: validated, then compressed): it was packed empty, exit 0
+mkdir -p "$TMP/ptmp"
+TMPDIR="$TMP/ptmp" "$P" -o "$TMP/in.gz" - <"$f" 2>"$TMP/err"; eq "standard input: exit 0" 0 "$?"
+grep -q '^trace_pack: <stdin>: xthread' "$TMP/err" && ok "standard input: named so" || bad "stdin: $(cat "$TMP/err")"
+gzip -dc "$TMP/in.gz" | cmp -s - "$f" && ok "standard input: the packed trace is the trace" || bad "standard input: packed trace differs"
+eq "standard input: no copy left behind" "" "$(ls "$TMP/ptmp")"
 for z in xz zstd; do
 	if command -v $z >/dev/null; then
 		"$P" --$z -o "$TMP/p.$z" "$f" >/dev/null 2>&1; eq "--$z: exit 0" 0 "$?"

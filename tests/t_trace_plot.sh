@@ -59,6 +59,12 @@ tail -n 1 "$TMP/cmp.csv" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++)
 "$PL" -o "$TMP/nancmp.svg" "$TMP/nan.csv" 2>"$TMP/err"; eq "compare CSV with wall 'nan': exit 1" 1 "$?"
 grep -q 'nan.csv: line 2: wall_usec and maxrss_end_kb' "$TMP/err" && ok "compare CSV: names the line" || bad "compare CSV: $(cat "$TMP/err")"
 check "compare CSV: no output left" sh -c "! ls '$TMP'/nancmp.svg* >/dev/null 2>&1"
+# a trace on standard input (read twice: its time range first), compressed too: the chart
+# goes to standard output
+mkdir -p "$TMP/ptmp"
+gzip -c "$t" | TMPDIR="$TMP/ptmp" "$PL" -k live - >"$TMP/stdin.svg" 2>/dev/null; eq "trace on standard input: exit 0" 0 "$?"
+check "trace on standard input: the same chart" cmp "$TMP/live.svg" "$TMP/stdin.svg"
+eq "trace on standard input: no copy left behind" "" "$(ls "$TMP/ptmp")"
 head -c 3000 "$t" >"$TMP/cut"
 "$PL" -o "$TMP/cut.svg" "$TMP/cut" 2>/dev/null; eq "truncated trace: exit 1" 1 "$?"
 "$PL" -k pie "$t" 2>/dev/null; eq "unknown kind: exit 2" 2 "$?"

@@ -136,7 +136,8 @@ int main(int argc, char **argv)
 		fputs("trace_pack: wants one trace\nTry 'trace_pack --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	const char *in = argv[optind];
+	/* read twice (validate, then compress): standard input is copied to a file first */
+	const char *in = strcmp(argv[optind], "-") ? argv[optind] : tool_stdin_to_file();
 
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
@@ -162,7 +163,7 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe[0] ? r.exe : "unknown";
 	char c1[32], c2[32];
-	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu threads over %.6f s, %s bytes%s\n", in,
+	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu threads over %.6f s, %s bytes%s\n", tool_display_name(in),
 		anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls), tids.n,
 		calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0, fmt_commas(c2, (unsigned long long)st.st_size),
 		r.compression ? " (compressed already)" : "");

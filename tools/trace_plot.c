@@ -440,6 +440,17 @@ int main(int argc, char **argv)
 		fputs("trace_plot: no input given\nTry 'trace_plot --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
+	/* a trace is read twice (its time range first): standard input is copied to a file, and
+	   the chart then goes to standard output unless -o says otherwise */
+	int stdin_used = 0;
+	for (int i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "-")) {
+			if (stdin_used++)
+				tool_die(EXIT_USAGE, "standard input (-) given twice");
+			argv[i] = (char *)tool_stdin_to_file();
+			if (!out)
+				out = "-";
+		}
 	if (!kind)
 		kind = guess_kind(argv[optind]);
 	int ninputs = argc - optind;

@@ -430,18 +430,7 @@ static const char *materialize(const char *workload)
 	const char *path = workload;
 	char raw[4200] = "";
 	if (!strcmp(workload, "-")) {
-		int fd = new_tmp_workload();
-		char buf[65536];
-		ssize_t k;
-		while ((k = read(0, buf, sizeof buf)) != 0) {
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0 || write(fd, buf, (size_t)k) != k)
-				tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", tmp_workload,
-					 strerror(errno));
-		}
-		close(fd);
-		snprintf(raw, sizeof raw, "%s", tmp_workload);
+		snprintf(raw, sizeof raw, "%s", tool_stdin_to_file());
 		path = raw;
 	}
 	unsigned char head[8];
@@ -476,6 +465,8 @@ static const char *materialize(const char *workload)
 				 strcmp(workload, "-") ? workload : "<stdin>", prog);
 	} else if (!raw[0])
 		return workload;   /* a plain file, read where it is */
+	else
+		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
 	setenv("MTRACE_RUN_TMP", tmp_workload, 1);
 	return tmp_workload;
 }

@@ -76,6 +76,44 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+static char stdin_copy[4200];
+
+static void remove_stdin_copy(void)
+{
+	unlink(stdin_copy);
+}
+
+const char *tool_stdin_to_file(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(stdin_copy, sizeof stdin_copy, "%s/%s.XXXXXX", tmp, tool_name);
+	int fd = mkstemp(stdin_copy);
+	if (fd < 0)
+		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp, strerror(errno));
+	atexit(remove_stdin_copy);
+	char buf[65536];
+	for (;;) {
+		ssize_t k = read(0, buf, sizeof buf);
+		if (k == 0)
+			break;
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 || write(fd, buf, (size_t)k) != k)
+			tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", stdin_copy,
+				 strerror(errno ? errno : EIO));
+	}
+	if (close(fd) < 0)
+		tool_die(EXIT_SYSTEM, "%s: %s", stdin_copy, strerror(errno));
+	return stdin_copy;
+}
+
+const char *tool_display_name(const char *path)
+{
+	return !strcmp(path, "-") || (stdin_copy[0] && !strcmp(path, stdin_copy)) ? "<stdin>" : path;
+}
+
 int tool_on_path(const char *prog)
 {
 	const char *path = getenv("PATH");

@@ -35,6 +35,12 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* Copy standard input to a new file in $TMPDIR (else /tmp), removed at exit, for a tool that
+   reads its input more than once; its path.  Exits 3 on failure. */
+const char *tool_stdin_to_file(void);
+/* How messages name path: "<stdin>" for standard input or its copy, else path itself. */
+const char *tool_display_name(const char *path);
+
 /* Is prog an executable in $PATH? */
 int tool_on_path(const char *prog);
 /* Do paths a and b name one existing file (by any name)?  "-" (standard input) names none. */

@@ -355,7 +355,7 @@ static void copy_string(char *dst, size_t cap, const unsigned char *src, uint32_
 int trace_open(struct trace_reader *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
-	r->name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	r->name = tool_display_name(path);
 	if (strcmp(path, "-") == 0)
 		r->fd = 0;
 	else {
