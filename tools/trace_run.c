@@ -391,31 +391,13 @@ static void remove_tmp_workload(void)
 		unlink(tmp_workload);
 }
 
-/* A new temporary file, removed at exit; its descriptor. */
-static int new_tmp_workload(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	snprintf(tmp_workload, sizeof tmp_workload, "%s/trace_run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(tmp_workload);
-	if (fd < 0) {
-		int e = errno;
-		tmp_workload[0] = 0;
-		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp && *tmp ? tmp : "/tmp",
-			 strerror(e));
-	}
-	static int registered;
-	if (!registered++)
-		atexit(remove_tmp_workload);
-	return fd;
-}
-
 /* Exit 1 with msg, which names path, naming what the user gave instead (standard input, or the
    compressed file, rather than our temporary copy). */
 static void die_named(const char *msg, const char *path, const char *shown)
 {
 	size_t n = strlen(path);
 	if (strcmp(path, shown) && !strncmp(msg, path, n))
-		tool_die(EXIT_BADFILE, "%s%s", strcmp(shown, "-") ? shown : "<stdin>", msg + n);
+		tool_die(EXIT_BADFILE, "%s%s", tool_display_name(shown), msg + n);
 	tool_die(EXIT_BADFILE, "%s", msg);
 }
 
@@ -442,9 +424,9 @@ static const char *materialize(const char *workload)
 	if (prog) {
 		if (!tool_on_path(prog))
 			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
-				 strcmp(workload, "-") ? workload : "<stdin>", prog, prog,
-				 strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
-		int out = new_tmp_workload();
+				 tool_display_name(workload), prog, prog, tool_package_of(prog));
+		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
+		atexit(remove_tmp_workload);
 		pid_t pid = fork();
 		if (pid == 0) {
 			dup2(out, 1);
@@ -462,7 +444,7 @@ static const char *materialize(const char *workload)
 			unlink(raw);
 		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-				 strcmp(workload, "-") ? workload : "<stdin>", prog);
+				 tool_display_name(workload), prog);
 	} else if (!raw[0])
 		return workload;   /* a plain file, read where it is */
 	else
@@ -724,12 +706,7 @@ int main(int argc, char **argv)
 	const char *wl_path = workload;
 	int is_dj = access(workload, R_OK) == 0 && dj_wl_sniff(workload);
 	if (is_dj) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(translated, sizeof translated, "%s/trace_run.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		int fd = mkstemp(translated);
-		if (fd < 0)
-			tool_die(EXIT_SYSTEM, "%s: %s", translated, strerror(errno));
-		close(fd);
+		close(tool_mkstemp(translated, sizeof translated));
 		if (dj_wl_to_ours(workload, translated, err, sizeof err) < 0) {
 			unlink(translated);
 			die_named(err, workload, shown);

@@ -83,29 +83,52 @@ static void remove_stdin_copy(void)
 	unlink(stdin_copy);
 }
 
-const char *tool_stdin_to_file(void)
+int tool_mkstemp(char *path, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	snprintf(stdin_copy, sizeof stdin_copy, "%s/%s.XXXXXX", tmp, tool_name);
-	int fd = mkstemp(stdin_copy);
-	if (fd < 0)
-		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp, strerror(errno));
-	atexit(remove_stdin_copy);
-	char buf[65536];
-	for (;;) {
-		ssize_t k = read(0, buf, sizeof buf);
-		if (k == 0)
-			break;
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 || write(fd, buf, (size_t)k) != k)
-			tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", stdin_copy,
-				 strerror(errno ? errno : EIO));
+	snprintf(path, cap, "%s/%s.XXXXXX", tmp, tool_name);
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		int e = errno;
+		path[0] = 0;
+		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp, strerror(e));
 	}
-	if (close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "%s: %s", stdin_copy, strerror(errno));
+	return fd;
+}
+
+int tool_copy_fd(int in, int out)
+{
+	static char buf[65536];
+	for (;;) {
+		ssize_t got = read(in, buf, sizeof buf);
+		if (got == 0)
+			return 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		for (ssize_t done = 0; done < got;) {
+			ssize_t w = write(out, buf + done, (size_t)(got - done));
+			if (w < 0 && errno != EINTR)
+				return -1;
+			done += w > 0 ? w : 0;
+		}
+	}
+}
+
+const char *tool_package_of(const char *prog)
+{
+	return strcmp(prog, "xz") == 0 ? "xz-utils" : prog;
+}
+
+const char *tool_stdin_to_file(void)
+{
+	int fd = tool_mkstemp(stdin_copy, sizeof stdin_copy);
+	atexit(remove_stdin_copy);
+	if (tool_copy_fd(0, fd) < 0 || close(fd) < 0)
+		tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", stdin_copy, strerror(errno));
 	return stdin_copy;
 }
 

@@ -35,6 +35,14 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
+   Exits 3 on failure. */
+int tool_mkstemp(char *path, size_t cap);
+/* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
+int tool_copy_fd(int in, int out);
+/* The Debian package that installs prog (a decompressor). */
+const char *tool_package_of(const char *prog);
+
 /* Copy standard input to a new file in $TMPDIR (else /tmp), removed at exit, for a tool that
    reads its input more than once; its path.  Exits 3 on failure. */
 const char *tool_stdin_to_file(void);

@@ -102,7 +102,6 @@ const char *trace_compression(const unsigned char *b, size_t n)
 	return NULL;
 }
 
-
 /* A child that writes the first n bytes of standard input, already read into head, to fd out,
    then copies the rest.  Its pid, or -1. */
 static pid_t start_feeder(const unsigned char *head, size_t n, int out)
@@ -116,22 +115,7 @@ static pid_t start_feeder(const unsigned char *head, size_t n, int out)
 			_exit(1);
 		done += w > 0 ? (size_t)w : 0;
 	}
-	static unsigned char buf[65536];
-	for (;;) {
-		ssize_t got = read(0, buf, sizeof buf);
-		if (got == 0)
-			_exit(0);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			_exit(1);
-		for (ssize_t done = 0; done < got;) {
-			ssize_t w = write(out, buf + done, (size_t)(got - done));
-			if (w < 0 && errno != EINTR)
-				_exit(1);   /* the decompressor stopped reading */
-			done += w > 0 ? w : 0;
-		}
-	}
+	_exit(tool_copy_fd(0, out) < 0);   /* fails too when the decompressor stopped reading */
 }
 
 /* Decompress path, whose first have bytes are in r->buf, through prog into a pipe.  Standard
@@ -141,7 +125,7 @@ static int start_decompressor(struct trace_reader *r, const char *path, const ch
 {
 	if (!tool_on_path(prog))
 		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
-			    strcmp(prog, "xz") == 0 ? "xz-utils" : prog);
+			    tool_package_of(prog));
 	int from_stdin = !r->own_fd, feed[2] = { -1, -1 };
 	if (from_stdin && lseek(0, 0, SEEK_SET) != 0) {
 		if (pipe2(feed, O_CLOEXEC) < 0)
