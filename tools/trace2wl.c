@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,23 +49,13 @@ static void progress(uint64_t bytes, void *arg)
 		fprintf(stderr, "\rtrace2wl: %s: %llu MiB  ", p->name, (unsigned long long)(bytes >> 20));
 }
 
-static struct wl_writer *cleanup_w;
-static void on_signal(int sig)
-{
-	/* remove the temporary output; the scratch file is already unlinked */
-	if (cleanup_w && cleanup_w->tmp_path)
-		unlink(cleanup_w->tmp_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
 {
 	char a[32], b[32], c[32], d[32];
 	struct stat st;
 	uint64_t size = stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
-	fprintf(stderr, "trace2wl: wrote %s: %s calls in %llu threads, %s waits, %s slots, %s bytes",
-		out, fmt_commas(a, s->ops), (unsigned long long)s->threads, fmt_commas(b, s->waits),
+	fprintf(stderr, "trace2wl: wrote %s: %s calls in %llu thread%s, %s waits, %s slots, %s bytes",
+		out, fmt_commas(a, s->ops), (unsigned long long)s->threads, s->threads == 1 ? "" : "s", fmt_commas(b, s->waits),
 		fmt_commas(c, s->slots), fmt_commas(d, size));
 	if (s->ops)
 		fprintf(stderr, " (%.2f per call)", (double)size / (double)s->ops);
@@ -165,10 +154,6 @@ int main(int argc, char **argv)
 	struct wl_writer w;
 	if (wl_writer_open(&w, out) < 0)
 		tool_die(EXIT_SYSTEM, "%s", w.err);
-	cleanup_w = &w;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
 	struct convert cv;
 	if (convert_begin(&cv, &w) < 0) {
 		wl_writer_abort(&w);
@@ -202,7 +187,7 @@ int main(int argc, char **argv)
 			tool_warn("%s", cv.err);
 			wl_writer_abort(&w);
 			convert_free(&cv);
-			return strstr(cv.err, "out of memory") ? EXIT_SYSTEM : EXIT_BADFILE;
+			return cv.sys_error ? EXIT_SYSTEM : EXIT_BADFILE;
 		}
 	}
 	if (pr.on)
@@ -214,7 +199,6 @@ int main(int argc, char **argv)
 		convert_free(&cv);
 		return EXIT_SYSTEM;
 	}
-	cleanup_w = NULL;
 	if (!quiet)
 		summary(out, &cv.st, &h);
 	convert_free(&cv);

@@ -163,8 +163,8 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe[0] ? r.exe : "unknown";
 	char c1[32], c2[32];
-	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu threads over %.6f s, %s bytes%s\n", tool_display_name(in),
-		anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls), tids.n,
+	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu thread%s over %.6f s, %s bytes%s\n", tool_display_name(in),
+		anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls), tids.n, tids.n == 1 ? "" : "s",
 		calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0, fmt_commas(c2, (unsigned long long)st.st_size),
 		r.compression ? " (compressed already)" : "");
 	int32_t pid = r.hdr.pid;
@@ -195,6 +195,7 @@ int main(int argc, char **argv)
 	if (fi < 0 || fo < 0)
 		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
 	unlink(tmp_in);   /* we keep the descriptor */
+	tool_temp_add(tmp_out);
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
 		anonymize(in, fin);
@@ -246,6 +247,7 @@ int main(int argc, char **argv)
 		unlink(tmp_out);
 		tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
 	}
+	tool_temp_done(tmp_out);
 	stat(out, &st);
 	fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),
 		anon ? ", addresses replaced, program and command line left out" : "");

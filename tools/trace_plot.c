@@ -387,14 +387,6 @@ static void plot_compare(struct svg *sv, const char *path, int h)
    main
    ------------------------------------------------------------------------------------------- */
 
-/* a failed run (tool_die exits) leaves no half-written output */
-static char *unfinished;
-static void remove_unfinished(void)
-{
-	if (unfinished)
-		unlink(unfinished);
-}
-
 static const char *guess_kind(const char *path)
 {
 	char head[40] = { 0 };
@@ -471,9 +463,8 @@ int main(int argc, char **argv)
 		int fd = mkstemp(tmp);
 		if (fd < 0 || !(f = fdopen(fd, "w")))
 			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
-		unfinished = tmp;
-		atexit(remove_unfinished);
-		fchmod(fd, 0644);
+		tool_temp_add(tmp);   /* a failed run (tool_die exits) leaves no half-written output */
+		tool_output_mode(fd);
 	}
 	/* read (and fail) before writing anything */
 	struct tracepass *tp = NULL;
@@ -509,7 +500,7 @@ int main(int argc, char **argv)
 			tool_die(EXIT_SYSTEM, "%s: cannot write: %s", out, strerror(errno));
 		if (rename(tmp, out) < 0)
 			tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
-		unfinished = NULL;
+		tool_temp_done(tmp);
 		fprintf(stderr, "trace_plot: wrote %s\n", out);
 	}
 	free(tp);

@@ -385,12 +385,6 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 
 static char tmp_workload[4200];
 
-static void remove_tmp_workload(void)
-{
-	if (tmp_workload[0])
-		unlink(tmp_workload);
-}
-
 /* Exit 1 with msg, which names path, naming what the user gave instead (standard input, or the
    compressed file, rather than our temporary copy). */
 static void die_named(const char *msg, const char *path, const char *shown)
@@ -401,12 +395,42 @@ static void die_named(const char *msg, const char *path, const char *shown)
 	tool_die(EXIT_BADFILE, "%s", msg);
 }
 
+/* The timeline is written beside its name and renamed into place when the replay succeeded:
+   an interrupted or failed replay leaves no log that looks whole. */
+static char tmp_log[4300];
+
+static int open_log(const char *log)
+{
+	snprintf(tmp_log, sizeof tmp_log, "%s.tmp.XXXXXX", log);
+	int fd = mkstemp(tmp_log);
+	if (fd < 0) {
+		int e = errno;
+		tmp_log[0] = 0;
+		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", log, strerror(e));
+	}
+	tool_temp_add(tmp_log);
+	tool_output_mode(fd);
+	return fd;
+}
+
+static void finish_log(const char *log, int fd, int log_errno)
+{
+	if (log_errno)
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(log_errno));
+	if (close(fd) < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(errno));
+	if (rename(tmp_log, log) < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished log into place: %s", log,
+			 strerror(errno));
+	tool_temp_done(tmp_log);
+}
+
 static const char *materialize(const char *workload)
 {
 	const char *env = getenv("MTRACE_RUN_TMP");
 	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
 		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
-		atexit(remove_tmp_workload);
+		tool_temp_add(tmp_workload);
 		return workload;
 	}
 	const char *path = workload;
@@ -426,7 +450,7 @@ static const char *materialize(const char *workload)
 			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
 				 tool_display_name(workload), prog, prog, tool_package_of(prog));
 		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
-		atexit(remove_tmp_workload);
+		tool_temp_add(tmp_workload);
 		pid_t pid = fork();
 		if (pid == 0) {
 			dup2(out, 1);
@@ -702,11 +726,12 @@ int main(int argc, char **argv)
 
 	/* dj/malloc workloads are translated into ours first, into a temporary file that is
 	   unlinked as soon as it is mapped (never beside the input) */
-	char translated[4200];
+	static char translated[4200];
 	const char *wl_path = workload;
 	int is_dj = access(workload, R_OK) == 0 && dj_wl_sniff(workload);
 	if (is_dj) {
 		close(tool_mkstemp(translated, sizeof translated));
+		tool_temp_add(translated);
 		if (dj_wl_to_ours(workload, translated, err, sizeof err) < 0) {
 			unlink(translated);
 			die_named(err, workload, shown);
@@ -715,8 +740,10 @@ int main(int argc, char **argv)
 	}
 	struct wl_reader r;
 	int opened = wl_open(&r, wl_path);
-	if (is_dj)
+	if (is_dj) {
 		unlink(translated);
+		tool_temp_done(translated);
+	}
 	if (opened < 0)
 		die_named(r.err, wl_path, shown);
 	r.name = shown;
@@ -731,16 +758,13 @@ int main(int argc, char **argv)
 	ensure_environment(&o, argv);
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
-	if (o.log) {
-		o.ro.log_fd = open(o.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o.ro.log_fd < 0)
-			tool_die(EXIT_SYSTEM, "%s: %s", o.log, strerror(errno));
-	}
+	if (o.log)
+		o.ro.log_fd = open_log(o.log);
 	struct replay_result res;
 	if (replay_run(&r, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);
-	if (o.ro.log_fd >= 0 && close(o.ro.log_fd) < 0)
-		tool_die(EXIT_SYSTEM, "%s: %s", o.log, strerror(errno));
+	if (o.log)
+		finish_log(o.log, o.ro.log_fd, res.log_errno);
 	int64_t f[NFIELDS];
 	to_fields(&res, ideal, f);
 	const char *alloc = o.malloc_name ? o.malloc_name : "glibc";

@@ -56,6 +56,14 @@ struct impl {
 static int oom(struct convert *c)
 {
 	snprintf(c->err, sizeof c->err, "out of memory");
+	c->sys_error = 1;
+	return -1;
+}
+
+static int write_failed(struct convert *c)
+{
+	snprintf(c->err, sizeof c->err, "%s", c->w->err);
+	c->sys_error = 1;
 	return -1;
 }
 
@@ -75,7 +83,7 @@ static int wait_for_other(struct convert *c, struct impl *m, uint32_t x, uint32_
 		return oom(c);
 	uint64_t a[2] = { target, count };
 	c->st.waits++;
-	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a);
+	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a) < 0 ? write_failed(c) : 0;
 }
 
 /* Thread x is about to use what thread target touched last, when its count was count. */
@@ -88,10 +96,8 @@ HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint32_t target,
 
 HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
 {
-	if (wl_writer_op(c->w, x, op, n, a) < 0) {
-		snprintf(c->err, sizeof c->err, "%s", c->w->err);
-		return -1;
-	}
+	if (wl_writer_op(c->w, x, op, n, a) < 0)
+		return write_failed(c);
 	m->count[x]++;
 	m->total_calls++;
 	m->opcounts[op & 0x7f]++;
@@ -395,10 +401,8 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 		return oom(c);
 	m->cap_slots = 4096;
 	m->nslots = 1;
-	if (order_begin(&m->ord, on_events, on_thread, c) < 0) {
-		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
-		return -1;
-	}
+	if (order_begin(&m->ord, on_events, on_thread, c) < 0)
+		return oom(c);   /* its only failure */
 	return 0;
 }
 
@@ -414,8 +418,10 @@ static void copy_order_stats(struct convert *c, struct impl *m)
 /* the error of a failed order_* call: ours if a callback set one, else order's */
 static int failed(struct convert *c, struct impl *m)
 {
-	if (!c->err[0])
+	if (!c->err[0]) {
 		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
+		c->sys_error = m->ord.sys_error;
+	}
 	return -1;
 }
 
@@ -454,10 +460,8 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	memcpy(h->counts, m->opcounts, sizeof h->counts);
 	h->pid = m->pid;
 	snprintf(h->program, sizeof h->program, "%s", m->program);
-	if (wl_writer_finish(c->w, h) < 0) {
-		snprintf(c->err, sizeof c->err, "%s", c->w->err);
-		return -1;
-	}
+	if (wl_writer_finish(c->w, h) < 0)
+		return write_failed(c);
 	return 0;
 }
 

@@ -28,6 +28,8 @@ struct convert {
 	struct convert_stats st;
 	void *impl;                             /* private state */
 	char err[700];
+	int sys_error;                          /* err is the system's failing (memory, writing the
+	                                           output), not the trace's: exit 3, not 1 */
 };
 
 int  convert_begin(struct convert *c, struct wl_writer *w);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "dj_wl.h"
 #include "u64map.h"
+#include "tool.h"
 #include "wl_reader.h"
 #include "wl_writer.h"
 
@@ -137,6 +138,8 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		goto fail;
 	}
 	unlink(body);
+	tool_temp_add(tmp);
+	tool_output_mode(tfd);
 	FILE *bf = fdopen(bfd, "w+"), *tf = fdopen(tfd, "w");
 	long long *len = calloc(r.h.nthreads ? r.h.nthreads : 1, sizeof *len);
 	for (uint32_t t = 0; t < r.h.nthreads; t++)
@@ -185,6 +188,7 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		snprintf(err, cap, "%s: cannot rename into place: %s", dj_path, strerror(errno));
 		goto fail_files;
 	}
+	tool_temp_done(tmp);
 	fclose(bf);
 	free(len);
 	free(tmp);
@@ -197,6 +201,7 @@ fail_files:
 		fclose(tf);
 	fclose(bf);
 	unlink(tmp);
+	tool_temp_done(tmp);
 	free(len);
 	free(tmp);
 	free(body);

@@ -52,6 +52,7 @@ struct impl {
 static int oom(struct order *o)
 {
 	snprintf(o->err, sizeof o->err, "out of memory");
+	o->sys_error = 1;
 	return -1;
 }
 

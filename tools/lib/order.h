@@ -49,6 +49,7 @@ struct order {
 	void *impl;
 	char err[700];                              /* when a call returns -1 (the callback's own
 	                                               errors are the callback's to report) */
+	int sys_error;                              /* err is memory running out, not the trace */
 };
 
 int  order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *ctx);

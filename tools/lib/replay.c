@@ -241,6 +241,7 @@ struct ctx {
 	int statm;
 	uint64_t t0_ns;
 	uint64_t peak_live, peak_rss_kb, peak_vsz_kb, samples;
+	int log_errno;   /* the first failed write to the timeline; later samples are not written */
 };
 
 static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *timeout)
@@ -599,6 +600,20 @@ static size_t fmt_u(char *b, uint64_t v)
 	return n;
 }
 
+/* One whole line to the timeline; the first failure (a full disk) is kept for the caller. */
+static void log_line(struct ctx *x, const char *line, size_t n)
+{
+	while (n && !x->log_errno) {
+		ssize_t w = write(x->o->log_fd, line, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			x->log_errno = w < 0 ? errno : ENOSPC;
+		else
+			line += w, n -= (size_t)w;
+	}
+}
+
 static void sample(struct ctx *x)
 {
 	char buf[128];
@@ -631,8 +646,7 @@ static void sample(struct ctx *x)
 		line[k++] = '\t';
 		k += fmt_u(line + k, (uint64_t)live / 1024);
 		line[k++] = '\n';
-		ssize_t w = write(x->o->log_fd, line, k);
-		(void)w;
+		log_line(x, line, k);
 	}
 }
 
@@ -754,8 +768,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
 		static const char head[] = "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n";
-		ssize_t w = write(o->log_fd, head, sizeof head - 1);
-		(void)w;
+		log_line(x, head, sizeof head - 1);
 	}
 	/* malloc_trim is glibc's even when another allocator serves malloc, and glibc sets up its
 	   malloc lazily, without a lock, giving the thread that does it the main arena: two replay
@@ -807,6 +820,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	res->peak_vmrss_kb = x->peak_rss_kb;
 	res->peak_vmsize_kb = x->peak_vsz_kb;
 	res->samples = x->samples;
+	res->log_errno = x->log_errno;
 	res->nthreads = nt;
 	res->workers = x->workers;
 	res->harness_kb = harness / 1024;

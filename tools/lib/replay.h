@@ -42,6 +42,7 @@ struct replay_result {
 	uint32_t nthreads;
 	uint32_t workers;             /* replay threads that ran them */
 	int timer;                    /* cycles.h TIMER_* */
+	int log_errno;                /* why a write to log_fd failed (the timeline is short); 0 */
 };
 
 /* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and, if the

@@ -1,6 +1,7 @@
 /* tool.c - messages, version and number helpers shared by every command. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,13 @@
 #include "tool.h"
 
 const char *tool_name = "mtrace";
+
+/* A file size limit (ulimit -f) must end a tool as a full disk does, with a message naming the
+   file and its temporary files removed, not kill it by SIGXFSZ halfway through a write. */
+__attribute__((constructor)) static void ignore_file_size_signal(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
+}
 
 static void vwarn(const char *fmt, va_list ap)
 {
@@ -76,12 +84,61 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
-static char stdin_copy[4200];
+/* ---------------------------------------------------------------------------------------------
+   Temporary files: removed at exit and when SIGINT, SIGTERM or SIGHUP ends the tool, so that
+   an interrupted run leaves nothing behind (finished outputs are renamed into place first)
+   ------------------------------------------------------------------------------------------- */
 
-static void remove_stdin_copy(void)
+#define MAX_TEMPS 16   /* a tool has a few at once */
+static const char *volatile temps[MAX_TEMPS];
+static pid_t temps_owner;   /* a forked child that exits must not remove its parent's files */
+
+static void remove_temps(void)
 {
-	unlink(stdin_copy);
+	if (getpid() != temps_owner)
+		return;
+	for (int i = 0; i < MAX_TEMPS; i++) {
+		const char *p = temps[i];
+		if (p)
+			unlink(p);   /* async-signal-safe */
+	}
 }
+
+static void on_ending_signal(int sig)
+{
+	remove_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);   /* end as the signal would have: the caller sees it in our status */
+}
+
+void tool_temp_add(const char *path)
+{
+	if (!temps_owner) {
+		temps_owner = getpid();
+		atexit(remove_temps);
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+			struct sigaction old;
+			/* an ignored signal (nohup) stays ignored */
+			if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+				signal(sigs[i], on_ending_signal);
+		}
+	}
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (!temps[i]) {
+			temps[i] = path;
+			return;
+		}
+}
+
+void tool_temp_done(const char *path)
+{
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (temps[i] == path)
+			temps[i] = NULL;
+}
+
+static char stdin_copy[4200];
 
 int tool_mkstemp(char *path, size_t cap)
 {
@@ -96,6 +153,13 @@ int tool_mkstemp(char *path, size_t cap)
 		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp, strerror(e));
 	}
 	return fd;
+}
+
+void tool_output_mode(int fd)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);   /* failing leaves 0600: safe, and the data is what matters */
 }
 
 int tool_copy_fd(int in, int out)
@@ -126,7 +190,7 @@ const char *tool_package_of(const char *prog)
 const char *tool_stdin_to_file(void)
 {
 	int fd = tool_mkstemp(stdin_copy, sizeof stdin_copy);
-	atexit(remove_stdin_copy);
+	tool_temp_add(stdin_copy);
 	if (tool_copy_fd(0, fd) < 0 || close(fd) < 0)
 		tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", stdin_copy, strerror(errno));
 	return stdin_copy;

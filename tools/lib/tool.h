@@ -35,9 +35,16 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* path (its storage must last) is a temporary file of ours: removed at exit and when SIGINT,
+   SIGTERM or SIGHUP ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
+void tool_temp_add(const char *path);
+void tool_temp_done(const char *path);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
    Exits 3 on failure. */
 int tool_mkstemp(char *path, size_t cap);
+/* Give a new output file (made 0600 by mkstemp) the mode open() would: 0666 less the umask.
+   Workloads, plots and logs hold no addresses; traces keep 0600, as capture makes them. */
+void tool_output_mode(int fd);
 /* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
 int tool_copy_fd(int in, int out);
 /* The Debian package that installs prog (a decompressor). */

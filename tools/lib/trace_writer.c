@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "tool.h"
 #include "trace_writer.h"
 
 #define PER_CHUNK 1023   /* records after each chunk record, as the preload writes them */
@@ -27,6 +28,7 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 		w->tmp = NULL;
 		return fail(w, "cannot create");
 	}
+	tool_temp_add(w->tmp);
 	w->f = fdopen(fd, "wb");
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	memset(page, 0, sizeof page);
@@ -87,6 +89,7 @@ int trace_writer_finish(struct trace_writer *w)
 	w->f = NULL;
 	if (rename(w->tmp, w->path) < 0)
 		return fail(w, "cannot rename into place");
+	tool_temp_done(w->tmp);
 	free(w->tmp);
 	w->tmp = NULL;
 	trace_writer_abort(w);
@@ -100,6 +103,7 @@ void trace_writer_abort(struct trace_writer *w)
 	w->f = NULL;
 	if (w->tmp) {
 		unlink(w->tmp);
+		tool_temp_done(w->tmp);
 		free(w->tmp);
 		w->tmp = NULL;
 	}

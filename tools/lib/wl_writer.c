@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tool.h"
 #include "wl_writer.h"
 
 #define IOBUF (1u << 20)
@@ -51,6 +52,8 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 		errno = e;
 		return fail(w, "cannot create the output", out_path);
 	}
+	tool_temp_add(w->tmp_path);
+	tool_output_mode(fd);
 	close(fd);
 	/* the scratch file for spilled blocks: unlinked at once, so it never outlives us */
 	char *spill;
@@ -97,10 +100,17 @@ int wl_writer_spill(struct wl_writer *w, struct wl_tstream *s)
 		s->blocks = b;
 		s->cap_blocks = cap;
 	}
-	if (pwrite(w->spill_fd, s->buf, s->len, (off_t)w->spill_end) != (ssize_t)s->len) {
-		if (errno == 0)
-			errno = ENOSPC;
-		return fail(w, "cannot write the scratch file", w->out_path);
+	/* a short write (a file size limit reached) is continued, so that the next one says why */
+	for (size_t done = 0; done < s->len;) {
+		ssize_t k = pwrite(w->spill_fd, s->buf + done, s->len - done, (off_t)(w->spill_end + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return fail(w, "cannot write the scratch file", w->out_path);
+		}
+		done += (size_t)k;
 	}
 	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
 	w->spill_end += s->len;
@@ -171,6 +181,7 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 		return fail(w, "cannot write", w->tmp_path);
 	if (rename(w->tmp_path, w->out_path) < 0)
 		return fail(w, "cannot rename the finished output into place", w->out_path);
+	tool_temp_done(w->tmp_path);
 	free(w->tmp_path);
 	w->tmp_path = NULL;
 	wl_writer_abort(w);
@@ -187,6 +198,7 @@ void wl_writer_abort(struct wl_writer *w)
 {
 	if (w->tmp_path) {
 		unlink(w->tmp_path);
+		tool_temp_done(w->tmp_path);
 		free(w->tmp_path);
 		w->tmp_path = NULL;
 	}

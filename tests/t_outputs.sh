@@ -1,0 +1,72 @@
+# What the tools leave on disk: outputs get the mode open() would give them (0666 less the
+# umask; traces stay 0600, as capture makes them); a file size limit ends a tool with exit 3 and
+# one line naming the file; an interruption (SIGTERM) removes every temporary file, the tool's
+# own and the copies of standard input in $TMPDIR.
+. tests/lib.sh
+traced "$TMP/m" "$ROOT/$B/bench/mbench" 1 20000 >/dev/null
+T=$(one_file "$TMP/m.*")
+mkdir "$TMP/o" "$TMP/tmpd"
+nothing_left() { # DESCRIPTION: neither $TMP/o nor $TMP/tmpd holds a file
+	left=$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$' | grep -c .)
+	eq "$1: nothing left behind" 0 "$left"
+}
+mode() { stat -c %a "$1"; }
+
+# --- modes
+(
+	umask 022
+	"$BIN/trace2wl" -q -d "$TMP/o/m.dj" "$TMP/o/m.wl" "$T"
+	"$BIN/trace_plot" -o "$TMP/o/m.svg" "$T" 2>/dev/null
+	"$BIN/trace_run" --log "$TMP/o/m.tsv" "$TMP/o/m.wl" >/dev/null
+	"$BIN/trace_pack" -o "$TMP/o/m.gz" "$T" >/dev/null 2>&1
+)
+eq "umask 022: workload 644" 644 "$(mode "$TMP/o/m.wl")"
+eq "umask 022: dj/malloc workload 644" 644 "$(mode "$TMP/o/m.dj")"
+eq "umask 022: plot 644" 644 "$(mode "$TMP/o/m.svg")"
+eq "umask 022: replay timeline 644" 644 "$(mode "$TMP/o/m.tsv")"
+eq "umask 022: packed trace stays 600 (addresses)" 600 "$(mode "$TMP/o/m.gz")"
+(umask 077; "$BIN/trace2wl" -q "$TMP/o/p.wl" "$T")
+eq "umask 077: workload 600" 600 "$(mode "$TMP/o/p.wl")"
+rm -f "$TMP"/o/*
+
+# --- a file size limit: exit 3, the reason, no file.  Output and errors go to pipes, which
+# the limit does not cover.
+limited() { (ulimit -f 0; "$@" 2>&1 >/dev/null; echo "rc=$?") | cat; }
+out=$(TMPDIR="$TMP/tmpd" limited "$BIN/trace2wl" "$TMP/o/m.wl" "$T")
+case $out in *"m.wl: cannot write"*"File too large"*rc=3) ok "trace2wl at the limit: $out" ;; *) bad "trace2wl at the limit: $out" ;; esac
+nothing_left "trace2wl at the limit"
+"$BIN/trace2wl" -q "$TMP/m.wl" "$T"
+out=$(TMPDIR="$TMP/tmpd" limited "$BIN/trace_run" --log "$TMP/o/m.tsv" "$TMP/m.wl")
+case $out in *"m.tsv: cannot write"*"File too large"*rc=3) ok "trace_run --log at the limit: $out" ;; *) bad "trace_run --log at the limit: $out" ;; esac
+nothing_left "trace_run --log at the limit"
+out=$(TMPDIR="$TMP/tmpd" limited "$BIN/trace_plot" -o "$TMP/o/m.svg" "$T")
+case $out in *"m.svg: cannot write"*"File too large"*rc=3) ok "trace_plot at the limit: $out" ;; *) bad "trace_plot at the limit: $out" ;; esac
+nothing_left "trace_plot at the limit"
+
+# --- SIGTERM while a tool waits for the rest of its input on a FIFO: it ends by the signal
+# (status 143) and its files are gone.  (Background jobs of sh ignore SIGINT; a signal that
+# was ignored stays ignored.)
+mkfifo "$TMP/fifo"
+interrupted() { # DESCRIPTION COMMAND... (reads the FIFO)
+	d=$1; shift
+	TMPDIR="$TMP/tmpd" "$@" <"$TMP/fifo" >/dev/null 2>&1 &
+	pid=$!
+	exec 3>"$TMP/fifo"
+	head -c 8192 "$T" >&3
+	i=0   # until the tool has made its files
+	while [ $i -lt 100 ] && [ -z "$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$')" ]; do sleep 0.05; i=$((i + 1)); done
+	sleep 0.2
+	made=$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$' | grep -c .)
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	exec 3>&-
+	ge "$d: had made its files" 1 "$made"
+	eq "$d: ended by SIGTERM" 143 "$rc"
+	nothing_left "$d"
+}
+interrupted "trace2wl" "$BIN/trace2wl" "$TMP/o/m.wl"
+interrupted "trace_plot from stdin" "$BIN/trace_plot" -o "$TMP/o/m.svg" -
+interrupted "trace_run from stdin" "$BIN/trace_run" --log "$TMP/o/m.tsv" -
+interrupted "trace_pack from stdin" "$BIN/trace_pack" -o "$TMP/o/m.gz" -
+finish
