@@ -25,8 +25,9 @@ extern "C" {
 /* Choose the trace file and create it (it is not recording yet).  The file is BASE.<pid>, or
    BASE.<pid>.<n> with the first free n if that name is taken; it is created with O_EXCL,
    O_NOFOLLOW and mode 0600.  BASE NULL means the previous base, else $MTRACE_CTL_FILE, else
-   /tmp/mtrace.out (MTRACE_CTL_FILE is ignored in secure mode).  Fails with EBUSY while a file
-   is already open. */
+   /tmp/mtrace.out (MTRACE_CTL_FILE is ignored in secure mode).  A relative BASE is taken from
+   the working directory of this call: children forked after a chdir write beside the parent.
+   Fails with EBUSY while a file is already open. */
 int mtrace_init(const char *base);
 
 /* Start recording (calls mtrace_init(NULL) first if no file is open). */

@@ -125,6 +125,21 @@ void mt_init_once(void)
 	mt_tls.busy = saved_busy;            \
 	return (ret)
 
+/* A relative base is taken from the working directory now: the program may chdir, and its
+   forked children must still write beside it, and mt_reopen find its file. */
+static void make_absolute(char *base, size_t cap)
+{
+	char cwd[4096];
+	if (base[0] == '/' || !getcwd(cwd, sizeof cwd))   /* (getcwd with a buffer: no malloc) */
+		return;
+	size_t c = strlen(cwd), n = strlen(base);
+	if (c + 1 + n + 1 > cap)
+		return;   /* too long: relative, as given */
+	memmove(base + c + 1, base, n + 1);
+	memcpy(base, cwd, c);
+	base[c] = '/';
+}
+
 static int open_locked(const char *base)
 {
 	if (base == NULL) {
@@ -140,6 +155,7 @@ static int open_locked(const char *base)
 		}
 		memcpy(mt_names.base, base, n + 1);
 	}
+	make_absolute(mt_names.base, sizeof mt_names.base);
 	return mt_file_open(mt_names.base, getppid());
 }
 

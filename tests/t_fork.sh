@@ -36,6 +36,15 @@ done
 eq "each child has exactly its 2 malloc(1004) and no parent records" 0 "$wrong"
 eq "each child names the parent" 0 "$ppid_wrong"
 
+# a relative MTRACE_CTL_FILE is taken from where the process started: a child forked after the
+# program moved elsewhere writes beside its parent (not in the new directory)
+mkdir "$TMP/start" "$TMP/moved"
+( cd "$TMP/start" && traced rel "$TP/forker" fork "$TMP/moved" >"$TMP/out" )
+child=$(awk '{ print $2 }' "$TMP/out")
+check "relative base, chdir, fork: the child's trace beside the parent's" test -n "$(one_file "$TMP/start/rel.$child")"
+eq "relative base, chdir, fork: nothing in the new directory" 0 "$(ls -A "$TMP/moved" | grep -c .)"
+eq "relative base, chdir, fork: 2 traces" 2 "$(ls "$TMP"/start/rel.* | grep -c .)"
+
 traced "$TMP/e" "$TP/forker" exec >"$TMP/out"
 child=$(awk '{ print $3 }' "$TMP/out")
 pre=$(one_file "$TMP/e.$child"); post=$(one_file "$TMP/e.$child.1")

@@ -1,5 +1,6 @@
 /* forker - fork and exec cases for the capture tests.
- *   forker fork       parent malloc(1002) x3, fork: child malloc(1001) x5; parent malloc(1002) x2
+ *   forker fork [DIR] parent malloc(1002) x3, (chdir DIR,) fork: child malloc(1001) x5;
+ *                     parent malloc(1002) x2
  *   forker forkbusy   a thread hammers malloc(1003) while main forks 30 children; each child
  *                     makes malloc(1004) x2 and exits
  *   forker exec       the child execs "forker marker", which makes malloc(1005) x4
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "fork") == 0) {
 		marks(1002, 3);
+		if (argc > 2 && chdir(argv[2]) != 0)
+			return 2;
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid == 0) {
