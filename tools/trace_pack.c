@@ -137,7 +137,9 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	/* read twice (validate, then compress): standard input is copied to a file first */
-	const char *in = strcmp(argv[optind], "-") ? argv[optind] : tool_stdin_to_file();
+	const char *in = argv[optind];
+	if (tool_input_is_stream(in))
+		in = tool_input_to_file(in);   /* read twice: validated, then compressed */
 
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;

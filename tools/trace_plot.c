@@ -432,14 +432,15 @@ int main(int argc, char **argv)
 		fputs("trace_plot: no input given\nTry 'trace_plot --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	/* a trace is read twice (its time range first): standard input is copied to a file, and
-	   the chart then goes to standard output unless -o says otherwise */
-	int stdin_used = 0;
+	/* a trace is read twice (its time range first): standard input or a pipe is copied to a
+	   file, and the chart then goes to standard output unless -o says otherwise */
+	int streams = 0;
 	for (int i = optind; i < argc; i++)
-		if (!strcmp(argv[i], "-")) {
-			if (stdin_used++)
-				tool_die(EXIT_USAGE, "standard input (-) given twice");
-			argv[i] = (char *)tool_stdin_to_file();
+		if (tool_input_is_stream(argv[i])) {
+			if (streams++)
+				tool_die(EXIT_USAGE, "%s: only one input may be standard input or a pipe",
+					 tool_display_name(argv[i]));
+			argv[i] = (char *)tool_input_to_file(argv[i]);
 			if (!out)
 				out = "-";
 		}

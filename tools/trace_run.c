@@ -435,8 +435,8 @@ static const char *materialize(const char *workload)
 	}
 	const char *path = workload;
 	char raw[4200] = "";
-	if (!strcmp(workload, "-")) {
-		snprintf(raw, sizeof raw, "%s", tool_stdin_to_file());
+	if (tool_input_is_stream(workload)) {   /* "-", or a pipe: bash's <(...) */
+		snprintf(raw, sizeof raw, "%s", tool_input_to_file(workload));
 		path = raw;
 	}
 	unsigned char head[8];

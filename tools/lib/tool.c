@@ -85,7 +85,7 @@ int parse_u64(const char *s, uint64_t *out)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   Temporary files: removed at exit and when SIGINT, SIGTERM or SIGHUP ends the tool, so that
+   Temporary files: removed at exit and when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the tool, so that
    an interrupted run leaves nothing behind (finished outputs are renamed into place first)
    ------------------------------------------------------------------------------------------- */
 
@@ -116,7 +116,8 @@ void tool_temp_add(const char *path)
 	if (!temps_owner) {
 		temps_owner = getpid();
 		atexit(remove_temps);
-		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+		/* SIGPIPE: `trace_plot - | head` */
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
 			struct sigaction old;
 			/* an ignored signal (nohup) stays ignored */
@@ -138,7 +139,8 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
-static char stdin_copy[4200];
+static char input_copy[4200];    /* tool_input_to_file's copy */
+static const char *input_copy_of; /* of what the user gave: "-" or a path */
 
 int tool_mkstemp(char *path, size_t cap)
 {
@@ -187,18 +189,35 @@ const char *tool_package_of(const char *prog)
 	return strcmp(prog, "xz") == 0 ? "xz-utils" : prog;
 }
 
-const char *tool_stdin_to_file(void)
+int tool_input_is_stream(const char *path)
 {
-	int fd = tool_mkstemp(stdin_copy, sizeof stdin_copy);
-	tool_temp_add(stdin_copy);
-	if (tool_copy_fd(0, fd) < 0 || close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "copying standard input to %s: %s", stdin_copy, strerror(errno));
-	return stdin_copy;
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return 1;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+const char *tool_input_to_file(const char *path)
+{
+	int in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (in < 0)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	int fd = tool_mkstemp(input_copy, sizeof input_copy);
+	tool_temp_add(input_copy);
+	input_copy_of = path;
+	if (tool_copy_fd(in, fd) < 0 || close(fd) < 0)
+		tool_die(EXIT_SYSTEM, "copying %s to %s: %s", tool_display_name(path), input_copy,
+			 strerror(errno));
+	if (in > 0)
+		close(in);
+	return input_copy;
 }
 
 const char *tool_display_name(const char *path)
 {
-	return !strcmp(path, "-") || (stdin_copy[0] && !strcmp(path, stdin_copy)) ? "<stdin>" : path;
+	if (input_copy[0] && !strcmp(path, input_copy))
+		path = input_copy_of;
+	return strcmp(path, "-") ? path : "<stdin>";
 }
 
 int tool_on_path(const char *prog)

@@ -36,7 +36,7 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
    the output name forgotten would replace the trace by its own workload). */
 void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
 /* path (its storage must last) is a temporary file of ours: removed at exit and when SIGINT,
-   SIGTERM or SIGHUP ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
+   SIGTERM, SIGHUP or SIGPIPE ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
 void tool_temp_add(const char *path);
 void tool_temp_done(const char *path);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
@@ -50,10 +50,13 @@ int tool_copy_fd(int in, int out);
 /* The Debian package that installs prog (a decompressor). */
 const char *tool_package_of(const char *prog);
 
-/* Copy standard input to a new file in $TMPDIR (else /tmp), removed at exit, for a tool that
-   reads its input more than once; its path.  Exits 3 on failure. */
-const char *tool_stdin_to_file(void);
-/* How messages name path: "<stdin>" for standard input or its copy, else path itself. */
+/* Can path be read only once: "-" (standard input), a pipe (bash's <(...)), a device? */
+int tool_input_is_stream(const char *path);
+/* Copy such an input (one per tool) to a new file in $TMPDIR (else /tmp), removed at exit, for
+   a tool that reads its input more than once; its path.  Exits 3 on failure. */
+const char *tool_input_to_file(const char *path);
+/* How messages name path: "<stdin>" for standard input, what the user gave for the copy made
+   by tool_input_to_file, else path itself. */
 const char *tool_display_name(const char *path);
 
 /* Is prog an executable in $PATH? */

@@ -102,9 +102,9 @@ const char *trace_compression(const unsigned char *b, size_t n)
 	return NULL;
 }
 
-/* A child that writes the first n bytes of standard input, already read into head, to fd out,
-   then copies the rest.  Its pid, or -1. */
-static pid_t start_feeder(const unsigned char *head, size_t n, int out)
+/* A child that writes the first n bytes of fd in, already read into head, to fd out, then
+   copies the rest.  Its pid, or -1. */
+static pid_t start_feeder(const unsigned char *head, size_t n, int in, int out)
 {
 	pid_t pid = fork();
 	if (pid != 0)
@@ -115,22 +115,24 @@ static pid_t start_feeder(const unsigned char *head, size_t n, int out)
 			_exit(1);
 		done += w > 0 ? (size_t)w : 0;
 	}
-	_exit(tool_copy_fd(0, out) < 0);   /* fails too when the decompressor stopped reading */
+	_exit(tool_copy_fd(in, out) < 0);   /* fails too when the decompressor stopped reading */
 }
 
-/* Decompress path, whose first have bytes are in r->buf, through prog into a pipe.  Standard
-   input is given to prog from its start: by seeking back when it is a file, else through a
-   feeder child that writes the bytes already read and then copies the rest. */
-static int start_decompressor(struct trace_reader *r, const char *path, const char *prog, size_t have)
+/* Decompress our input, whose first have bytes are in r->buf, through prog into a pipe.  prog
+   reads the input from its start on its standard input: our descriptor seeked back when it is
+   a file, else (standard input or a named pipe such as bash's <(...)) a pipe from a feeder
+   child that writes the bytes already read and then copies the rest. */
+static int start_decompressor(struct trace_reader *r, const char *prog, size_t have)
 {
 	if (!tool_on_path(prog))
 		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
 			    tool_package_of(prog));
-	int from_stdin = !r->own_fd, feed[2] = { -1, -1 };
-	if (from_stdin && lseek(0, 0, SEEK_SET) != 0) {
+	int src = r->fd, feed[2] = { -1, -1 };
+	if (lseek(src, 0, SEEK_SET) != 0) {
 		if (pipe2(feed, O_CLOEXEC) < 0)
 			return fail(r, 0, "pipe: %s", strerror(errno));
-		r->feeder = start_feeder(r->buf, have, feed[1]);
+		src = feed[0];
+		r->feeder = start_feeder(r->buf, have, r->fd, feed[1]);
 		close(feed[1]);
 		if (r->feeder < 0) {
 			r->feeder = 0;
@@ -145,22 +147,19 @@ static int start_decompressor(struct trace_reader *r, const char *path, const ch
 	if (pid < 0)
 		return fail(r, 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		if (feed[0] >= 0)
-			dup2(feed[0], 0);
+		if (src != 0)
+			dup2(src, 0);   /* (the copy is without O_CLOEXEC) */
 		dup2(pfd[1], 1);
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
 			dup2(devnull, 2);   /* its complaints become our one error line */
-		if (from_stdin)
-			execlp(prog, prog, "-dc", (char *)NULL);
-		else
-			execlp(prog, prog, "-dc", "--", path, (char *)NULL);
+		execlp(prog, prog, "-dc", (char *)NULL);
 		_exit(127);
 	}
 	if (feed[0] >= 0)
 		close(feed[0]);
 	close(pfd[1]);
-	if (!from_stdin)
+	if (r->own_fd)
 		close(r->fd);
 	r->fd = pfd[0];
 	r->child = pid;
@@ -366,7 +365,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	if (comp) {
 		if (!trace_reader_decompress)
 			return fail(r, 0, "%s-compressed (decompression is off)", comp);
-		if (start_decompressor(r, path, comp, (size_t)have) < 0)
+		if (start_decompressor(r, comp, (size_t)have) < 0)
 			return -1;
 		have = fill(r, sizeof r->hdr);
 		if (have < 0) {
