@@ -29,6 +29,37 @@ eq "umask 022: packed trace stays 600 (addresses)" 600 "$(mode "$TMP/o/m.gz")"
 eq "umask 077: workload 600" 600 "$(mode "$TMP/o/p.wl")"
 rm -f "$TMP"/o/*
 
+# --- outputs that are not plain files: a directory or a pipe is refused before any work (the
+# output is made beside its name and renamed into place: a pipe, a device or /dev/stdout's link
+# would be replaced by a file); a symbolic link is written through and kept; - is stdout
+"$BIN/trace2wl" -q "$TMP/m.wl" "$T"
+mkdir "$TMP/d"; mkfifo "$TMP/o/fifo"
+"$BIN/trace2wl" "$TMP/d" "$T" 2>"$TMP/err"; eq "trace2wl DIR: exit 2" 2 "$?"
+grep -q "d is a directory" "$TMP/err" && ok "trace2wl DIR: says so" || bad "trace2wl DIR: $(cat "$TMP/err")"
+"$BIN/trace2wl" "$TMP/d/" "$T" 2>/dev/null; eq "trace2wl DIR/: exit 2" 2 "$?"
+eq "trace2wl DIR: nothing written there" 0 "$(ls -A "$TMP/d" | grep -c .)"
+"$BIN/trace2wl" "$TMP/o/fifo" "$T" 2>"$TMP/err"; eq "trace2wl FIFO: exit 2" 2 "$?"
+check "trace2wl FIFO: the FIFO is still a FIFO" test -p "$TMP/o/fifo"
+"$BIN/trace_plot" -o "$TMP/o/fifo" "$T" 2>/dev/null; eq "trace_plot -o FIFO: exit 2" 2 "$?"
+"$BIN/trace_run" --log "$TMP/o/fifo" "$TMP/m.wl" >/dev/null 2>&1; eq "trace_run --log FIFO: exit 2" 2 "$?"
+check "(still a FIFO)" test -p "$TMP/o/fifo"
+rm -f "$TMP/o/fifo"
+: >"$TMP/target.wl"; ln -s "$TMP/target.wl" "$TMP/o/link.wl"
+"$BIN/trace2wl" -q "$TMP/o/link.wl" "$T"
+check "trace2wl onto a symbolic link: the link stays" test -L "$TMP/o/link.wl"
+check "trace2wl onto a symbolic link: the file it names is written" cmp -s "$TMP/target.wl" "$TMP/m.wl"
+rm -f "$TMP/o/link.wl"
+"$BIN/trace2wl" - "$T" >"$TMP/stdout.wl" 2>"$TMP/err"; eq "trace2wl - TRACE: exit 0" 0 "$?"
+check "trace2wl - TRACE: the same workload on standard output" cmp -s "$TMP/stdout.wl" "$TMP/m.wl"
+grep -q "wrote <stdout>: .* $(stat -c %s "$TMP/m.wl" | sed 's/\(.\)\(...\)$/\1,\2/') bytes" "$TMP/err" && ok "trace2wl - : summary names <stdout> and its size" || bad "trace2wl - : $(head -n 1 "$TMP/err")"
+"$BIN/trace2wl" -q - "$T" | "$BIN/trace_run" --csv - >"$TMP/piped.csv"; eq "trace2wl - | trace_run -: exit 0" 0 "$?"
+"$BIN/trace2wl" -d "$TMP/o/x.wl" "$TMP/o/x.wl" "$T" 2>/dev/null; eq "trace2wl -d OUT OUT: exit 2" 2 "$?"
+"$BIN/trace2wl" -d "$TMP/o/x.dj" - "$T" >/dev/null 2>&1; eq "trace2wl -d FILE - : exit 2" 2 "$?"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$BIN/trace2wl' - '$T'" /dev/null >"$TMP/err" 2>&1; eq "trace2wl - with a terminal for output: exit 2" 2 "$?"
+fi
+nothing_left "outputs that are not plain files"
+
 # --- a file size limit: exit 3, the reason, no file.  Output and errors go to pipes, which
 # the limit does not cover.
 limited() { (ulimit -f 0; "$@" 2>&1 >/dev/null; echo "rc=$?") | cat; }

@@ -29,7 +29,8 @@ static const char usage_text[] =
 	"  -V, --version    show the version and exit\n"
 	"\n"
 	"OUTFILE is written under a temporary name and renamed when complete; it may not be one\n"
-	"of the inputs, nor an existing trace (it would be replaced).\n"
+	"of the inputs, nor an existing trace (it would be replaced).  OUTFILE - is standard\n"
+	"output, written when the conversion is complete (trace2wl - TRACE | trace_run -).\n"
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
 	"3 the output could not be written.\n";
 
@@ -52,8 +53,9 @@ static void progress(uint64_t bytes, void *arg)
 static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
 {
 	char a[32], b[32], c[32], d[32];
-	struct stat st;
-	uint64_t size = stat(out, &st) == 0 ? (uint64_t)st.st_size : 0;
+	uint64_t size = h->file_size;
+	if (!strcmp(out, "-"))
+		out = "<stdout>";
 	fprintf(stderr, "trace2wl: wrote %s: %s calls in %llu thread%s, %s waits, %s slots, %s bytes",
 		out, fmt_commas(a, s->ops), (unsigned long long)s->threads, s->threads == 1 ? "" : "s", fmt_commas(b, s->waits),
 		fmt_commas(c, s->slots), fmt_commas(d, size));
@@ -146,10 +148,18 @@ int main(int argc, char **argv)
 	if (optind == argc && isatty(0))
 		tool_die(EXIT_USAGE, "no TRACE given, and standard input is a terminal (the output comes "
 			 "first: trace2wl OUTFILE TRACE...)");
-	tool_check_output(out, inputs, ninputs, 0);
+	if (!strcmp(out, "-") && isatty(1))
+		tool_die(EXIT_USAGE, "the workload is binary, and standard output is a terminal: name a "
+			 "file, or pipe it");
+	if (dj && (!strcmp(out, "-") || !strcmp(dj, "-")))
+		tool_die(EXIT_USAGE, "--dj-format is made from the workload written to a file: name files "
+			 "for both");
+	if (dj && (!strcmp(dj, out) || tool_same_file(dj, out)))
+		tool_die(EXIT_USAGE, "%s: the workload and its --dj-format copy would be the same file", dj);
+	out = tool_check_output(out, inputs, ninputs, 0);
 	no_duplicates(inputs, ninputs);
 	if (dj)
-		tool_check_output(dj, inputs, ninputs, 0);
+		dj = tool_check_output(dj, inputs, ninputs, 0);
 
 	struct wl_writer w;
 	if (wl_writer_open(&w, out) < 0)

@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof name, "%s-%s-%d.mtrace.%s", host, anon ? "anon" : exe, (int)pid, ext);
 		out = name;
 	}
-	tool_check_output(out, (char *const *)&in, 1, 0);
+	out = tool_check_output(out, (char *const *)&in, 1, 0);
 	if (!tool_on_path(prog))
 		tool_die(EXIT_SYSTEM, "'%s' is not installed (apt-get install %s)", prog, pkg);
 

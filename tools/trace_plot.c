@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
 		out = def;
 	}
-	tool_check_output(out, argv + optind, ninputs, 0);
+	out = tool_check_output(out, argv + optind, ninputs, 0);
 	FILE *f = stdout;
 	if (strcmp(out, "-")) {
 		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);

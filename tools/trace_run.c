@@ -721,7 +721,7 @@ int main(int argc, char **argv)
 	const char *workload = argv[optind], *shown = workload;   /* shown: in messages */
 	char err[800];
 	if (o.log)
-		tool_check_output(o.log, argv + optind, 1, 0);
+		o.log = tool_check_output(o.log, argv + optind, 1, 0);
 	workload = argv[optind] = (char *)materialize(workload);   /* argv: for the re-execution */
 
 	/* dj/malloc workloads are translated into ours first, into a temporary file that is

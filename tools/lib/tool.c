@@ -244,17 +244,33 @@ int tool_same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
+const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
 {
 	struct stat so;
-	if (!strcmp(out, "-") || stat(out, &so) != 0)
-		return;   /* stdout, or a new file */
+	size_t len = strlen(out);
+	if (!strcmp(out, "-"))
+		return out;   /* stdout */
+	if (len == 0 || out[len - 1] == '/')
+		tool_die(EXIT_USAGE, "'%s': name the output file, not a directory", out);
+	if (stat(out, &so) != 0)
+		return out;   /* a new file */
+	if (S_ISDIR(so.st_mode))
+		tool_die(EXIT_USAGE, "%s is a directory: name the output file", out);
+	/* the output is made beside its name and renamed into place: that would put a plain file
+	   where a device, a pipe or /dev/stdout's link was */
+	if (!S_ISREG(so.st_mode))
+		tool_die(EXIT_USAGE, "%s is not a regular file (a device or a pipe), which the output would "
+			 "replace: name a file", out);
 	for (int i = 0; i < n; i++)
 		if (tool_same_file(out, inputs[i]))
 			tool_die(EXIT_USAGE, "%s: the output is also an input, which writing it would destroy",
 				 out);
-	if (trace_ok || !S_ISREG(so.st_mode))
-		return;
+	struct stat sl;
+	char *target = NULL;
+	if (lstat(out, &sl) == 0 && S_ISLNK(sl.st_mode) && (target = realpath(out, NULL)) != NULL)
+		out = target;   /* write where the link points, and keep the link */
+	if (trace_ok)
+		return out;
 	char head[MTRACE_MAGIC_LEN];
 	int fd = open(out, O_RDONLY | O_CLOEXEC);
 	ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : -1;
@@ -263,6 +279,7 @@ void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok
 	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN))
 		tool_die(EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name another "
 			 "file, or remove it first", out);
+	return out;
 }
 
 void print_json_string(FILE *f, const char *s)

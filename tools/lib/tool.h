@@ -34,7 +34,10 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
 /* Before writing OUT (not "-"): exit 2 if OUT is the same file as one of the n inputs (the
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload). */
-void tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* Also exits 2 if OUT is a directory, or a device or pipe (it would be replaced by a file).
+   Returns the path to write: OUT, or the file OUT links to (renaming onto a symbolic link
+   would replace the link). */
+const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
 /* path (its storage must last) is a temporary file of ours: removed at exit and when SIGINT,
    SIGTERM, SIGHUP or SIGPIPE ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
 void tool_temp_add(const char *path);

@@ -35,11 +35,35 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* The scratch file for spilled blocks, beside the output (in $TMPDIR, else /tmp, for standard
+   output): unlinked at once, so it never outlives us. */
+static int open_spill(struct wl_writer *w, const char *beside)
+{
+	const char *dir = getenv("TMPDIR");
+	char *spill;
+	int n = beside ? asprintf(&spill, "%s.spill.XXXXXX", beside)
+		       : asprintf(&spill, "%s/trace2wl.spill.XXXXXX", dir && *dir ? dir : "/tmp");
+	if (n < 0 || !w->out_path)
+		return fail(w, "out of memory", w->out_path ? w->out_path : "-");
+	w->spill_fd = mkstemp(spill);
+	if (w->spill_fd < 0) {
+		int e = errno;
+		snprintf(w->err, sizeof w->err, "%s: cannot create a scratch file: %s", spill, strerror(e));
+		free(spill);
+		return -1;
+	}
+	unlink(spill);
+	free(spill);
+	return 0;
+}
+
 int wl_writer_open(struct wl_writer *w, const char *out_path)
 {
 	memset(w, 0, sizeof *w);
 	w->spill_fd = -1;
 	w->out_path = strdup(out_path);
+	if (!strcmp(out_path, "-"))
+		return open_spill(w, NULL);   /* standard output: written in one pass at the end */
 	if (asprintf(&w->tmp_path, "%s.tmp.XXXXXX", out_path) < 0 || !w->out_path) {
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
@@ -55,18 +79,7 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 	tool_temp_add(w->tmp_path);
 	tool_output_mode(fd);
 	close(fd);
-	/* the scratch file for spilled blocks: unlinked at once, so it never outlives us */
-	char *spill;
-	if (asprintf(&spill, "%s.spill.XXXXXX", out_path) < 0)
-		return fail(w, "out of memory", out_path);
-	w->spill_fd = mkstemp(spill);
-	if (w->spill_fd < 0) {
-		free(spill);
-		return fail(w, "cannot create a scratch file beside the output", out_path);
-	}
-	unlink(spill);
-	free(spill);
-	return 0;
+	return open_spill(w, out_path);
 }
 
 int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
@@ -129,7 +142,8 @@ uint64_t wl_writer_size(const struct wl_writer *w)
 
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 {
-	int fd = open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int to_stdout = w->tmp_path == NULL;
+	int fd = to_stdout ? 1 : open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return fail(w, "cannot open", w->tmp_path);
 	for (uint32_t i = 0; i < w->nthreads; i++)
@@ -177,6 +191,10 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	}
 	free(tt);
 	free(io);
+	if (to_stdout) {
+		wl_writer_abort(w);
+		return 0;
+	}
 	if (close(fd) < 0)
 		return fail(w, "cannot write", w->tmp_path);
 	if (rename(w->tmp_path, w->out_path) < 0)
@@ -190,8 +208,9 @@ bad_io:
 	free(tt);
 	free(io);
 bad:
-	close(fd);
-	return fail(w, "cannot write", w->out_path);
+	if (!to_stdout)
+		close(fd);
+	return fail(w, "cannot write", to_stdout ? "<stdout>" : w->out_path);
 }
 
 void wl_writer_abort(struct wl_writer *w)
