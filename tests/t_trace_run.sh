@@ -146,6 +146,16 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	eq "--compare --log: a timeline each" "lg.glibc lg.libfwd.so lg.libfwd.so.3" "$(cd "$TMP" && ls lg.* | xargs)"
 	# a library whose path holds a quote and a backslash (not a comma: --compare splits there;
 	# nor a space: LD_PRELOAD does, which is refused): --json and --csv stay valid
+	# an allocator that crashes: where, which signal, no timeline left; compare mode says which
+	LIBFWD_CRASH_AT=500 "$R" --malloc "$TP/libfwd.so" -l "$TMP/crash.tsv" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "a crashing allocator: ends by SIGSEGV" 139 "$?"
+	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
+		ok "a crashing allocator: where it crashed" || bad "crash: $(cat "$TMP/err")"
+	eq "a crashing allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c crash.tsv)"
+	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "--compare with a crashing allocator: exit 3" 3 "$?"
+	grep -q "the replay with $TP/libfwd.so failed: killed by signal 11 (Segmentation fault)" "$TMP/err" &&
+		ok "--compare names the allocator and the signal" || bad "compare crash: $(cat "$TMP/err")"
 	mkdir -p "$TMP/sp ace"; cp "$TP/libfwd.so" "$TMP/sp ace/"
 	"$R" --malloc "$TMP/sp ace/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "a library path with a space: exit 3" 3 "$?"
 	grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "a path with a space: says why" || bad "space: $(cat "$TMP/err")"

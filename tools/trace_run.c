@@ -479,7 +479,7 @@ static const char *materialize(const char *workload)
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
 static int child_run(const struct opts *o, const char *alloc, const char *workload, const char *log,
-		     int64_t *f)
+		     int64_t *f, char *why, size_t cap)
 {
 	char *args[64];
 	int n = 0;
@@ -543,8 +543,15 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 	out[len] = 0;
 	int st;
 	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	if (WIFSIGNALED(st)) {
+		snprintf(why, cap, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
 		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(why, cap, "exit status %d: its message is above", WEXITSTATUS(st));
+		return -1;
+	}
+	snprintf(why, cap, "its figures could not be read");
 	char *line = strchr(out, '\n');
 	if (!line)
 		return -1;
@@ -584,8 +591,13 @@ static int multi_run(const struct opts *o, const char *workload)
 				log_name(log, sizeof log, o->log, names, a);
 			if (isatty(2))
 				fprintf(stderr, "\rtrace_run: run %u of %u, %s        ", r + 1, reps, names[a]);
-			if (child_run(o, names[a], workload, (o->log && r == 0) ? log : NULL, runs[(size_t)a * reps + r]) < 0)
-				tool_die(EXIT_SYSTEM, "the replay with %s failed (run it alone to see why)", names[a]);
+			char why[200];
+			if (child_run(o, names[a], workload, (o->log && r == 0) ? log : NULL,
+				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
+				if (isatty(2))
+					fputc('\n', stderr);
+				tool_die(EXIT_SYSTEM, "the replay with %s failed: %s", names[a], why);
+			}
 		}
 	if (isatty(2))
 		fprintf(stderr, "\r%60s\r", "");

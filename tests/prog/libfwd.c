@@ -1,7 +1,9 @@
 /* libfwd - the smallest allocator a replay can be given by path: every call forwarded to glibc's
- * own entry points (__libc_*), so it defines malloc without being libc.so. */
+ * own entry points (__libc_*), so it defines malloc without being libc.so.
+ * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 void *__libc_malloc(size_t);
 void __libc_free(void *);
@@ -11,7 +13,20 @@ void *__libc_memalign(size_t, size_t);
 void *__libc_valloc(size_t);
 void *__libc_pvalloc(size_t);
 
-void *malloc(size_t n) { return __libc_malloc(n); }
+static unsigned long crash_at, mallocs;
+
+__attribute__((constructor)) static void setup(void)
+{
+	const char *s = getenv("LIBFWD_CRASH_AT");
+	crash_at = s ? strtoul(s, NULL, 10) : 0;
+}
+
+void *malloc(size_t n)
+{
+	if (crash_at && ++mallocs == crash_at)
+		*(volatile int *)NULL = 1;
+	return __libc_malloc(n);
+}
 void free(void *p) { __libc_free(p); }
 void *calloc(size_t n, size_t s) { return __libc_calloc(n, s); }
 void *realloc(void *p, size_t n) { return __libc_realloc(p, n); }

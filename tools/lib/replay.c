@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include "cycles.h"
 #include "replay.h"
+#include "tool.h"
 #include "varint.h"
 
 int cycles_timer;
@@ -535,6 +537,85 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 	}
 }
 
+/* ---------------------------------------------------------------------------------------------
+   A crash during the replay (the allocator under test, most likely): say where, remove our
+   temporary files, and end by the same signal.  Only async-signal-safe calls.
+   ------------------------------------------------------------------------------------------- */
+
+static struct ctx *crash_ctx;
+static __thread struct rthread *crash_me;   /* the stream this thread replays */
+
+static size_t fmt_u(char *b, uint64_t v);
+
+/* v grouped with commas, as every figure we print */
+static void commas(char *out, uint64_t v)
+{
+	char d[24];
+	size_t n = fmt_u(d, v), o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = d[i];
+	}
+	out[o] = 0;
+}
+
+static void on_crash(int sig)
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
+		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
+	};
+	char msg[400];
+	size_t k = 0;
+#define PUT(s) do { const char *s_ = (s); while (*s_ && k < sizeof msg - 1) msg[k++] = *s_++; } while (0)
+	PUT(tool_name);
+	PUT(": the replay crashed (");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].sig == sig)
+			PUT(names[i].name);
+	PUT(")");
+	struct rthread *me = crash_me;
+	if (me && crash_ctx) {
+		char num[32];
+		uint64_t done = 0;
+		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
+			done += me->n[i];
+		const struct mtrace_wl_thread *tt = &crash_ctx->r->threads[me->idx];
+		PUT(" in stream ");
+		commas(num, me->idx);
+		PUT(num);
+		PUT(" (thread ");
+		num[fmt_u(num, tt->tid)] = 0;
+		PUT(num);
+		PUT("), at its call ");
+		commas(num, done);   /* (n[] counts the call in flight too) */
+		PUT(num);
+		PUT(" of ");
+		commas(num, tt->ncalls);
+		PUT(num);
+		PUT(" (most likely in the allocator under test)");
+	}
+	PUT("\n");
+#undef PUT
+	ssize_t w = write(2, msg, k);
+	(void)w;
+	tool_remove_temps();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_crashes(struct ctx *x)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
+	crash_ctx = x;
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 /* A worker: once released, replays the next stream nobody has taken, then the next, until
    none is left.  With no more streams than REPLAY_MAX_THREADS each worker takes one: one
    thread a stream, all released together.  More streams (a program that created threads
@@ -548,6 +629,7 @@ static void *worker(void *arg)
 		uint32_t i = __atomic_fetch_add(&x->next, 1, __ATOMIC_ACQ_REL);
 		if (i >= x->nt)
 			break;
+		crash_me = &x->t[i];
 		if (x->timed)
 			replay_loop(&x->t[i], 1);
 		else
@@ -787,6 +869,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	uint32_t first = nt < most ? nt : most;
 	for (uint32_t i = 0; i < first; i++)
 		add_worker(x);   /* they wait for `go` */
+	catch_crashes(x);
 	pthread_t sampler_th;
 	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, sampler, x) == 0;
 

@@ -93,7 +93,7 @@ int parse_u64(const char *s, uint64_t *out)
 static const char *volatile temps[MAX_TEMPS];
 static pid_t temps_owner;   /* a forked child that exits must not remove its parent's files */
 
-static void remove_temps(void)
+void tool_remove_temps(void)
 {
 	if (getpid() != temps_owner)
 		return;
@@ -106,7 +106,7 @@ static void remove_temps(void)
 
 static void on_ending_signal(int sig)
 {
-	remove_temps();
+	tool_remove_temps();
 	signal(sig, SIG_DFL);
 	raise(sig);   /* end as the signal would have: the caller sees it in our status */
 }
@@ -115,7 +115,7 @@ void tool_temp_add(const char *path)
 {
 	if (!temps_owner) {
 		temps_owner = getpid();
-		atexit(remove_temps);
+		atexit(tool_remove_temps);
 		/* SIGPIPE: `trace_plot - | head` */
 		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {

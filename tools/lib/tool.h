@@ -42,6 +42,8 @@ const char *tool_check_output(const char *out, char *const *inputs, int n, int t
    SIGTERM, SIGHUP or SIGPIPE ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
 void tool_temp_add(const char *path);
 void tool_temp_done(const char *path);
+/* Remove them now (async-signal-safe: for a handler of a fatal signal). */
+void tool_remove_temps(void);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
    Exits 3 on failure. */
 int tool_mkstemp(char *path, size_t cap);
