@@ -125,6 +125,16 @@ void mt_init_once(void)
 	mt_tls.busy = saved_busy;            \
 	return (ret)
 
+/* A base naming a directory (ending in '/') means the default file name in it, not hidden
+   files named ".<pid>". */
+static void complete_base(char *base, size_t cap)
+{
+	static const char name[] = "mtrace.out";
+	size_t n = strlen(base);
+	if (n && base[n - 1] == '/' && n + sizeof name <= cap)
+		memcpy(base + n, name, sizeof name);
+}
+
 /* A relative base is taken from the working directory now: the program may chdir, and its
    forked children must still write beside it, and mt_reopen find its file. */
 static void make_absolute(char *base, size_t cap)
@@ -155,6 +165,7 @@ static int open_locked(const char *base)
 		}
 		memcpy(mt_names.base, base, n + 1);
 	}
+	complete_base(mt_names.base, sizeof mt_names.base);
 	make_absolute(mt_names.base, sizeof mt_names.base);
 	return mt_file_open(mt_names.base, getppid());
 }

@@ -29,7 +29,8 @@ static const char usage_text[] =
 	"Run PROGRAM with every malloc, free, calloc, realloc, reallocarray, posix_memalign,\n"
 	"aligned_alloc, memalign, valloc and pvalloc call traced, one trace file per process.\n"
 	"\n"
-	"  -o, --output=BASE  trace files are BASE.<pid> (BASE.<pid>.<n> if taken);\n"
+	"  -o, --output=BASE  trace files are BASE.<pid> (BASE.<pid>.<n> if taken), or\n"
+	"                     DIR/mtrace.out.<pid> when BASE is a directory;\n"
 	"                     default $MTRACE_CTL_FILE or /tmp/mtrace.out\n"
 	"  -d, --durations    record how long every call took (costs a second clock read)\n"
 	"  -p, --private      leave the executable path and command line out of the traces\n"
@@ -204,6 +205,13 @@ int main(int argc, char **argv)
 			tool_die(EXIT_TOOL, "%s: cannot make the trace name absolute: %s", base,
 				 strerror(errno ? errno : ENAMETOOLONG));
 		base = absbase;
+	}
+	/* -o DIR: the traces go into DIR (the library reads a base ending in '/' so) */
+	struct stat bst;
+	char dirbase[PATH_MAX + 2], real[PATH_MAX];
+	if (base && *base && stat(base, &bst) == 0 && S_ISDIR(bst.st_mode) && realpath(base, real)) {
+		snprintf(dirbase, sizeof dirbase, "%s/", strcmp(real, "/") ? real : "");
+		base = dirbase;
 	}
 
 	char libbuf[PATH_MAX], progbuf[PATH_MAX];

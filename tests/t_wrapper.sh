@@ -41,6 +41,14 @@ eq "a long trace: the populating thread" "threads 1" "$(sed -n 1p "$TMP/out")"
 "$BIN/mtracectl" -T -o "$TMP/nt" -- "$TP/popcheck" 200000 >"$TMP/out" 2>/dev/null
 eq "-T: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
 eq "-T: the calls all there" 200000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
+# -o DIR (or DIR/, or MTRACE_CTL_FILE=DIR/): the traces go into DIR as mtrace.out.<pid>,
+# not beside it, nor as hidden files DIR/.<pid>
+mkdir "$TMP/into"
+"$BIN/mtracectl" -q -o "$TMP/into" -- "$TP/forker" fork >/dev/null
+"$BIN/mtracectl" -q -o "$TMP/into/" -- "$TP/forker" fork >/dev/null
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/into/" LD_PRELOAD=$LIB "$TP/forker" fork >/dev/null
+eq "-o DIR, DIR/, MTRACE_CTL_FILE=DIR/: 6 traces in DIR" 6 "$(ls "$TMP"/into/mtrace.out.* | grep -c .)"
+eq "... and no other file" 6 "$(ls -A "$TMP/into" | grep -c .)"
 "$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
 "$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
 "$BIN/mtracectl" 2>/dev/null; eq "no program: 125" 125 "$?"
