@@ -81,6 +81,12 @@ refused() { # DESCRIPTION PATTERN TRACE...
 refused "split files out of order" "began before" "$s2" "$s1"
 refused "the same file twice" "are the same file" "$s1" "$TMP/./$(basename "$s1")"
 refused "traces of two processes" "several traces must be the split files of one process" "$s1" "$TMP/edge"
+# exec keeps the pid: the image before (its trace left unfinished) and the one after are
+# two programs, not a split trace
+traced "$TMP/ex" "$TP/forker" exec >"$TMP/out"
+child=$(awk '{ print $3 }' "$TMP/out")
+refused "the traces before and after an exec" "did not end cleanly (its process exec'd another program, or died)" \
+	"$(one_file "$TMP/ex.$child")" "$(one_file "$TMP/ex.$child.1")"
 "$TP/mkfixture" dj-edge "$TMP/dj-mix"
 refused "an mtrace trace and a dj trace" "the other a dj/malloc trace" "$s1" "$TMP/dj-mix"
 

@@ -19,7 +19,8 @@ static const char usage_text[] =
 	"TRACE may be an mtrace trace (any byte order or pointer size), an original dj/malloc\n"
 	"trace, or either compressed with gzip, xz or zstd.  Several traces of one process (a\n"
 	"split trace) are read in the order given; traces of other processes, the same file\n"
-	"twice, or split files out of the order written are refused.\n"
+	"twice, split files out of the order written, or the images before and after an exec\n"
+	"are refused.\n"
 	"\n"
 	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
@@ -82,11 +83,31 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 /* Several TRACEs are the split files of one process, in the order written: another process's
    trace, the same file twice, or files out of order would make a workload of calls that never
    ran together (and "repair" the inversions).  0, or -1 with the reason in why. */
-struct first_input { int set, format; int32_t pid; uint64_t start_ticks; const char *name; };
+/* The previous input, for what the next one must share with it */
+struct first_input {
+	int set, format;
+	int32_t pid;
+	uint64_t start_ticks;
+	const char *name;
+	int finished;    /* its writer stopped cleanly (mtrace_stop, exit): a split can follow */
+	char exe[4096];
+};
+
+static void remember(struct first_input *f, const struct trace_reader *r)
+{
+	f->set = 1;
+	f->format = r->format;
+	f->pid = r->hdr.pid;
+	f->start_ticks = r->hdr.start_ticks;
+	f->name = r->name;
+	f->finished = r->format != TRACE_FMT_MTRACE || (r->hdr.flags & MTRACE_HF_FINISHED);
+	snprintf(f->exe, sizeof f->exe, "%s", r->exe);
+}
+
 static int same_process(struct first_input *f, const struct trace_reader *r, char *why, size_t cap)
 {
 	if (!f->set) {
-		*f = (struct first_input){ 1, r->format, r->hdr.pid, r->hdr.start_ticks, r->name };
+		remember(f, r);
 		return 0;
 	}
 	if (r->format != f->format)
@@ -98,9 +119,17 @@ static int same_process(struct first_input *f, const struct trace_reader *r, cha
 	else if (r->format == TRACE_FMT_MTRACE && r->hdr.start_ticks < f->start_ticks)
 		snprintf(why, cap, "%s began before %s: give split traces in the order written",
 			 r->name, f->name);
+	/* a trace left unfinished ended by exec (or death): what follows with its pid is another
+	   program image, whose addresses have nothing to do with it */
+	else if (r->format == TRACE_FMT_MTRACE && !f->finished)
+		snprintf(why, cap, "%s did not end cleanly (its process exec'd another program, or died): "
+			 "%s is a new program image of pid %d; convert each on its own", f->name, r->name,
+			 (int)r->hdr.pid);
+	else if (r->format == TRACE_FMT_MTRACE && f->exe[0] && r->exe[0] && strcmp(f->exe, r->exe))
+		snprintf(why, cap, "%s is of %.300s, %s of %.300s: several traces must be the split files of one "
+			 "program", r->name, r->exe, f->name, f->exe);
 	else {
-		f->start_ticks = r->hdr.start_ticks;
-		f->name = r->name;
+		remember(f, r);
 		return 0;
 	}
 	return -1;
