@@ -66,6 +66,8 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 	for (unsigned t = 1; t <= MTRACE_CALL_LAST_API; t++)
 		if (s->calls[t])
 			fprintf(stderr, " %s %s", mtrace_call_name(t), fmt_commas(a, s->calls[t]));
+	if (!s->records)
+		fputs(" none (the program made no allocator call while traced)", stderr);
 	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
 		fmt_commas(b, h->ideal_rss_call));
 	fprintf(stderr, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
