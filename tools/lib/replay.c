@@ -545,19 +545,17 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 static struct ctx *crash_ctx;
 static __thread struct rthread *crash_me;   /* the stream this thread replays */
 
-static size_t fmt_u(char *b, uint64_t v);
-
-/* v grouped with commas, as every figure we print */
-static void commas(char *out, uint64_t v)
+/* v in decimal into b (no terminator); its length.  Async-signal-safe, and the sampler's. */
+static size_t fmt_u(char *b, uint64_t v)
 {
-	char d[24];
-	size_t n = fmt_u(d, v), o = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = d[i];
-	}
-	out[o] = 0;
+	char t[24];
+	size_t n = 0, i;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (i = 0; i < n; i++)
+		b[i] = t[n - 1 - i];
+	return n;
 }
 
 static void on_crash(int sig)
@@ -583,17 +581,14 @@ static void on_crash(int sig)
 			done += me->n[i];
 		const struct mtrace_wl_thread *tt = &crash_ctx->r->threads[me->idx];
 		PUT(" in stream ");
-		commas(num, me->idx);
-		PUT(num);
+		PUT(fmt_commas(num, me->idx));
 		PUT(" (thread ");
 		num[fmt_u(num, tt->tid)] = 0;
 		PUT(num);
 		PUT("), at its call ");
-		commas(num, done);   /* (n[] counts the call in flight too) */
-		PUT(num);
+		PUT(fmt_commas(num, done));   /* (n[] counts the call in flight too) */
 		PUT(" of ");
-		commas(num, tt->ncalls);
-		PUT(num);
+		PUT(fmt_commas(num, tt->ncalls));
 		PUT(" (most likely in the allocator under test)");
 	}
 	PUT("\n");
@@ -669,18 +664,6 @@ static int add_worker(struct ctx *x)
 /* ---------------------------------------------------------------------------------------------
    The sampler
    ------------------------------------------------------------------------------------------- */
-
-static size_t fmt_u(char *b, uint64_t v)
-{
-	char t[24];
-	size_t n = 0, i;
-	do
-		t[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	for (i = 0; i < n; i++)
-		b[i] = t[n - 1 - i];
-	return n;
-}
 
 /* One whole line to the timeline; the first failure (a full disk) is kept for the caller. */
 static void log_line(struct ctx *x, const char *line, size_t n)

@@ -53,7 +53,15 @@ void tool_version(void)
 char *fmt_commas(char *buf, unsigned long long v)
 {
 	char tmp[32];
-	int n = snprintf(tmp, sizeof tmp, "%llu", v), o = 0;
+	int n = 0, o = 0;
+	do   /* digits by hand, not snprintf: trace_run's crash handler calls this */
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (int i = 0; i < n / 2; i++) {
+		char c = tmp[i];
+		tmp[i] = tmp[n - 1 - i];
+		tmp[n - 1 - i] = c;
+	}
 	for (int i = 0; i < n; i++) {
 		if (i && (n - i) % 3 == 0)
 			buf[o++] = ',';

@@ -24,7 +24,7 @@ void tool_die(int code, const char *fmt, ...) __attribute__((noreturn, format(pr
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tool_version(void) __attribute__((noreturn));
 
-/* 12,272,385,738 - into buf (>= 32 bytes), returns buf */
+/* 12,272,385,738 - into buf (>= 32 bytes), returns buf.  Async-signal-safe. */
 char *fmt_commas(char *buf, unsigned long long v);
 
 /* "NAME: offset N: what" into err (cap bytes), the shape of every reader's errors; returns -1
@@ -33,9 +33,9 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
 
 /* Before writing OUT (not "-"): exit 2 if OUT is the same file as one of the n inputs (the
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
-   the output name forgotten would replace the trace by its own workload). */
-/* Also exits 2 if OUT is a directory, or a device or pipe (it would be replaced by a file).
-   Returns the path to write: OUT, or the file OUT links to (renaming onto a symbolic link
+   the output name forgotten would replace the trace by its own workload).  Also exits 2 if OUT
+   is a directory, or a device or pipe (it would be replaced by a file).  Returns the path to
+   write: OUT, or the file OUT links to (renaming onto a symbolic link
    would replace the link). */
 const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
 /* path (its storage must last) is a temporary file of ours: removed at exit and when SIGINT,
