@@ -182,4 +182,5 @@ eq "--no-timing reaches the compared runs (their call time is 0)" 0 "$(awk '/^to
 "$R" --compare glibc,/nonexistent/lib.so "$TMP/m.wl" 2>"$TMP/err"; eq "missing allocator: exit 3" 3 "$?"
 "$R" --malloc=nosuch "$TMP/m.wl" 2>"$TMP/err"; eq "unknown allocator: exit 3" 3 "$?"
 grep -q 'unknown allocator' "$TMP/err" && ok "says the allocator is unknown" || bad "unknown allocator message"
+"$R" --malloc= "$TMP/m.wl" 2>"$TMP/err"; eq "--malloc with nothing: exit 2" 2 "$?"
 finish

@@ -684,7 +684,12 @@ int main(int argc, char **argv)
 	uint64_t v;
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:M:T:hV", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'm': o.malloc_name = optarg; break;
+		case 'm':
+			if (!*optarg)
+				tool_die(EXIT_USAGE, "--malloc wants an allocator (glibc, jemalloc, tcmalloc, "
+					 "mimalloc) or the path of a .so");
+			o.malloc_name = optarg;
+			break;
 		case 'c': o.compare = optarg; break;
 		case 'r':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000)
