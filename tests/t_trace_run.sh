@@ -146,6 +146,13 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	eq "--compare --log: a timeline each" "lg.glibc lg.libfwd.so lg.libfwd.so.3" "$(cd "$TMP" && ls lg.* | xargs)"
 	# a library whose path holds a quote and a backslash (not a comma: --compare splits there;
 	# nor a space: LD_PRELOAD does, which is refused): --json and --csv stay valid
+	# the replay traced (mtracectl -- trace_run --malloc X): X goes after the tracer, which
+	# records every call of the replay and forwards it to X
+	rm -f "$TMP"/rt.*
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/rt" LD_PRELOAD="$LIB" "$R" --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null
+	eq "a traced replay with --malloc: exit 0" 0 "$?"
+	rt=$(one_file "$TMP/rt.*.1")   # the image after the re-execution
+	ge "a traced replay with --malloc: the replay's mallocs recorded" "$(wl "$TMP/m.wl" malloc)" "$(count "$rt" malloc)"
 	# an allocator that crashes: where, which signal, no timeline left; compare mode says which
 	LIBFWD_CRASH_AT=500 "$R" --malloc "$TP/libfwd.so" -l "$TMP/crash.tsv" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
 	eq "a crashing allocator: ends by SIGSEGV" 139 "$?"

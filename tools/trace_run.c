@@ -153,9 +153,24 @@ static void ensure_environment(const struct opts *o, char **argv)
 		return;   /* plain glibc: nothing to set */
 	setenv("MTRACE_RUN_ENV", want, 1);
 	if (*lib) {
+		/* the allocator first, so that it serves malloc - but after our tracer if the replay
+		   is itself traced (mtracectl -- trace_run --malloc X), which forwards to it */
 		const char *old = getenv("LD_PRELOAD");
+		old = old ? old : "";
+		size_t at = 0;
+		for (const char *e = old; *e;) {
+			size_t n = strcspn(e, " :");
+			const char *slash = memrchr(e, '/', n), *file = slash ? slash + 1 : e;
+			size_t fn = n - (size_t)(file - e);
+			if ((fn == 15 && !strncmp(file, "libmtracectl.so", 15)) ||
+			    (fn == 12 && !strncmp(file, "libmtrace.so", 12)))
+				at = (size_t)(e + n - old);
+			e += n;
+			e += strspn(e, " :");
+		}
+		const char *rest = old + at + strspn(old + at, " :");
 		char *pre;
-		if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0)
+		if (asprintf(&pre, "%.*s%s%s%s%s", (int)at, old, at ? " " : "", lib, *rest ? " " : "", rest) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		setenv("LD_PRELOAD", pre, 1);
 	}
