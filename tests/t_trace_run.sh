@@ -159,10 +159,14 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
 		ok "a crashing allocator: where it crashed" || bad "crash: $(cat "$TMP/err")"
 	eq "a crashing allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c crash.tsv)"
-	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
 	eq "--compare with a crashing allocator: exit 3" 3 "$?"
 	grep -q "the replay with $TP/libfwd.so failed: killed by signal 11 (Segmentation fault)" "$TMP/err" &&
 		ok "--compare names the allocator and the signal" || bad "compare crash: $(cat "$TMP/err")"
+	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: the others' figures stand, the crashed column says failed" ||
+		bad "compare crash table: $(head -n 2 "$TMP/out")"
+	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" --csv "$TMP/m.wl" >"$TMP/out" 2>/dev/null
+	eq "--compare --csv with a crashing allocator: exit 3, glibc's row alone" "3 glibc" "$? $(awk -F, 'NR > 1 { print $30 }' "$TMP/out" | xargs)"
 	mkdir -p "$TMP/sp ace"; cp "$TP/libfwd.so" "$TMP/sp ace/"
 	"$R" --malloc "$TMP/sp ace/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "a library path with a space: exit 3" 3 "$?"
 	grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "a path with a space: says why" || bad "space: $(cat "$TMP/err")"
@@ -190,4 +194,5 @@ eq "--no-timing reaches the compared runs (their call time is 0)" 0 "$(awk '/^to
 "$R" --malloc=nosuch "$TMP/m.wl" 2>"$TMP/err"; eq "unknown allocator: exit 3" 3 "$?"
 grep -q 'unknown allocator' "$TMP/err" && ok "says the allocator is unknown" || bad "unknown allocator message"
 "$R" --malloc= "$TMP/m.wl" 2>"$TMP/err"; eq "--malloc with nothing: exit 2" 2 "$?"
+"$R" --csv --json "$TMP/m.wl" >/dev/null 2>&1; eq "--csv and --json together: exit 2" 2 "$?"
 finish

@@ -599,8 +599,11 @@ static int multi_run(const struct opts *o, const char *workload)
 	}
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
+	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
 	for (unsigned r = 0; r < reps; r++)
 		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
+			if (failed[a])
+				continue;
 			char log[4200];
 			if (o->log)
 				log_name(log, sizeof log, o->log, names, a);
@@ -611,14 +614,23 @@ static int multi_run(const struct opts *o, const char *workload)
 				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
 				if (isatty(2))
 					fputc('\n', stderr);
-				tool_die(EXIT_SYSTEM, "the replay with %s failed: %s", names[a], why);
+				if (!o->compare)
+					tool_die(EXIT_SYSTEM, "the replay with %s failed: %s", names[a], why);
+				/* the others' figures still stand: its column says so, and the exit status */
+				tool_warn("the replay with %s failed: %s; the others' figures follow", names[a], why);
+				failed[a] = 1;
+				nfailed++;
 			}
 		}
+	if (nfailed == na)
+		tool_die(EXIT_SYSTEM, "every replay failed");
 	if (isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med);
 	for (int a = 0; a < na; a++)
-		medians(runs + (size_t)a * reps, reps, med[a]);
+		if (!failed[a])
+			medians(runs + (size_t)a * reps, reps, med[a]);
+	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
 	if (!o->compare) {
 		if (o->format && !strcmp(o->format, "csv"))
 			print_csv_header(), print_csv_row(med[0], names[0]);
@@ -640,18 +652,21 @@ static int multi_run(const struct opts *o, const char *workload)
 	if (o->format && !strcmp(o->format, "csv")) {
 		print_csv_header();
 		for (int a = 0; a < na; a++)
-			print_csv_row(med[a], names[a]);
-		return EXIT_OK;
+			if (!failed[a])
+				print_csv_row(med[a], names[a]);
+		return status;
 	}
 	if (o->format && !strcmp(o->format, "json")) {
 		printf("[\n");
-		for (int a = 0; a < na; a++) {
-			if (a)
+		for (int a = 0, n = 0; a < na; a++) {
+			if (failed[a])
+				continue;
+			if (n++)
 				printf(",\n");
 			print_json(med[a], names[a]);
 		}
 		printf("]\n");
-		return EXIT_OK;
+		return status;
 	}
 	printf("%-26s", "");
 	for (int a = 0; a < na; a++)
@@ -661,7 +676,9 @@ static int multi_run(const struct opts *o, const char *workload)
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
 			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
-			if (a == 0 || b == 0)
+			if (failed[a])
+				printf(" %22s", "failed");
+			else if (a == 0 || b == 0 || failed[0])
 				printf(" %22s", c(v));
 			else {
 				char cell[64];
@@ -671,9 +688,10 @@ static int multi_run(const struct opts *o, const char *workload)
 		}
 		printf("\n");
 	}
-	printf("(median of %u run%s each, in fresh processes, interleaved; ratios to %s; timer: %s)\n", reps,
-	       reps == 1 ? "" : "s", names[0], timer_name());
-	return EXIT_OK;
+	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
+	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
+	       timer_name());
+	return status;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -739,8 +757,11 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--threads wants a number from 1 to 1000000, not '%s'", optarg);
 			o.ro.max_threads = (unsigned)v;
 			break;
-		case 2: o.format = "csv"; break;
-		case 3: o.format = "json"; break;
+		case 2: case 3:
+			if (o.format && strcmp(o.format, ch == 2 ? "csv" : "json"))
+				tool_die(EXIT_USAGE, "--csv and --json: choose one");
+			o.format = ch == 2 ? "csv" : "json";
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_run --help'.\n", stderr); return EXIT_USAGE;
