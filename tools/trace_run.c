@@ -809,6 +809,7 @@ int main(int argc, char **argv)
 		return multi_run(&o, workload);
 	}
 	ensure_environment(&o, argv);
+	replay_catch_crashes();   /* the allocator under test is in place from here */
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)

@@ -23,7 +23,7 @@ __attribute__((constructor)) static void setup(void)
 
 void *malloc(size_t n)
 {
-	if (crash_at && ++mallocs == crash_at)
+	if (crash_at && __atomic_add_fetch(&mallocs, 1, __ATOMIC_RELAXED) == crash_at)
 		*(volatile int *)NULL = 1;
 	return __libc_malloc(n);
 }

@@ -560,6 +560,11 @@ static size_t fmt_u(char *b, uint64_t v)
 
 static void on_crash(int sig)
 {
+	/* one report: a thread crashing while another reports waits for the end it brings */
+	static int reporting;
+	if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
 	static const struct { int sig; const char *name; } names[] = {
 		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
 		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
@@ -568,7 +573,7 @@ static void on_crash(int sig)
 	size_t k = 0;
 #define PUT(s) do { const char *s_ = (s); while (*s_ && k < sizeof msg - 1) msg[k++] = *s_++; } while (0)
 	PUT(tool_name);
-	PUT(": the replay crashed (");
+	PUT(crash_ctx ? ": the replay crashed (" : ": crashed before the replay began (");
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].sig == sig)
 			PUT(names[i].name);
@@ -589,8 +594,8 @@ static void on_crash(int sig)
 		PUT(fmt_commas(num, done));   /* (n[] counts the call in flight too) */
 		PUT(" of ");
 		PUT(fmt_commas(num, tt->ncalls));
-		PUT(" (most likely in the allocator under test)");
 	}
+	PUT(" (most likely in the allocator under test)");
 	PUT("\n");
 #undef PUT
 	ssize_t w = write(2, msg, k);
@@ -600,12 +605,14 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
-static void catch_crashes(struct ctx *x)
+void replay_catch_crashes(void)
 {
+#ifdef __SANITIZE_ADDRESS__
+	return;   /* ASan's own report of a crash (a stack trace) says more */
+#endif
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE };
-	crash_ctx = x;
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-		struct sigaction sa = { .sa_handler = on_crash, .sa_flags = SA_RESETHAND };
+		struct sigaction sa = { .sa_handler = on_crash };
 		sigemptyset(&sa.sa_mask);
 		sigaction(sigs[i], &sa, NULL);
 	}
@@ -852,7 +859,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	uint32_t first = nt < most ? nt : most;
 	for (uint32_t i = 0; i < first; i++)
 		add_worker(x);   /* they wait for `go` */
-	catch_crashes(x);
+	crash_ctx = x;   /* a crash now says where */
 	pthread_t sampler_th;
 	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, sampler, x) == 0;
 

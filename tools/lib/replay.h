@@ -53,6 +53,11 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 
 #define REPLAY_MAX_THREADS 10000   /* replay threads at once, by default */
 
+/* From now on a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE: the allocator under test,
+   most likely) says where the replay was - before it began, or which stream, thread and call -
+   removes the tool's temporary files and ends the process by the same signal. */
+void replay_catch_crashes(void);
+
 /* Replay once.  0, or -1 with err. */
 int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap);
 #endif
