@@ -117,6 +117,11 @@ install: all
 	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		'Name: mtrace' 'Description: control API of the mtrace malloc tracer (libmtrace.so)' \
+		'Version: $(VERSION)' 'Libs: -L$${libdir} -lmtrace' 'Cflags: -I$${includedir}' \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/mtrace.pc
 
 clean:
 	rm -rf $(B) build-san build-fuzz

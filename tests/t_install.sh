@@ -7,6 +7,19 @@ for f in lib/libmtracectl.so lib/libmtrace.so include/mtrace.h include/mtrace-tr
 	check "installed $f" test -e "$TMP/root/opt/mt/$f"
 done
 ge "man pages installed" 2 "$(ls "$TMP/root/opt/mt/share/man/man1" "$TMP/root/opt/mt/share/man/man3" 2>/dev/null | grep -c '\.[13]$')"
+# pkg-config finds the control API: a program built with its flags links and traces a region
+pc="$TMP/root/opt/mt/lib/pkgconfig/mtrace.pc"
+eq "mtrace.pc names the prefix" "prefix=/opt/mt" "$(sed -n 1p "$pc")"
+if command -v pkg-config >/dev/null 2>&1; then
+	flags=$(PKG_CONFIG_PATH="$TMP/root/opt/mt/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$TMP/root" pkg-config --cflags --libs mtrace | xargs)
+	eq "pkg-config --cflags --libs mtrace" "-I$TMP/root/opt/mt/include -L$TMP/root/opt/mt/lib -lmtrace" "$flags"
+	printf '#include <mtrace.h>\n#include <stdlib.h>\nint main(void) { mtrace_init(0); mtrace_start(); free(malloc(10002)); return mtrace_stop(); }\n' >"$TMP/region.c"
+	cc "$TMP/region.c" $flags -Wl,-rpath,"$TMP/root/opt/mt/lib" -o "$TMP/pc"; eq "a program built with those flags" 0 "$?"
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/pc" "$TMP/pc"
+	eq "... traces its region" 1 "$(count "$(one_file "$TMP/pc.*")" malloc 10002)"
+else
+	echo "# pkg-config not installed: the file's first line checked only"
+fi
 "$TMP/root/opt/mt/bin/mtracectl" -o "$TMP/i" -- "$TP/entry_points" --count >/dev/null 2>&1
 eq "installed wrapper traces" 7 "$(count "$(one_file "$TMP/i.*")" malloc 10001)"
 finish
