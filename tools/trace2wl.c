@@ -35,21 +35,6 @@ static const char usage_text[] =
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
 	"3 the output could not be written.\n";
 
-struct prog { int on; uint64_t total; time_t last; const char *name; };
-
-static void progress(uint64_t bytes, void *arg)
-{
-	struct prog *p = arg;
-	time_t now = time(NULL);
-	if (!p->on || now == p->last)
-		return;
-	p->last = now;
-	if (p->total)
-		fprintf(stderr, "\rtrace2wl: %s: %.0f%% (%llu MiB of %llu)  ", p->name, 100.0 * (double)bytes / (double)p->total,
-			(unsigned long long)(bytes >> 20), (unsigned long long)(p->total >> 20));
-	else
-		fprintf(stderr, "\rtrace2wl: %s: %llu MiB  ", p->name, (unsigned long long)(bytes >> 20));
-}
 
 static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
 {
@@ -157,11 +142,11 @@ int main(int argc, char **argv)
 	};
 	int c, quiet = 0;
 	const char *dj = NULL;
-	struct prog pr = { .on = isatty(2) };
+	int progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "d:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dj = optarg; break;
-		case 'p': pr.on = 1; break;
+		case 'p': progress = 2; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
@@ -217,22 +202,18 @@ int main(int argc, char **argv)
 			convert_free(&cv);
 			return EXIT_USAGE;
 		}
-		struct stat st;
-		pr.total = (r.fd >= 0 && !r.child && fstat(r.fd, &st) == 0 && S_ISREG(st.st_mode)) ? (uint64_t)st.st_size : 0;
-		pr.name = r.name;
-		int rc = convert_feed(&cv, &r, progress, &pr);
+		struct tool_progress pr;
+		tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
+		int rc = convert_feed(&cv, &r, tool_progress, &pr);
+		tool_progress_end(&pr);
 		trace_close(&r);
 		if (rc < 0) {
-			if (pr.on)
-				fputc('\n', stderr);
 			tool_warn("%s", cv.err);
 			wl_writer_abort(&w);
 			convert_free(&cv);
 			return cv.sys_error ? EXIT_SYSTEM : EXIT_BADFILE;
 		}
 	}
-	if (pr.on)
-		fprintf(stderr, "\r%60s\r", "");
 	struct mtrace_wl_header h;
 	if (convert_end(&cv, &h) < 0) {
 		tool_warn("%s", cv.err);

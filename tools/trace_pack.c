@@ -149,7 +149,11 @@ int main(int argc, char **argv)
 	struct u64set tids = { 0 };
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
 	int k;
-	while ((k = trace_next(&r, &rec, NULL)) > 0) {
+	struct tool_progress pr;
+	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	for (uint64_t n = 0; (k = trace_next(&r, &rec, NULL)) > 0; n++) {
+		if ((n & 0xfffff) == 0)
+			tool_progress(r.offset, &pr);
 		if (rec.call == MTRACE_CALL_CHUNK)
 			continue;
 		calls++;
@@ -159,6 +163,7 @@ int main(int argc, char **argv)
 		if (rec.ts > tmax)
 			tmax = rec.ts;
 	}
+	tool_progress_end(&pr);
 	if (k < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	struct stat st;

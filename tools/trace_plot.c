@@ -136,13 +136,20 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	if (trace_open(&r, path) < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	p->t0 = UINT64_MAX;
-	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
+	struct tool_progress pr;
+	char what[4300];
+	snprintf(what, sizeof what, "%s, time range", r.name);
+	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, what);
+	for (uint64_t n = 0; (k = trace_next(&r, &rec, NULL)) > 0; n++) {   /* the time range first */
+		if ((n & 0xfffff) == 0)
+			tool_progress(r.offset, &pr);
 		uint64_t end = rec.ts + rec.duration;
 		if (rec.ts < p->t0)
 			p->t0 = rec.ts;
 		if (end > p->t1)
 			p->t1 = end;
 	}
+	tool_progress_end(&pr);
 	if (k < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	if (p->t0 == UINT64_MAX)
@@ -156,8 +163,12 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	memcpy(exe, base, bl);
 	exe[bl] = 0;
 	struct order o;
-	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r, NULL, NULL) < 0 || order_end(&o) < 0)
+	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r, tool_progress, &pr) < 0 || order_end(&o) < 0) {
+		tool_progress_end(&pr);
 		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
+	}
+	tool_progress_end(&pr);
 	order_free(&o);
 	trace_close(&r);
 	u64map_free(&p->size);

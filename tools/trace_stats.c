@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "order.h"
 #include "tool.h"
 #include "u64map.h"
@@ -275,9 +276,12 @@ static int collect(const char *path, struct stats *s)
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
 	struct order o;
+	struct tool_progress pr;
+	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
 	int rc = order_begin(&o, on_events, on_thread, s);
 	if (rc == 0)
-		rc = order_feed(&o, &r, NULL, NULL);
+		rc = order_feed(&o, &r, tool_progress, &pr);
+	tool_progress_end(&pr);
 	if (rc == 0)
 		rc = order_end(&o);
 	if (rc < 0)

@@ -228,6 +228,41 @@ const char *tool_display_name(const char *path)
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 
+void tool_progress_start(struct tool_progress *p, int on, int fd, const char *name)
+{
+	struct stat st;
+	p->on = on;
+	p->shown = 0;
+	p->total = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	p->last = on == 2 ? 0 : time(NULL);   /* unless forced, nothing for a read that ends within the second */
+	p->name = name;
+}
+
+void tool_progress(uint64_t bytes, void *arg)
+{
+	struct tool_progress *p = arg;
+	if (!p->on)
+		return;
+	time_t now = time(NULL);
+	if (now == p->last)
+		return;
+	p->last = now;
+	p->shown = 1;
+	if (p->total)
+		fprintf(stderr, "\r%s: %s: %.0f%% (%llu MiB of %llu)  ", tool_name, p->name,
+			100.0 * (double)bytes / (double)p->total, (unsigned long long)(bytes >> 20),
+			(unsigned long long)(p->total >> 20));
+	else
+		fprintf(stderr, "\r%s: %s: %llu MiB  ", tool_name, p->name, (unsigned long long)(bytes >> 20));
+}
+
+void tool_progress_end(struct tool_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r%70s\r", "");
+	p->shown = 0;
+}
+
 int tool_on_path(const char *prog)
 {
 	const char *path = getenv("PATH");

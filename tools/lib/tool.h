@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #ifndef MTRACE_PKG_VERSION
 #define MTRACE_PKG_VERSION "0.1.0"
@@ -63,6 +64,16 @@ const char *tool_input_to_file(const char *path);
 /* How messages name path: "<stdin>" for standard input, what the user gave for the copy made
    by tool_input_to_file, else path itself. */
 const char *tool_display_name(const char *path);
+
+/* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or
+   MiB read when the size is not known (a pipe, a decompressor).  tool_progress fits
+   order_feed's and convert_feed's progress argument. */
+struct tool_progress { int on, shown; uint64_t total; time_t last; const char *name; };
+/* on: 1 when stderr is a terminal (shown from the first second on), 2 forced (-p: from the
+   start); fd: the input, to learn its size (-1: unknown) */
+void tool_progress_start(struct tool_progress *p, int on, int fd, const char *name);
+void tool_progress(uint64_t bytes, void *arg);
+void tool_progress_end(struct tool_progress *p);   /* clears the line */
 
 /* Is prog an executable in $PATH? */
 int tool_on_path(const char *prog);
