@@ -64,6 +64,7 @@ head -c 4200 "$TMP/edge" >"$TMP/cut"
 "$S" "$TMP/cut" >/dev/null 2>"$TMP/err"; eq "truncated: exit 1" 1 "$?"
 grep -q 'truncated record' "$TMP/err" && ok "truncated: says so" || bad "truncated: $(cat "$TMP/err")"
 "$S" --diff "$TMP/edge" 2>/dev/null; eq "--diff with one trace: exit 2" 2 "$?"
+"$S" --tsv --json "$TMP/edge" >/dev/null 2>&1; eq "--tsv and --json together: exit 2" 2 "$?"
 "$S" --help | grep -q '^Usage: trace_stats' && ok "--help" || bad "--help"
 "$S" --version | grep -q '^trace_stats (mtrace) ' && ok "--version" || bad "--version"
 finish

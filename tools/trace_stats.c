@@ -560,8 +560,11 @@ int main(int argc, char **argv)
 	int c, want_diff = 0;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 1: fmt = TSV; break;
-		case 2: fmt = JSON; break;
+		case 1: case 2:
+			if (fmt != TEXT && fmt != (c == 1 ? TSV : JSON))
+				tool_die(EXIT_USAGE, "--tsv and --json: choose one");
+			fmt = c == 1 ? TSV : JSON;
+			break;
 		case 3: want_diff = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
