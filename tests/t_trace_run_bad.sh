@@ -10,7 +10,7 @@ expect_bad() { # DESCRIPTION FILE PATTERN
 for k in wl-ok wl-deadlock wl-never wl-badslot wl-badthread; do "$TP/mkfixture" $k "$TMP/$k"; done
 "$R" "$TMP/wl-ok" >/dev/null; eq "a good small workload replays" 0 "$?"
 expect_bad "deadlock (a cycle)" "$TMP/wl-deadlock" "deadlock: thread 0 waits for thread 1"
-expect_bad "a wait for a call that never comes" "$TMP/wl-never" "thread 0 waits for thread 1 to finish call 5, but thread 1 ends after 1 calls"
+expect_bad "a wait for a call that never comes" "$TMP/wl-never" "thread 0 waits for thread 1 to finish call 5, but thread 1 ends after 1 call"
 expect_bad "slot out of range" "$TMP/wl-badslot" "offset 1088: malloc: slot 7 out of range"
 expect_bad "thread out of range" "$TMP/wl-badthread" "wait for thread 5 of 2"
 size=$(stat -c %s "$TMP/wl-ok")

@@ -42,8 +42,8 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 	uint64_t size = h->file_size;
 	if (!strcmp(out, "-"))
 		out = "<stdout>";
-	fprintf(stderr, "trace2wl: wrote %s: %s calls in %llu thread%s, %s waits, %s slots, %s bytes",
-		out, fmt_commas(a, s->ops), (unsigned long long)s->threads, s->threads == 1 ? "" : "s", fmt_commas(b, s->waits),
+	fprintf(stderr, "trace2wl: wrote %s: %s call%s in %llu thread%s, %s waits, %s slots, %s bytes",
+		out, fmt_commas(a, s->ops), s->ops == 1 ? "" : "s", (unsigned long long)s->threads, s->threads == 1 ? "" : "s", fmt_commas(b, s->waits),
 		fmt_commas(c, s->slots), fmt_commas(d, size));
 	if (s->ops)
 		fprintf(stderr, " (%.2f per call)", (double)size / (double)s->ops);

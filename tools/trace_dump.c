@@ -174,12 +174,12 @@ static int dump(const char *path)
 	if (rc < 0)
 		tool_warn("%s", r.err);
 	else if (opt.check)
-		printf("%s: valid trace: %s calls from %zu thread%s, %s unwritten records skipped%s\n",
-		       r.name, fmt_commas(n1, calls), tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten),
+		printf("%s: valid trace: %s call%s from %zu thread%s, %s unwritten records skipped%s\n",
+		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "");
 	else
-		printf("# %s calls from %zu thread%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
-		       tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten));
+		printf("# %s call%s from %zu thread%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
+		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten));
 	u64set_free(&tids);
 	trace_close(&r);
 	return rc < 0 ? -1 : 0;

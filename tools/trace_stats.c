@@ -418,8 +418,9 @@ static void report(const struct stats *s)
 		printf("{\"file\": "), print_json_string(stdout, s->name), json_first = 0,
 		printf(", \"pid\": %d, \"threads\": %u", (int)s->pid, s->nthreads);
 	else if (fmt == TEXT) {
-		printf("%s: %s (pid %d), %u thread%s, %s calls over %.6f s\n", s->name, s->exe[0] ? s->exe : "?",
-		       (int)s->pid, s->nthreads, s->nthreads == 1 ? "" : "s", fmt_commas(c1, s->total), secs(s, s->t_last));
+		printf("%s: %s (pid %d), %u thread%s, %s call%s over %.6f s\n", s->name, s->exe[0] ? s->exe : "?",
+		       (int)s->pid, s->nthreads, s->nthreads == 1 ? "" : "s", fmt_commas(c1, s->total),
+		       s->total == 1 ? "" : "s", secs(s, s->t_last));
 		printf("calls\n");
 	} else
 		printf("trace\tfile\t"), print_tsv_field(stdout, s->name),

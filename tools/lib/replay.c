@@ -174,9 +174,10 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 		if (!v[t].done) {
 			uint32_t u = (uint32_t)v[t].on;
 			snprintf(err, cap, "%s: offset %llu: deadlock: thread %u waits for thread %u to finish call %llu, "
-				 "but thread %u %s after %llu calls", r->name,
+				 "but thread %u %s after %llu call%s", r->name,
 				 (unsigned long long)(v[t].c.p - v[t].c.base), t, u, (unsigned long long)v[t].need, u,
-				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count);
+				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count,
+				 v[u].count == 1 ? "" : "s");
 			goto out;
 		}
 	r->h.nslots = max_slot + 1;
