@@ -6,6 +6,7 @@
 traced "$TMP/m" "$ROOT/$B/bench/mbench" 1 20000 >/dev/null
 T=$(one_file "$TMP/m.*")
 mkdir "$TMP/o" "$TMP/tmpd"
+printf '= Start\n@ ./p:[0x4005d6] + 0x1b6e260 0x64\n@ ./p:[0x4005e6] - 0x1b6e260\n= End\n' >"$TMP/edge.log"
 nothing_left() { # DESCRIPTION: neither $TMP/o nor $TMP/tmpd holds a file
 	left=$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$' | grep -c .)
 	eq "$1: nothing left behind" 0 "$left"
@@ -29,21 +30,56 @@ eq "umask 022: packed trace stays 600 (addresses)" 600 "$(mode "$TMP/o/m.gz")"
 eq "umask 077: workload 600" 600 "$(mode "$TMP/o/p.wl")"
 rm -f "$TMP"/o/*
 
-# --- outputs that are not plain files: a directory or a pipe is refused before any work (the
-# output is made beside its name and renamed into place: a pipe, a device or /dev/stdout's link
-# would be replaced by a file); a symbolic link is written through and kept; - is stdout
+# --- outputs that are not plain files.  A directory is refused before any work.  A character
+# device or a pipe (/dev/null, /dev/stdout, a FIFO) is written in place, never replaced by a
+# file (the output is otherwise made beside its name and renamed into place); binary output to
+# a terminal is refused; anything else (a socket) is refused.  A symbolic link is written
+# through and kept; - is standard output.
 "$BIN/trace2wl" -q "$TMP/m.wl" "$T"
 mkdir "$TMP/d"; mkfifo "$TMP/o/fifo"
 "$BIN/trace2wl" "$TMP/d" "$T" 2>"$TMP/err"; eq "trace2wl DIR: exit 2" 2 "$?"
 grep -q "d is a directory" "$TMP/err" && ok "trace2wl DIR: says so" || bad "trace2wl DIR: $(cat "$TMP/err")"
 "$BIN/trace2wl" "$TMP/d/" "$T" 2>/dev/null; eq "trace2wl DIR/: exit 2" 2 "$?"
 eq "trace2wl DIR: nothing written there" 0 "$(ls -A "$TMP/d" | grep -c .)"
-"$BIN/trace2wl" "$TMP/o/fifo" "$T" 2>"$TMP/err"; eq "trace2wl FIFO: exit 2" 2 "$?"
+# through_fifo FILE COMMAND...: run COMMAND (which writes the FIFO) with a reader copying the
+# FIFO to FILE; COMMAND under a time limit, so that a regression fails instead of hanging
+through_fifo() {
+	f=$1; shift
+	cat "$TMP/o/fifo" >"$f" &
+	reader=$!
+	timeout 60 "$@"; rc=$?
+	wait $reader
+	return $rc
+}
+through_fifo "$TMP/fifo.wl" "$BIN/trace2wl" -q "$TMP/o/fifo" "$T"; eq "trace2wl FIFO: exit 0" 0 "$?"
+check "trace2wl FIFO: the workload went through it" cmp -s "$TMP/fifo.wl" "$TMP/m.wl"
 check "trace2wl FIFO: the FIFO is still a FIFO" test -p "$TMP/o/fifo"
-"$BIN/trace_plot" -o "$TMP/o/fifo" "$T" 2>/dev/null; eq "trace_plot -o FIFO: exit 2" 2 "$?"
-"$BIN/trace_run" --log "$TMP/o/fifo" "$TMP/m.wl" >/dev/null 2>&1; eq "trace_run --log FIFO: exit 2" 2 "$?"
+through_fifo "$TMP/fifo.svg" "$BIN/trace_plot" -o "$TMP/o/fifo" "$T" 2>/dev/null; eq "trace_plot -o FIFO: exit 0" 0 "$?"
+check "trace_plot -o FIFO: the chart went through it" grep -q '</svg>' "$TMP/fifo.svg"
+through_fifo "$TMP/fifo.tsv" "$BIN/trace_run" --log "$TMP/o/fifo" "$TMP/m.wl" >/dev/null; eq "trace_run --log FIFO: exit 0" 0 "$?"
+eq "trace_run --log FIFO: the timeline went through it" "time_ms	vmrss_kb	vmsize_kb	ideal_kb" "$(head -n 1 "$TMP/fifo.tsv")"
+if command -v gzip >/dev/null 2>&1; then
+	through_fifo "$TMP/fifo.gz" "$BIN/trace_pack" -o "$TMP/o/fifo" "$T" >/dev/null 2>&1; eq "trace_pack -o FIFO: exit 0" 0 "$?"
+	gzip -dc "$TMP/fifo.gz" | cmp -s - "$T" && ok "trace_pack -o FIFO: the packed trace went through it" || bad "trace_pack -o FIFO"
+fi
 check "(still a FIFO)" test -p "$TMP/o/fifo"
 rm -f "$TMP/o/fifo"
+"$BIN/trace2wl" /dev/null "$T" 2>"$TMP/err"; eq "trace2wl /dev/null: exit 0 (converted, summary shown)" 0 "$?"
+grep -q "wrote /dev/null: " "$TMP/err" && ok "trace2wl /dev/null: the summary" || bad "/dev/null: $(cat "$TMP/err")"
+check "/dev/null is still a character device" test -c /dev/null
+"$BIN/trace_plot" -o /dev/full "$T" 2>"$TMP/err"; eq "trace_plot -o /dev/full: exit 3" 3 "$?"
+grep -q "/dev/full: cannot write: No space left on device" "$TMP/err" && ok "/dev/full: says why" || bad "/dev/full: $(cat "$TMP/err")"
+"$BIN/trace_import" "$TMP/edge.log" - 2>/dev/null >"$TMP/imported"; eq "trace_import LOG -: exit 0" 0 "$?"
+"$BIN/trace_import" "$TMP/edge.log" "$TMP/imported2" 2>/dev/null
+"$BIN/trace_dump" "$TMP/imported" | grep -v '^# \(file\|started\)' >"$TMP/d1"
+"$BIN/trace_dump" "$TMP/imported2" | grep -v '^# \(file\|started\)' >"$TMP/d2"
+check "trace_import LOG -: the same trace as into a file" cmp -s "$TMP/d1" "$TMP/d2"
+"$BIN/trace_run" --log - "$TMP/m.wl" >/dev/null 2>&1; eq "trace_run --log - (stdout carries the summary): exit 2" 2 "$?"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/o/sock"
+	"$BIN/trace2wl" "$TMP/o/sock" "$T" 2>/dev/null; eq "trace2wl SOCKET: exit 2" 2 "$?"
+	rm -f "$TMP/o/sock"
+fi
 : >"$TMP/target.wl"; ln -s "$TMP/target.wl" "$TMP/o/link.wl"
 "$BIN/trace2wl" -q "$TMP/o/link.wl" "$T"
 check "trace2wl onto a symbolic link: the link stays" test -L "$TMP/o/link.wl"

@@ -164,10 +164,7 @@ int main(int argc, char **argv)
 	if (optind == argc && isatty(0))
 		tool_die(EXIT_USAGE, "no TRACE given, and standard input is a terminal (the output comes "
 			 "first: trace2wl OUTFILE TRACE...)");
-	if (!strcmp(out, "-") && isatty(1))
-		tool_die(EXIT_USAGE, "the workload is binary, and standard output is a terminal: name a "
-			 "file, or pipe it");
-	if (dj && (!strcmp(out, "-") || !strcmp(dj, "-")))
+	if (dj && (tool_output_in_place(out) || tool_output_in_place(dj)))
 		tool_die(EXIT_USAGE, "--dj-format is made from the workload written to a file: name files "
 			 "for both");
 	if (dj && (!strcmp(dj, out) || tool_same_file(dj, out)))

@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"OUTFILE is written under a temporary name and renamed when complete.\n"
+	"OUTFILE is written under a temporary name and renamed when complete; - is standard\n"
+	"output.\n"
 	"Exit status: 0 done; 1 the log is missing or malformed (the error names the line);\n"
 	"2 bad command line; 3 the output could not be written.\n";
 

@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"records, threads, time span, size), and compress it to HOST-PROGRAM-PID.mtrace.gz (or\n"
 	".xz, .zst).  Every tool reads packed traces as they are.\n"
 	"\n"
-	"  -o, --output=FILE  the packed file (default: HOST-PROGRAM-PID.mtrace.EXT here)\n"
+	"  -o, --output=FILE  the packed file (default: HOST-PROGRAM-PID.mtrace.EXT here;\n"
+	"                     - for standard output)\n"
 	"      --gzip         gzip -9 (the default)\n"
 	"      --xz           xz -9 (package xz-utils)\n"
 	"      --zstd         zstd -19 (package zstd)\n"
@@ -196,13 +197,20 @@ int main(int argc, char **argv)
 	/* 3. the bytes to compress: the trace itself (decompressed if it was), or its anonymized
 	   rewrite, into a temporary file */
 	char tmp_in[4300], tmp_out[4300];
-	snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
-	snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
-	int fi = mkstemp(tmp_in), fo = mkstemp(tmp_out);
-	if (fi < 0 || fo < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+	int fi, fo, in_place = tool_output_in_place(out);   /* -o - (standard output), a pipe */
+	if (in_place) {
+		fo = tool_open_in_place(out, 1);   /* first: it may refuse a terminal */
+		fi = tool_mkstemp(tmp_in, sizeof tmp_in);
+	} else {
+		snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
+		snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
+		fi = mkstemp(tmp_in);
+		fo = mkstemp(tmp_out);
+		if (fi < 0 || fo < 0)
+			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		tool_temp_add(tmp_out);
+	}
 	unlink(tmp_in);   /* we keep the descriptor */
-	tool_temp_add(tmp_out);
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
 		anonymize(in, fin);
@@ -246,9 +254,16 @@ int main(int argc, char **argv)
 	int stc;
 	waitpid(child, &stc, 0);
 	fclose(fin);
-	if (!WIFEXITED(stc) || WEXITSTATUS(stc) != 0 || fsync(fo) != 0 || close(fo) != 0) {
-		unlink(tmp_out);
+	if (!WIFEXITED(stc) || WEXITSTATUS(stc) != 0 || (!in_place && fsync(fo) != 0) ||
+	    (fo != 1 && close(fo) != 0)) {
+		if (!in_place)
+			unlink(tmp_out);
 		tool_die(EXIT_SYSTEM, "%s failed", prog);
+	}
+	if (in_place) {
+		fprintf(stderr, "trace_pack: wrote %s%s\n", strcmp(out, "-") ? out : "standard output",
+			anon ? ", addresses replaced, program and command line left out" : "");
+		return EXIT_OK;
 	}
 	if (rename(tmp_out, out) < 0) {
 		unlink(tmp_out);

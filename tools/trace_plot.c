@@ -470,7 +470,12 @@ int main(int argc, char **argv)
 	}
 	out = tool_check_output(out, argv + optind, ninputs, 0);
 	FILE *f = stdout;
-	if (strcmp(out, "-")) {
+	int in_place = tool_output_in_place(out);   /* "-", /dev/stdout, a FIFO */
+	if (in_place) {
+		int fd = tool_open_in_place(out, 0);
+		if (fd != 1 && !(f = fdopen(fd, "w")))
+			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
+	} else {
 		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
 		int fd = mkstemp(tmp);
 		if (fd < 0 || !(f = fdopen(fd, "w")))
@@ -507,9 +512,10 @@ int main(int argc, char **argv)
 	else
 		plot_compare(&s, argv[optind], (int)h);
 	svg_end(&s);
-	if (f != stdout) {
-		if (fflush(f) != 0 || ferror(f) || fclose(f) != 0)
-			tool_die(EXIT_SYSTEM, "%s: cannot write: %s", out, strerror(errno));
+	if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0))
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", strcmp(out, "-") ? out : "standard output",
+			 strerror(errno));
+	if (!in_place) {
 		if (rename(tmp, out) < 0)
 			tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
 		tool_temp_done(tmp);

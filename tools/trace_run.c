@@ -416,6 +416,8 @@ static char tmp_log[4300];
 
 static int open_log(const char *log)
 {
+	if (tool_output_in_place(log))   /* /dev/null, a FIFO: written as it goes */
+		return tool_open_in_place(log, 0);
 	snprintf(tmp_log, sizeof tmp_log, "%s.tmp.XXXXXX", log);
 	int fd = mkstemp(tmp_log);
 	if (fd < 0) {
@@ -434,6 +436,8 @@ static void finish_log(const char *log, int fd, int log_errno)
 		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(log_errno));
 	if (close(fd) < 0)
 		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(errno));
+	if (!tmp_log[0])
+		return;   /* written in place */
 	if (rename(tmp_log, log) < 0)
 		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished log into place: %s", log,
 			 strerror(errno));
@@ -773,6 +777,11 @@ int main(int argc, char **argv)
 	}
 	const char *workload = argv[optind], *shown = workload;   /* shown: in messages */
 	char err[800];
+	if (o.log && !strcmp(o.log, "-"))
+		tool_die(EXIT_USAGE, "--log -: standard output carries the summary; name a file");
+	if (o.log && (o.compare || o.repeat > 1) && tool_output_in_place(o.log))
+		tool_die(EXIT_USAGE, "--log %s: with --compare or --repeat the timelines are files named "
+			 "after it (%s.ALLOCATOR): give a file name", o.log, o.log);
 	if (o.log)
 		o.log = tool_check_output(o.log, argv + optind, 1, 0);
 	workload = argv[optind] = (char *)materialize(workload);   /* argv: for the re-execution */

@@ -287,6 +287,23 @@ int tool_same_file(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int tool_output_in_place(const char *out)
+{
+	struct stat st;
+	return !strcmp(out, "-") || (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
+}
+
+int tool_open_in_place(const char *out, int binary)
+{
+	int fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CLOEXEC) : 1;
+	if (fd < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot open: %s", out, strerror(errno));
+	if (binary && isatty(fd))
+		tool_die(EXIT_USAGE, "%s is a terminal, and the output is binary: name a file, or pipe it",
+			 strcmp(out, "-") ? out : "standard output");
+	return fd;
+}
+
 const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
 {
 	struct stat so;
@@ -299,11 +316,13 @@ const char *tool_check_output(const char *out, char *const *inputs, int n, int t
 		return out;   /* a new file */
 	if (S_ISDIR(so.st_mode))
 		tool_die(EXIT_USAGE, "%s is a directory: name the output file", out);
-	/* the output is made beside its name and renamed into place: that would put a plain file
-	   where a device, a pipe or /dev/stdout's link was */
+	/* a character device or a pipe is written in place (tool_open_in_place); anything else
+	   (a block device, a socket) is not for us to write */
+	if (S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
+		return out;
 	if (!S_ISREG(so.st_mode))
-		tool_die(EXIT_USAGE, "%s is not a regular file (a device or a pipe), which the output would "
-			 "replace: name a file", out);
+		tool_die(EXIT_USAGE, "%s is neither a regular file, a character device nor a pipe: name a file",
+			 out);
 	for (int i = 0; i < n; i++)
 		if (tool_same_file(out, inputs[i]))
 			tool_die(EXIT_USAGE, "%s: the output is also an input, which writing it would destroy",

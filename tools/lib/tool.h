@@ -35,10 +35,15 @@ int offset_error(char *err, size_t cap, const char *name, uint64_t off, const ch
 /* Before writing OUT (not "-"): exit 2 if OUT is the same file as one of the n inputs (the
    output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
    the output name forgotten would replace the trace by its own workload).  Also exits 2 if OUT
-   is a directory, or a device or pipe (it would be replaced by a file).  Returns the path to
-   write: OUT, or the file OUT links to (renaming onto a symbolic link
+   is a directory, a block device or a socket.  Returns the path to write: OUT, or the file OUT links to (renaming onto a symbolic link
    would replace the link). */
 const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* Is OUT written in place rather than under a temporary name renamed at the end: "-" (standard
+   output), or an existing character device or pipe (/dev/null, /dev/stdout, a FIFO)? */
+int tool_output_in_place(const char *out);
+/* Its descriptor (1 for "-"); exits 3 if it cannot be opened, 2 if binary output would go to
+   a terminal. */
+int tool_open_in_place(const char *out, int binary);
 /* path (its storage must last) is a temporary file of ours: removed at exit and when SIGINT,
    SIGTERM, SIGHUP or SIGPIPE ends the tool, until tool_temp_done(path) (renamed into place, or gone). */
 void tool_temp_add(const char *path);

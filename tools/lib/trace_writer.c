@@ -20,16 +20,23 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 {
 	memset(w, 0, sizeof *w);
 	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0)
+	if (!w->path)
 		return fail(w, "out of memory");
-	int fd = mkstemp(w->tmp);
-	if (fd < 0) {
-		free(w->tmp);
-		w->tmp = NULL;
-		return fail(w, "cannot create");
+	int fd;
+	if ((w->in_place = tool_output_in_place(path)))
+		fd = tool_open_in_place(path, 1);
+	else {
+		if (asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0)
+			return fail(w, "out of memory");
+		if ((fd = mkstemp(w->tmp)) < 0) {
+			free(w->tmp);
+			w->tmp = NULL;
+			return fail(w, "cannot create");
+		}
+		tool_temp_add(w->tmp);
 	}
-	tool_temp_add(w->tmp);
-	w->f = fdopen(fd, "wb");
+	if (!(w->f = fdopen(fd, "wb")))
+		return fail(w, "cannot write");
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	memset(page, 0, sizeof page);
 	struct mtrace_file_header h;
@@ -52,22 +59,25 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 	memcpy(page, &h, sizeof h);
 	if (fwrite(page, 1, sizeof page, w->f) != sizeof page)
 		return fail(w, "cannot write");
+	w->pos = sizeof page;
 	return 0;
 }
 
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 {
 	if (w->in_chunk == 0) {
-		long off = ftell(w->f);
+		uint64_t off = w->pos;
 		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
 					   .ptr = w->prev_chunk, .size = (PER_CHUNK + 1) * MTRACE_RECORD_SIZE };
 		if (fwrite(&c, sizeof c, 1, w->f) != 1)
 			return fail(w, "cannot write");
-		w->prev_chunk = (uint64_t)off;
+		w->pos += sizeof c;
+		w->prev_chunk = off;
 		w->in_chunk = PER_CHUNK;
 	}
 	if (fwrite(rec, sizeof *rec, 1, w->f) != 1)
 		return fail(w, "cannot write");
+	w->pos += sizeof *rec;
 	w->in_chunk--;
 	w->written++;
 	return 0;
@@ -82,11 +92,16 @@ int trace_writer_finish(struct trace_writer *w)
 			return fail(w, "cannot write");
 		w->in_chunk--;
 	}
-	if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0 || fclose(w->f) != 0) {
+	int fd = fileno(w->f);
+	if (fflush(w->f) != 0 || (!w->in_place && fsync(fd) != 0) || (fd == 1 ? 0 : fclose(w->f)) != 0) {
 		w->f = NULL;
 		return fail(w, "cannot write");
 	}
 	w->f = NULL;
+	if (w->in_place) {
+		trace_writer_abort(w);
+		return 0;
+	}
 	if (rename(w->tmp, w->path) < 0)
 		return fail(w, "cannot rename into place");
 	tool_temp_done(w->tmp);

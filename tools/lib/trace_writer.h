@@ -1,6 +1,7 @@
 /* trace_writer.h - writing trace files from tools (trace_import; the preload has its own,
  * lock-free writer).  Records of one thread, chunked as the format requires, into a temporary
- * file renamed into place when complete.  Format: include/mtrace-trace.h. */
+ * file renamed into place when complete (or, for standard output, a device or a pipe, in
+ * place: written in one sequential pass).  Format: include/mtrace-trace.h. */
 #ifndef TRACE_WRITER_H
 #define TRACE_WRITER_H
 #include <stdio.h>
@@ -10,6 +11,8 @@ struct trace_writer {
 	char *path, *tmp;
 	FILE *f;
 	uint64_t in_chunk, chunk_off, prev_chunk, written;
+	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
+	int in_place;
 	uint32_t tid;
 	char err[600];
 };

@@ -60,10 +60,12 @@ static int open_spill(struct wl_writer *w, const char *beside)
 int wl_writer_open(struct wl_writer *w, const char *out_path)
 {
 	memset(w, 0, sizeof *w);
-	w->spill_fd = -1;
+	w->spill_fd = w->direct_fd = -1;
 	w->out_path = strdup(out_path);
-	if (!strcmp(out_path, "-"))
-		return open_spill(w, NULL);   /* standard output: written in one pass at the end */
+	if (tool_output_in_place(out_path)) {   /* stdout, a device, a pipe: one pass at the end */
+		w->direct_fd = tool_open_in_place(out_path, 1);
+		return open_spill(w, NULL);
+	}
 	if (asprintf(&w->tmp_path, "%s.tmp.XXXXXX", out_path) < 0 || !w->out_path) {
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
@@ -142,8 +144,8 @@ uint64_t wl_writer_size(const struct wl_writer *w)
 
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 {
-	int to_stdout = w->tmp_path == NULL;
-	int fd = to_stdout ? 1 : open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int in_place = w->direct_fd >= 0;
+	int fd = in_place ? w->direct_fd : open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return fail(w, "cannot open", w->tmp_path);
 	for (uint32_t i = 0; i < w->nthreads; i++)
@@ -191,7 +193,10 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	}
 	free(tt);
 	free(io);
-	if (to_stdout) {
+	if (in_place) {
+		if (fd != 1 && close(fd) < 0)
+			return fail(w, "cannot write", w->out_path);
+		w->direct_fd = -1;
 		wl_writer_abort(w);
 		return 0;
 	}
@@ -208,9 +213,9 @@ bad_io:
 	free(tt);
 	free(io);
 bad:
-	if (!to_stdout)
+	if (!in_place)
 		close(fd);
-	return fail(w, "cannot write", to_stdout ? "<stdout>" : w->out_path);
+	return fail(w, "cannot write", strcmp(w->out_path, "-") ? w->out_path : "<stdout>");
 }
 
 void wl_writer_abort(struct wl_writer *w)
@@ -221,6 +226,9 @@ void wl_writer_abort(struct wl_writer *w)
 		free(w->tmp_path);
 		w->tmp_path = NULL;
 	}
+	if (w->direct_fd > 1)
+		close(w->direct_fd);
+	w->direct_fd = -1;
 	if (w->spill_fd >= 0)
 		close(w->spill_fd);
 	w->spill_fd = -1;

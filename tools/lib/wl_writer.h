@@ -25,6 +25,7 @@ struct wl_tstream {
 
 struct wl_writer {
 	char *out_path, *tmp_path;
+	int direct_fd;                /* an output written in place (tool_output_in_place), or -1 */
 	int spill_fd;
 	uint64_t spill_end;
 	struct wl_tstream *t;
