@@ -96,6 +96,16 @@ if command -v script >/dev/null 2>&1; then
 fi
 nothing_left "outputs that are not plain files"
 
+# --- what goes to standard output must arrive: a full disk or a closed descriptor is exit 3
+for cmd in "trace2wl --version" "mtracectl --help" "trace_stats $T" "trace_dump -c $T" "trace_run --csv $TMP/m.wl"; do
+	"$BIN"/$cmd >/dev/full 2>"$TMP/err"; rc=$?
+	if [ $rc -eq 3 ] && grep -q 'cannot write output: No space left on device' "$TMP/err"; then ok "$cmd >/dev/full: exit 3"
+	else bad "$cmd >/dev/full: exit $rc, $(cat "$TMP/err")"; fi
+done
+"$BIN/trace_pack" -o "$TMP/o/p.gz" "$T" >/dev/full 2>/dev/null; eq "trace_pack (its output's name) >/dev/full: exit 3" 3 "$?"
+"$BIN/trace_stats" "$T" >&- 2>/dev/null; eq "trace_stats with standard output closed: exit 3" 3 "$?"
+rm -f "$TMP"/o/*
+
 # --- a file size limit: exit 3, the reason, no file.  Output and errors go to pipes, which
 # the limit does not cover.
 limited() { (ulimit -f 0; "$@" 2>&1 >/dev/null; echo "rc=$?") | cat; }

@@ -12,11 +12,28 @@
 
 const char *tool_name = "mtrace";
 
+static int dying;   /* tool_die is exiting: it has said what went wrong */
+
+/* Whatever a tool printed on standard output (a summary, a name, --help) must have arrived:
+   exit 3 if not (a full disk, a closed descriptor), never 0. */
+static void check_stdout(void)
+{
+	if (dying)
+		return;
+	int flushed = fflush(stdout) == 0, e = errno;
+	if (!flushed || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write output%s%s\n", tool_name, flushed ? "" : ": ",
+			flushed ? "" : strerror(e));
+		_exit(EXIT_SYSTEM);
+	}
+}
+
 /* A file size limit (ulimit -f) must end a tool as a full disk does, with a message naming the
    file and its temporary files removed, not kill it by SIGXFSZ halfway through a write. */
-__attribute__((constructor)) static void ignore_file_size_signal(void)
+__attribute__((constructor)) static void tool_setup(void)
 {
 	signal(SIGXFSZ, SIG_IGN);
+	atexit(check_stdout);
 }
 
 static void vwarn(const char *fmt, va_list ap)
@@ -33,6 +50,7 @@ void tool_die(int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vwarn(fmt, ap);
 	va_end(ap);
+	dying = 1;
 	exit(code);
 }
 
