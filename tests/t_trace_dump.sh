@@ -13,6 +13,7 @@ grep -q 'calloc(10002, 1) = 0x' "$TMP/dump" && ok "calloc line" || bad "calloc l
 grep -q 'posix_memalign(128, 10005) = 0x' "$TMP/dump" && ok "posix_memalign line" || bad "posix_memalign line"
 eq "-n limits records" 3 "$("$BIN/trace_dump" -n 3 "$f" | grep -vc '^#')"
 "$BIN/trace_dump" -H "$f" | grep -q '^#   offset' && bad "-H printed records" || ok "-H prints the header only"
+"$BIN/trace_dump" -H -c "$f" | grep -q ": valid trace: " && ok "-H -c: -c wins (it validates the whole file)" || bad "-H -c printed nothing"
 "$BIN/trace_dump" -a "$f" | grep -q ' chunk of 4096 bytes' && ok "-a shows chunk records" || bad "-a chunk records"
 cat "$f" | "$BIN/trace_dump" -c - >/dev/null && ok "reads standard input" || bad "stdin"
 

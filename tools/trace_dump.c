@@ -148,7 +148,7 @@ static int dump(const char *path)
 	}
 	if (!opt.check)
 		print_header(&r);
-	if (opt.header_only) {
+	if (opt.header_only && !opt.check) {
 		trace_close(&r);
 		return 0;
 	}
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "Hcan:thV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': opt.header_only = 1; break;
-		case 'c': opt.check = 1; break;
+		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
 		case 'a': opt.all = 1; break;
 		case 't': opt.ticks = 1; break;
 		case 'n':
