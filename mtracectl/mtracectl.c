@@ -278,7 +278,9 @@ int main(int argc, char **argv)
 		report(manifest);
 	unlink(manifest);
 	if (WIFSIGNALED(status)) {
-		if (!quiet)
+		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had enough
+		   (prog | head), and SIGINT is the user's own ^C - neither is news */
+		if (!quiet && WTERMSIG(status) != SIGPIPE && WTERMSIG(status) != SIGINT)
 			fprintf(stderr, "mtracectl: %s was killed by signal %d (%s)\n", prog_argv[0],
 				WTERMSIG(status), strsignal(WTERMSIG(status)));
 		return 128 + WTERMSIG(status);

@@ -7,6 +7,9 @@ grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's
 "$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"
 "$BIN/mtracectl" -o "$TMP/x" -- "$TP/dies" term 2>"$TMP/err"; eq "killed by SIGTERM: 128+15" 143 "$?"
 grep -q 'killed by signal 15' "$TMP/err" && ok "says the program was killed" || bad "signal message"
+# a pipeline's writer ended by SIGPIPE is no news (as in a shell): 141, and no message
+"$BIN/mtracectl" -o "$TMP/x" -- sh -c 'kill -PIPE $$' 2>"$TMP/err"; eq "killed by SIGPIPE: 128+13" 141 "$?"
+grep -q 'killed by signal' "$TMP/err" && bad "SIGPIPE reported: $(cat "$TMP/err")" || ok "SIGPIPE: no message"
 "$BIN/mtracectl" -o "$TMP/x" -- /nonexistent/prog 2>"$TMP/err"; eq "missing program: 127" 127 "$?"
 if [ -e "$TP/static_hello" ] && ! [ -e "$TP/static_hello.nostatic" ]; then
 	"$BIN/mtracectl" -o "$TMP/x" -- "$TP/static_hello" >/dev/null 2>"$TMP/err"; eq "static program: 126" 126 "$?"
