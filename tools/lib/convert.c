@@ -348,6 +348,14 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				__builtin_prefetch(&m->addr.e[addrmap_home(ahead->ptr, m->addr.cap)]);
 			if (ahead->result)
 				__builtin_prefetch(&m->addr.e[addrmap_home(ahead->result, m->addr.cap)]);
+			/* and the slot of the block the event 4 ahead frees: its map entry, asked
+			   for 4 events ago, has arrived */
+			const struct mtrace_record *near = e[4].rec;
+			if (near->call == MTRACE_CALL_FREE && near->ptr) {
+				const struct addrmap_entry *x = addrmap_find(&m->addr, near->ptr);
+				if (x->key && x->val != ADDRMAP_DEAD)
+					__builtin_prefetch(&m->slots[x->val]);
+			}
 		}
 		unsigned call = e->rec->call;
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
