@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct convert c;
 		if (wl_writer_open(&w, out) < 0)
 			abort();
-		int ok = convert_begin(&c, &w) == 0 && convert_feed(&c, &r, NULL, NULL) == 0;
+		int ok = convert_begin(&c, &w) == 0 && convert_feed(&c, &r) == 0;
 		struct mtrace_wl_header h;
 		if (ok && convert_end(&c, &h) == 0) {
 			struct wl_reader wr;

@@ -201,7 +201,9 @@ int main(int argc, char **argv)
 		}
 		struct tool_progress pr;
 		tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
-		int rc = convert_feed(&cv, &r, tool_progress, &pr);
+		r.progress = tool_progress;
+		r.progress_arg = &pr;
+		int rc = convert_feed(&cv, &r);
 		tool_progress_end(&pr);
 		trace_close(&r);
 		if (rc < 0) {

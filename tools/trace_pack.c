@@ -152,9 +152,9 @@ int main(int argc, char **argv)
 	int k;
 	struct tool_progress pr;
 	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
-	for (uint64_t n = 0; (k = trace_next(&r, &rec, NULL)) > 0; n++) {
-		if ((n & 0xfffff) == 0)
-			tool_progress(r.offset, &pr);
+	r.progress = tool_progress;
+	r.progress_arg = &pr;
+	while ((k = trace_next(&r, &rec, NULL)) > 0) {
 		if (rec.call == MTRACE_CALL_CHUNK)
 			continue;
 		calls++;
@@ -244,17 +244,10 @@ int main(int argc, char **argv)
 	rewind(fin);
 
 	/* 4. compress */
-	pid_t child = fork();
-	if (child == 0) {
-		dup2(fileno(fin), 0);
-		dup2(fo, 1);
-		execlp(prog, prog, level, "-c", (char *)NULL);
-		_exit(127);
-	}
-	int stc;
-	waitpid(child, &stc, 0);
+	char *args[] = { (char *)prog, (char *)level, "-c", NULL };
+	int ok = tool_wait_ok(tool_spawn(args, fileno(fin), fo, 0));
 	fclose(fin);
-	if (!WIFEXITED(stc) || WEXITSTATUS(stc) != 0 || (!in_place && fsync(fo) != 0) ||
+	if (!ok || (!in_place && fsync(fo) != 0) ||
 	    (fo != 1 && close(fo) != 0)) {
 		if (!in_place)
 			unlink(tmp_out);

@@ -140,9 +140,9 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	char what[4300];
 	snprintf(what, sizeof what, "%s, time range", r.name);
 	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, what);
-	for (uint64_t n = 0; (k = trace_next(&r, &rec, NULL)) > 0; n++) {   /* the time range first */
-		if ((n & 0xfffff) == 0)
-			tool_progress(r.offset, &pr);
+	r.progress = tool_progress;
+	r.progress_arg = &pr;
+	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
 		uint64_t end = rec.ts + rec.duration;
 		if (rec.ts < p->t0)
 			p->t0 = rec.ts;
@@ -164,7 +164,9 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	exe[bl] = 0;
 	struct order o;
 	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
-	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r, tool_progress, &pr) < 0 || order_end(&o) < 0) {
+	r.progress = tool_progress;
+	r.progress_arg = &pr;
+	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 || order_end(&o) < 0) {
 		tool_progress_end(&pr);
 		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
 	}

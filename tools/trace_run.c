@@ -470,22 +470,12 @@ static const char *materialize(const char *workload)
 				 tool_display_name(workload), prog, prog, tool_package_of(prog));
 		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
 		tool_temp_add(tmp_workload);
-		pid_t pid = fork();
-		if (pid == 0) {
-			dup2(out, 1);
-			int devnull = open("/dev/null", O_WRONLY);
-			if (devnull >= 0)
-				dup2(devnull, 2);   /* its complaint becomes our one error line */
-			execlp(prog, prog, "-dc", "--", path, (char *)NULL);
-			_exit(127);
-		}
-		int st = 0;
-		while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
+		int ok = tool_wait_ok(tool_spawn(args, 0, out, 1));
 		close(out);
 		if (raw[0])
 			unlink(raw);
-		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (!ok)
 			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
 				 tool_display_name(workload), prog);
 	} else if (!raw[0])

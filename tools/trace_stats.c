@@ -278,9 +278,11 @@ static int collect(const char *path, struct stats *s)
 	struct order o;
 	struct tool_progress pr;
 	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	r.progress = tool_progress;
+	r.progress_arg = &pr;
 	int rc = order_begin(&o, on_events, on_thread, s);
 	if (rc == 0)
-		rc = order_feed(&o, &r, tool_progress, &pr);
+		rc = order_feed(&o, &r);
 	tool_progress_end(&pr);
 	if (rc == 0)
 		rc = order_end(&o);

@@ -445,7 +445,7 @@ static int failed(struct convert *c, struct impl *m)
 	return -1;
 }
 
-int convert_feed(struct convert *c, struct trace_reader *r, void (*progress)(uint64_t, void *), void *arg)
+int convert_feed(struct convert *c, struct trace_reader *r)
 {
 	struct impl *m = c->impl;
 	if (r->format == TRACE_FMT_DJ)
@@ -454,7 +454,7 @@ int convert_feed(struct convert *c, struct trace_reader *r, void (*progress)(uin
 	size_t plen = strnlen(r->exe, sizeof m->program - 1);
 	memcpy(m->program, r->exe, plen);
 	m->program[plen] = 0;
-	int rc = order_feed(&m->ord, r, progress, arg);
+	int rc = order_feed(&m->ord, r);
 	copy_order_stats(c, m);
 	return rc < 0 ? failed(c, m) : 0;
 }

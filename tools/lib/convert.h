@@ -33,9 +33,9 @@ struct convert {
 };
 
 int  convert_begin(struct convert *c, struct wl_writer *w);
-/* Feed one trace (several traces of one process are fed in order).  progress, if set, is called
-   now and then with the bytes read so far. */
-int  convert_feed(struct convert *c, struct trace_reader *r, void (*progress)(uint64_t bytes, void *), void *arg);
+/* Feed one trace (several traces of one process are fed in order); progress, if wanted, is the
+   reader's (r->progress). */
+int  convert_feed(struct convert *c, struct trace_reader *r);
 /* Flush everything, fill the header (pid/program from the last trace fed) and finish writing. */
 int  convert_end(struct convert *c, struct mtrace_wl_header *h);
 void convert_free(struct convert *c);

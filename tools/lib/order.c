@@ -411,7 +411,7 @@ int order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *
 	return o->impl ? 0 : oom(o);
 }
 
-int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_t, void *), void *arg)
+int order_feed(struct order *o, struct trace_reader *r)
 {
 	struct impl *m = o->impl;
 	/* how far a record may precede its chunk's ts: not at all when the writer reserves before
@@ -442,7 +442,6 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 			x = m->last_idx = (uint32_t)i;
 			m->last_tid = run->tid;
 		}
-		uint64_t before = o->records;
 		o->records += n;
 		for (size_t i = 0; i < n; i++) {
 			o->calls[run[i].call]++;
@@ -460,8 +459,6 @@ int order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_
 				if (drain(o, m, UINT64_MAX, 1) < 0)
 					return -1;
 		}
-		if (progress && (before ^ o->records) >> 20)
-			progress(r->offset, arg);
 	}
 	o->torn += r->n_torn;
 	if (k < 0) {

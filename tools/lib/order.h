@@ -54,7 +54,7 @@ struct order {
 
 int  order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *ctx);
 /* Feed one trace (several traces of one process in order). */
-int  order_feed(struct order *o, struct trace_reader *r, void (*progress)(uint64_t bytes, void *), void *arg);
+int  order_feed(struct order *o, struct trace_reader *r);
 /* Hand out everything still pending. */
 int  order_end(struct order *o);
 void order_free(struct order *o);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "mtrace-trace.h"
 #include "tool.h"
@@ -208,6 +209,30 @@ int tool_copy_fd(int in, int out)
 			done += w > 0 ? w : 0;
 		}
 	}
+}
+
+pid_t tool_spawn(char *const args[], int in, int out, int quiet)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	if (in != 0)
+		dup2(in, 0);   /* (dup2 clears O_CLOEXEC on the copy) */
+	if (out != 1)
+		dup2(out, 1);
+	int devnull = quiet ? open("/dev/null", O_WRONLY) : -1;
+	if (devnull >= 0)
+		dup2(devnull, 2);
+	execvp(args[0], args);
+	_exit(127);
+}
+
+int tool_wait_ok(pid_t pid)
+{
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 const char *tool_package_of(const char *prog)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #ifndef MTRACE_PKG_VERSION
@@ -58,6 +59,11 @@ int tool_mkstemp(char *path, size_t cap);
 void tool_output_mode(int fd);
 /* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
 int tool_copy_fd(int in, int out);
+/* Run the program args[0] (found in $PATH) with args, its standard input fd in, its standard
+   output fd out, its complaints to /dev/null if quiet (our one error line says what failed);
+   its pid, or -1 with errno.  tool_wait_ok: did it exit 0? */
+pid_t tool_spawn(char *const args[], int in, int out, int quiet);
+int tool_wait_ok(pid_t pid);
 /* The Debian package that installs prog (a decompressor). */
 const char *tool_package_of(const char *prog);
 
@@ -71,8 +77,8 @@ const char *tool_input_to_file(const char *path);
 const char *tool_display_name(const char *path);
 
 /* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or
-   MiB read when the size is not known (a pipe, a decompressor).  tool_progress fits
-   order_feed's and convert_feed's progress argument. */
+   MiB read when the size is not known (a pipe, a decompressor).  tool_progress fits the trace
+   reader's progress hook. */
 struct tool_progress { int on, shown; uint64_t total; time_t last; const char *name; };
 /* on: 1 when stderr is a terminal (shown from the first second on), 2 forced (-p: from the
    start); fd: the input, to learn its size (-1: unknown) */

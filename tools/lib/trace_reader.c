@@ -83,6 +83,9 @@ static ssize_t fill(struct trace_reader *r, size_t want)
 		if (n == 0)
 			r->eof = 1;
 		r->buf_len += (size_t)n;
+		r->bytes_read += (uint64_t)n;
+		if (r->progress)
+			r->progress(r->bytes_read, r->progress_arg);
 	}
 	return (ssize_t)r->buf_len;
 }
@@ -143,19 +146,10 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return fail(r, 0, "pipe: %s", strerror(errno));
-	pid_t pid = fork();
+	char *args[] = { (char *)prog, "-dc", NULL };
+	pid_t pid = tool_spawn(args, src, pfd[1], 1);
 	if (pid < 0)
 		return fail(r, 0, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (src != 0)
-			dup2(src, 0);   /* (the copy is without O_CLOEXEC) */
-		dup2(pfd[1], 1);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, 2);   /* its complaints become our one error line */
-		execlp(prog, prog, "-dc", (char *)NULL);
-		_exit(127);
-	}
 	if (feed[0] >= 0)
 		close(feed[0]);
 	close(pfd[1]);
@@ -179,11 +173,9 @@ static int child_failed(struct trace_reader *r)
 	}
 	if (!r->child)
 		return 0;
-	int st = 0;
-	while (waitpid(r->child, &st, 0) < 0 && errno == EINTR)
-		;
+	int ok = tool_wait_ok(r->child);
 	r->child = 0;
-	return !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return !ok;
 }
 
 /* ---------------------------------------------------------------------------------------------

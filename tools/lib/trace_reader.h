@@ -43,6 +43,11 @@ struct trace_reader {
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
 	int eof;
 	char err[600];                  /* the error, "NAME: offset N: what" */
+	/* called after each read from the input with the bytes read so far (set after
+	   trace_open; tool_progress fits) - every consumer of the reader gets progress alike */
+	void (*progress)(uint64_t bytes, void *arg);
+	void *progress_arg;
+	uint64_t bytes_read;
 };
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
