@@ -15,7 +15,10 @@ expect_bad "slot out of range" "$TMP/wl-badslot" "offset 1088: malloc: slot 7 ou
 expect_bad "thread out of range" "$TMP/wl-badthread" "wait for thread 5 of 2"
 size=$(stat -c %s "$TMP/wl-ok")
 head -c $((size - 3)) "$TMP/wl-ok" >"$TMP/cut"; expect_bad "truncated" "$TMP/cut" "truncated or padded"
-head -c 2000 /dev/urandom >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "not an mtrace workload"
+# random bytes, the first not ALLOC_PTRS (8): 1 run in 256 used to look like a dj/malloc
+# workload and be refused for another reason ("opcode N in the preamble")
+{ printf '\377'; head -c 1999 /dev/urandom; } >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "not an mtrace workload"
+{ printf '\010'; head -c 1999 /dev/urandom; } >"$TMP/djgarbage"; expect_bad "garbage that begins as a dj/malloc workload" "$TMP/djgarbage" "offset"
 : >"$TMP/empty"; expect_bad "empty" "$TMP/empty" "empty file"
 expect_bad "missing" "$TMP/nonexistent" "No such file"
 printf '\010\012\011\002\012\001\013\177\001' >"$TMP/bad.dj"; expect_bad "dj: stream past the end" "$TMP/bad.dj" "past the end"
