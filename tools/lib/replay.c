@@ -366,9 +366,12 @@ static inline void touch(const struct ctx *x, void *p, uint64_t n)
 
 static inline uint64_t get(const uint8_t **p)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0;; shift += 7) {   /* validated already: no bounds checks here */
-		uint8_t b = *(*p)++;
+	uint8_t b = *(*p)++;
+	if (__builtin_expect(b < 0x80, 1))   /* most operands: slots, small sizes, thread numbers */
+		return b;
+	uint64_t v = b & 0x7f;
+	for (unsigned shift = 7;; shift += 7) {   /* validated already: no bounds checks here */
+		b = *(*p)++;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80))
 			return v;
