@@ -2,12 +2,14 @@
 # make bench, part 3: trace_run.  (1) Replaying the workload of a traced malloc-heavy program
 # (mbench, 2 threads) against running that program untraced, side by side, interleaved ROUNDS
 # times, medians.  (2) The cost of a wait that is already satisfied: N free(NULL) calls each
-# after such a WAIT, against the same calls without (the fastest of ROUNDS runs of each).
+# after such a WAIT, against the same calls without (the fastest of WROUNDS runs of each: many
+# short runs, as a busy neighbour spoils a long one more often than not).
 B=${B:-build}
 ROOT=$(pwd)
 ROUNDS=${ROUNDS:-5}
 OPS=${OPS:-1000000}
-N=${WAITS:-5000000}
+N=${WAITS:-1000000}
+WROUNDS=${WROUNDS:-15}
 DIR=${BENCH_DIR:-/tmp}/mtrace-bench-run.$$
 mkdir -p "$DIR"
 trap 'rm -rf "$DIR"' EXIT
@@ -36,12 +38,12 @@ printf '  trace_run whole process             %8.1f ms  (adds loading and valida
 "$ROOT/$B/tests/mkfixture" wl-nowaits "$DIR/nowaits" "$N"
 : >"$DIR/a"; : >"$DIR/b"; : >"$DIR/hz"
 r=0
-while [ $r -lt "$ROUNDS" ]; do
+while [ $r -lt "$WROUNDS" ]; do
 	"$ROOT/$B/bin/trace_run" --touch=none --csv "$DIR/waits" | awk -F, 'NR == 2 { print $1; print $1 / $2 >"/dev/stderr" }' >>"$DIR/a" 2>>"$DIR/hz"
 	"$ROOT/$B/bin/trace_run" --touch=none --csv "$DIR/nowaits" | awk -F, 'NR == 2 { print $1 }' >>"$DIR/b"
 	r=$((r + 1))
 done
-# the fastest of each: the difference sought (a few ns in 5 M) is smaller than what a busy
+# the fastest of each: the difference sought (a few ns in 1 M) is smaller than what a busy
 # neighbour adds to one run, and interference only ever adds time
 minimum() { sort -n | head -n 1; }
 a=$(minimum <"$DIR/a"); b=$(minimum <"$DIR/b"); perus=$(median <"$DIR/hz")
