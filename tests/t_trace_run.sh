@@ -120,6 +120,21 @@ grep -q '^Median of 3 runs, each in a fresh process$' "$TMP/rep" && ok "-r 3 rep
 "$R" --mallopt M_BOGUS=1 "$TMP/m.wl" 2>/dev/null; eq "unknown mallopt: exit 2" 2 "$?"
 "$R" --touch=sometimes "$TMP/m.wl" 2>/dev/null; eq "bad --touch: exit 2" 2 "$?"
 
+# --- progress: -p shows the calls replayed on stderr (the sampler's line, cleared at the end),
+# naming the run in --compare/--repeat; stdout keeps the summary alone; without -p and a
+# terminal, nothing
+"$R" -p "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
+calls=$(wl "$TMP/m.wl" calls)
+grouped=$(echo "$calls" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta')
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: $TMP/m.wl: [0-9]*% ([0-9,]* of $grouped calls)" &&
+	ok "-p: a progress line of the workload's calls" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"
+tr '\r' '\n' <"$TMP/err" | tail -n 1 | grep -q '^ *$' && ok "-p: the line cleared at the end" || bad "-p not cleared: $(cat -A "$TMP/err" | tail -c 200)"
+eq "-p: stdout is the summary alone" "cycles" "$(head -n 1 "$TMP/out" | awk '{ print $2 }')"
+"$R" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "no -p, no terminal: nothing on stderr" 0 "$(wc -c <"$TMP/err")"
+"$R" -p -r 2 --csv "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "-p -r 2: exit 0" 0 "$?"
+eq "-p -r 2: each run named" "run 1 of 2, glibc run 2 of 2, glibc" \
+	"$(tr '\r' '\n' <"$TMP/err" | sed -n 's/^trace_run: \(run [0-9] of 2, glibc\): .*/\1/p' | uniq | xargs)"
+
 # --- compare mode with whichever allocators are installed
 list=glibc
 others="jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:libmimalloc.so.2"

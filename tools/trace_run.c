@@ -45,6 +45,8 @@ static const char usage_text[] =
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
+	"  -p, --progress          show the calls replayed on stderr from the start (by\n"
+	"                          default only on a terminal, after the first second)\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
@@ -487,8 +489,8 @@ static const char *materialize(const char *workload)
 }
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
-static int child_run(const struct opts *o, const char *alloc, const char *workload, const char *log,
-		     int64_t *f, char *why, size_t cap)
+static int child_run(const struct opts *o, const char *alloc, const char *label, const char *workload,
+		     const char *log, int64_t *f, char *why, size_t cap)
 {
 	char *args[64];
 	int n = 0;
@@ -515,6 +517,8 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 	}
 	if (o->ro.no_timing)
 		args[n++] = "--no-timing";
+	if (o->ro.progress == 2)
+		args[n++] = "--progress";
 	if (o->ro.max_threads) {
 		snprintf(bufs[6], sizeof bufs[6], "--threads=%u", o->ro.max_threads);
 		args[n++] = bufs[6];
@@ -539,6 +543,7 @@ static int child_run(const struct opts *o, const char *alloc, const char *worklo
 		close(pfd[1]);
 		unsetenv("MTRACE_RUN_ENV");
 		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
+		setenv("MTRACE_RUN_PROGRESS", label, 1);
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -601,10 +606,15 @@ static int multi_run(const struct opts *o, const char *workload)
 			char log[4200];
 			if (o->log)
 				log_name(log, sizeof log, o->log, names, a);
+			char label[200];
+			if (reps > 1)
+				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
+			else
+				snprintf(label, sizeof label, "%s", names[a]);
 			if (isatty(2))
-				fprintf(stderr, "\rtrace_run: run %u of %u, %s        ", r + 1, reps, names[a]);
+				fprintf(stderr, "\rtrace_run: %s        ", label);
 			char why[200];
-			if (child_run(o, names[a], workload, (o->log && r == 0) ? log : NULL,
+			if (child_run(o, names[a], label, workload, (o->log && r == 0) ? log : NULL,
 				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
 				if (isatty(2))
 					fputc('\n', stderr);
@@ -704,12 +714,13 @@ int main(int argc, char **argv)
 		{ "trim-every", required_argument, 0, 1 }, { "csv", no_argument, 0, 2 },
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
-		{ "threads", required_argument, 0, 5 }, { 0, 0, 0, 0 },
+		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
+		{ 0, 0, 0, 0 },
 	};
 	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
 	int ch;
 	uint64_t v;
-	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:M:T:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:M:T:phV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			if (!*optarg)
@@ -746,6 +757,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = calls_untimed = 1; break;
+		case 'p': o.ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
 				tool_die(EXIT_USAGE, "--threads wants a number from 1 to 1000000, not '%s'", optarg);
@@ -813,6 +825,11 @@ int main(int argc, char **argv)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
 		o.ro.log_fd = open_log(o.log);
+	/* a run of --compare or --repeat: the parent says which, for the progress line */
+	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
+	if (!o.ro.progress && isatty(2))
+		o.ro.progress = 1;
+	o.ro.progress_name = run_label && *run_label ? run_label : shown;
 	struct replay_result res;
 	if (replay_run(&r, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);

@@ -245,6 +245,9 @@ struct ctx {
 	uint64_t t0_ns;
 	uint64_t peak_live, peak_rss_kb, peak_vsz_kb, samples;
 	int log_errno;   /* the first failed write to the timeline; later samples are not written */
+	uint64_t progress_ns;         /* when the progress line was last written (0: never) */
+	size_t progress_len;          /* the longest one written, without its \r */
+	char progress_line[300];
 };
 
 static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *timeout)
@@ -416,7 +419,7 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 /* A call with only itself between the timer's two reads (timed is a constant in each copy of
    replay_loop, so an untimed replay has no trace of the timer). */
 #define TIMED(OP, EXPR) ({ uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
-	if (timed) { uint64_t t1_ = cycles_end(); me->cyc[OP] += t1_ - t0_; } me->n[OP]++; r_; })
+	if (timed) { uint64_t t1_ = cycles_end(); me->cyc[OP] += t1_ - t0_; } __atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); r_; })
 
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed)
 {
@@ -726,6 +729,57 @@ static void sample(struct ctx *x)
 	}
 }
 
+/* The progress line, at most once a second: the calls the threads have made (each thread's own
+   counters, read without a lock: a figure for the eye).  Written with write(2), as nothing here
+   may call the allocator under test; end: clear it. */
+static void progress(struct ctx *x, int end)
+{
+	const struct replay_opts *o = x->o;
+	if (!o->progress)
+		return;
+	uint64_t now = clock_ns();
+	if (end) {
+		if (x->progress_ns) {   /* spaces over the longest line written, then back */
+			char blank[sizeof x->progress_line + 2];
+			memset(blank, ' ', sizeof blank);
+			blank[0] = blank[x->progress_len + 1] = '\r';
+			ssize_t w = write(2, blank, x->progress_len + 2);
+			(void)w;
+		}
+		return;
+	}
+	if (x->progress_ns ? now - x->progress_ns < 1000000000u
+			   : o->progress == 1 && now - x->t0_ns < 1000000000u)
+		return;
+	x->progress_ns = now;
+	uint64_t done = 0, total = x->r->h.ncalls;
+	for (uint32_t i = 0; i < x->r->h.nthreads; i++)
+		for (unsigned k = 0; k < MTRACE_WL_NCOUNTS; k++)
+			done += __atomic_load_n(&x->t[i].n[k], __ATOMIC_RELAXED);
+	if (done > total)
+		total = done;
+	char *line = x->progress_line, num[32];
+	size_t k = 0;
+#define PUT(s) do { const char *s_ = (s); while (*s_ && k < sizeof x->progress_line) line[k++] = *s_++; } while (0)
+	PUT("\r");
+	PUT(tool_name);
+	PUT(": ");
+	PUT(o->progress_name ? o->progress_name : "replaying");
+	PUT(": ");
+	num[fmt_u(num, total ? done * 100 / total : 100)] = 0;
+	PUT(num);
+	PUT("% (");
+	PUT(fmt_commas(num, done));
+	PUT(" of ");
+	PUT(fmt_commas(num, total));
+	PUT(" calls)  ");
+#undef PUT
+	if (k - 1 > x->progress_len)
+		x->progress_len = k - 1;
+	ssize_t w = write(2, line, k);
+	(void)w;
+}
+
 static void *sampler(void *arg)
 {
 	struct ctx *x = arg;
@@ -734,9 +788,11 @@ static void *sampler(void *arg)
 		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
 		sample(x);
+		progress(x, 0);
 		nanosleep(&iv, NULL);
 	}
 	sample(x);
+	progress(x, 1);
 	return NULL;
 }
 

@@ -24,6 +24,9 @@ struct replay_opts {
 	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
 	int no_timing;                /* calls are not timed (the replay runs without the timer) */
 	unsigned max_threads;         /* replay threads at once; 0: REPLAY_MAX_THREADS */
+	int progress;                 /* calls done on stderr, by the sampler: 0 never, 1 after
+	                                 the first second, 2 from the start */
+	const char *progress_name;    /* what the progress line names */
 };
 
 struct replay_result {
