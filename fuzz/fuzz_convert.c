@@ -22,10 +22,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ok && convert_end(&c, &h) == 0) {
 			struct wl_reader wr;
 			char err[800];
-			uint64_t ideal;
+			struct replay_plan plan;
 			PROPERTY(wl_open(&wr, out) == 0, "converted workload does not open: %s", wr.err);
-			PROPERTY(replay_validate(&wr, &ideal, err, sizeof err) == 0, "converted workload invalid: %s", err);
+			PROPERTY(replay_validate(&wr, &plan, err, sizeof err) == 0, "converted workload invalid: %s", err);
 			PROPERTY(wr.h.ncalls == c.st.ops, "call count");
+			replay_plan_free(&plan);
 			wl_close(&wr);
 			unlink(out);
 		} else

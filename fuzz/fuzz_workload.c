@@ -9,9 +9,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_file(data, size, path);
 	struct wl_reader r;
 	if (wl_open(&r, path) == 0) {
-		uint64_t ideal;
-		if (replay_validate(&r, &ideal, err, sizeof err) < 0)
+		struct replay_plan plan;
+		if (replay_validate(&r, &plan, err, sizeof err) < 0)
 			PROPERTY(err[0], "validation failed without a message");
+		replay_plan_free(&plan);
 	}
 	wl_close(&r);
 	close(fd);

@@ -811,11 +811,12 @@ int main(int argc, char **argv)
 	if (opened < 0)
 		die_named(r.err, wl_path, shown);
 	r.name = shown;
-	uint64_t ideal;
-	if (replay_validate(&r, &ideal, err, sizeof err) < 0)
+	struct replay_plan plan;
+	if (replay_validate(&r, &plan, err, sizeof err) < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
 
 	if (o.compare || o.repeat > 1) {
+		replay_plan_free(&plan);
 		wl_close(&r);
 		return multi_run(&o, workload);
 	}
@@ -831,12 +832,12 @@ int main(int argc, char **argv)
 		o.ro.progress = 1;
 	o.ro.progress_name = run_label && *run_label ? run_label : shown;
 	struct replay_result res;
-	if (replay_run(&r, &o.ro, &res, err, sizeof err) < 0)
+	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
 		finish_log(o.log, o.ro.log_fd, res.log_errno);
 	int64_t f[NFIELDS];
-	to_fields(&res, ideal, f);
+	to_fields(&res, plan.ideal_rss, f);
 	const char *alloc = o.malloc_name ? o.malloc_name : "glibc";
 	if (o.format && !strcmp(o.format, "csv"))
 		print_csv_header(), print_csv_row(f, alloc);

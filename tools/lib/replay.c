@@ -31,9 +31,81 @@ int cycles_timer;
 
 struct vthread { struct wl_cursor c; uint64_t count, need; int64_t on; int done; };
 
-int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap)
+static int cmp_u64(const void *a, const void *b)
 {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* A WAIT seen: thread u must publish its count k.  Kept as (u, k) pairs until the schedule is
+   known to complete; waits for 0 need nothing. */
+struct waitlist { uint64_t (*w)[2]; size_t n, cap; };
+
+static int note_wait(struct waitlist *l, uint64_t u, uint64_t k)
+{
+	if (k == 0)
+		return 0;
+	if (l->n == l->cap) {
+		size_t c = l->cap ? l->cap * 2 : 256;
+		uint64_t (*n)[2] = realloc(l->w, c * sizeof *n);
+		if (!n)
+			return -1;
+		l->w = n;
+		l->cap = c;
+	}
+	l->w[l->n][0] = u;
+	l->w[l->n++][1] = k;
+	return 0;
+}
+
+/* The plan's signal points from the waits: by thread waited for, sorted, unique. */
+static int build_points(struct replay_plan *p, uint32_t nt, const struct waitlist *l)
+{
+	size_t total = (size_t)l->n + nt;
+	p->map_bytes = ((size_t)nt * 2 + total) * sizeof(uint64_t);
+	void *map = mmap(NULL, p->map_bytes ? p->map_bytes : 1, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	p->start = map;
+	p->count = p->start + nt;
+	p->points = p->count + nt;
+	p->npoints = total;
+	for (size_t i = 0; i < l->n; i++)
+		p->count[l->w[i][0]]++;
+	for (uint32_t t = 0, at = 0; t < nt; t++) {
+		p->start[t] = at;
+		at += (uint32_t)p->count[t] + 1;   /* room for its terminator */
+		p->count[t] = 0;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t t = l->w[i][0];
+		p->points[p->start[t] + p->count[t]++] = l->w[i][1];
+	}
+	for (uint32_t t = 0; t < nt; t++) {
+		uint64_t *x = p->points + p->start[t], n = p->count[t], m = 0;
+		qsort(x, n, sizeof *x, cmp_u64);
+		for (uint64_t i = 0; i < n; i++)
+			if (m == 0 || x[i] != x[m - 1])
+				x[m++] = x[i];
+		x[m] = UINT64_MAX;
+		p->count[t] = m;
+	}
+	return 0;
+}
+
+void replay_plan_free(struct replay_plan *p)
+{
+	if (p->start)
+		munmap(p->start, p->map_bytes ? p->map_bytes : 1);
+	memset(p, 0, sizeof *p);
+}
+
+int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap)
+{
+	memset(plan, 0, sizeof *plan);
 	uint32_t nt = r->h.nthreads;
+	struct waitlist waits = { 0 };
 	struct wl_op op;
 	int k;
 	uint64_t max_slot = 0;
@@ -77,6 +149,10 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 				if (u == t) {
 					snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
 						 (unsigned long long)op.offset, t);
+					goto out;
+				}
+				if (note_wait(&waits, u, op.a[1]) < 0) {
+					snprintf(err, cap, "out of memory");
 					goto out;
 				}
 				if (v[u].count >= op.a[1])
@@ -181,9 +257,14 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 			goto out;
 		}
 	r->h.nslots = max_slot + 1;
-	*ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : huge ? UINT64_MAX : peak;
+	plan->ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : huge ? UINT64_MAX : peak;
+	if (build_points(plan, nt, &waits) < 0) {
+		snprintf(err, cap, "cannot map the signal points (%zu waits): %s", waits.n, strerror(errno));
+		goto out;
+	}
 	rc = 0;
 out:
+	free(waits.w);
 	if (parked)
 		for (uint32_t t = 0; t < nt; t++)
 			free(parked[t]);
@@ -800,87 +881,23 @@ static void *sampler(void *arg)
    Running
    ------------------------------------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
+/* Each thread's signal points (the plan's) and a futex word for each. */
+static int signal_points(const struct replay_plan *p, struct rthread *t, uint32_t nt, uint64_t *harness)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The WAITs of thread i's stream, (thread, count) each, passed to fn.  The streams are
-   validated already: a lean walk that only skips operands, much cheaper than wl_next. */
-static void each_wait(const struct wl_reader *r, uint32_t i, void (*fn)(void *, uint64_t, uint64_t), void *arg)
-{
-	const uint8_t *p = r->map + r->threads[i].offset;
-	for (;;) {
-		unsigned code = *p++;
-		if ((code & 0x7f) == MTRACE_WL_END)
-			return;
-		if ((code & 0x7f) == MTRACE_WL_WAIT) {
-			uint64_t u = get(&p), k = get(&p);
-			fn(arg, u, k);
-			continue;
-		}
-		for (int n = mtrace_wl_operands(code); n > 0; n--)
-			while (*p++ & 0x80)
-				;
-	}
-}
-
-struct sigbuild { struct rthread *t; uint64_t *n; int fill; };
-
-static void count_or_fill(void *arg, uint64_t u, uint64_t k)
-{
-	struct sigbuild *b = arg;
-	if (k == 0)
-		return;   /* waits for 0 need nothing */
-	if (b->fill)
-		((uint64_t *)b->t[u].sig)[b->n[u]] = k;
-	b->n[u]++;
-}
-
-/* Each thread's signal points: the counts another thread waits for, sorted, each list ending
-   with UINT64_MAX.  A thread publishes its count only there: a waiter waiting for k finds the
-   count at k exactly when the k-th call is done.  0 or -1. */
-static int signal_points(struct wl_reader *r, struct rthread *t, uint32_t nt, uint64_t *harness)
-{
-	uint64_t *n = calloc(nt ? nt : 1, sizeof *n), total = 0;
-	if (!n)
+	struct sigw *words = map_zero(p->npoints * sizeof *words, harness);
+	if (!words)
 		return -1;
-	struct sigbuild b = { t, n, 0 };
-	for (uint32_t i = 0; i < nt; i++)
-		each_wait(r, i, count_or_fill, &b);
-	for (uint32_t u = 0; u < nt; u++)
-		total += n[u] + 1;
-	uint64_t *all = map_zero(total * sizeof *all, harness);
-	struct sigw *words = map_zero(total * sizeof *words, harness);
-	if (!all || !words) {
-		free(n);
-		return -1;
-	}
+	*harness += p->map_bytes;
 	for (uint32_t u = 0; u < nt; u++) {
-		t[u].sig = t[u].sig0 = all;
-		t[u].sigw = words;
-		all += n[u] + 1;
-		words += n[u] + 1;
-		n[u] = 0;
+		t[u].sig = t[u].sig0 = p->points + p->start[u];
+		t[u].sigw = words + p->start[u];
+		t[u].nsig = p->count[u];
 	}
-	b.fill = 1;
-	for (uint32_t i = 0; i < nt; i++)
-		each_wait(r, i, count_or_fill, &b);
-	for (uint32_t u = 0; u < nt; u++) {
-		uint64_t *l = (uint64_t *)t[u].sig, m = 0;
-		qsort(l, n[u], sizeof *l, cmp_u64);
-		for (uint64_t i = 0; i < n[u]; i++)
-			if (m == 0 || l[i] != l[m - 1])
-				l[m++] = l[i];
-		l[m] = UINT64_MAX;
-		t[u].nsig = m;
-	}
-	free(n);
 	return 0;
 }
 
-int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap)
+int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
+	       struct replay_result *res, char *err, size_t cap)
 {
 	memset(res, 0, sizeof *res);
 	cycles_init();
@@ -895,7 +912,7 @@ int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_r
 	x->page = (uint64_t)sysconf(_SC_PAGESIZE);
 	x->t = map_zero((size_t)(nt ? nt : 1) * sizeof *x->t, &harness);
 	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
-	if (!x->t || !x->slot || signal_points(r, x->t, nt, &harness) < 0)
+	if (!x->t || !x->slot || signal_points(plan, x->t, nt, &harness) < 0)
 		goto nomem;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {

@@ -48,11 +48,23 @@ struct replay_result {
 	int log_errno;                /* why a write to log_fd failed (the timeline is short); 0 */
 };
 
-/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and, if the
-   workload has no ideal RSS (dj's), compute it along the schedule found.  Also lowers
-   r->h.nslots to the largest slot the streams use + 1: tables are then sized by what the file
-   holds, not by what its header claims.  0, or -1 with err. */
-int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t cap);
+/* What validation learns that the replay needs (one pass over the workload, not three). */
+struct replay_plan {
+	uint64_t ideal_rss;           /* bytes: the workload's, or computed along the schedule */
+	/* each thread's signal points, the counts other threads wait for (where it must publish
+	   its count): points[start[t]], ... count[t] of them, sorted, then UINT64_MAX.  One
+	   mapping, map_bytes long, holds start[], count[] and points[]. */
+	uint64_t *start, *count, *points;
+	size_t npoints;               /* length of points[], terminators and gaps included */
+	size_t map_bytes;
+};
+
+/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle), note each
+   thread's signal points and, if the workload has no ideal RSS (dj's), compute it along the
+   schedule found.  Also lowers r->h.nslots to the largest slot the streams use + 1: tables are
+   then sized by what the file holds, not by what its header claims.  0, or -1 with err. */
+int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap);
+void replay_plan_free(struct replay_plan *plan);
 
 #define REPLAY_MAX_THREADS 10000   /* replay threads at once, by default */
 
@@ -62,5 +74,6 @@ int replay_validate(struct wl_reader *r, uint64_t *ideal_rss, char *err, size_t 
 void replay_catch_crashes(void);
 
 /* Replay once.  0, or -1 with err. */
-int replay_run(struct wl_reader *r, const struct replay_opts *o, struct replay_result *res, char *err, size_t cap);
+int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
+	       struct replay_result *res, char *err, size_t cap);
 #endif
