@@ -29,6 +29,10 @@ static inline size_t varint_put(uint8_t *p, uint64_t v)
 /* Decode from [*p, end): 0 and *p advanced, or -1 if truncated or longer than 64 bits. */
 static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
+	if (__builtin_expect(*p < end && **p < 0x80, 1)) {   /* one byte: most operands */
+		*out = *(*p)++;
+		return 0;
+	}
 	uint64_t v = 0;
 	const uint8_t *q = *p;
 	for (unsigned shift = 0; shift < 64; shift += 7) {

@@ -102,38 +102,19 @@ void wl_cursor_init(const struct wl_reader *r, uint32_t thread, struct wl_cursor
 	c->done = 0;
 }
 
-int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op *op)
+int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl_op *op, int why, int k)
 {
-	if (c->done)
-		return 0;
-	if (c->p >= c->end)
+	switch (why) {
+	case WL_BAD_END:
 		return fail(r, (uint64_t)(c->p - c->base), "stream ends without an end operation");
-	op->offset = (uint64_t)(c->p - c->base);
-	unsigned code = *c->p++;
-	op->op = code & 0x7f;
-	op->failed = !!(code & MTRACE_WL_FAILED);
-	op->n = mtrace_wl_operands(code);
-	if (op->n < 0 || (op->failed && (op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
-					  op->op == MTRACE_WL_FREE)))
-		return fail(r, op->offset, "unknown opcode 0x%02x", code);
-	for (int k = 0; k < op->n; k++)
-		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
-			return fail(r, op->offset, "%s: operand %d is truncated or too long",
-				    mtrace_wl_op_name(op->op), k + 1);
-	if (op->op == MTRACE_WL_END) {
-		c->done = 1;
-		return 0;
+	case WL_BAD_OPCODE:
+		return fail(r, op->offset, "unknown opcode 0x%02x", c->base[op->offset]);
+	case WL_BAD_OPERAND:
+		return fail(r, op->offset, "%s: operand %d is truncated or too long", mtrace_wl_op_name(op->op), k + 1);
+	case WL_BAD_THREAD:
+		return fail(r, op->offset, "wait for thread %llu of %u", (unsigned long long)op->a[0], r->h.nthreads);
+	default:
+		return fail(r, op->offset, "%s: slot %llu out of range (%llu slots)", mtrace_wl_op_name(op->op),
+			    (unsigned long long)op->a[k], (unsigned long long)r->h.nslots);
 	}
-	if (op->op == MTRACE_WL_WAIT) {
-		if (op->a[0] >= r->h.nthreads)
-			return fail(r, op->offset, "wait for thread %llu of %u", (unsigned long long)op->a[0], r->h.nthreads);
-		return 1;
-	}
-	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
-	int slots = (op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) ? 2 : 1;
-	for (int k = 0; k < slots; k++)
-		if (op->a[k] >= r->h.nslots)
-			return fail(r, op->offset, "%s: slot %llu out of range (%llu slots)", mtrace_wl_op_name(op->op),
-				    (unsigned long long)op->a[k], (unsigned long long)r->h.nslots);
-	return 1;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mtrace-workload.h"
+#include "varint.h"
 
 struct wl_reader {
 	const char *name;
@@ -29,7 +30,41 @@ struct wl_cursor { const uint8_t *p, *end; const uint8_t *base; int done; };
 int wl_open(struct wl_reader *r, const char *path);
 void wl_close(struct wl_reader *r);
 void wl_cursor_init(const struct wl_reader *r, uint32_t thread, struct wl_cursor *c);
+/* What wl_next found wrong: the message, naming the offset, into r->err; -1. */
+enum { WL_BAD_END, WL_BAD_OPCODE, WL_BAD_OPERAND, WL_BAD_THREAD, WL_BAD_SLOT };
+int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl_op *op, int why, int k);
+
 /* Next op of a stream: 1, 0 after END, -1 with r->err set.  Checks opcodes, operand encoding,
-   slot < nslots and WAIT's thread < nthreads. */
-int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op *op);
+   slot < nslots and WAIT's thread < nthreads.  Inline: trace_run's validation runs it on every
+   op before each replay. */
+static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op *op)
+{
+	if (c->done)
+		return 0;
+	if (c->p >= c->end)
+		return wl_next_fail(r, c, op, WL_BAD_END, 0);
+	op->offset = (uint64_t)(c->p - c->base);
+	unsigned code = *c->p++;
+	op->op = code & 0x7f;
+	op->failed = !!(code & MTRACE_WL_FAILED);
+	op->n = mtrace_wl_operands(code);
+	if (op->n < 0 || (op->failed && (op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+					  op->op == MTRACE_WL_FREE)))
+		return wl_next_fail(r, c, op, WL_BAD_OPCODE, 0);
+	for (int k = 0; k < op->n; k++)
+		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
+			return wl_next_fail(r, c, op, WL_BAD_OPERAND, k);
+	if (op->op == MTRACE_WL_END) {
+		c->done = 1;
+		return 0;
+	}
+	if (op->op == MTRACE_WL_WAIT)
+		return op->a[0] < r->h.nthreads ? 1 : wl_next_fail(r, c, op, WL_BAD_THREAD, 0);
+	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
+	if (op->a[0] >= r->h.nslots)
+		return wl_next_fail(r, c, op, WL_BAD_SLOT, 0);
+	if ((op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) && op->a[1] >= r->h.nslots)
+		return wl_next_fail(r, c, op, WL_BAD_SLOT, 1);
+	return 1;
+}
 #endif
