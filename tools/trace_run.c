@@ -787,6 +787,10 @@ int main(int argc, char **argv)
 	if (o.log)
 		o.log = tool_check_output(o.log, argv + optind, 1, 0);
 	workload = argv[optind] = (char *)materialize(workload);   /* argv: for the re-execution */
+	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
+	   once, in the process that replays it */
+	if (!o.compare && o.repeat <= 1)
+		ensure_environment(&o, argv);
 
 	/* dj/malloc workloads are translated into ours first, into a temporary file that is
 	   unlinked as soon as it is mapped (never beside the input) */
@@ -820,7 +824,6 @@ int main(int argc, char **argv)
 		wl_close(&r);
 		return multi_run(&o, workload);
 	}
-	ensure_environment(&o, argv);
 	replay_catch_crashes();   /* the allocator under test is in place from here */
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
