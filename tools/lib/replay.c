@@ -73,9 +73,10 @@ static int build_points(struct replay_plan *p, uint32_t nt, const struct waitlis
 	p->npoints = total;
 	for (size_t i = 0; i < l->n; i++)
 		p->count[l->w[i][0]]++;
-	for (uint32_t t = 0, at = 0; t < nt; t++) {
+	uint64_t at = 0;
+	for (uint32_t t = 0; t < nt; t++) {
 		p->start[t] = at;
-		at += (uint32_t)p->count[t] + 1;   /* room for its terminator */
+		at += p->count[t] + 1;   /* room for its terminator */
 		p->count[t] = 0;
 	}
 	for (size_t i = 0; i < l->n; i++) {
