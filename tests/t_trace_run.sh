@@ -130,6 +130,8 @@ tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: $TMP/m.wl: [0-9]*% ([0-9,]* of $
 	ok "-p: a progress line of the workload's calls" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"
 tr '\r' '\n' <"$TMP/err" | tail -n 1 | grep -q '^ *$' && ok "-p: the line cleared at the end" || bad "-p not cleared: $(cat -A "$TMP/err" | tail -c 200)"
 eq "-p: stdout is the summary alone" "cycles" "$(head -n 1 "$TMP/out" | awk '{ print $2 }')"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: checking $TMP/m.wl: 0% (0 of [0-9,]* operations)" &&
+	ok "-p: the validation's progress too" || bad "-p validation: $(cat -A "$TMP/err" | head -c 300)"
 "$R" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "no -p, no terminal: nothing on stderr" 0 "$(wc -c <"$TMP/err")"
 "$R" -p -r 2 --csv "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "-p -r 2: exit 0" 0 "$?"
 eq "-p -r 2: each run named" "run 1 of 2, glibc run 2 of 2, glibc" \

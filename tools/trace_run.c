@@ -45,8 +45,9 @@ static const char usage_text[] =
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
-	"  -p, --progress          show the calls replayed on stderr from the start (by\n"
-	"                          default only on a terminal, after the first second)\n"
+	"  -p, --progress          show the workload's check and the calls replayed on\n"
+	"                          stderr from the start (by default only on a terminal,\n"
+	"                          after the first second)\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
@@ -816,7 +817,17 @@ int main(int argc, char **argv)
 		die_named(r.err, wl_path, shown);
 	r.name = shown;
 	struct replay_plan plan;
-	if (replay_validate(&r, &plan, err, sizeof err) < 0)
+	struct tool_progress vp;
+	char vname[4200];
+	snprintf(vname, sizeof vname, "checking %s", shown);
+	tool_progress_count(&vp, o.ro.progress ? 2 : isatty(2), r.h.ncalls + r.h.nwaits + r.h.nthreads,
+			    vname, "operations");
+	r.progress = tool_progress;
+	r.progress_arg = &vp;
+	int valid = replay_validate(&r, &plan, err, sizeof err);
+	tool_progress_end(&vp);
+	r.progress = NULL;
+	if (valid < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
 
 	if (o.compare || o.repeat > 1) {

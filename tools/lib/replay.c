@@ -131,11 +131,15 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	}
 	/* the requested sizes of a hostile workload may add up past 2^64: the peak is then the
 	   largest value there is (and live no longer matters) */
-	uint64_t live = 0, peak = 0;
+	uint64_t live = 0, peak = 0, ops = 0;
 	int huge = 0;
+	if (r->progress)
+		r->progress(0, r->progress_arg);
 	while (nrun) {
 		uint32_t t = run[--nrun];
 		for (;;) {
+			if (__builtin_expect((++ops & ((1u << 20) - 1)) == 0, 0) && r->progress)
+				r->progress(ops, r->progress_arg);
 			k = wl_next(r, &v[t].c, &op);
 			if (k < 0) {
 				snprintf(err, cap, "%s", r->err);

@@ -279,6 +279,14 @@ void tool_progress_start(struct tool_progress *p, int on, int fd, const char *na
 	p->total = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	p->last = on == 2 ? 0 : time(NULL);   /* unless forced, nothing for a read that ends within the second */
 	p->name = name;
+	p->unit = NULL;
+}
+
+void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name, const char *unit)
+{
+	tool_progress_start(p, on, -1, name);
+	p->total = total;
+	p->unit = unit;
 }
 
 void tool_progress(uint64_t bytes, void *arg)
@@ -291,7 +299,14 @@ void tool_progress(uint64_t bytes, void *arg)
 		return;
 	p->last = now;
 	p->shown = 1;
-	if (p->total)
+	if (p->unit) {
+		char a[32], b[32];
+		if (bytes > p->total)
+			p->total = bytes;   /* a header's count is a hint, not a promise */
+		fprintf(stderr, "\r%s: %s: %.0f%% (%s of %s %s)  ", tool_name, p->name,
+			p->total ? 100.0 * (double)bytes / (double)p->total : 100.0, fmt_commas(a, bytes),
+			fmt_commas(b, p->total), p->unit);
+	} else if (p->total)
 		fprintf(stderr, "\r%s: %s: %.0f%% (%llu MiB of %llu)  ", tool_name, p->name,
 			100.0 * (double)bytes / (double)p->total, (unsigned long long)(bytes >> 20),
 			(unsigned long long)(p->total >> 20));

@@ -79,10 +79,12 @@ const char *tool_display_name(const char *path);
 /* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or
    MiB read when the size is not known (a pipe, a decompressor).  tool_progress fits the trace
    reader's progress hook. */
-struct tool_progress { int on, shown; uint64_t total; time_t last; const char *name; };
+struct tool_progress { int on, shown; uint64_t total; time_t last; const char *name, *unit; };
 /* on: 1 when stderr is a terminal (shown from the first second on), 2 forced (-p: from the
    start); fd: the input, to learn its size (-1: unknown) */
 void tool_progress_start(struct tool_progress *p, int on, int fd, const char *name);
+/* The same for work counted in units other than bytes: "NAME: 42% (N of TOTAL UNIT)" */
+void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name, const char *unit);
 void tool_progress(uint64_t bytes, void *arg);
 void tool_progress_end(struct tool_progress *p);   /* clears the line */
 

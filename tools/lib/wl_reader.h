@@ -15,6 +15,10 @@ struct wl_reader {
 	struct mtrace_wl_header h;
 	struct mtrace_wl_thread *threads;   /* h.nthreads entries, host order */
 	char err[600];
+	/* called by a consumer that walks every op (replay_validate) every 2^20 ops with the ops
+	   decoded so far; tool_progress fits */
+	void (*progress)(uint64_t ops, void *arg);
+	void *progress_arg;
 };
 
 struct wl_op {
