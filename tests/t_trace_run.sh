@@ -118,6 +118,29 @@ eq "--tunables: same calls" "$(csv "$TMP/m.csv" malloc_calls)" "$(csv "$TMP/tun.
 "$R" -r 3 "$TMP/m.wl" >"$TMP/rep"; eq "-r 3: exit 0" 0 "$?"
 grep -q '^Median of 3 runs, each in a fresh process$' "$TMP/rep" && ok "-r 3 reports medians" || bad "-r 3 output"
 "$R" --mallopt M_BOGUS=1 "$TMP/m.wl" 2>/dev/null; eq "unknown mallopt: exit 2" 2 "$?"
+# a tunable glibc does not know, or a value outside its range, is ignored by glibc without a
+# word: refused, when the loader can list its tunables (glibc 2.33 on)
+ldso=$(ls /lib64/ld-linux-*.so.* /lib/ld-linux-*.so.* 2>/dev/null | head -n 1)
+if [ -n "$ldso" ] && "$ldso" --list-tunables 2>/dev/null | grep -q '^glibc.malloc.arena_max: .*(min: '; then
+	"$R" --tunables=glibc.malloc.tcache_cnt=0 "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "a misspelt tunable: exit 2" 2 "$?"
+	grep -q "no tunable 'glibc.malloc.tcache_cnt'" "$TMP/err" && ok "a misspelt tunable: named" || bad "tunable: $(cat "$TMP/err")"
+	"$R" --tunables=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=0 "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "a tunable out of its range: exit 2" 2 "$?"
+	grep -q "glibc.malloc.arena_max=0 is outside its range (1 to " "$TMP/err" && ok "out of range: says the range" || bad "range: $(cat "$TMP/err")"
+	"$R" --tunables=glibc.malloc.arena_max=two "$TMP/m.wl" >/dev/null 2>&1; eq "a tunable that is not a number: exit 2" 2 "$?"
+	"$R" --tunables=glibc.malloc.arena_max "$TMP/m.wl" >/dev/null 2>&1; eq "a tunable without a value: exit 2" 2 "$?"
+	"$R" --tunables=glibc.malloc.tcache_count=0x10:glibc.malloc.arena_max=1 "$TMP/m.wl" >/dev/null; eq "good tunables, hex and decimal: exit 0" 0 "$?"
+else
+	echo "# the dynamic loader cannot list its tunables: their check is not run"
+fi
+# mallopt and glibc.malloc tunables tune glibc's malloc: with another allocator, said once
+if [ "${SANITIZE:-}" != 1 ]; then
+	"$R" --malloc "$TP/libfwd.so" --mallopt M_ARENA_MAX=1 "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--mallopt with another allocator: exit 0" 0 "$?"
+	eq "--mallopt with another allocator: one warning" 1 "$(grep -c "mallopt sets glibc's malloc, which .*libfwd.so replaces" "$TMP/err")"
+	"$R" --compare "glibc,$TP/libfwd.so" -r 2 --tunables=glibc.malloc.arena_max=1 "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "--compare, malloc tunables and another allocator: one warning in all" "1 1" \
+		"$(grep -c "glibc.malloc tunables tune glibc's malloc only: the .*libfwd.so column is not affected" "$TMP/err") $(grep -c . "$TMP/err")"
+fi
 "$R" --touch=sometimes "$TMP/m.wl" 2>/dev/null; eq "bad --touch: exit 2" 2 "$?"
 
 # --- progress: -p shows the calls replayed on stderr (the sampler's line, cleared at the end),

@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -181,6 +182,77 @@ static void ensure_environment(const struct opts *o, char **argv)
 		setenv("GLIBC_TUNABLES", o->tunables, 1);
 	execv("/proc/self/exe", argv);
 	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
+}
+
+/* ---------------------------------------------------------------------------------------------
+   glibc's own settings: tunables and mallopt
+   ------------------------------------------------------------------------------------------- */
+
+/* GLIBC_TUNABLES: glibc ignores a name it does not know, and a value outside a tunable's range,
+   without a word, and the replay would measure the defaults under the user's label.  The
+   dynamic loader lists what it knows (ld.so --list-tunables, glibc 2.33 on): each item of spec
+   is checked against that list when there is one.  Usage errors exit. */
+static void check_tunables(const char *spec)
+{
+	Dl_info info;
+	void *base = (void *)getauxval(AT_BASE);   /* the dynamic loader's load address */
+	if (!base || !dladdr(base, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+		return;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	char *args[] = { (char *)info.dli_fname, "--list-tunables", NULL };
+	pid_t pid = tool_spawn(args, -1, pfd[1], 1);
+	close(pfd[1]);
+	static char list[64 << 10];
+	size_t len = 0;
+	ssize_t k;
+	while (pid > 0 && len < sizeof list - 1 && (k = read(pfd[0], list + len, sizeof list - 1 - len)) > 0)
+		len += (size_t)k;
+	close(pfd[0]);
+	list[len] = 0;
+	if (pid < 0 || !tool_wait_ok(pid) || !strstr(list, "glibc."))
+		return;   /* an older glibc: nothing to check against */
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", spec);
+	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+		char *eq = strchr(item, '=');
+		if (!eq || eq == item)
+			tool_die(EXIT_USAGE, "--tunables wants NAME=VALUE items separated by ':', not '%s'", item);
+		*eq = 0;
+		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a string) */
+		char *line = NULL;
+		size_t n = strlen(item);
+		for (char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (!strncmp(l, item, n) && l[n] == ':') {
+				line = l;
+				break;
+			}
+		if (!line)
+			tool_die(EXIT_USAGE, "--tunables: this glibc has no tunable '%s' (%s --list-tunables lists "
+				 "them); glibc would ignore it without a word", item, info.dli_fname);
+		char *range = strstr(line, "(min: "), *nl = strchr(line, '\n');
+		if (!range || (nl && range > nl))
+			continue;   /* a string tunable: any value */
+		unsigned long long min = strtoull(range + 6, NULL, 0), max = 0;
+		char *mx = strstr(range, "max: ");
+		if (mx)
+			max = strtoull(mx + 5, NULL, 0);
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(eq + 1, &end, 0);
+		if (eq[1] == 0 || *end || errno || eq[1] == '-')
+			tool_die(EXIT_USAGE, "--tunables: %s wants a number, not '%s'", item, eq + 1);
+		if (v < min || (mx && v > max))
+			tool_die(EXIT_USAGE, "--tunables: %s=%s is outside its range (%llu to %llu): glibc would "
+				 "ignore it without a word", item, eq + 1, min, max);
+	}
+}
+
+/* Is this tunable setting for glibc's malloc (which another allocator does not read)? */
+static int tunables_tune_malloc(const char *spec)
+{
+	return spec && strstr(spec, "glibc.malloc.") != NULL;
 }
 
 static const struct { const char *name; int param; } mallopt_names[] = {
@@ -597,6 +669,14 @@ static int multi_run(const struct opts *o, const char *workload)
 		if (!allocator_path(names[a], buf, sizeof buf, &why))
 			tool_die(EXIT_SYSTEM, "%s: %s", names[a], why);
 	}
+	if (o->nmallopt || tunables_tune_malloc(o->tunables))
+		for (int a = 0; a < na; a++)
+			if (strcmp(names[a], "glibc")) {
+				tool_warn("%s tune%s glibc's malloc only: the %s column%s not affected",
+					  o->nmallopt ? "--mallopt" : "glibc.malloc tunables", o->nmallopt ? "s" : "",
+					  na > 2 ? "other allocators'" : names[a], na > 2 ? "s are" : " is");
+				break;
+			}
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
 	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
@@ -752,7 +832,7 @@ int main(int argc, char **argv)
 			if (o.nmallopt < 32)
 				o.mallopts[o.nmallopt++] = optarg;
 			break;
-		case 'T': o.tunables = optarg; break;
+		case 'T': check_tunables(optarg); o.tunables = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &o.ro.trim_every) < 0 || o.ro.trim_every == 0)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
@@ -836,6 +916,12 @@ int main(int argc, char **argv)
 		return multi_run(&o, workload);
 	}
 	replay_catch_crashes();   /* the allocator under test is in place from here */
+	const char *alloc_name = o.malloc_name ? o.malloc_name : "glibc";
+	if (strcmp(alloc_name, "glibc") && (o.nmallopt || tunables_tune_malloc(o.tunables)) &&
+	    !getenv("MTRACE_RUN_PROGRESS"))   /* (a run of --compare: the parent said it once) */
+		tool_warn("%s set%s glibc's malloc, which %s replaces: %s no effect on this replay",
+			  o.nmallopt ? "--mallopt" : "glibc.malloc tunables", o.nmallopt ? "s" : "",
+			  alloc_name, o.nmallopt ? "it has" : "they have");
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
