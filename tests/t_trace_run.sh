@@ -160,6 +160,14 @@ tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: checking $TMP/m.wl: 0% (0 of [0-
 eq "-p -r 2: each run named" "run 1 of 2, glibc run 2 of 2, glibc" \
 	"$(tr '\r' '\n' <"$TMP/err" | sed -n 's/^trace_run: \(run [0-9] of 2, glibc\): .*/\1/p' | uniq | xargs)"
 
+# --- the list of allocators: an empty name, or more than 16, refused (one was dropped, the
+# 17th left out without a word)
+"$R" --compare glibc,,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--compare with an empty name: exit 2" 2 "$?"
+grep -q "separated by single commas, not 'glibc,,glibc'" "$TMP/err" && ok "--compare, empty name: says so" || bad "empty: $(cat "$TMP/err")"
+"$R" --compare glibc, "$TMP/m.wl" >/dev/null 2>&1; eq "--compare with a trailing comma: exit 2" 2 "$?"
+"$R" --compare glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+eq "--compare with 17 allocators: exit 2" 2 "$?"
+
 # --- compare mode with whichever allocators are installed
 list=glibc
 others="jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:libmimalloc.so.2"

@@ -659,10 +659,18 @@ static int multi_run(const struct opts *o, const char *workload)
 	snprintf(list, sizeof list, "%s", o->compare ? o->compare : (o->malloc_name ? o->malloc_name : "glibc"));
 	const char *names[16];
 	int na = 0;
-	for (char *tok = strtok(list, ","); tok && na < 16; tok = strtok(NULL, ","))
-		names[na++] = tok;
-	if (na == 0)
+	if (!list[0])
 		tool_die(EXIT_USAGE, "--compare wants a list of allocators");
+	for (char *tok = list, *end; tok; tok = end ? end + 1 : NULL) {
+		if ((end = strchr(tok, ',')) != NULL)
+			*end = 0;
+		if (!*tok)
+			tool_die(EXIT_USAGE, "--compare wants allocators separated by single commas, not '%s'",
+				 o->compare ? o->compare : "");
+		if (na == 16)
+			tool_die(EXIT_USAGE, "--compare: at most 16 allocators at once");
+		names[na++] = tok;
+	}
 	for (int a = 0; a < na; a++) {
 		char buf[4096];
 		const char *why = NULL;
