@@ -61,6 +61,8 @@ check "truncated trace: no output, not even a temporary one" sh -c "! ls '$TMP'/
 PATH=/nonexistent "$P" --xz -o "$TMP/nope.xz" "$f" 2>"$TMP/err"; eq "no compressor: exit 3" 3 "$?"
 grep -q "apt-get install xz-utils" "$TMP/err" && ok "no compressor: names the package" || bad "no compressor: $(cat "$TMP/err")"
 "$P" 2>/dev/null; eq "no trace: exit 2" 2 "$?"
+(cd "$TMP" && "$P" --gzip --xz "$f" >/dev/null 2>"$TMP/err"); eq "two compressors: exit 2 (the last one won)" 2 "$?"
+grep -q 'choose one' "$TMP/err" && ok "two compressors: says so" || bad "two compressors: $(cat "$TMP/err")"
 "$P" --help | grep -q '^Usage: trace_pack' && ok "--help" || bad "--help"
 "$P" --version | grep -q '^trace_pack (mtrace) ' && ok "--version" || bad "--version"
 finish

@@ -120,8 +120,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip", *level = "-9";
-	int anon = 0, c;
+	int anon = 0, c, chosen = 0;
 	while ((c = getopt_long(argc, argv, "o:ahV", longopts, NULL)) != -1) {
+		if (c >= 1 && c <= 3) {
+			if (chosen && chosen != c)
+				tool_die(EXIT_USAGE, "--gzip, --xz, --zstd: choose one");
+			chosen = c;
+		}
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 1: prog = "gzip", ext = "gz", pkg = "gzip", level = "-9"; break;
