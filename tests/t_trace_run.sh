@@ -160,6 +160,21 @@ tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: checking $TMP/m.wl: 0% (0 of [0-
 eq "-p -r 2: each run named" "run 1 of 2, glibc run 2 of 2, glibc" \
 	"$(tr '\r' '\n' <"$TMP/err" | sed -n 's/^trace_run: \(run [0-9] of 2, glibc\): .*/\1/p' | uniq | xargs)"
 
+# --- Max RSS is the replay's: a 10 MB workload whose program never held more than a few
+# hundred KiB.  Validation reads the whole file before the replay, and its pages made START
+# (and so END) the file's size, hiding the allocator's growth (START 70 MB, growth 512 KB for
+# a 70 MB workload before); now START is the process before the replay, and growth stays far
+# below the file's size.
+traced "$TMP/big" "$ROOT/$B/bench/mbench" 1 3000000 >/dev/null
+"$BIN/trace2wl" -q "$TMP/big.wl" "$(one_file "$TMP/big.*")"
+file_kb=$(( $(stat -c %s "$TMP/big.wl") / 1024 ))
+"$R" --touch=none --csv "$TMP/big.wl" >"$TMP/big.csv"; eq "a 10 MB workload: exit 0" 0 "$?"
+start=$(csv "$TMP/big.csv" maxrss_start_kb) growth=$(csv "$TMP/big.csv" maxrss_growth_kb)
+[ "$start" -lt "$file_kb" ] && ok "Max RSS START ($start KiB) is not the workload's $file_kb KiB" ||
+	bad "Max RSS START $start KiB, the workload $file_kb KiB: the workload's pages count"
+[ "$growth" -lt $((file_kb / 2)) ] && ok "Max RSS growth ($growth KiB) is the replay's, far below the file's $file_kb KiB" ||
+	bad "Max RSS growth $growth KiB for a workload of $file_kb KiB whose ideal RSS is $(csv "$TMP/big.csv" ideal_rss_kb) KiB"
+
 # --- the list of allocators: an empty name, or more than 16, refused (one was dropped, the
 # 17th left out without a word)
 "$R" --compare glibc,,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--compare with an empty name: exit 2" 2 "$?"

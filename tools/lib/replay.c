@@ -37,21 +37,43 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Validation's own memory is mapped, grown by mremap and unmapped: never the allocator under
+   test's (it may be preloaded already), and given back whole before the replay, whose Max RSS
+   would otherwise start above it.  p grows to hold need bytes (zeroed); NULL if it cannot. */
+static void *vm_grow(void *p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return p;
+	size_t n = *cap ? *cap : 4096;
+	while (n < need)
+		n *= 2;
+	void *q = p ? mremap(p, *cap, n, MREMAP_MAYMOVE)
+		    : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	*cap = n;
+	return q;
+}
+
+static void vm_free(void *p, size_t cap)
+{
+	if (p)
+		munmap(p, cap);
+}
+
 /* A WAIT seen: thread u must publish its count k.  Kept as (u, k) pairs until the schedule is
    known to complete; waits for 0 need nothing. */
-struct waitlist { uint64_t (*w)[2]; size_t n, cap; };
+struct waitlist { uint64_t (*w)[2]; size_t n, cap; };   /* cap in bytes */
 
 static int note_wait(struct waitlist *l, uint64_t u, uint64_t k)
 {
 	if (k == 0)
 		return 0;
-	if (l->n == l->cap) {
-		size_t c = l->cap ? l->cap * 2 : 256;
-		uint64_t (*n)[2] = realloc(l->w, c * sizeof *n);
+	if ((l->n + 1) * sizeof *l->w > l->cap) {
+		void *n = vm_grow(l->w, &l->cap, (l->n + 1) * sizeof *l->w);
 		if (!n)
 			return -1;
 		l->w = n;
-		l->cap = c;
 	}
 	l->w[l->n][0] = u;
 	l->w[l->n++][1] = k;
@@ -114,12 +136,15 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	   sizes[] grows with the largest slot met */
 	int need_rss = r->h.ideal_rss == 0;
 	uint64_t *sizes = NULL, nsizes = 0;
-	struct vthread *v = calloc(nt ? nt : 1, sizeof *v);
-	uint32_t *run = malloc((nt ? nt : 1) * sizeof *run);
-	uint32_t **parked = calloc(nt ? nt : 1, sizeof *parked);
-	uint32_t *nparked = calloc(nt ? nt : 1, sizeof *nparked), *capparked = calloc(nt ? nt : 1, sizeof *capparked);
+	size_t sizes_cap = 0, v_cap = 0, run_cap = 0, park_cap = 0;
+	size_t n1 = nt ? nt : 1;
+	struct vthread *v = vm_grow(NULL, &v_cap, n1 * sizeof *v);
+	uint32_t *run = vm_grow(NULL, &run_cap, n1 * sizeof *run);
+	/* the threads parked on each thread: lists linked through park_next, UINT32_MAX ends */
+	uint32_t *park = vm_grow(NULL, &park_cap, 2 * n1 * sizeof *park);
+	uint32_t *park_head = park, *park_next = park ? park + n1 : NULL;
 	int rc = -1;
-	if (!v || !run || !parked || !nparked || !capparked) {
+	if (!v || !run || !park) {
 		snprintf(err, cap, "out of memory");
 		goto out;
 	}
@@ -128,6 +153,7 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 		wl_cursor_init(r, t, &v[t].c);
 		v[t].on = -1;
 		run[nrun++] = t;
+		park_head[t] = UINT32_MAX;
 	}
 	/* the requested sizes of a hostile workload may add up past 2^64: the peak is then the
 	   largest value there is (and live no longer matters) */
@@ -164,17 +190,8 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 					continue;
 				v[t].on = u;
 				v[t].need = op.a[1];
-				if (nparked[u] == capparked[u]) {
-					uint32_t c = capparked[u] ? capparked[u] * 2 : 4;
-					uint32_t *n = realloc(parked[u], c * sizeof *n);
-					if (!n) {
-						snprintf(err, cap, "out of memory");
-						goto out;
-					}
-					parked[u] = n;
-					capparked[u] = c;
-				}
-				parked[u][nparked[u]++] = t;
+				park_next[t] = park_head[u];
+				park_head[u] = t;
 				break;
 			}
 			v[t].count++;
@@ -198,17 +215,13 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 			if (!need_rss)
 				continue;
 			if (hi >= nsizes) {
-				uint64_t n = nsizes ? nsizes : 1024;
-				while (n <= hi)
-					n *= 2;
-				uint64_t *g = realloc(sizes, n * sizeof *g);
+				uint64_t *g = vm_grow(sizes, &sizes_cap, (hi + 1) * sizeof *g);
 				if (!g) {
 					snprintf(err, cap, "out of memory");
 					goto out;
 				}
-				memset(g + nsizes, 0, (n - nsizes) * sizeof *g);
 				sizes = g;
-				nsizes = n;
+				nsizes = sizes_cap / sizeof *g;
 			}
 			switch (op.op) {
 			case MTRACE_WL_FREE:
@@ -241,14 +254,13 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				peak = live;
 		}
 		/* wake those parked on t that can go on now */
-		for (uint32_t i = 0; i < nparked[t];) {
-			uint32_t w = parked[t][i];
+		for (uint32_t *at = &park_head[t], w; (w = *at) != UINT32_MAX;) {
 			if (v[t].count >= v[w].need) {
 				v[w].on = -1;
 				run[nrun++] = w;
-				parked[t][i] = parked[t][--nparked[t]];
+				*at = park_next[w];
 			} else
-				i++;
+				at = &park_next[w];
 		}
 	}
 	for (uint32_t t = 0; t < nt; t++)
@@ -269,16 +281,11 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	}
 	rc = 0;
 out:
-	free(waits.w);
-	if (parked)
-		for (uint32_t t = 0; t < nt; t++)
-			free(parked[t]);
-	free(parked);
-	free(nparked);
-	free(capparked);
-	free(sizes);
-	free(run);
-	free(v);
+	vm_free(waits.w, waits.cap);
+	vm_free(park, park_cap);
+	vm_free(sizes, sizes_cap);
+	vm_free(run, run_cap);
+	vm_free(v, v_cap);
 	return rc;
 }
 
@@ -620,7 +627,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 		if (trim && count % trim == 0)
 			malloc_trim(0);
 		/* give back the workload pages already read, so they do not count as the allocator's RSS */
-		if ((uintptr_t)p >= dropped && (uintptr_t)p - dropped >= (1u << 20)) {
+		if ((uintptr_t)p >= dropped && (uintptr_t)p - dropped >= (64u << 10)) {   /* (about 18 K calls) */
 			/* (p starts below dropped, its page rounded up: without the first test the
 			   difference wraps, and a 32-bit process then zapped its own tables) */
 			uintptr_t upto = (uintptr_t)p & ~(uintptr_t)(x->page - 1);
@@ -945,6 +952,17 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	pthread_t sampler_th;
 	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, sampler, x) == 0;
 
+	/* Max RSS is to be the replay's: the workload's pages, all read by validation, go (the
+	   replay reads each stream again, and gives back what it has read as it goes), and the
+	   high-water mark restarts from here (Linux 4.0 on; elsewhere START keeps what came
+	   before) */
+	madvise((void *)r->map, r->size, MADV_DONTNEED);
+	int cr = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+	if (cr >= 0) {
+		ssize_t w = write(cr, "5", 1);
+		(void)w;
+		close(cr);
+	}
 	struct rusage ru0, ru1;
 	struct timeval tv0, tv1;
 	getrusage(RUSAGE_SELF, &ru0);
