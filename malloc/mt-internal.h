@@ -142,6 +142,11 @@ struct mt_global {
 	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
 	uint64_t pop_end;               /* the file's pages below this are populated */
 	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
+	/* what the writers populated themselves: the file's pages below wpop_end (of file
+	   wpop_file_id) were asked for by some chunk's madvise, so the small chunks that share a
+	   page (a new thread's first, an exiting thread's last) make one call for it, not one each */
+	uint32_t wpop_file_id;
+	uint64_t wpop_end;
 };
 enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_OFF };
 extern struct mt_global mt_g;

@@ -333,17 +333,28 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 		mt_count_released(off, 1);   /* the record handed out below (nothing can fail now) */
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
 	int start_helper = mt_populate_wanted(may_start);
+	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that
+	   call has not finished yet, a page fault does the rest: nothing is lost) */
+	uint64_t ps = (uint64_t)getpagesize();
+	uint64_t pop_lo = off & ~(ps - 1), pop_hi = (off + len + ps - 1) & ~(ps - 1);
+	if (!populated) {
+		if (mt_g.wpop_file_id != file_id) {
+			mt_g.wpop_file_id = file_id;
+			mt_g.wpop_end = 0;
+		}
+		if (pop_lo < mt_g.wpop_end)
+			pop_lo = mt_g.wpop_end < pop_hi ? mt_g.wpop_end : pop_hi;
+		if (pop_hi > mt_g.wpop_end)
+			mt_g.wpop_end = pop_hi;
+		populated = pop_lo == pop_hi;
+	}
 	pthread_mutex_unlock(&mt_g.lock);
 
 	if (MT_UNLIKELY(start_helper > 0))
 		mt_populate_start();
-	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless.
-	   Small chunks share pages: the whole pages under this one. */
-	if (!populated) {
-		uintptr_t ps = (uintptr_t)getpagesize();
-		uintptr_t lo = (uintptr_t)base & ~(ps - 1), hi = ((uintptr_t)base + len + ps - 1) & ~(ps - 1);
-		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-	}
+	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
+	if (!populated)   /* (pop_lo is in base's window: windows begin on pages) */
+		madvise(base - (off - pop_lo), (size_t)(pop_hi - pop_lo), MADV_POPULATE_WRITE);
 
 	struct mtrace_record *c = (struct mtrace_record *)base;
 	c->ts = taken;

@@ -136,6 +136,15 @@ if command -v strace >/dev/null 2>&1; then
 	ge "the populating thread did the rest" 50 "$other0"
 	ge "without it, the program's thread populated every chunk" 700 "$main1"
 	eq "without it, nobody else did" 0 "$other1"
+	# short threads' small chunks share pages: each writer's call asks for pages no earlier
+	# call did, so there are no more calls than the trace has pages (1,000 threads of 20 calls:
+	# 5,023 calls for 2,100 pages before)
+	rm -f "$TMP"/p.*
+	strace -f -qq -e trace=madvise -o "$TMP/st.t" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" \
+		LD_PRELOAD="$LIB" "$TP/threads" 300 20 50 >/dev/null
+	pages=$(( $(stat -c %s "$(one_file "$TMP/p.*")") / 4096 ))
+	calls=$(grep -c MADV_POPULATE_WRITE "$TMP/st.t")
+	check "300 short threads: $calls populating calls for a trace of $pages pages" test "$calls" -le "$pages"
 	# a window (256 MiB of trace) whose chunks are all released is unmapped by the thread too
 	# (4.4 M records, 281 MB; slow, so that the thread is ahead, not still in the window, when
 	# the program's thread releases its last chunk there)
