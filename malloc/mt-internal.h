@@ -155,6 +155,9 @@ extern struct mt_global mt_g;
 extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
 extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
 extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released */
+extern uint32_t mt_win_held[MT_MAX_WINDOWS];  /* chunks in it held by threads not exiting:
+                                                 none, and mt_win_count is exact (an exiting
+                                                 thread's records are counted one by one) */
 struct mt_names {
 	char base[4096];                /* file name base */
 	char path[4200];                /* the open file */

@@ -49,6 +49,13 @@
 #define MT_POP_AHEAD  ((uint64_t)4 << 20)    /* how far ahead of next_off it keeps populated */
 #define MT_POP_STEP   ((uint64_t)256 << 10)  /* one madvise: the lock is free between steps */
 #define MT_POP_IDLE_NS 100000000L            /* idle: how often it looks whether it is alone */
+/* Pages the writers have left behind are dropped from the process's page tables (the data stays
+   in the page cache, on its way to the disk), so the traced program's RSS does not grow with
+   its trace (it grew by a whole 256 MiB window, and without end for a program whose exiting
+   threads leave small chunks everywhere).  A writer still holding a chunk back there takes a
+   minor fault on its next record.  From MT_DROP_LAG behind the writers, MT_DROP_STEP at once. */
+#define MT_DROP_LAG   ((uint64_t)8 << 20)
+#define MT_DROP_STEP  ((uint64_t)4 << 20)
 
 static pthread_cond_t pop_cond;   /* on CLOCK_MONOTONIC: set up by init_cond() */
 static uint64_t page_size = 4096;
@@ -198,6 +205,38 @@ int mt_populate_wanted(int may_start)
    The thread
    ------------------------------------------------------------------------------------------- */
 
+/* Under lock: the next range to drop, [*from, *to) in window *w, or 0 if none is due. */
+static uint32_t drop_file_id;
+static uint64_t drop_end;   /* the file's pages below this were dropped (or never mapped) */
+
+static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w)
+{
+	if (mt_g.fd < 0 || !mt_g.active)
+		return 0;
+	if (drop_file_id != mt_g.file_id) {
+		drop_file_id = mt_g.file_id;
+		drop_end = 0;
+	}
+	uint64_t goal = mt_g.next_off > MT_DROP_LAG ? (mt_g.next_off - MT_DROP_LAG) & ~(page_size - 1) : 0;
+	if (goal < drop_end + MT_DROP_STEP)
+		return 0;
+	for (;;) {
+		uint64_t wend = ((drop_end >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+		*w = (uint32_t)(drop_end >> MT_WINDOW_SHIFT);
+		if (mt_win[*w] != NULL)
+			break;
+		drop_end = wend;   /* unmapped already: nothing there to drop */
+		if (drop_end >= goal)
+			return 0;
+	}
+	uint64_t wend = ((drop_end >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	*from = drop_end;
+	*to = goal < drop_end + MT_DROP_STEP ? goal : drop_end + MT_DROP_STEP;
+	if (*to > wend)
+		*to = wend;
+	return 1;
+}
+
 /* Under lock: the next range to populate, [*from, *to) in window *w, or 0 if there is none now. */
 static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 {
@@ -250,6 +289,18 @@ static void *pop_main(void *unused)
 			pthread_mutex_unlock(&mt_g.lock);
 			munmap(base, MT_WINDOW_SIZE);
 			pthread_mutex_lock(&mt_g.lock);
+			continue;
+		}
+		if (next_drop(&from, &to, &w)) {
+			char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
+			mt_g.pop_win = w;   /* pinned: nobody unmaps it under us */
+			pthread_mutex_unlock(&mt_g.lock);
+			madvise(base, (size_t)(to - from), MADV_DONTNEED);
+			pthread_mutex_lock(&mt_g.lock);
+			mt_g.pop_win = MT_NO_WINDOW;
+			drop_end = to;
+			if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
+				mt_maybe_unmap(w);
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
@@ -360,4 +411,6 @@ void mt_populate_fork_child(void)
 	mt_g.pop_win = MT_NO_WINDOW;
 	mt_g.pop_end = 0;
 	mt_g.pop_file_id = 0;
+	drop_file_id = 0;
+	drop_end = 0;
 }

@@ -196,6 +196,8 @@ void mt_release_locked(struct mt_thread *t)
 			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1));
 		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
 		mt_win_done[w] += (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
+		if (!t->exiting)   /* (an exit chunk was never counted as held) */
+			mt_win_held[w]--;
 		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
 			mt_maybe_unmap(w);   /* the window is behind the writers: give it back */
 	}
@@ -227,7 +229,7 @@ unsigned long long mt_count_records(void)
 	unsigned long long n = 0;
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
 		uint64_t handed = window_handed(w);
-		if (mt_win_done[w] == handed || mt_win[w] == NULL) {
+		if (mt_win_done[w] == handed || mt_win[w] == NULL || mt_win_held[w] == 0) {
 			n += mt_win_count[w];
 			continue;
 		}
@@ -331,6 +333,8 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	uint64_t taken = mt_ticks_before();
 	if (t->exiting)
 		mt_count_released(off, 1);   /* the record handed out below (nothing can fail now) */
+	else
+		mt_win_held[w]++;
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
 	int start_helper = mt_populate_wanted(may_start);
 	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that

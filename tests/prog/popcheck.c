@@ -1,8 +1,9 @@
 /* popcheck - what the tracer's populating thread looks like from inside the traced program.
  *   popcheck N [plain|seccomp|seccomp-exec|fork|restart|mainexit|joins|frees|slow] [slow]
  * makes N malloc(1005)/free pairs, then prints "threads K" (threads named mtrace-populate) and
- * "blocked yes|no" (every signal a program can block is blocked in them), and with
- * POPCHECK_POLICY set "policy P" (their scheduling policy, field 41 of their stat).
+ * "blocked yes|no" (every signal a program can block is blocked in them), with
+ * POPCHECK_POLICY set "policy P" (their scheduling policy, field 41 of their stat), and with
+ * POPCHECK_HWM set "hwm_kb K" (the process's peak RSS, VmHWM).
  *   seccomp: installs an allow-everything seccomp filter first (no thread may start then);
  *   seccomp-exec: installs it and runs itself again in plain mode (started under a filter, as
  *            in a container: the thread may start);
@@ -107,6 +108,16 @@ static void report(const char *who)
 	printf("%sthreads %d\n%sblocked %s\n", who, n, who, n && blocked ? "yes" : "no");
 	if (getenv("POPCHECK_POLICY"))
 		printf("%spolicy %d\n", who, policy);
+	if (getenv("POPCHECK_HWM")) {
+		FILE *f = fopen("/proc/self/status", "r");
+		long hwm = -1;
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "VmHWM: %ld", &hwm) == 1)
+				break;
+		if (f)
+			fclose(f);
+		printf("%shwm_kb %ld\n", who, hwm);
+	}
 	fflush(stdout);
 }
 
