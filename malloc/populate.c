@@ -205,10 +205,10 @@ int mt_populate_wanted(int may_start)
    The thread
    ------------------------------------------------------------------------------------------- */
 
-/* Under lock: the next range to drop, [*from, *to) in window *w, or 0 if none is due. */
-static uint32_t drop_file_id;
-static uint64_t drop_end;   /* the file's pages below this were dropped (or never mapped) */
+static uint32_t drop_file_id;   /* the file drop_end is about */
+static uint64_t drop_end;       /* the file's pages below this were dropped (or never mapped) */
 
+/* Under lock: the next range to drop, [*from, *to) in window *w, or 0 if none is due. */
 static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w)
 {
 	if (mt_g.fd < 0 || !mt_g.active)
