@@ -37,28 +37,46 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Validation's own memory is mapped, grown by mremap and unmapped: never the allocator under
-   test's (it may be preloaded already), and given back whole before the replay, whose Max RSS
-   would otherwise start above it.  p grows to hold need bytes (zeroed); NULL if it cannot. */
+/* Validation's own memory: large tables are mapped, grown by mremap and unmapped - not the
+   allocator under test's (it may be preloaded already), and given back whole before the replay,
+   whose Max RSS would otherwise start above them; small ones (below VM_MAPPED) come from malloc,
+   as a system call or two per table would make validating a small workload (and fuzzing it)
+   ten times slower.  p grows to hold need bytes, the new ones zeroed; NULL if it cannot. */
+#define VM_MAPPED ((size_t)64 << 10)
+
 static void *vm_grow(void *p, size_t *cap, size_t need)
 {
 	if (need <= *cap)
 		return p;
-	size_t n = *cap ? *cap : 4096;
+	size_t n = *cap ? *cap : 256;
 	while (n < need)
 		n *= 2;
-	void *q = p ? mremap(p, *cap, n, MREMAP_MAYMOVE)
-		    : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (q == MAP_FAILED)
-		return NULL;
+	void *q;
+	if (n < VM_MAPPED) {
+		if ((q = realloc(p, n)) == NULL)
+			return NULL;
+		memset((char *)q + *cap, 0, n - *cap);
+	} else if (*cap >= VM_MAPPED) {
+		if ((q = mremap(p, *cap, n, MREMAP_MAYMOVE)) == MAP_FAILED)
+			return NULL;
+	} else {
+		q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED)
+			return NULL;
+		if (p)
+			memcpy(q, p, *cap);
+		free(p);
+	}
 	*cap = n;
 	return q;
 }
 
 static void vm_free(void *p, size_t cap)
 {
-	if (p)
+	if (cap >= VM_MAPPED)
 		munmap(p, cap);
+	else
+		free(p);
 }
 
 /* A WAIT seen: thread u must publish its count k.  Kept as (u, k) pairs until the schedule is
@@ -83,12 +101,12 @@ static int note_wait(struct waitlist *l, uint64_t u, uint64_t k)
 /* The plan's signal points from the waits: by thread waited for, sorted, unique. */
 static int build_points(struct replay_plan *p, uint32_t nt, const struct waitlist *l)
 {
-	size_t total = (size_t)l->n + nt;
-	p->map_bytes = ((size_t)nt * 2 + total) * sizeof(uint64_t);
-	void *map = mmap(NULL, p->map_bytes ? p->map_bytes : 1, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (map == MAP_FAILED)
+	size_t total = (size_t)l->n + nt, cap = 0;
+	void *map = vm_grow(NULL, &cap, ((size_t)nt * 2 + total) * sizeof(uint64_t) + 1);   /* (no
+	                                   threads: still a block, as NULL means failure) */
+	if (map == NULL)
 		return -1;
+	p->map_bytes = cap;
 	p->start = map;
 	p->count = p->start + nt;
 	p->points = p->count + nt;
@@ -120,7 +138,7 @@ static int build_points(struct replay_plan *p, uint32_t nt, const struct waitlis
 void replay_plan_free(struct replay_plan *p)
 {
 	if (p->start)
-		munmap(p->start, p->map_bytes ? p->map_bytes : 1);
+		vm_free(p->start, p->map_bytes);
 	memset(p, 0, sizeof *p);
 }
 

@@ -53,7 +53,7 @@ struct replay_plan {
 	uint64_t ideal_rss;           /* bytes: the workload's, or computed along the schedule */
 	/* each thread's signal points, the counts other threads wait for (where it must publish
 	   its count): points[start[t]], ... count[t] of them, sorted, then UINT64_MAX.  One
-	   mapping, map_bytes long, holds start[], count[] and points[]. */
+	   block, map_bytes long (mapped when large), holds start[], count[] and points[]. */
 	uint64_t *start, *count, *points;
 	size_t npoints;               /* length of points[], terminators and gaps included */
 	size_t map_bytes;
