@@ -676,6 +676,14 @@ static size_t fmt_u(char *b, uint64_t v)
 	return n;
 }
 
+/* Append s to the line b of cap bytes holding *k; what does not fit is cut.  Async-signal-safe:
+   the crash report's and the sampler's progress line's (no stdio, no allocation). */
+static void put(char *b, size_t cap, size_t *k, const char *s)
+{
+	while (*s && *k < cap)
+		b[(*k)++] = *s++;
+}
+
 static void on_crash(int sig)
 {
 	/* one report: a thread crashing while another reports waits for the end it brings */
@@ -689,7 +697,7 @@ static void on_crash(int sig)
 	};
 	char msg[400];
 	size_t k = 0;
-#define PUT(s) do { const char *s_ = (s); while (*s_ && k < sizeof msg - 1) msg[k++] = *s_++; } while (0)
+#define PUT(s) put(msg, sizeof msg - 1, &k, (s))
 	PUT(tool_name);
 	PUT(crash_ctx ? ": the replay crashed (" : ": crashed before the replay began (");
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -871,7 +879,7 @@ static void progress(struct ctx *x, int end)
 		total = done;
 	char *line = x->progress_line, num[32];
 	size_t k = 0;
-#define PUT(s) do { const char *s_ = (s); while (*s_ && k < sizeof x->progress_line) line[k++] = *s_++; } while (0)
+#define PUT(s) put(line, sizeof x->progress_line, &k, (s))
 	PUT("\r");
 	PUT(tool_name);
 	PUT(": ");
