@@ -840,7 +840,13 @@ int main(int argc, char **argv)
 			if (o.nmallopt < 32)
 				o.mallopts[o.nmallopt++] = optarg;
 			break;
-		case 'T': check_tunables(optarg); o.tunables = optarg; break;
+		case 'T':
+			/* checked once, in the command the user ran: not again after the re-execution
+			   or in each run of --compare (a loader spawned each time) */
+			if (!getenv("MTRACE_RUN_ENV") && !getenv("MTRACE_RUN_PROGRESS"))
+				check_tunables(optarg);
+			o.tunables = optarg;
+			break;
 		case 1:
 			if (parse_u64(optarg, &o.ro.trim_every) < 0 || o.ro.trim_every == 0)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
