@@ -164,4 +164,18 @@ for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do
 done
 grep -q 'a race' "$TMP/wl-racy.out" && ok "wl_check names the race" || bad "race message"
 grep -q 'deadlock' "$TMP/wl-deadlock.out" && ok "wl_check names the deadlock" || bad "deadlock message"
+
+# a program whose threads come and go: 5,000 streams of a few calls each.  Each stream's buffer
+# starts small (it took 32 KiB, a page of it touched: 29.8 MB peak against 11.2 MB now)
+traced "$TMP/churn" "$TP/threads" 5000 20 50 >/dev/null
+if [ -x /usr/bin/time ] && [ "${SANITIZE:-}" != 1 ]; then   # (ASan's shadow memory is its own)
+	/usr/bin/time -f %M -o "$TMP/churn.mem" "$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"
+	eq "5,000 threads: converts" 0 "$?"
+	mem=$(tail -n 1 "$TMP/churn.mem")
+	check "5,000 threads: peak memory $mem KiB (< 16 MiB)" test "$mem" -lt 16384
+else
+	"$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"; eq "5,000 threads: converts" 0 "$?"
+	echo "# /usr/bin/time not installed, or an ASan build: the peak memory of that conversion is not checked"
+fi
+eq "5,000 threads: a stream each (and the main thread's)" 5001 "$(wl "$TMP/churn.wl" threads)"
 finish

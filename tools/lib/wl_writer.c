@@ -97,13 +97,33 @@ int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
 	struct wl_tstream *s = &w->t[w->nthreads];
 	memset(s, 0, sizeof *s);
 	s->tid = tid;
-	s->buf = malloc(WL_TBUF);
+	s->buf = malloc(WL_TBUF_FIRST);
 	if (!s->buf)
 		return -1;
+	s->cap = WL_TBUF_FIRST;
+	s->room = WL_TBUF_FIRST - WL_OP_MAX;
 	return w->nthreads++;
 }
 
-int wl_writer_spill(struct wl_writer *w, struct wl_tstream *s)
+static int spill(struct wl_writer *w, struct wl_tstream *s);
+
+int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
+{
+	if (s->cap >= WL_TBUF)
+		return spill(w, s);
+	uint8_t *b = realloc(s->buf, s->cap * 2);   /* (WL_TBUF_FIRST holds the longest op) */
+	if (!b) {
+		snprintf(w->err, sizeof w->err, "out of memory");
+		return -1;
+	}
+	s->buf = b;
+	s->cap *= 2;
+	s->room = s->cap - WL_OP_MAX;
+	return 0;
+}
+
+/* Move stream s's buffer to the scratch file; 0 or -1 with w->err set. */
+static int spill(struct wl_writer *w, struct wl_tstream *s)
 {
 	if (s->nblocks == s->cap_blocks) {
 		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
