@@ -68,7 +68,8 @@ struct mtrace_wl_header {
 	uint64_t thread_table;           /* file offset of the thread table */
 	uint64_t file_size;              /* readers check the file is this long */
 	int32_t  pid;                    /* of the traced process (0 unknown) */
-	uint32_t reserved0;
+	uint32_t max_live_threads;       /* the most threads alive at once in the trace (each from
+	                                    its first call to its last); 0 unknown (older files) */
 	char     program[256];           /* the traced executable, NUL-terminated, may be empty */
 	uint64_t reserved[68];           /* zero */
 };
@@ -113,6 +114,7 @@ static inline void mtrace_wl_header_le(struct mtrace_wl_header *h)
 	MTRACE_SWAP(h->thread_table);
 	MTRACE_SWAP(h->file_size);
 	MTRACE_SWAP(h->pid);
+	MTRACE_SWAP(h->max_live_threads);
 #else
 	(void)h;
 #endif

@@ -178,4 +178,10 @@ else
 	echo "# /usr/bin/time not installed, or an ASan build: the peak memory of that conversion is not checked"
 fi
 eq "5,000 threads: a stream each (and the main thread's)" 5001 "$(wl "$TMP/churn.wl" threads)"
+# the most threads alive at once (first call to last): made in waves of 50, so at most 51 with
+# the main thread, and at least 2
+live=$(wl "$TMP/churn.wl" max_live_threads)
+check "5,000 threads in waves of 50: $live alive at once (2 to 51)" test "$live" -ge 2 -a "$live" -le 51
+live=$(wl "$TMP/m.wl" max_live_threads)
+check "mbench, 2 threads: $live alive at once (2 or 3, with main)" test "$live" -ge 2 -a "$live" -le 3
 finish

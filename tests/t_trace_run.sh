@@ -39,13 +39,20 @@ eq "cross-thread, --threads 1: every free" "$(wl "$TMP/x.wl" free)" "$(csv "$TMP
 traced "$TMP/churn" "$TP/threads" 10100 100 1 >/dev/null
 "$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"
 if [ "${SANITIZE:-}" != 1 ]; then   # 10,000 threads under ASan: minutes, and its own limits
-	timeout 120 "$R" --csv "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams: replayed" 0 "$?"
+	timeout 120 "$R" --csv --threads 10000 "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams: replayed" 0 "$?"
 	eq "10,101 streams: 10,000 replay threads at once" 10000 "$(csv "$TMP/churn.csv" replay_threads)"
 else
 	timeout 120 "$R" --csv --threads 64 "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams, --threads 64: replayed" 0 "$?"
 fi
 eq "10,101 streams: every malloc" "$(wl "$TMP/churn.wl" malloc)" "$(csv "$TMP/churn.csv" malloc_calls)"
 eq "10,101 streams: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churn.csv" free_calls)"
+# by default, as many replay threads as the program had threads alive at once (it made them
+# one at a time: the main thread and one more); 10,000 of them before, their stacks in RSS
+live=$(wl "$TMP/churn.wl" max_live_threads)
+check "10,101 streams made one at a time: $live alive at once (2 to 8)" test "$live" -ge 2 -a "$live" -le 8
+timeout 120 "$R" --csv "$TMP/churn.wl" >"$TMP/churnd.csv"; eq "10,101 streams, default: replayed" 0 "$?"
+eq "10,101 streams, default: as many replay threads as were alive at once" "$live" "$(csv "$TMP/churnd.csv" replay_threads)"
+eq "10,101 streams, default: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churnd.csv" free_calls)"
 "$R" --threads 8 "$TMP/churn.wl" >"$TMP/churn8.txt"; eq "--threads 8: exit 0" 0 "$?"
 grep -q '^Replay threads: 8 for 10,101 streams' "$TMP/churn8.txt" && ok "--threads 8: eight threads took the streams in turn" || bad "--threads 8: $(grep -i thread "$TMP/churn8.txt")"
 "$R" --threads 0 "$TMP/x.wl" >/dev/null 2>&1; eq "--threads 0: exit 2" 2 "$?"

@@ -55,6 +55,8 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 		fputs(" none (the program made no allocator call while traced)", stderr);
 	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
 		fmt_commas(b, h->ideal_rss_call));
+	fprintf(stderr, "  threads at once  %s (alive from their first call to their last)\n",
+		fmt_commas(a, h->max_live_threads));
 	fprintf(stderr, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
 		fmt_commas(a, s->free_null), fmt_commas(b, s->realloc_null), fmt_commas(c, s->realloc_zero),
 		fmt_commas(d, s->failed));

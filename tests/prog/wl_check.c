@@ -208,5 +208,6 @@ int main(int argc, char **argv)
 	for (unsigned o = 1; o <= MTRACE_WL_LAST_CALL; o++)
 		printf("%s %llu\n", mtrace_wl_op_name(o), (unsigned long long)counts[o]);
 	printf("failed %llu\nideal_rss %llu\n", (unsigned long long)failed, (unsigned long long)r.h.ideal_rss);
+	printf("max_live_threads %u\n", (unsigned)r.h.max_live_threads);
 	return violations ? 1 : 0;
 }

@@ -977,7 +977,11 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		x->t[i].idx = i;
 		/* (seen[] zeroed: "thread 0 at count 0", which is true) */
 	}
-	uint32_t most = o->max_threads ? o->max_threads : REPLAY_MAX_THREADS;
+	/* as many threads at once as the program had alive at once, unless told (a program whose
+	   threads came and went ran 10,000 replay threads, their stacks the harness's RSS) */
+	uint32_t most = o->max_threads ? o->max_threads
+		      : r->h.max_live_threads && r->h.max_live_threads < REPLAY_MAX_THREADS ? r->h.max_live_threads
+		      : REPLAY_MAX_THREADS;
 	uint32_t first = nt < most ? nt : most;
 	for (uint32_t i = 0; i < first; i++)
 		add_worker(x);   /* they wait for `go` */
