@@ -45,7 +45,6 @@ struct impl {
 	uint64_t pool;                /* the shared free slots, a stack linked through their
 	                                 slotinfo.size (unused while free); 0 ends it */
 	uint64_t *count;              /* calls emitted, per thread */
-	uint64_t (*span)[2];          /* per thread: the order points of its first and last event */
 	uint32_t nthreads, cap_threads;
 	uint64_t live, total_calls;
 	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
@@ -340,10 +339,6 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	struct impl *m = c->impl;
 	for (const struct order_ev *e = ev, *end = ev + n; e < end; e++) {
 		int k;
-		uint64_t *span = m->span[e->thread];   /* events come in order: the first is the least */
-		if (span[0] > e->t)
-			span[0] = e->t;
-		span[1] = e->t;
 		if (m->addr.cap > ADDRMAP_CACHED && e + 8 < end) {
 			/* a map larger than the caches is probed at random, a miss an event: start the
 			   loads of the entries of the event 8 ahead now, so they arrive in time
@@ -398,15 +393,10 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 		struct ownlist *o = realloc(m->own, cap * sizeof *o);
 		if (o)
 			m->own = o;
-		uint64_t (*sp)[2] = realloc(m->span, cap * sizeof *sp);
-		if (sp)
-			m->span = sp;
-		if (!n || !o || !sp)
+		if (!n || !o)
 			return oom(c);
 		m->cap_threads = cap;
 	}
-	m->span[idx][0] = UINT64_MAX;   /* no event yet */
-	m->span[idx][1] = 0;
 	int64_t w = wl_writer_thread(c->w, tid);
 	if (w < 0 || (uint32_t)w != idx)
 		return oom(c);
@@ -469,37 +459,6 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	return rc < 0 ? failed(c, m) : 0;
 }
 
-static int cmp_edge(const void *a, const void *b)
-{
-	const int64_t *x = a, *y = b;   /* (time, +1 start or -1 end) */
-	if (x[0] != y[0])
-		return (uint64_t)x[0] < (uint64_t)y[0] ? -1 : 1;
-	return x[1] > y[1] ? -1 : x[1] < y[1];   /* a start before an end at the same time (a
-	                                            thread of one event is alive at it) */
-}
-
-/* The most threads alive at once, each from its first event to its last; 0 if it cannot tell
-   (no memory for the sort). */
-static uint32_t max_live_threads(const struct impl *m)
-{
-	int64_t (*e)[2] = malloc((size_t)m->nthreads * 2 * sizeof *e);
-	if (!e)
-		return 0;
-	size_t n = 0;
-	for (uint32_t i = 0; i < m->nthreads; i++)
-		if (m->span[i][0] != UINT64_MAX) {
-			e[n][0] = (int64_t)m->span[i][0], e[n++][1] = 1;
-			e[n][0] = (int64_t)m->span[i][1], e[n++][1] = -1;
-		}
-	qsort(e, n, sizeof *e, cmp_edge);
-	int64_t live = 0, most = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((live += e[i][1]) > most)
-			most = live;
-	free(e);
-	return (uint32_t)most;
-}
-
 int convert_end(struct convert *c, struct mtrace_wl_header *h)
 {
 	struct impl *m = c->impl;
@@ -520,7 +479,7 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	h->failed = c->st.failed;
 	memcpy(h->counts, m->opcounts, sizeof h->counts);
 	h->pid = m->pid;
-	h->max_live_threads = max_live_threads(m);
+	h->max_live_threads = order_max_live_threads(&m->ord);
 	snprintf(h->program, sizeof h->program, "%s", m->program);
 	if (wl_writer_finish(c->w, h) < 0)
 		return write_failed(c);
@@ -538,7 +497,6 @@ void convert_free(struct convert *c)
 	free(m->slots);
 	free(m->own);
 	free(m->count);
-	free(m->span);
 	free(m);
 	c->impl = NULL;
 }

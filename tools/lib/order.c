@@ -25,6 +25,8 @@ struct queue {
 	struct order_ev ev;           /* the first pending event (ev.rec NULL: none, and the
 	                                 thread is not in the heap) */
 	struct seg *head, *tail;
+	uint64_t first_t, last_t;     /* order points of its first event and of the last handed
+	                                 out when its queue ran dry (at the end: its last) */
 };
 
 /* A heap entry: a thread with pending events, keyed by its first event's order point; ties
@@ -110,6 +112,7 @@ static inline void advance(struct impl *m, struct queue *q)
 			q->tail = NULL;
 		free_seg(m, s);
 		if ((s = q->head) == NULL) {
+			q->last_t = q->ev.t;   /* the event just handed out */
 			q->ev.rec = NULL;
 			return;
 		}
@@ -369,7 +372,7 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
    Feeding
    ------------------------------------------------------------------------------------------- */
 
-static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid)
+static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t first_t)
 {
 	uint64_t *i = u64map_get(&m->tids, tid);
 	if (i)
@@ -393,6 +396,7 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid)
 	uint32_t idx = o->nthreads;
 	memset(&m->q[idx], 0, sizeof m->q[idx]);
 	m->q[idx].ev.thread = idx;
+	m->q[idx].first_t = m->q[idx].last_t = first_t;
 	if (u64map_put(&m->tids, tid, (uint64_t)idx + 1) < 0)
 		return oom(o);
 	if (o->new_thread && o->new_thread(o->ctx, idx, tid) < 0)
@@ -436,7 +440,7 @@ int order_feed(struct order *o, struct trace_reader *r)
 		}
 		uint32_t x = m->last_idx;
 		if (run->tid != m->last_tid || o->nthreads == 0) {
-			int64_t i = thread_of(o, m, run->tid);
+			int64_t i = thread_of(o, m, run->tid, run->ts);
 			if (i < 0)
 				return -1;
 			x = m->last_idx = (uint32_t)i;
@@ -471,6 +475,37 @@ int order_feed(struct order *o, struct trace_reader *r)
 int order_end(struct order *o)
 {
 	return drain(o, o->impl, UINT64_MAX, UINT64_MAX);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;   /* (time, 0 start or 1 end) */
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];   /* a start before an end at the same time (a
+	                                            thread of one event is alive at it) */
+}
+
+uint32_t order_max_live_threads(const struct order *o)
+{
+	const struct impl *m = o->impl;
+	uint64_t (*e)[2] = malloc((size_t)o->nthreads * 2 * sizeof *e + 1);
+	if (!e)
+		return 0;
+	size_t n = 0;
+	for (uint32_t i = 0; i < o->nthreads; i++) {
+		e[n][0] = m->q[i].first_t, e[n++][1] = 0;
+		e[n][0] = m->q[i].last_t, e[n++][1] = 1;
+	}
+	qsort(e, n, sizeof *e, cmp_edge);
+	uint32_t live = 0, most = 0;
+	for (size_t i = 0; i < n; i++) {
+		live = e[i][1] ? live - 1 : live + 1;
+		if (live > most)
+			most = live;
+	}
+	free(e);
+	return most;
 }
 
 void order_free(struct order *o)

@@ -57,5 +57,8 @@ int  order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void 
 int  order_feed(struct order *o, struct trace_reader *r);
 /* Hand out everything still pending. */
 int  order_end(struct order *o);
+/* After order_end: the most threads alive at once, each from its first event to its last
+   (a start and an end at the same order point overlap); 0 if memory runs out. */
+uint32_t order_max_live_threads(const struct order *o);
 void order_free(struct order *o);
 #endif
