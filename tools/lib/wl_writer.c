@@ -100,7 +100,6 @@ int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
 	s->buf = malloc(WL_TBUF_FIRST);
 	if (!s->buf)
 		return -1;
-	s->cap = WL_TBUF_FIRST;
 	s->room = WL_TBUF_FIRST - WL_OP_MAX;
 	return w->nthreads++;
 }
@@ -109,16 +108,16 @@ static int spill(struct wl_writer *w, struct wl_tstream *s);
 
 int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
 {
-	if (s->cap >= WL_TBUF)
+	size_t size = s->room + WL_OP_MAX;
+	if (size >= WL_TBUF)
 		return spill(w, s);
-	uint8_t *b = realloc(s->buf, s->cap * 2);   /* (WL_TBUF_FIRST holds the longest op) */
+	uint8_t *b = realloc(s->buf, size * 2);   /* (WL_TBUF_FIRST holds the longest op) */
 	if (!b) {
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
 	}
 	s->buf = b;
-	s->cap *= 2;
-	s->room = s->cap - WL_OP_MAX;
+	s->room = size * 2 - WL_OP_MAX;
 	return 0;
 }
 

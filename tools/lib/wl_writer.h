@@ -18,8 +18,10 @@ struct wl_tstream {
 	uint64_t ncalls;              /* calls (not WAIT or END) appended */
 	uint64_t spilled;             /* bytes of the stream already in the scratch file */
 	uint8_t *buf;
-	size_t len, cap;              /* cap grows from WL_TBUF_FIRST to WL_TBUF, then spills */
-	size_t room;                  /* cap less the longest op: len above it, and room is made */
+	size_t len;
+	size_t room;                  /* the buffer's size less the longest op: len above it, and
+	                                 room is made (the buffer grows from WL_TBUF_FIRST to
+	                                 WL_TBUF, then spills) */
 	struct wl_block *blocks;
 	size_t nblocks, cap_blocks;
 };
