@@ -231,7 +231,8 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	# trace's order, the same ideal RSS too (plus 64 KiB).  (Threads that do not wait for each
 	# other interleave otherwise in a replay: live bytes then add up differently.)
 	traced "$TMP/one" "$ROOT/$B/bench/mbench" 1 50000 >/dev/null
-	"$BIN/trace2wl" -q "$TMP/one.wl" "$(one_file "$TMP/one.*")"
+	one_trace=$(one_file "$TMP/one.*")
+	"$BIN/trace2wl" -q "$TMP/one.wl" "$one_trace"
 	for w in one m x; do
 		rm -f "$TMP"/rr.*
 		traced "$TMP/rr" "$R" --touch=none "$TMP/$w.wl" >/dev/null; eq "$w: traced replay: exit 0" 0 "$?"
@@ -242,6 +243,21 @@ if [ "${SANITIZE:-}" != 1 ]; then
 			[ "$b" -ge "$a" ] && [ "$b" -le $((a + slack)) ] && ok "$w: round trip: $k $a, replayed $b" ||
 				bad "$w: round trip: $k: workload $a, the replay's trace $b"
 		done
+	done
+	# a dj/malloc workload is translated before the re-execution, never by the allocator under
+	# test: its replay makes the same allocator calls as the replay of its translation
+	"$BIN/trace2wl" -q -d "$TMP/one.dj" "$TMP/one2.wl" "$one_trace"
+	"$TP/dj_wl_scan" --to-ours "$TMP/one.dj" "$TMP/one.djwl"
+	for f in djwl dj; do
+		rm -f "$TMP"/rd.*
+		traced "$TMP/rd" "$R" --touch=none --malloc "$TP/libfwd.so" "$TMP/one.$f" >/dev/null
+		eq "one.$f: traced replay with --malloc: exit 0" 0 "$?"
+		rd=$(one_file "$TMP/rd.*.1")   # the image after the re-execution
+		for k in malloc calloc realloc free; do eval "n_${f}_$k=\$(count \"\$rd\" $k)"; done
+	done
+	for k in malloc calloc realloc free; do
+		eval "a=\$n_djwl_$k b=\$n_dj_$k"
+		eq "a dj workload's replay: as many ${k}s as its translation's ($a)" "$a" "$b"
 	done
 	rm -f "$TMP"/rr.*
 	traced "$TMP/rr" "$R" --touch=none "$TMP/one.wl" >/dev/null

@@ -469,10 +469,12 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 }
 
 /* ---------------------------------------------------------------------------------------------
-   A workload on standard input, or compressed, is first written out plain to a temporary file:
-   the replay maps its workload, and --compare's runs and the re-execution for --malloc read it
-   again.  MTRACE_RUN_TMP names the file across the re-execution; the process that replays
-   from it last removes it at exit.
+   A workload on standard input, compressed, or in the dj/malloc encoding is first written out
+   plain, in our encoding, to a temporary file: the replay maps its workload, and --compare's
+   runs and the re-execution for --malloc read it again.  The translation happens here, before
+   the re-execution, so that its tables never come from the allocator under test.
+   MTRACE_RUN_TMP names the file across the re-execution (the process that replays from it last
+   removes it at exit), MTRACE_RUN_NAME what the user gave, for messages.
    ------------------------------------------------------------------------------------------- */
 
 static char tmp_workload[4200];
@@ -485,6 +487,70 @@ static void die_named(const char *msg, const char *path, const char *shown)
 	if (strcmp(path, shown) && !strncmp(msg, path, n))
 		tool_die(EXIT_BADFILE, "%s%s", tool_display_name(shown), msg + n);
 	tool_die(EXIT_BADFILE, "%s", msg);
+}
+
+/* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages. */
+static const char *materialize(const char *workload, const char **shown)
+{
+	const char *env = getenv("MTRACE_RUN_TMP"), *name = getenv("MTRACE_RUN_NAME");
+	*shown = workload;
+	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
+		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
+		tool_temp_add(tmp_workload);
+		if (name)
+			*shown = name;
+		return workload;
+	}
+	const char *path = workload;
+	char raw[4200] = "";
+	if (tool_input_is_stream(workload)) {   /* "-", or a pipe: bash's <(...) */
+		snprintf(raw, sizeof raw, "%s", tool_input_to_file(workload));
+		path = raw;
+	}
+	unsigned char head[8];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd >= 0 ? read(fd, head, sizeof head) : -1;
+	if (fd >= 0)
+		close(fd);
+	const char *prog = k > 0 ? trace_compression(head, (size_t)k) : NULL;
+	if (prog) {
+		if (!tool_on_path(prog))
+			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
+				 tool_display_name(workload), prog, prog, tool_package_of(prog));
+		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
+		tool_temp_add(tmp_workload);
+		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
+		int ok = tool_wait_ok(tool_spawn(args, 0, out, 1));
+		close(out);
+		if (raw[0])
+			unlink(raw);
+		if (!ok)
+			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
+				 tool_display_name(workload), prog);
+	} else if (raw[0])
+		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
+	const char *plain = tmp_workload[0] ? tmp_workload : workload;
+	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
+		static char translated[4200];
+		char err[800];
+		close(tool_mkstemp(translated, sizeof translated));
+		tool_temp_add(translated);
+		int bad = dj_wl_to_ours(plain, translated, err, sizeof err) < 0;
+		if (tmp_workload[0]) {   /* the decompressed or copied dj workload: done with */
+			unlink(tmp_workload);
+			tool_temp_done(tmp_workload);
+		}
+		if (bad)
+			die_named(err, plain, workload);
+		snprintf(tmp_workload, sizeof tmp_workload, "%s", translated);
+		tool_temp_done(translated);
+		tool_temp_add(tmp_workload);
+	}
+	if (!tmp_workload[0])
+		return workload;   /* a plain file of ours, read where it is */
+	setenv("MTRACE_RUN_TMP", tmp_workload, 1);
+	setenv("MTRACE_RUN_NAME", workload, 1);
+	return tmp_workload;
 }
 
 /* The timeline is written beside its name and renamed into place when the replay succeeded:
@@ -519,48 +585,6 @@ static void finish_log(const char *log, int fd, int log_errno)
 		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished log into place: %s", log,
 			 strerror(errno));
 	tool_temp_done(tmp_log);
-}
-
-static const char *materialize(const char *workload)
-{
-	const char *env = getenv("MTRACE_RUN_TMP");
-	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
-		tool_temp_add(tmp_workload);
-		return workload;
-	}
-	const char *path = workload;
-	char raw[4200] = "";
-	if (tool_input_is_stream(workload)) {   /* "-", or a pipe: bash's <(...) */
-		snprintf(raw, sizeof raw, "%s", tool_input_to_file(workload));
-		path = raw;
-	}
-	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd >= 0 ? read(fd, head, sizeof head) : -1;
-	if (fd >= 0)
-		close(fd);
-	const char *prog = k > 0 ? trace_compression(head, (size_t)k) : NULL;
-	if (prog) {
-		if (!tool_on_path(prog))
-			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
-				 tool_display_name(workload), prog, prog, tool_package_of(prog));
-		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
-		tool_temp_add(tmp_workload);
-		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
-		int ok = tool_wait_ok(tool_spawn(args, 0, out, 1));
-		close(out);
-		if (raw[0])
-			unlink(raw);
-		if (!ok)
-			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-				 tool_display_name(workload), prog);
-	} else if (!raw[0])
-		return workload;   /* a plain file, read where it is */
-	else
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
-	setenv("MTRACE_RUN_TMP", tmp_workload, 1);
-	return tmp_workload;
 }
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
@@ -874,7 +898,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n", optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;
 	}
-	const char *workload = argv[optind], *shown = workload;   /* shown: in messages */
+	const char *workload = argv[optind], *shown;   /* shown: in messages */
 	char err[800];
 	if (o.log && !strcmp(o.log, "-"))
 		tool_die(EXIT_USAGE, "--log -: standard output carries the summary; name a file");
@@ -883,34 +907,15 @@ int main(int argc, char **argv)
 			 "after it (%s.ALLOCATOR): give a file name", o.log, o.log);
 	if (o.log)
 		o.log = tool_check_output(o.log, argv + optind, 1, 0);
-	workload = argv[optind] = (char *)materialize(workload);   /* argv: for the re-execution */
+	workload = argv[optind] = (char *)materialize(workload, &shown);   /* argv: for the re-execution */
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
 	if (!o.compare && o.repeat <= 1)
 		ensure_environment(&o, argv);
 
-	/* dj/malloc workloads are translated into ours first, into a temporary file that is
-	   unlinked as soon as it is mapped (never beside the input) */
-	static char translated[4200];
-	const char *wl_path = workload;
-	int is_dj = access(workload, R_OK) == 0 && dj_wl_sniff(workload);
-	if (is_dj) {
-		close(tool_mkstemp(translated, sizeof translated));
-		tool_temp_add(translated);
-		if (dj_wl_to_ours(workload, translated, err, sizeof err) < 0) {
-			unlink(translated);
-			die_named(err, workload, shown);
-		}
-		wl_path = translated;
-	}
 	struct wl_reader r;
-	int opened = wl_open(&r, wl_path);
-	if (is_dj) {
-		unlink(translated);
-		tool_temp_done(translated);
-	}
-	if (opened < 0)
-		die_named(r.err, wl_path, shown);
+	if (wl_open(&r, workload) < 0)
+		die_named(r.err, workload, shown);
 	r.name = shown;
 	struct replay_plan plan;
 	struct tool_progress vp;

@@ -1,5 +1,7 @@
-/* dj_wl_scan - test helper: validate a dj/malloc workload and print its counts by opcode. */
+/* dj_wl_scan - test helper: validate a dj/malloc workload and print its counts by opcode;
+   with --to-ours OUT, write it translated into our encoding instead (as trace_run does). */
 #include <stdio.h>
+#include <string.h>
 #include "dj_wl.h"
 
 int main(int argc, char **argv)
@@ -8,6 +10,13 @@ int main(int argc, char **argv)
 		"sync_r", "alloc_ptrs", "alloc_syncs", "nthreads", "start_thread", "memalign", "valloc", "pvalloc" };
 	struct dj_wl_info in;
 	char err[700];
+	if (argc == 4 && !strcmp(argv[1], "--to-ours")) {
+		if (dj_wl_to_ours(argv[2], argv[3], err, sizeof err) < 0) {
+			printf("error: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	if (argc != 2 || dj_wl_scan(argv[1], &in, err, sizeof err) < 0) {
 		printf("error: %s\n", argc == 2 ? err : "usage: dj_wl_scan FILE");
 		return 1;
