@@ -138,6 +138,10 @@ static void check_preloaded(const char *name, const char *lib)
 			 "measure glibc's", label);
 }
 
+/* A temporary plain copy of the workload (see materialize), and the name the user gave it */
+static char tmp_workload[4200];
+static const char *tmp_workload_of;   /* what the user named */
+
 /* Re-execute with the allocator preloaded and the tunables set, once: allocators and tunables
    must be in place before the process's first allocation. */
 static void ensure_environment(const struct opts *o, char **argv)
@@ -182,6 +186,10 @@ static void ensure_environment(const struct opts *o, char **argv)
 	}
 	if (o->tunables)
 		setenv("GLIBC_TUNABLES", o->tunables, 1);
+	if (tmp_workload_of) {   /* the temporary workload: the new image's to remove */
+		setenv("MTRACE_RUN_TMP", tmp_workload, 1);
+		setenv("MTRACE_RUN_NAME", tmp_workload_of, 1);
+	}
 	execv("/proc/self/exe", argv);
 	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
 }
@@ -477,7 +485,6 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
    removes it at exit), MTRACE_RUN_NAME what the user gave, for messages.
    ------------------------------------------------------------------------------------------- */
 
-static char tmp_workload[4200];
 
 /* Exit 1 with msg, which names path, naming what the user gave instead (standard input, or the
    compressed file, rather than our temporary copy). */
@@ -531,25 +538,40 @@ static const char *materialize(const char *workload, const char **shown)
 		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
 	const char *plain = tmp_workload[0] ? tmp_workload : workload;
 	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
+		/* in a child: its tables would otherwise be allocated and freed, just before the
+		   replay, by the allocator the replay measures (plain glibc runs without re-executing) */
 		static char translated[4200];
-		char err[800];
 		close(tool_mkstemp(translated, sizeof translated));
 		tool_temp_add(translated);
-		int bad = dj_wl_to_ours(plain, translated, err, sizeof err) < 0;
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid < 0)
+			tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
+		if (pid == 0) {
+			char err[800];
+			if (dj_wl_to_ours(plain, translated, err, sizeof err) < 0)
+				die_named(err, plain, workload);
+			_exit(0);
+		}
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 		if (tmp_workload[0]) {   /* the decompressed or copied dj workload: done with */
 			unlink(tmp_workload);
 			tool_temp_done(tmp_workload);
 		}
-		if (bad)
-			die_named(err, plain, workload);
+		if (WIFSIGNALED(st))
+			tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
+				 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
+		if (WEXITSTATUS(st))
+			exit(WEXITSTATUS(st));   /* (it said why) */
 		snprintf(tmp_workload, sizeof tmp_workload, "%s", translated);
 		tool_temp_done(translated);
 		tool_temp_add(tmp_workload);
 	}
 	if (!tmp_workload[0])
 		return workload;   /* a plain file of ours, read where it is */
-	setenv("MTRACE_RUN_TMP", tmp_workload, 1);
-	setenv("MTRACE_RUN_NAME", workload, 1);
+	tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
 	return tmp_workload;
 }
 
@@ -820,6 +842,9 @@ static int multi_run(const struct opts *o, const char *workload)
 int main(int argc, char **argv)
 {
 	tool_name = "trace_run";
+	/* stdout's buffer would be the allocator under test's, allocated at the first printf */
+	static char stdout_buf[BUFSIZ];
+	setvbuf(stdout, stdout_buf, isatty(1) ? _IOLBF : _IOFBF, sizeof stdout_buf);
 	cycles_init();
 	static const struct option longopts[] = {
 		{ "malloc", required_argument, 0, 'm' }, { "compare", required_argument, 0, 'c' },

@@ -72,9 +72,12 @@ int wl_open(struct wl_reader *r, const char *path)
 		return fail(r, 16, "thread table (%u threads at offset %llu) lies outside the file", h->nthreads,
 			    (unsigned long long)h->thread_table);
 	uint64_t tt_end = h->thread_table + tt_bytes;
-	r->threads = malloc((h->nthreads ? h->nthreads : 1) * sizeof *r->threads);
-	if (!r->threads)
+	size_t bytes = (h->nthreads ? h->nthreads : 1) * sizeof *r->threads;
+	void *tt = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tt == MAP_FAILED)
 		return fail(r, 0, "out of memory");
+	r->threads = tt;
+	r->threads_bytes = bytes;
 	memcpy(r->threads, r->map + h->thread_table, (size_t)h->nthreads * sizeof *r->threads);
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		struct mtrace_wl_thread *t = &r->threads[i];
@@ -89,7 +92,8 @@ void wl_close(struct wl_reader *r)
 {
 	if (r->map)
 		munmap((void *)r->map, r->size);
-	free(r->threads);
+	if (r->threads)
+		munmap(r->threads, r->threads_bytes);
 	r->map = NULL;
 	r->threads = NULL;
 }

@@ -13,7 +13,9 @@ struct wl_reader {
 	const uint8_t *map;
 	size_t size;
 	struct mtrace_wl_header h;
-	struct mtrace_wl_thread *threads;   /* h.nthreads entries, host order */
+	struct mtrace_wl_thread *threads;   /* h.nthreads entries, host order; mapped (trace_run
+	                                       reads it with the allocator under test in place) */
+	size_t threads_bytes;
 	char err[600];
 	/* called by a consumer that walks every op (replay_validate) every 2^20 ops with the ops
 	   decoded so far; tool_progress fits */
