@@ -16,6 +16,14 @@ check "trace_stats gives the same figures from the packed trace" cmp "$TMP/s1" "
 "$BIN/trace2wl" -q "$TMP/orig.wl" "$f"
 "$BIN/trace2wl" -q "$TMP/packed.wl" "$name"
 check "trace2wl converts the packed trace to the same workload" cmp "$TMP/orig.wl" "$TMP/packed.wl"
+# progress: -p shows the check, then the compression (how far the compressor has read its
+# input, and of how much); nothing without -p when stderr is no terminal
+"$P" -p -o "$TMP/pg.gz" "$f" >/dev/null 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_pack: compressing $f with gzip: [0-9]*% ([0-9]* MiB of [0-9]*)" &&
+	ok "-p: the compression's progress" || bad "-p: $(cat -A "$TMP/err" | head -c 400)"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_pack: $f: [0-9]*% " && ok "-p: the check's progress" || bad "-p check: $(cat -A "$TMP/err" | head -c 400)"
+"$P" -o "$TMP/pg2.gz" "$f" >/dev/null 2>"$TMP/err"
+eq "no -p, no terminal: no progress line" 0 "$(tr -cd '\r' <"$TMP/err" | wc -c | tr -d ' ')"
 # from standard input (read twice: validated, then compressed): it was packed empty, exit 0
 mkdir -p "$TMP/ptmp"
 TMPDIR="$TMP/ptmp" "$P" -o "$TMP/in.gz" - <"$f" 2>"$TMP/err"; eq "standard input: exit 0" 0 "$?"

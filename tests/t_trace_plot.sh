@@ -82,4 +82,8 @@ if command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null; then
 else
 	echo "# chromium (or python3) is not installed: the rendering case is not run"
 fi
+# progress: -p forces it (stderr is no terminal here): both passes over the trace
+"$PL" -p -k live -o "$TMP/pg.svg" "$t" 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_plot: $t, time range: [0-9]*% " && tr '\r' '\n' <"$TMP/err" | grep -q "^trace_plot: $t: [0-9]*% " &&
+	ok "-p: progress of both passes" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"
 finish

@@ -67,4 +67,8 @@ grep -q 'truncated record' "$TMP/err" && ok "truncated: says so" || bad "truncat
 "$S" --tsv --json "$TMP/edge" >/dev/null 2>&1; eq "--tsv and --json together: exit 2" 2 "$?"
 "$S" --help | grep -q '^Usage: trace_stats' && ok "--help" || bad "--help"
 "$S" --version | grep -q '^trace_stats (mtrace) ' && ok "--version" || bad "--version"
+# progress: -p forces it (stderr is no terminal here)
+"$S" -p "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_stats: $TMP/edge: [0-9]*% " && ok "-p: progress" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"
+"$S" "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "no -p: nothing on stderr" 0 "$(wc -c <"$TMP/err")"
 finish

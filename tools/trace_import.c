@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mtrace_log.h"
 #include "tool.h"
 #include "trace_writer.h"
@@ -17,6 +18,8 @@ static const char usage_text[] =
 	"\n"
 	"      --pid=N      the process id to record (default 0)\n"
 	"      --exe=PATH   the program to record\n"
+	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
+	"                   terminal it shows after a second)\n"
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
@@ -35,18 +38,21 @@ int main(int argc, char **argv)
 	tool_name = "trace_import";
 	static const struct option longopts[] = {
 		{ "pid", required_argument, 0, 1 }, { "exe", required_argument, 0, 2 },
+		{ "progress", no_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	uint64_t pid = 0;
 	const char *exe = NULL;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	int progress = -1;   /* -1: on a terminal */
+	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			if (parse_u64(optarg, &pid) < 0 || pid > 0x7fffffff)
 				tool_die(EXIT_USAGE, "--pid wants a process id, not '%s'", optarg);
 			break;
 		case 2: exe = optarg; break;
+		case 'p': progress = 2; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_import --help'.\n", stderr); return EXIT_USAGE;
@@ -68,15 +74,23 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
+	struct tool_progress pr;
+	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, fileno(f), tool_display_name(in));
+	uint64_t bytes = 0, lines = 0;
 	while ((n = getline(&line, &cap, f)) >= 0) {
+		bytes += (uint64_t)n;
+		if ((++lines & 0xffff) == 0)
+			tool_progress(bytes, &pr);
 		if (n && line[n - 1] == '\n')
 			n--;
 		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
+			tool_progress_end(&pr);
 			trace_writer_abort(&w);
 			tool_die(w.err[0] ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
 				 w.err[0] ? ": " : "", w.err);
 		}
 	}
+	tool_progress_end(&pr);
 	if (ferror(f)) {
 		trace_writer_abort(&w);
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));

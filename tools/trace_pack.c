@@ -120,13 +120,14 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' }, { "gzip", no_argument, 0, 1 },
 		{ "xz", no_argument, 0, 2 }, { "zstd", no_argument, 0, 3 },
 		{ "anonymize", no_argument, 0, 'a' }, { "level", required_argument, 0, 'l' },
+		{ "progress", no_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip";
-	int anon = 0, c, chosen = 0;
+	int anon = 0, c, chosen = 0, progress = -1;   /* -1: on a terminal */
 	long level = 0;   /* 0: the compressor's own default */
-	while ((c = getopt_long(argc, argv, "o:l:ahV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:l:aphV", longopts, NULL)) != -1) {
 		if (c >= 1 && c <= 3) {
 			if (chosen && chosen != c)
 				tool_die(EXIT_USAGE, "--gzip, --xz, --zstd: choose one");
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'a': anon = 1; break;
+		case 'p': progress = 2; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_pack --help'.\n", stderr); return EXIT_USAGE;
@@ -170,7 +172,9 @@ int main(int argc, char **argv)
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
 	int k;
 	struct tool_progress pr;
-	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	if (progress < 0)
+		progress = isatty(2);
+	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {
@@ -266,7 +270,12 @@ int main(int argc, char **argv)
 	char lv[8];
 	snprintf(lv, sizeof lv, "-%ld", level);
 	char *args[] = { (char *)prog, level ? lv : "-c", level ? "-c" : NULL, NULL };
-	int ok = tool_wait_ok(tool_spawn(args, fileno(fin), fo, 0));
+	/* (xz at its default level takes minutes for a trace of a GB: its progress is the
+	   position of its standard input, our temporary file) */
+	char what[4300];
+	snprintf(what, sizeof what, "compressing %s with %s", tool_display_name(in), prog);
+	tool_progress_start(&pr, progress, fileno(fin), what);
+	int ok = tool_wait_ok_progress(tool_spawn(args, fileno(fin), fo, 0), &pr, 0, -1);
 	fclose(fin);
 	if (!ok || (!in_place && fsync(fo) != 0) ||
 	    (fo != 1 && close(fo) != 0)) {

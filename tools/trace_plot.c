@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"  -t, --title=TEXT     the chart's title\n"
 	"  -l, --label=NAME     legend name of the next timeline (repeatable; default: file names)\n"
 	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560)\n"
+	"  -p, --progress       show progress even when standard error is not a terminal (on a\n"
+	"                       terminal it shows after a second)\n"
 	"  -h, --help           show this help and exit\n"
 	"  -V, --version        show the version and exit\n"
 	"\n"
@@ -36,6 +38,7 @@ static const char usage_text[] =
 
 static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b" };
 #define NBINS 2000
+static int progress = -1;   /* tool_progress's on; -1: on a terminal */
 #define NB 65
 
 /* ---------------------------------------------------------------------------------------------
@@ -139,7 +142,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	struct tool_progress pr;
 	char what[4300];
 	snprintf(what, sizeof what, "%s, time range", r.name);
-	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, what);
+	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, what);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
@@ -163,7 +166,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	memcpy(exe, base, bl);
 	exe[bl] = 0;
 	struct order o;
-	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 || order_end(&o) < 0) {
@@ -423,12 +426,13 @@ int main(int argc, char **argv)
 		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
 		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, 'l' },
 		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, 'H' },
+		{ "progress", no_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
 	int nlabels = 0, c;
 	uint64_t w = 900, h = 560;
-	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': kind = optarg; break;
 		case 'o': out = optarg; break;
@@ -436,6 +440,7 @@ int main(int argc, char **argv)
 		case 'l': if (nlabels < 64) labels[nlabels++] = optarg; break;
 		case 'W': if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000) tool_die(EXIT_USAGE, "--width: 300 to 10000"); break;
 		case 'H': if (parse_u64(optarg, &h) < 0 || h < 200 || h > 10000) tool_die(EXIT_USAGE, "--height: 200 to 10000"); break;
+		case 'p': progress = 2; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_plot --help'.\n", stderr); return EXIT_USAGE;

@@ -496,8 +496,9 @@ static void die_named(const char *msg, const char *path, const char *shown)
 	tool_die(EXIT_BADFILE, "%s", msg);
 }
 
-/* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages. */
-static const char *materialize(const char *workload, const char **shown)
+/* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages;
+   progress: tool_progress's on. */
+static const char *materialize(const char *workload, const char **shown, int progress)
 {
 	const char *env = getenv("MTRACE_RUN_TMP"), *name = getenv("MTRACE_RUN_NAME");
 	*shown = workload;
@@ -527,7 +528,11 @@ static const char *materialize(const char *workload, const char **shown)
 		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
 		tool_temp_add(tmp_workload);
 		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
-		int ok = tool_wait_ok(tool_spawn(args, 0, out, 1));
+		struct tool_progress p;
+		char what[4300];
+		snprintf(what, sizeof what, "decompressing %s", tool_display_name(workload));
+		tool_progress_start(&p, progress, -1, what);
+		int ok = tool_wait_ok_progress(tool_spawn(args, 0, out, 1), &p, -1, out);
 		close(out);
 		if (raw[0])
 			unlink(raw);
@@ -932,7 +937,7 @@ int main(int argc, char **argv)
 			 "after it (%s.ALLOCATOR): give a file name", o.log, o.log);
 	if (o.log)
 		o.log = tool_check_output(o.log, argv + optind, 1, 0);
-	workload = argv[optind] = (char *)materialize(workload, &shown);   /* argv: for the re-execution */
+	workload = argv[optind] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));   /* argv: for the re-execution */
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
 	if (!o.compare && o.repeat <= 1)

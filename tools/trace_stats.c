@@ -23,10 +23,14 @@ static const char usage_text[] =
 	"      --tsv        tab-separated: section, key, value(s)\n"
 	"      --json       one JSON object per trace\n"
 	"      --diff       two traces side by side, with the difference and the ratio\n"
+	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
+	"                   terminal it shows after a second)\n"
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line.\n";
+
+static int progress = -1;   /* tool_progress's on; -1: on a terminal */
 
 #define NB 65                      /* power-of-two buckets: [0], [1], [2,4), ... */
 #define TOP 20
@@ -277,7 +281,7 @@ static int collect(const char *path, struct stats *s)
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
 	struct order o;
 	struct tool_progress pr;
-	tool_progress_start(&pr, isatty(2), r.child ? -1 : r.fd, r.name);
+	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	int rc = order_begin(&o, on_events, on_thread, s);
@@ -558,10 +562,11 @@ int main(int argc, char **argv)
 	tool_name = "trace_stats";
 	static const struct option longopts[] = {
 		{ "tsv", no_argument, 0, 1 }, { "json", no_argument, 0, 2 }, { "diff", no_argument, 0, 3 },
+		{ "progress", no_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, want_diff = 0;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
 			if (fmt != TEXT && fmt != (c == 1 ? TSV : JSON))
@@ -569,6 +574,7 @@ int main(int argc, char **argv)
 			fmt = c == 1 ? TSV : JSON;
 			break;
 		case 3: want_diff = 1; break;
+		case 'p': progress = 2; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_stats --help'.\n", stderr); return EXIT_USAGE;

@@ -235,6 +235,45 @@ int tool_wait_ok(pid_t pid)
 	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* How far the child pid is: the file position of its descriptor child_fd, or, when child_fd
+   is -1, the size of our descriptor fd (what it has written). */
+static uint64_t child_done(pid_t pid, int child_fd, int fd)
+{
+	struct stat st;
+	if (child_fd < 0)
+		return fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	char path[64], buf[256];
+	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, child_fd);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = f >= 0 ? read(f, buf, sizeof buf - 1) : -1;
+	if (f >= 0)
+		close(f);
+	unsigned long long pos = 0;
+	if (n > 0) {
+		buf[n] = 0;
+		sscanf(buf, "pos: %llu", &pos);
+	}
+	return pos;
+}
+
+int tool_wait_ok_progress(pid_t pid, struct tool_progress *p, int child_fd, int fd)
+{
+	int st = 0;
+	for (;;) {
+		pid_t r = pid > 0 ? waitpid(pid, &st, p->on ? WNOHANG : 0) : -1;
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return 0;
+		if (r == 0) {
+			tool_progress(child_done(pid, child_fd, fd), p);
+			usleep(50000);
+		}
+	}
+	tool_progress_end(p);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 const char *tool_package_of(const char *prog)
 {
 	return strcmp(prog, "xz") == 0 ? "xz-utils" : prog;

@@ -64,6 +64,11 @@ int tool_copy_fd(int in, int out);
    its pid, or -1 with errno.  tool_wait_ok: did it exit 0? */
 pid_t tool_spawn(char *const args[], int in, int out, int quiet);
 int tool_wait_ok(pid_t pid);
+/* tool_wait_ok, showing progress p meanwhile if it is on (polled every 50 ms): how far the
+   child is read from its descriptor child_fd's position (/proc/PID/fdinfo), or, if child_fd
+   is -1, from the size of our descriptor fd, which it writes.  Ends the progress line. */
+struct tool_progress;
+int tool_wait_ok_progress(pid_t pid, struct tool_progress *p, int child_fd, int fd);
 /* The Debian package that installs prog (a decompressor). */
 const char *tool_package_of(const char *prog);
 
