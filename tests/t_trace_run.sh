@@ -10,7 +10,7 @@ wl() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # --- workloads of real traced programs
 traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 100000 >/dev/null
-"$BIN/trace2wl" -q "$TMP/m.wl" "$(one_file "$TMP/m.*")"
+"$BIN/trace2wl" -q -d "$TMP/mdj" "$TMP/m.wl" "$(one_file "$TMP/m.*")"   # (mdj: not m.*)
 ( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 4 20000 >/dev/null )
 "$BIN/trace2wl" -q "$TMP/x.wl" "$(one_file "$TMP/x.*")"
 traced "$TMP/e" "$TP/entry_points" --count >/dev/null
@@ -170,6 +170,11 @@ eq "-p -r 2: each run named" "run 1 of 2, glibc run 2 of 2, glibc" \
 "$R" -p --csv "$TMP/m.wl.gz" >/dev/null 2>"$TMP/err"; eq "-p, compressed: exit 0" 0 "$?"
 tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: decompressing $TMP/m.wl.gz: [0-9]* MiB" &&
 	ok "-p: the decompression's progress" || bad "-p decompression: $(cat -A "$TMP/err" | head -c 300)"
+# a dj/malloc workload: its translation (in a child process) shows progress too
+"$R" -p --csv "$TMP/mdj" >"$TMP/out" 2>"$TMP/err"; eq "-p, dj/malloc workload: exit 0" 0 "$?"
+eq "dj/malloc workload: every free" "$(wl "$TMP/m.wl" free)" "$(csv "$TMP/out" free_calls)"
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_run: translating $TMP/mdj: [0-9]*% ([0-9,]* of [0-9,]* operations)" &&
+	ok "-p: the translation's progress" || bad "-p translation: $(cat -A "$TMP/err" | head -c 300)"
 
 # --- Max RSS is the replay's: a 10 MB workload whose program never held more than a few
 # hundred KiB.  Validation reads the whole file before the replay, and its pages made START

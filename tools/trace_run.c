@@ -496,6 +496,12 @@ static void die_named(const char *msg, const char *path, const char *shown)
 	tool_die(EXIT_BADFILE, "%s", msg);
 }
 
+static void translate_progress(uint64_t done, uint64_t total, void *p)
+{
+	((struct tool_progress *)p)->total = total;
+	tool_progress(done, p);
+}
+
 /* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages;
    progress: tool_progress's on. */
 static const char *materialize(const char *workload, const char **shown, int progress)
@@ -553,8 +559,13 @@ static const char *materialize(const char *workload, const char **shown, int pro
 		if (pid < 0)
 			tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
 		if (pid == 0) {
-			char err[800];
-			if (dj_wl_to_ours(plain, translated, err, sizeof err) < 0)
+			char err[800], what[4300];
+			struct tool_progress p;
+			snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
+			tool_progress_count(&p, progress, 0, what, "operations");
+			int bad = dj_wl_to_ours(plain, translated, err, sizeof err, translate_progress, &p) < 0;
+			tool_progress_end(&p);
+			if (bad)
 				die_named(err, plain, workload);
 			_exit(0);
 		}

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 	struct dj_wl_info in;
 	char err[700];
 	if (argc == 4 && !strcmp(argv[1], "--to-ours")) {
-		if (dj_wl_to_ours(argv[2], argv[3], err, sizeof err) < 0) {
+		if (dj_wl_to_ours(argv[2], argv[3], err, sizeof err, NULL, NULL) < 0) {
 			printf("error: %s\n", err);
 			return 1;
 		}

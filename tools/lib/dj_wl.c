@@ -375,11 +375,16 @@ int dj_wl_sniff(const char *path)
 	return n >= 2 && b[0] == DJ_ALLOC_PTRS && memcmp(b, MTRACE_WL_MAGIC, 2) != 0;
 }
 
-int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap)
+int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap,
+		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg)
 {
+	uint64_t walked = 0, total = 0;   /* operations of both passes; of the workload */
+#define WALKED() do { if ((++walked & 0xffff) == 0 && progress) progress(walked / 2, total, arg); } while (0)
 	struct dj_wl_info info;
 	if (dj_wl_scan(dj_path, &info, err, cap) < 0)
 		return -1;
+	for (int i = 0; i < 15; i++)
+		total += info.ops[i];
 	FILE *f = fopen(dj_path, "rb");
 	if (!f) {
 		snprintf(err, cap, "%s: %s", dj_path, strerror(errno));
@@ -420,6 +425,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 				dj_get(&p, end, &v[i]);
 			if (op == DJ_DONE)
 				break;
+			WALKED();
 			if (op == DJ_SYNC_W) {
 				if (!seen[v[0]])   /* an id written twice: the first write counts */
 					wt[v[0]] = t, wc[v[0]] = count, seen[v[0]] = 1;
@@ -452,6 +458,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 			uint64_t a[4];
 			unsigned ours;
 			int k;
+			WALKED();
 			switch (op) {
 			case DJ_DONE: goto next;
 			case DJ_NOP: case DJ_SYNC_W: continue;
@@ -518,4 +525,5 @@ out:
 	free(starts);
 	free(buf);
 	return rc;
+#undef WALKED
 }

@@ -12,6 +12,7 @@
 #ifndef DJ_WL_H
 #define DJ_WL_H
 #include <stddef.h>
+#include <stdint.h>
 
 enum dj_op {
 	DJ_NOP = 0, DJ_DONE = 1, DJ_MALLOC = 2, DJ_CALLOC = 3, DJ_REALLOC = 4, DJ_FREE = 5,
@@ -37,6 +38,9 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 int dj_wl_sniff(const char *path);
 
 /* Translate a dj workload into ours (out_path, via a temporary file): SYNC_R id becomes
-   WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1. */
-int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap);
+   WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1.
+   progress (if not NULL) is called with arg every 2^16 operations with how many of the
+   workload's operations are done (two passes: each counts half) and how many it has. */
+int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap,
+		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg);
 #endif
