@@ -282,6 +282,12 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
 		ok "a crashing allocator: where it crashed" || bad "crash: $(cat "$TMP/err")"
 	eq "a crashing allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c crash.tsv)"
+	# killed outright (SIGKILL: no handler runs) replaying a dj/malloc workload, which is
+	# translated into a temporary file: none is left
+	mkdir -p "$TMP/ktmp"
+	LIBFWD_KILL_AT=500 TMPDIR="$TMP/ktmp" "$R" --malloc "$TP/libfwd.so" "$TMP/mdj" >/dev/null 2>&1
+	eq "SIGKILL mid-replay: ends by SIGKILL" 137 "$?"
+	eq "SIGKILL mid-replay: no temporary workload left" "" "$(ls "$TMP/ktmp")"
 	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
 	eq "--compare with a crashing allocator: exit 3" 3 "$?"
 	grep -q "the replay with $TP/libfwd.so failed: killed by signal 11 (Segmentation fault)" "$TMP/err" &&

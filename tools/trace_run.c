@@ -502,6 +502,47 @@ static void translate_progress(uint64_t done, uint64_t total, void *p)
 	tool_progress(done, p);
 }
 
+/* Translate the dj/malloc workload plain (the user's workload, or our plain copy of it) into
+   our encoding, in a temporary file that becomes tmp_workload; exit on failure.  In a child
+   process: its tables would otherwise be allocated and freed, just before the replay, by the
+   allocator the replay measures (plain glibc runs without re-executing). */
+static void translate_dj(const char *plain, const char *workload, int progress)
+{
+	static char translated[4200];
+	close(tool_mkstemp(translated, sizeof translated));
+	tool_temp_add(translated);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		char err[800], what[4300];
+		struct tool_progress p;
+		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
+		tool_progress_count(&p, progress, 0, what, "operations");
+		int bad = dj_wl_to_ours(plain, translated, err, sizeof err, translate_progress, &p) < 0;
+		tool_progress_end(&p);
+		if (bad)
+			die_named(err, plain, workload);
+		_exit(0);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (tmp_workload[0]) {   /* the decompressed or copied dj workload: done with */
+		unlink(tmp_workload);
+		tool_temp_done(tmp_workload);
+	}
+	if (WIFSIGNALED(st))
+		tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
+			 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (WEXITSTATUS(st))
+		exit(WEXITSTATUS(st));   /* (it said why) */
+	snprintf(tmp_workload, sizeof tmp_workload, "%s", translated);
+	tool_temp_done(translated);
+	tool_temp_add(tmp_workload);
+}
+
 /* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages;
    progress: tool_progress's on. */
 static const char *materialize(const char *workload, const char **shown, int progress)
@@ -548,43 +589,8 @@ static const char *materialize(const char *workload, const char **shown, int pro
 	} else if (raw[0])
 		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
 	const char *plain = tmp_workload[0] ? tmp_workload : workload;
-	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
-		/* in a child: its tables would otherwise be allocated and freed, just before the
-		   replay, by the allocator the replay measures (plain glibc runs without re-executing) */
-		static char translated[4200];
-		close(tool_mkstemp(translated, sizeof translated));
-		tool_temp_add(translated);
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid < 0)
-			tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
-		if (pid == 0) {
-			char err[800], what[4300];
-			struct tool_progress p;
-			snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
-			tool_progress_count(&p, progress, 0, what, "operations");
-			int bad = dj_wl_to_ours(plain, translated, err, sizeof err, translate_progress, &p) < 0;
-			tool_progress_end(&p);
-			if (bad)
-				die_named(err, plain, workload);
-			_exit(0);
-		}
-		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (tmp_workload[0]) {   /* the decompressed or copied dj workload: done with */
-			unlink(tmp_workload);
-			tool_temp_done(tmp_workload);
-		}
-		if (WIFSIGNALED(st))
-			tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
-				 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
-		if (WEXITSTATUS(st))
-			exit(WEXITSTATUS(st));   /* (it said why) */
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", translated);
-		tool_temp_done(translated);
-		tool_temp_add(tmp_workload);
-	}
+	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain))
+		translate_dj(plain, workload, progress);
 	if (!tmp_workload[0])
 		return workload;   /* a plain file of ours, read where it is */
 	tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
@@ -957,6 +963,12 @@ int main(int argc, char **argv)
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
 		die_named(r.err, workload, shown);
+	if (tmp_workload[0] && !o.compare && o.repeat <= 1) {
+		/* mapped: the temporary file can go now, so that even a replay killed by SIGKILL
+		   (an allocator under test that exhausts memory meets the OOM killer) leaves none */
+		unlink(tmp_workload);
+		tool_temp_done(tmp_workload);
+	}
 	r.name = shown;
 	struct replay_plan plan;
 	struct tool_progress vp;

@@ -1,7 +1,9 @@
 /* libfwd - the smallest allocator a replay can be given by path: every call forwarded to glibc's
  * own entry points (__libc_*), so it defines malloc without being libc.so.
- * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator. */
+ * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator;
+ * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs). */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -13,18 +15,24 @@ void *__libc_memalign(size_t, size_t);
 void *__libc_valloc(size_t);
 void *__libc_pvalloc(size_t);
 
-static unsigned long crash_at, mallocs;
+static unsigned long crash_at, kill_at, mallocs;
 
 __attribute__((constructor)) static void setup(void)
 {
-	const char *s = getenv("LIBFWD_CRASH_AT");
+	const char *s = getenv("LIBFWD_CRASH_AT"), *k = getenv("LIBFWD_KILL_AT");
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
+	kill_at = k ? strtoul(k, NULL, 10) : 0;
 }
 
 void *malloc(size_t n)
 {
-	if (crash_at && __atomic_add_fetch(&mallocs, 1, __ATOMIC_RELAXED) == crash_at)
-		*(volatile int *)NULL = 1;
+	if (crash_at | kill_at) {
+		unsigned long i = __atomic_add_fetch(&mallocs, 1, __ATOMIC_RELAXED);
+		if (i == crash_at)
+			*(volatile int *)NULL = 1;
+		if (i == kill_at)
+			raise(SIGKILL);
+	}
 	return __libc_malloc(n);
 }
 void free(void *p) { __libc_free(p); }
