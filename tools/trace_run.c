@@ -1,21 +1,17 @@
 /* trace_run - replay a workload against an allocator, timing every call and watching RSS. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <getopt.h>
-#include <glob.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cycles.h"
 #include "dj_wl.h"
 #include "replay.h"
+#include "run_env.h"
+#include "run_report.h"
 #include "tool.h"
 #include "trace_reader.h"
 
@@ -66,394 +62,9 @@ struct opts {
 	struct replay_opts ro;
 };
 
-/* ---------------------------------------------------------------------------------------------
-   Allocators
-   ------------------------------------------------------------------------------------------- */
-
-static const struct { const char *name, *lib, *pkg; } known[] = {
-	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2" },
-	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4" },
-	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0" },
-};
-
-/* The shared object for NAME ("" for glibc); NULL with *why set if it cannot be found. */
-static const char *allocator_path(const char *name, char *buf, size_t cap, const char **why)
-{
-	if (!strcmp(name, "glibc"))
-		return "";
-	if (strchr(name, '/')) {
-		if (access(name, R_OK) != 0) {
-			*why = strerror(errno);
-			return NULL;
-		}
-		if (strpbrk(name, " \t:")) {   /* LD_PRELOAD's separators */
-			*why = "LD_PRELOAD cannot name a path with a space, tab or colon in it (link or copy "
-			       "the library to another path)";
-			return NULL;
-		}
-		return realpath(name, buf) ? buf : name;
-	}
-	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-		if (strcmp(name, known[i].name))
-			continue;
-		static const char *dirs[] = { "/usr/lib/*/", "/usr/lib/", "/usr/local/lib/", "/lib/*/" };
-		for (size_t d = 0; d < 4; d++) {
-			char pat[256];
-			glob_t g;
-			snprintf(pat, sizeof pat, "%s%s", dirs[d], known[i].lib);
-			if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc) {
-				snprintf(buf, cap, "%s", g.gl_pathv[0]);
-				globfree(&g);
-				return buf;
-			}
-			globfree(&g);
-		}
-		static char msg[128];
-		snprintf(msg, sizeof msg, "%s not found (apt-get install %s)", known[i].lib, known[i].pkg);
-		*why = msg;
-		return NULL;
-	}
-	*why = "unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, or a path to a .so)";
-	return NULL;
-}
-
-/* After the re-execution: is the allocator in place?  ld.so only warns when it cannot preload
-   an object (not ELF, another architecture) and goes on, and a loaded object need not define
-   malloc: either way the replay would measure glibc under another name. */
-static void check_preloaded(const char *name, const char *lib)
-{
-	char label[4400];
-	snprintf(label, sizeof label, strcmp(name, lib) ? "%s (%s)" : "%s", name, lib);
-	void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		tool_die(EXIT_SYSTEM, "%s could not be preloaded (the loader's message above says why)",
-			 label);
-	dlclose(h);
-	Dl_info info;
-	void *m = dlsym(RTLD_DEFAULT, "malloc");
-	const char *where = m && dladdr(m, &info) && info.dli_fname ? info.dli_fname : "";
-	const char *base = strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
-	if (!strncmp(base, "libc.so", 7))
-		tool_die(EXIT_SYSTEM, "%s was preloaded but defines no malloc: the replay would "
-			 "measure glibc's", label);
-}
-
 /* A temporary plain copy of the workload (see materialize), and the name the user gave it */
 static char tmp_workload[4200];
 static const char *tmp_workload_of;   /* what the user named */
-
-/* Re-execute with the allocator preloaded and the tunables set, once: allocators and tunables
-   must be in place before the process's first allocation. */
-static void ensure_environment(const struct opts *o, char **argv)
-{
-	const char *name = o->malloc_name ? o->malloc_name : "glibc";
-	char buf[4096];
-	const char *why = NULL, *lib = allocator_path(name, buf, sizeof buf, &why);
-	if (!lib)
-		tool_die(EXIT_SYSTEM, "%s: %s", name, why);
-	char want[4400];
-	snprintf(want, sizeof want, "%s|%s", lib, o->tunables ? o->tunables : "");
-	const char *have = getenv("MTRACE_RUN_ENV");
-	if (have && !strcmp(have, want)) {
-		if (*lib)
-			check_preloaded(name, lib);
-		return;
-	}
-	if (!*lib && !o->tunables && !have)
-		return;   /* plain glibc: nothing to set */
-	setenv("MTRACE_RUN_ENV", want, 1);
-	if (*lib) {
-		/* the allocator first, so that it serves malloc - but after our tracer if the replay
-		   is itself traced (mtracectl -- trace_run --malloc X), which forwards to it */
-		const char *old = getenv("LD_PRELOAD");
-		old = old ? old : "";
-		size_t at = 0;
-		for (const char *e = old; *e;) {
-			size_t n = strcspn(e, " :");
-			const char *slash = memrchr(e, '/', n), *file = slash ? slash + 1 : e;
-			size_t fn = n - (size_t)(file - e);
-			if ((fn == 15 && !strncmp(file, "libmtracectl.so", 15)) ||
-			    (fn == 12 && !strncmp(file, "libmtrace.so", 12)))
-				at = (size_t)(e + n - old);
-			e += n;
-			e += strspn(e, " :");
-		}
-		const char *rest = old + at + strspn(old + at, " :");
-		char *pre;
-		if (asprintf(&pre, "%.*s%s%s%s%s", (int)at, old, at ? " " : "", lib, *rest ? " " : "", rest) < 0)
-			tool_die(EXIT_SYSTEM, "out of memory");
-		setenv("LD_PRELOAD", pre, 1);
-	}
-	if (o->tunables)
-		setenv("GLIBC_TUNABLES", o->tunables, 1);
-	if (tmp_workload_of) {   /* the temporary workload: the new image's to remove */
-		setenv("MTRACE_RUN_TMP", tmp_workload, 1);
-		setenv("MTRACE_RUN_NAME", tmp_workload_of, 1);
-	}
-	execv("/proc/self/exe", argv);
-	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
-}
-
-/* ---------------------------------------------------------------------------------------------
-   glibc's own settings: tunables and mallopt
-   ------------------------------------------------------------------------------------------- */
-
-/* GLIBC_TUNABLES: glibc ignores a name it does not know, and a value outside a tunable's range,
-   without a word, and the replay would measure the defaults under the user's label.  The
-   dynamic loader lists what it knows (ld.so --list-tunables, glibc 2.33 on): each item of spec
-   is checked against that list when there is one.  Usage errors exit. */
-static void check_tunables(const char *spec)
-{
-	Dl_info info;
-	void *base = (void *)getauxval(AT_BASE);   /* the dynamic loader's load address */
-	if (!base || !dladdr(base, &info) || !info.dli_fname || info.dli_fname[0] != '/')
-		return;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return;
-	char *args[] = { (char *)info.dli_fname, "--list-tunables", NULL };
-	pid_t pid = tool_spawn(args, -1, pfd[1], 1);
-	close(pfd[1]);
-	static char list[64 << 10];
-	size_t len = 0;
-	ssize_t k;
-	while (pid > 0 && len < sizeof list - 1 && (k = read(pfd[0], list + len, sizeof list - 1 - len)) > 0)
-		len += (size_t)k;
-	close(pfd[0]);
-	list[len] = 0;
-	if (pid < 0 || !tool_wait_ok(pid) || !strstr(list, "glibc."))
-		return;   /* an older glibc: nothing to check against */
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", spec);
-	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
-		char *eq = strchr(item, '=');
-		if (!eq || eq == item)
-			tool_die(EXIT_USAGE, "--tunables wants NAME=VALUE items separated by ':', not '%s'", item);
-		*eq = 0;
-		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a string) */
-		char *line = NULL;
-		size_t n = strlen(item);
-		for (char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-			if (!strncmp(l, item, n) && l[n] == ':') {
-				line = l;
-				break;
-			}
-		if (!line)
-			tool_die(EXIT_USAGE, "--tunables: this glibc has no tunable '%s' (%s --list-tunables lists "
-				 "them); glibc would ignore it without a word", item, info.dli_fname);
-		char *range = strstr(line, "(min: "), *nl = strchr(line, '\n');
-		if (!range || (nl && range > nl))
-			continue;   /* a string tunable: any value */
-		unsigned long long min = strtoull(range + 6, NULL, 0), max = 0;
-		char *mx = strstr(range, "max: ");
-		if (mx)
-			max = strtoull(mx + 5, NULL, 0);
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(eq + 1, &end, 0);
-		if (eq[1] == 0 || *end || errno || eq[1] == '-')
-			tool_die(EXIT_USAGE, "--tunables: %s wants a number, not '%s'", item, eq + 1);
-		if (v < min || (mx && v > max))
-			tool_die(EXIT_USAGE, "--tunables: %s=%s is outside its range (%llu to %llu): glibc would "
-				 "ignore it without a word", item, eq + 1, min, max);
-	}
-}
-
-/* Is this tunable setting for glibc's malloc (which another allocator does not read)? */
-static int tunables_tune_malloc(const char *spec)
-{
-	return spec && strstr(spec, "glibc.malloc.") != NULL;
-}
-
-static const struct { const char *name; int param; } mallopt_names[] = {
-	{ "M_MXFAST", M_MXFAST }, { "M_TRIM_THRESHOLD", M_TRIM_THRESHOLD }, { "M_TOP_PAD", M_TOP_PAD },
-	{ "M_MMAP_THRESHOLD", M_MMAP_THRESHOLD }, { "M_MMAP_MAX", M_MMAP_MAX }, { "M_PERTURB", M_PERTURB },
-	{ "M_ARENA_TEST", M_ARENA_TEST }, { "M_ARENA_MAX", M_ARENA_MAX },
-};
-
-static void check_mallopt(const char *arg, int apply)
-{
-	const char *eq = strchr(arg, '=');
-	char *end;
-	errno = 0;
-	long v = eq ? strtol(eq + 1, &end, 0) : 0;
-	if (!eq || eq[1] == 0 || *end)
-		tool_die(EXIT_USAGE, "--mallopt wants NAME=VALUE, not '%s'", arg);
-	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)   /* mallopt takes an int */
-		tool_die(EXIT_USAGE, "--mallopt: %s is out of range (an int)", eq + 1);
-	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
-		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
-			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
-				tool_warn("mallopt(%s, %ld) was refused: the value is out of range, or the allocator "
-					  "is not glibc (mallopt tunes glibc's malloc only); replaying without it",
-					  mallopt_names[i].name, v);
-			return;
-		}
-	tool_die(EXIT_USAGE, "--mallopt: unknown parameter in '%s'", arg);
-}
-
-/* ---------------------------------------------------------------------------------------------
-   Results: one run's figures, as text, CSV or JSON; medians of several
-   ------------------------------------------------------------------------------------------- */
-
-enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
-       F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
-       F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
-       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS, NFIELDS };
-static const char *const field_names[NFIELDS] = {
-	"cycles", "wall_usec", "user_usec", "maxrss_growth_kb", "maxrss_start_kb", "maxrss_end_kb",
-	"ideal_rss_kb", "malloc_calls", "malloc_avg_cycles", "calloc_calls", "calloc_avg_cycles",
-	"realloc_calls", "realloc_avg_cycles", "free_calls", "free_avg_cycles", "memalign_calls",
-	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
-	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
-	"replay_failed_calls", "replay_threads",
-};
-
-static void to_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
-{
-	uint64_t n_re = r->n[MTRACE_WL_REALLOC] + r->n[MTRACE_WL_REALLOCARRAY];
-	uint64_t c_re = r->cyc[MTRACE_WL_REALLOC] + r->cyc[MTRACE_WL_REALLOCARRAY];
-	uint64_t n_ma = 0, c_ma = 0, total = 0;
-	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN, MTRACE_WL_ALIGNED_ALLOC,
-				       MTRACE_WL_VALLOC, MTRACE_WL_PVALLOC };
-	for (int i = 0; i < 5; i++)
-		n_ma += r->n[aligned[i]], c_ma += r->cyc[aligned[i]];
-	for (int i = 0; i < MTRACE_WL_NCOUNTS; i++)
-		total += r->cyc[i];
-#define AVG(c, n) ((n) ? (int64_t)((c) / (n)) : 0)
-	f[F_CYCLES] = (int64_t)r->cycles;
-	f[F_WALL] = (int64_t)r->wall_usec;
-	f[F_USER] = (int64_t)r->user_usec;
-	f[F_RSS_GROWTH] = r->maxrss_end_kb - r->maxrss_start_kb;
-	f[F_RSS_START] = r->maxrss_start_kb;
-	f[F_RSS_END] = r->maxrss_end_kb;
-	f[F_IDEAL_KB] = (int64_t)(ideal / 1024);
-	f[F_MALLOC_N] = (int64_t)r->n[MTRACE_WL_MALLOC];
-	f[F_MALLOC_AVG] = AVG(r->cyc[MTRACE_WL_MALLOC], r->n[MTRACE_WL_MALLOC]);
-	f[F_CALLOC_N] = (int64_t)r->n[MTRACE_WL_CALLOC];
-	f[F_CALLOC_AVG] = AVG(r->cyc[MTRACE_WL_CALLOC], r->n[MTRACE_WL_CALLOC]);
-	f[F_REALLOC_N] = (int64_t)n_re;
-	f[F_REALLOC_AVG] = AVG(c_re, n_re);
-	f[F_FREE_N] = (int64_t)r->n[MTRACE_WL_FREE];
-	f[F_FREE_AVG] = AVG(r->cyc[MTRACE_WL_FREE], r->n[MTRACE_WL_FREE]);
-	f[F_MEMALIGN_N] = (int64_t)n_ma;
-	f[F_MEMALIGN_AVG] = AVG(c_ma, n_ma);
-	f[F_TOTAL] = (int64_t)total;
-	f[F_PEAK_RSS] = (int64_t)r->peak_vmrss_kb;
-	f[F_PEAK_VSZ] = (int64_t)r->peak_vmsize_kb;
-	f[F_PEAK_LIVE_KB] = (int64_t)(r->peak_live / 1024);
-	f[F_WAITS] = (int64_t)r->waits;
-	f[F_SLEPT] = (int64_t)r->waits_slept;
-	f[F_HARNESS_KB] = (int64_t)r->harness_kb;
-	f[F_THREADS] = r->nthreads;
-	f[F_IMPLICIT] = (int64_t)r->implicit_frees;
-	f[F_FAILED] = (int64_t)r->failed_replayed;
-	f[F_RFAIL] = (int64_t)r->replay_failures;
-	f[F_WORKERS] = r->workers;
-}
-
-static char *c(int64_t v)
-{
-	static char bufs[8][32];
-	static int i;
-	char *b = bufs[i++ & 7];
-	if (v < 0) {
-		b[0] = '-';
-		fmt_commas(b + 1, (unsigned long long)-v);
-	} else
-		fmt_commas(b, (unsigned long long)v);
-	return b;
-}
-
-static int calls_untimed;      /* --no-timing */
-
-/* The timer the figures came from, as the output names it */
-static const char *timer_name(void)
-{
-	return calls_untimed ? "off (--no-timing: calls not timed)" : cycles_name();
-}
-
-static void print_text(const int64_t *f, const char *alloc, unsigned runs)
-{
-	/* lines 0-11: the original layout */
-	printf("%s cycles\n", c(f[F_CYCLES]));
-	printf("%s usec wall time\n", c(f[F_WALL]));
-	printf("%s usec across %s thread%s\n", c(f[F_USER]), c(f[F_THREADS]), f[F_THREADS] == 1 ? "" : "s");
-	printf("%s Kb Max RSS (%s -> %s)\n", c(f[F_RSS_GROWTH]), c(f[F_RSS_START]), c(f[F_RSS_END]));
-	printf("%s Kb Max Ideal RSS\n", c(f[F_IDEAL_KB]));
-	printf("\n");
-	printf("sizeof ticks_t is 8\n");
-	printf("Avg malloc time: %6s in %10s calls\n", c(f[F_MALLOC_AVG]), c(f[F_MALLOC_N]));
-	printf("Avg calloc time: %6s in %10s calls\n", c(f[F_CALLOC_AVG]), c(f[F_CALLOC_N]));
-	printf("Avg realloc time: %5s in %10s calls\n", c(f[F_REALLOC_AVG]), c(f[F_REALLOC_N]));
-	printf("Avg free time: %8s in %10s calls\n", c(f[F_FREE_AVG]), c(f[F_FREE_N]));
-	printf("Total call time: %s cycles\n", c(f[F_TOTAL]));
-	/* more, after an empty line */
-	printf("\n");
-	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
-	       c(f[F_MEMALIGN_AVG]), c(f[F_MEMALIGN_N]));
-	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", c(f[F_PEAK_RSS]),
-	       c(f[F_PEAK_VSZ]), c(f[F_PEAK_LIVE_KB]));
-	printf("Waits: %s, of which %s slept\n", c(f[F_WAITS]), c(f[F_SLEPT]));
-	if (f[F_WORKERS] != f[F_THREADS])
-		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one to come free)\n",
-		       c(f[F_WORKERS]), c(f[F_THREADS]));
-	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
-		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
-		       c(f[F_IMPLICIT]), c(f[F_FAILED]), c(f[F_RFAIL]));
-	printf("Timer: %s\n", timer_name());
-	printf("Allocator: %s\n", alloc);
-	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", c(f[F_HARNESS_KB]));
-	if (runs > 1)
-		printf("Median of %u runs, each in a fresh process\n", runs);
-}
-
-static void print_csv_header(void)
-{
-	for (int i = 0; i < NFIELDS; i++)
-		printf("%s,", field_names[i]);
-	printf("allocator,timer\n");
-}
-
-static void print_csv_row(const int64_t *f, const char *alloc)
-{
-	for (int i = 0; i < NFIELDS; i++)
-		printf("%lld,", (long long)f[i]);
-	print_csv_field(stdout, alloc);
-	putchar(',');
-	print_csv_field(stdout, timer_name());
-	putchar('\n');
-}
-
-static void print_json(const int64_t *f, const char *alloc)
-{
-	printf("{");
-	for (int i = 0; i < NFIELDS; i++)
-		printf("\"%s\": %lld, ", field_names[i], (long long)f[i]);
-	printf("\"allocator\": ");
-	print_json_string(stdout, alloc);
-	printf(", \"timer\": ");
-	print_json_string(stdout, timer_name());
-	printf("}\n");
-}
-
-static int cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
-{
-	int64_t *col = malloc(n * sizeof *col);
-	for (int i = 0; i < NFIELDS; i++) {
-		for (unsigned k = 0; k < n; k++)
-			col[k] = runs[k][i];
-		qsort(col, n, sizeof *col, cmp64);
-		out[i] = col[(n - 1) / 2];
-	}
-	free(col);
-}
 
 /* ---------------------------------------------------------------------------------------------
    Runs in fresh processes (--repeat, --compare)
@@ -792,68 +403,19 @@ static int multi_run(const struct opts *o, const char *workload)
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med);
 	for (int a = 0; a < na; a++)
 		if (!failed[a])
-			medians(runs + (size_t)a * reps, reps, med[a]);
+			report_medians(runs + (size_t)a * reps, reps, med[a]);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
+	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
 		if (o->format && !strcmp(o->format, "csv"))
-			print_csv_header(), print_csv_row(med[0], names[0]);
+			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
-			print_json(med[0], names[0]);
+			report_json(med[0], names[0], timer);
 		else
-			print_text(med[0], names[0], reps);
+			report_text(med[0], names[0], timer, reps);
 		return EXIT_OK;
 	}
-	/* the comparison table */
-	static const struct { const char *label; int field; } rows[] = {
-		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
-		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
-		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
-		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
-		{ "avg free (cycles)", F_FREE_AVG }, { "total call time (cycles)", F_TOTAL },
-	};
-	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
-	if (o->format && !strcmp(o->format, "csv")) {
-		print_csv_header();
-		for (int a = 0; a < na; a++)
-			if (!failed[a])
-				print_csv_row(med[a], names[a]);
-		return status;
-	}
-	if (o->format && !strcmp(o->format, "json")) {
-		printf("[\n");
-		for (int a = 0, n = 0; a < na; a++) {
-			if (failed[a])
-				continue;
-			if (n++)
-				printf(",\n");
-			print_json(med[a], names[a]);
-		}
-		printf("]\n");
-		return status;
-	}
-	printf("%-26s", "");
-	for (int a = 0; a < na; a++)
-		printf(" %22s", names[a]);
-	printf("\n");
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		printf("%-26s", rows[i].label);
-		for (int a = 0; a < na; a++) {
-			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
-			if (failed[a])
-				printf(" %22s", "failed");
-			else if (a == 0 || b == 0 || failed[0])
-				printf(" %22s", c(v));
-			else {
-				char cell[64];
-				snprintf(cell, sizeof cell, "%s (%.2fx)", c(v), (double)v / (double)b);
-				printf(" %22s", cell);
-			}
-		}
-		printf("\n");
-	}
-	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
-	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
-	       timer_name());
+	report_compare(o->format, names, na, med, failed, reps, timer);
 	return status;
 }
 
@@ -924,7 +486,7 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &o.ro.trim_every) < 0 || o.ro.trim_every == 0)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
-		case 4: o.ro.no_timing = calls_untimed = 1; break;
+		case 4: o.ro.no_timing = 1; break;
 		case 'p': o.ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
@@ -958,7 +520,9 @@ int main(int argc, char **argv)
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
 	if (!o.compare && o.repeat <= 1)
-		ensure_environment(&o, argv);
+		ensure_environment(o.malloc_name, o.tunables, argv, tmp_workload_of ?
+				   (const char *const[]){ "MTRACE_RUN_TMP", tmp_workload,
+							  "MTRACE_RUN_NAME", tmp_workload_of, NULL } : NULL);
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
@@ -1011,14 +575,14 @@ int main(int argc, char **argv)
 	if (o.log)
 		finish_log(o.log, o.ro.log_fd, res.log_errno);
 	int64_t f[NFIELDS];
-	to_fields(&res, plan.ideal_rss, f);
-	const char *alloc = o.malloc_name ? o.malloc_name : "glibc";
+	report_fields(&res, plan.ideal_rss, f);
+	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
 	if (o.format && !strcmp(o.format, "csv"))
-		print_csv_header(), print_csv_row(f, alloc);
+		report_csv_header(), report_csv_row(f, alloc, timer);
 	else if (o.format && !strcmp(o.format, "json"))
-		print_json(f, alloc);
+		report_json(f, alloc, timer);
 	else
-		print_text(f, alloc, 1);
+		report_text(f, alloc, timer, 1);
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
 	return EXIT_OK;

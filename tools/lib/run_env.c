@@ -1,0 +1,232 @@
+/* run_env.c - see run_env.h */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+#include "run_env.h"
+#include "tool.h"
+
+/* ---------------------------------------------------------------------------------------------
+   Allocators
+   ------------------------------------------------------------------------------------------- */
+
+static const struct { const char *name, *lib, *pkg; } known[] = {
+	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2" },
+	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4" },
+	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0" },
+};
+
+const char *allocator_path(const char *name, char *buf, size_t cap, const char **why)
+{
+	if (!strcmp(name, "glibc"))
+		return "";
+	if (strchr(name, '/')) {
+		if (access(name, R_OK) != 0) {
+			*why = strerror(errno);
+			return NULL;
+		}
+		if (strpbrk(name, " \t:")) {   /* LD_PRELOAD's separators */
+			*why = "LD_PRELOAD cannot name a path with a space, tab or colon in it (link or copy "
+			       "the library to another path)";
+			return NULL;
+		}
+		return realpath(name, buf) ? buf : name;
+	}
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		if (strcmp(name, known[i].name))
+			continue;
+		static const char *dirs[] = { "/usr/lib/*/", "/usr/lib/", "/usr/local/lib/", "/lib/*/" };
+		for (size_t d = 0; d < 4; d++) {
+			char pat[256];
+			glob_t g;
+			snprintf(pat, sizeof pat, "%s%s", dirs[d], known[i].lib);
+			if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc) {
+				snprintf(buf, cap, "%s", g.gl_pathv[0]);
+				globfree(&g);
+				return buf;
+			}
+			globfree(&g);
+		}
+		static char msg[128];
+		snprintf(msg, sizeof msg, "%s not found (apt-get install %s)", known[i].lib, known[i].pkg);
+		*why = msg;
+		return NULL;
+	}
+	*why = "unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, or a path to a .so)";
+	return NULL;
+}
+
+/* After the re-execution: is the allocator in place?  ld.so only warns when it cannot preload
+   an object (not ELF, another architecture) and goes on, and a loaded object need not define
+   malloc: either way the replay would measure glibc under another name. */
+static void check_preloaded(const char *name, const char *lib)
+{
+	char label[4400];
+	snprintf(label, sizeof label, strcmp(name, lib) ? "%s (%s)" : "%s", name, lib);
+	void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		tool_die(EXIT_SYSTEM, "%s could not be preloaded (the loader's message above says why)",
+			 label);
+	dlclose(h);
+	Dl_info info;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	const char *where = m && dladdr(m, &info) && info.dli_fname ? info.dli_fname : "";
+	const char *base = strrchr(where, '/') ? strrchr(where, '/') + 1 : where;
+	if (!strncmp(base, "libc.so", 7))
+		tool_die(EXIT_SYSTEM, "%s was preloaded but defines no malloc: the replay would "
+			 "measure glibc's", label);
+}
+
+void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
+			const char *const *extra_env)
+{
+	const char *name = malloc_name ? malloc_name : "glibc";
+	char buf[4096];
+	const char *why = NULL, *lib = allocator_path(name, buf, sizeof buf, &why);
+	if (!lib)
+		tool_die(EXIT_SYSTEM, "%s: %s", name, why);
+	char want[4400];
+	snprintf(want, sizeof want, "%s|%s", lib, tunables ? tunables : "");
+	const char *have = getenv("MTRACE_RUN_ENV");
+	if (have && !strcmp(have, want)) {
+		if (*lib)
+			check_preloaded(name, lib);
+		return;
+	}
+	if (!*lib && !tunables && !have)
+		return;   /* plain glibc: nothing to set */
+	setenv("MTRACE_RUN_ENV", want, 1);
+	if (*lib) {
+		/* the allocator first, so that it serves malloc - but after our tracer if the replay
+		   is itself traced (mtracectl -- trace_run --malloc X), which forwards to it */
+		const char *old = getenv("LD_PRELOAD");
+		old = old ? old : "";
+		size_t at = 0;
+		for (const char *e = old; *e;) {
+			size_t n = strcspn(e, " :");
+			const char *slash = memrchr(e, '/', n), *file = slash ? slash + 1 : e;
+			size_t fn = n - (size_t)(file - e);
+			if ((fn == 15 && !strncmp(file, "libmtracectl.so", 15)) ||
+			    (fn == 12 && !strncmp(file, "libmtrace.so", 12)))
+				at = (size_t)(e + n - old);
+			e += n;
+			e += strspn(e, " :");
+		}
+		const char *rest = old + at + strspn(old + at, " :");
+		char *pre;
+		if (asprintf(&pre, "%.*s%s%s%s%s", (int)at, old, at ? " " : "", lib, *rest ? " " : "", rest) < 0)
+			tool_die(EXIT_SYSTEM, "out of memory");
+		setenv("LD_PRELOAD", pre, 1);
+	}
+	if (tunables)
+		setenv("GLIBC_TUNABLES", tunables, 1);
+	for (const char *const *e = extra_env; e && e[0]; e += 2)
+		setenv(e[0], e[1], 1);
+	execv("/proc/self/exe", argv);
+	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
+}
+
+/* ---------------------------------------------------------------------------------------------
+   glibc's own settings: tunables and mallopt
+   ------------------------------------------------------------------------------------------- */
+
+/* GLIBC_TUNABLES: glibc ignores a name it does not know, and a value outside a tunable's range,
+   without a word, and the replay would measure the defaults under the user's label.  The
+   dynamic loader lists what it knows (ld.so --list-tunables, glibc 2.33 on): each item of spec
+   is checked against that list when there is one.  Usage errors exit. */
+void check_tunables(const char *spec)
+{
+	Dl_info info;
+	void *base = (void *)getauxval(AT_BASE);   /* the dynamic loader's load address */
+	if (!base || !dladdr(base, &info) || !info.dli_fname || info.dli_fname[0] != '/')
+		return;
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return;
+	char *args[] = { (char *)info.dli_fname, "--list-tunables", NULL };
+	pid_t pid = tool_spawn(args, -1, pfd[1], 1);
+	close(pfd[1]);
+	static char list[64 << 10];
+	size_t len = 0;
+	ssize_t k;
+	while (pid > 0 && len < sizeof list - 1 && (k = read(pfd[0], list + len, sizeof list - 1 - len)) > 0)
+		len += (size_t)k;
+	close(pfd[0]);
+	list[len] = 0;
+	if (pid < 0 || !tool_wait_ok(pid) || !strstr(list, "glibc."))
+		return;   /* an older glibc: nothing to check against */
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", spec);
+	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+		char *eq = strchr(item, '=');
+		if (!eq || eq == item)
+			tool_die(EXIT_USAGE, "--tunables wants NAME=VALUE items separated by ':', not '%s'", item);
+		*eq = 0;
+		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a string) */
+		char *line = NULL;
+		size_t n = strlen(item);
+		for (char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (!strncmp(l, item, n) && l[n] == ':') {
+				line = l;
+				break;
+			}
+		if (!line)
+			tool_die(EXIT_USAGE, "--tunables: this glibc has no tunable '%s' (%s --list-tunables lists "
+				 "them); glibc would ignore it without a word", item, info.dli_fname);
+		char *range = strstr(line, "(min: "), *nl = strchr(line, '\n');
+		if (!range || (nl && range > nl))
+			continue;   /* a string tunable: any value */
+		unsigned long long min = strtoull(range + 6, NULL, 0), max = 0;
+		char *mx = strstr(range, "max: ");
+		if (mx)
+			max = strtoull(mx + 5, NULL, 0);
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(eq + 1, &end, 0);
+		if (eq[1] == 0 || *end || errno || eq[1] == '-')
+			tool_die(EXIT_USAGE, "--tunables: %s wants a number, not '%s'", item, eq + 1);
+		if (v < min || (mx && v > max))
+			tool_die(EXIT_USAGE, "--tunables: %s=%s is outside its range (%llu to %llu): glibc would "
+				 "ignore it without a word", item, eq + 1, min, max);
+	}
+}
+
+int tunables_tune_malloc(const char *spec)
+{
+	return spec && strstr(spec, "glibc.malloc.") != NULL;
+}
+
+static const struct { const char *name; int param; } mallopt_names[] = {
+	{ "M_MXFAST", M_MXFAST }, { "M_TRIM_THRESHOLD", M_TRIM_THRESHOLD }, { "M_TOP_PAD", M_TOP_PAD },
+	{ "M_MMAP_THRESHOLD", M_MMAP_THRESHOLD }, { "M_MMAP_MAX", M_MMAP_MAX }, { "M_PERTURB", M_PERTURB },
+	{ "M_ARENA_TEST", M_ARENA_TEST }, { "M_ARENA_MAX", M_ARENA_MAX },
+};
+
+void check_mallopt(const char *arg, int apply)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	errno = 0;
+	long v = eq ? strtol(eq + 1, &end, 0) : 0;
+	if (!eq || eq[1] == 0 || *end)
+		tool_die(EXIT_USAGE, "--mallopt wants NAME=VALUE, not '%s'", arg);
+	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)   /* mallopt takes an int */
+		tool_die(EXIT_USAGE, "--mallopt: %s is out of range (an int)", eq + 1);
+	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
+		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
+			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
+				tool_warn("mallopt(%s, %ld) was refused: the value is out of range, or the allocator "
+					  "is not glibc (mallopt tunes glibc's malloc only); replaying without it",
+					  mallopt_names[i].name, v);
+			return;
+		}
+	tool_die(EXIT_USAGE, "--mallopt: unknown parameter in '%s'", arg);
+}

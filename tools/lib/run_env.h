@@ -1,0 +1,32 @@
+/* run_env.h - the allocator and glibc settings trace_run replays under: which shared object an
+ * allocator's name means, the re-execution that preloads it and sets GLIBC_TUNABLES (both must
+ * be in place before the process's first allocation), and the checks of tunables and mallopt
+ * parameters that glibc itself would ignore without a word.  Usage errors exit 2, a missing
+ * allocator or a failed re-execution 3.
+ */
+#ifndef RUN_ENV_H
+#define RUN_ENV_H
+#include <stddef.h>
+
+/* The shared object for NAME (glibc, jemalloc, tcmalloc, mimalloc or a path; "" for glibc);
+   NULL with *why set if it cannot be found (a missing one names its Debian package). */
+const char *allocator_path(const char *name, char *buf, size_t cap, const char **why);
+
+/* Re-execute this program (argv) with allocator malloc_name (NULL: glibc) preloaded and
+   GLIBC_TUNABLES set to tunables (or not), once: after the re-execution, check the allocator is
+   in place and return.  extra_env: NAME, VALUE pairs ending with NULL (or NULL) set for the new
+   image only, as setenv allocates.  Returns at once for plain glibc and no tunables. */
+void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
+			const char *const *extra_env);
+
+/* Each NAME=VALUE of a GLIBC_TUNABLES spec against `ld.so --list-tunables` (glibc 2.33 on;
+   nothing is checked where it cannot list): unknown name, value out of range, not a number. */
+void check_tunables(const char *spec);
+
+/* Does this tunables spec set glibc's malloc (which another allocator does not read)? */
+int tunables_tune_malloc(const char *spec);
+
+/* --mallopt NAME=VALUE: checked (an int, a known M_* name), and applied if apply (a refusal
+   warns: the value is out of range, or the allocator is not glibc). */
+void check_mallopt(const char *arg, int apply);
+#endif

@@ -1,0 +1,223 @@
+/* run_report.c - see run_report.h */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cycles.h"
+#include "run_report.h"
+#include "tool.h"
+
+/* ---------------------------------------------------------------------------------------------
+   One run's figures, as text, CSV or JSON; medians of several
+   ------------------------------------------------------------------------------------------- */
+
+const char *const report_field_names[NFIELDS] = {
+	"cycles", "wall_usec", "user_usec", "maxrss_growth_kb", "maxrss_start_kb", "maxrss_end_kb",
+	"ideal_rss_kb", "malloc_calls", "malloc_avg_cycles", "calloc_calls", "calloc_avg_cycles",
+	"realloc_calls", "realloc_avg_cycles", "free_calls", "free_avg_cycles", "memalign_calls",
+	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
+	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
+	"replay_failed_calls", "replay_threads",
+};
+
+void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
+{
+	uint64_t n_re = r->n[MTRACE_WL_REALLOC] + r->n[MTRACE_WL_REALLOCARRAY];
+	uint64_t c_re = r->cyc[MTRACE_WL_REALLOC] + r->cyc[MTRACE_WL_REALLOCARRAY];
+	uint64_t n_ma = 0, c_ma = 0, total = 0;
+	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN, MTRACE_WL_ALIGNED_ALLOC,
+				       MTRACE_WL_VALLOC, MTRACE_WL_PVALLOC };
+	for (int i = 0; i < 5; i++)
+		n_ma += r->n[aligned[i]], c_ma += r->cyc[aligned[i]];
+	for (int i = 0; i < MTRACE_WL_NCOUNTS; i++)
+		total += r->cyc[i];
+#define AVG(c, n) ((n) ? (int64_t)((c) / (n)) : 0)
+	f[F_CYCLES] = (int64_t)r->cycles;
+	f[F_WALL] = (int64_t)r->wall_usec;
+	f[F_USER] = (int64_t)r->user_usec;
+	f[F_RSS_GROWTH] = r->maxrss_end_kb - r->maxrss_start_kb;
+	f[F_RSS_START] = r->maxrss_start_kb;
+	f[F_RSS_END] = r->maxrss_end_kb;
+	f[F_IDEAL_KB] = (int64_t)(ideal / 1024);
+	f[F_MALLOC_N] = (int64_t)r->n[MTRACE_WL_MALLOC];
+	f[F_MALLOC_AVG] = AVG(r->cyc[MTRACE_WL_MALLOC], r->n[MTRACE_WL_MALLOC]);
+	f[F_CALLOC_N] = (int64_t)r->n[MTRACE_WL_CALLOC];
+	f[F_CALLOC_AVG] = AVG(r->cyc[MTRACE_WL_CALLOC], r->n[MTRACE_WL_CALLOC]);
+	f[F_REALLOC_N] = (int64_t)n_re;
+	f[F_REALLOC_AVG] = AVG(c_re, n_re);
+	f[F_FREE_N] = (int64_t)r->n[MTRACE_WL_FREE];
+	f[F_FREE_AVG] = AVG(r->cyc[MTRACE_WL_FREE], r->n[MTRACE_WL_FREE]);
+	f[F_MEMALIGN_N] = (int64_t)n_ma;
+	f[F_MEMALIGN_AVG] = AVG(c_ma, n_ma);
+	f[F_TOTAL] = (int64_t)total;
+	f[F_PEAK_RSS] = (int64_t)r->peak_vmrss_kb;
+	f[F_PEAK_VSZ] = (int64_t)r->peak_vmsize_kb;
+	f[F_PEAK_LIVE_KB] = (int64_t)(r->peak_live / 1024);
+	f[F_WAITS] = (int64_t)r->waits;
+	f[F_SLEPT] = (int64_t)r->waits_slept;
+	f[F_HARNESS_KB] = (int64_t)r->harness_kb;
+	f[F_THREADS] = r->nthreads;
+	f[F_IMPLICIT] = (int64_t)r->implicit_frees;
+	f[F_FAILED] = (int64_t)r->failed_replayed;
+	f[F_RFAIL] = (int64_t)r->replay_failures;
+	f[F_WORKERS] = r->workers;
+}
+
+const char *report_num(int64_t v)
+{
+	static char bufs[8][32];
+	static int i;
+	char *b = bufs[i++ & 7];
+	if (v < 0) {
+		b[0] = '-';
+		fmt_commas(b + 1, (unsigned long long)-v);
+	} else
+		fmt_commas(b, (unsigned long long)v);
+	return b;
+}
+
+const char *report_timer(int untimed)
+{
+	return untimed ? "off (--no-timing: calls not timed)" : cycles_name();
+}
+
+void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs)
+{
+	/* lines 0-11: the original layout */
+	printf("%s cycles\n", report_num(f[F_CYCLES]));
+	printf("%s usec wall time\n", report_num(f[F_WALL]));
+	printf("%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]), f[F_THREADS] == 1 ? "" : "s");
+	printf("%s Kb Max RSS (%s -> %s)\n", report_num(f[F_RSS_GROWTH]), report_num(f[F_RSS_START]), report_num(f[F_RSS_END]));
+	printf("%s Kb Max Ideal RSS\n", report_num(f[F_IDEAL_KB]));
+	printf("\n");
+	printf("sizeof ticks_t is 8\n");
+	printf("Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]), report_num(f[F_MALLOC_N]));
+	printf("Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]), report_num(f[F_CALLOC_N]));
+	printf("Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]), report_num(f[F_REALLOC_N]));
+	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]), report_num(f[F_FREE_N]));
+	printf("Total call time: %s cycles\n", report_num(f[F_TOTAL]));
+	/* more, after an empty line */
+	printf("\n");
+	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
+	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
+	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", report_num(f[F_PEAK_RSS]),
+	       report_num(f[F_PEAK_VSZ]), report_num(f[F_PEAK_LIVE_KB]));
+	printf("Waits: %s, of which %s slept\n", report_num(f[F_WAITS]), report_num(f[F_SLEPT]));
+	if (f[F_WORKERS] != f[F_THREADS])
+		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one to come free)\n",
+		       report_num(f[F_WORKERS]), report_num(f[F_THREADS]));
+	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
+		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
+		       report_num(f[F_IMPLICIT]), report_num(f[F_FAILED]), report_num(f[F_RFAIL]));
+	printf("Timer: %s\n", timer);
+	printf("Allocator: %s\n", alloc);
+	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", report_num(f[F_HARNESS_KB]));
+	if (runs > 1)
+		printf("Median of %u runs, each in a fresh process\n", runs);
+}
+
+void report_csv_header(void)
+{
+	for (int i = 0; i < NFIELDS; i++)
+		printf("%s,", report_field_names[i]);
+	printf("allocator,timer\n");
+}
+
+void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
+{
+	for (int i = 0; i < NFIELDS; i++)
+		printf("%lld,", (long long)f[i]);
+	print_csv_field(stdout, alloc);
+	putchar(',');
+	print_csv_field(stdout, timer);
+	putchar('\n');
+}
+
+void report_json(const int64_t *f, const char *alloc, const char *timer)
+{
+	printf("{");
+	for (int i = 0; i < NFIELDS; i++)
+		printf("\"%s\": %lld, ", report_field_names[i], (long long)f[i]);
+	printf("\"allocator\": ");
+	print_json_string(stdout, alloc);
+	printf(", \"timer\": ");
+	print_json_string(stdout, timer);
+	printf("}\n");
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
+{
+	int64_t *col = malloc(n * sizeof *col);
+	for (int i = 0; i < NFIELDS; i++) {
+		for (unsigned k = 0; k < n; k++)
+			col[k] = runs[k][i];
+		qsort(col, n, sizeof *col, cmp64);
+		out[i] = col[(n - 1) / 2];
+	}
+	free(col);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The comparison (--compare): a table, one column an allocator, each figure also as a ratio to
+   the first column; or one CSV table, a row an allocator; or a JSON array, an object each
+   ------------------------------------------------------------------------------------------- */
+
+void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
+		    const int *failed, unsigned reps, const char *timer)
+{
+	static const struct { const char *label; int field; } rows[] = {
+		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
+		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
+		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
+		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
+		{ "avg free (cycles)", F_FREE_AVG }, { "total call time (cycles)", F_TOTAL },
+	};
+	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
+	if (format && !strcmp(format, "csv")) {
+		report_csv_header();
+		for (int a = 0; a < na; a++)
+			if (!failed[a])
+				report_csv_row(med[a], names[a], timer);
+		return;
+	}
+	if (format && !strcmp(format, "json")) {
+		printf("[\n");
+		for (int a = 0, n = 0; a < na; a++) {
+			if (failed[a])
+				continue;
+			if (n++)
+				printf(",\n");
+			report_json(med[a], names[a], timer);
+		}
+		printf("]\n");
+		return;
+	}
+	printf("%-26s", "");
+	for (int a = 0; a < na; a++)
+		printf(" %22s", names[a]);
+	printf("\n");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		printf("%-26s", rows[i].label);
+		for (int a = 0; a < na; a++) {
+			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
+			if (failed[a])
+				printf(" %22s", "failed");
+			else if (a == 0 || b == 0 || failed[0])
+				printf(" %22s", report_num(v));
+			else {
+				char cell[64];
+				snprintf(cell, sizeof cell, "%s (%.2fx)", report_num(v), (double)v / (double)b);
+				printf(" %22s", cell);
+			}
+		}
+		printf("\n");
+	}
+	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
+	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
+	       timer);
+}

@@ -1,0 +1,34 @@
+/* run_report.h - trace_run's figures: one replay's result as a row of numbered fields (the
+ * same order whether printed, written as CSV or read back from a child run's CSV), printed in
+ * the original summary layout (its first 12 lines, line for line, then ours), as CSV or JSON;
+ * medians of repeated runs; the --compare table.  Numbers are grouped with commas.
+ */
+#ifndef RUN_REPORT_H
+#define RUN_REPORT_H
+#include <stdint.h>
+#include "replay.h"
+
+enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
+       F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
+       F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
+       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS, NFIELDS };
+extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
+
+/* The fields of replay result r, whose workload's ideal RSS is ideal bytes */
+void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f);
+/* v with its digits grouped by commas (one of 8 buffers used in turn) */
+const char *report_num(int64_t v);
+/* The timer's name as printed: the cycle counter's, or "off" for --no-timing */
+const char *report_timer(int untimed);
+
+void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs);
+void report_csv_header(void);
+void report_csv_row(const int64_t *f, const char *alloc, const char *timer);
+void report_json(const int64_t *f, const char *alloc, const char *timer);
+/* out: each field's median over runs[0..n) */
+void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out);
+/* The comparison of na allocators (format NULL: the table; "csv" or "json"); failed[a]: its
+   replay failed, its column says so and ratios are not taken to it. */
+void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
+		    const int *failed, unsigned reps, const char *timer);
+#endif
