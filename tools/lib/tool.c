@@ -259,8 +259,10 @@ static uint64_t child_done(pid_t pid, int child_fd, int fd)
 int tool_wait_ok_progress(pid_t pid, struct tool_progress *p, int child_fd, int fd)
 {
 	int st = 0;
+	if (pid <= 0)
+		return 0;   /* it could not be started */
 	for (;;) {
-		pid_t r = pid > 0 ? waitpid(pid, &st, p->on ? WNOHANG : 0) : -1;
+		pid_t r = waitpid(pid, &st, p->on ? WNOHANG : 0);
 		if (r == pid)
 			break;
 		if (r < 0 && errno != EINTR)
