@@ -106,6 +106,25 @@ grep -q '^Timer: ' "$TMP/sum" && ok "the timer is named" || bad "timer line"
 grep -q '^Harness memory: ' "$TMP/sum" && ok "harness memory reported" || bad "harness line"
 "$R" --json "$TMP/m.wl" | grep -q '^{"cycles": [0-9]*, .*"malloc_calls": [0-9]*' && ok "--json" || bad "--json"
 
+# --- call times as distributions: the histogram's arithmetic (tests/prog/lat_hist_check.c),
+# then the percentiles of a replay: in order, within the largest, in every output
+"$TP/lat_hist_check" >"$TMP/lh"; eq "latency histogram: buckets and percentiles" 0 "$?"
+tail -n 1 "$TMP/lh"
+grep -q '^Cycles a call, p50 / p90 / p99 / p99.9 / max:$' "$TMP/sum" && ok "the summary has the percentiles" || bad "no percentiles: $(sed -n '14,20p' "$TMP/sum")"
+for k in malloc free; do
+	row=$(awk -v k="$k" '$1 == k && NF == 10 { gsub(",", ""); print $2, $4, $6, $8, $10 }' "$TMP/sum")
+	echo "$row" | awk 'NF == 5 && $1 > 0 && $1 <= $2 && $2 <= $3 && $3 <= $4 && $4 <= $5 { ok = 1 } END { exit !ok }' &&
+		ok "$k: p50 <= p90 <= p99 <= p99.9 <= max ($row)" || bad "$k percentiles: '$row'"
+done
+"$R" --csv "$TMP/m.wl" >"$TMP/lat.csv"
+for k in malloc free; do
+	p50=$(csv "$TMP/lat.csv" ${k}_p50_cycles) p999=$(csv "$TMP/lat.csv" ${k}_p999_cycles)
+	mx=$(csv "$TMP/lat.csv" ${k}_max_cycles) avg=$(csv "$TMP/lat.csv" ${k}_avg_cycles)
+	[ "$p50" -gt 0 ] && [ "$p50" -le "$p999" ] && [ "$p999" -le "$mx" ] && [ "$avg" -le "$mx" ] &&
+		ok "--csv: $k p50 $p50 <= p99.9 $p999 <= max $mx, avg $avg <= max" || bad "--csv $k: p50 '$p50' p99.9 '$p999' max '$mx' avg '$avg'"
+done
+"$R" --json "$TMP/m.wl" | grep -q '"free_p99_cycles": [1-9][0-9]*, ' && ok "--json: percentiles" || bad "--json: no free_p99_cycles"
+
 # --- options
 "$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"
 eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb" "$(head -n 1 "$TMP/tl.tsv")"
@@ -214,7 +233,7 @@ done
 "$R" --compare "$list" -r 2 "$TMP/x.wl" >"$TMP/cmp"; eq "--compare $list: exit 0" 0 "$?"
 cat "$TMP/cmp"
 eq "--compare: a column per allocator" "$(echo "$list" | tr ',' ' ')" "$(head -n 1 "$TMP/cmp" | xargs)"
-for row in 'wall time' 'Max RSS' 'ideal RSS' 'avg malloc' 'avg free'; do
+for row in 'wall time' 'Max RSS' 'ideal RSS' 'avg malloc' 'avg free' 'p99 malloc' 'p99 free'; do
 	grep -q "^$row" "$TMP/cmp" && ok "--compare: row $row" || bad "--compare: no row $row"
 done
 [ "$list" != glibc ] && { grep -q '(.*x)' "$TMP/cmp" && ok "--compare: ratios to the first column" || bad "no ratios"; }
@@ -295,7 +314,7 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: the others' figures stand, the crashed column says failed" ||
 		bad "compare crash table: $(head -n 2 "$TMP/out")"
 	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" --csv "$TMP/m.wl" >"$TMP/out" 2>/dev/null
-	eq "--compare --csv with a crashing allocator: exit 3, glibc's row alone" "3 glibc" "$? $(awk -F, 'NR > 1 { print $30 }' "$TMP/out" | xargs)"
+	eq "--compare --csv with a crashing allocator: exit 3, glibc's row alone" "3 glibc" "$? $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/out" | xargs)"
 	mkdir -p "$TMP/sp ace"; cp "$TP/libfwd.so" "$TMP/sp ace/"
 	"$R" --malloc "$TMP/sp ace/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "a library path with a space: exit 3" 3 "$?"
 	grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "a path with a space: says why" || bad "space: $(cat "$TMP/err")"
@@ -315,6 +334,8 @@ fi
 eq "--no-timing: malloc calls as in the workload" "$(wl "$TMP/m.wl" malloc)" "$(csv "$TMP/nt.csv" malloc_calls)"
 eq "--no-timing: free calls as in the workload" "$(wl "$TMP/m.wl" free)" "$(csv "$TMP/nt.csv" free_calls)"
 eq "--no-timing: no call time" 0 "$(csv "$TMP/nt.csv" total_call_cycles)"
+eq "--no-timing: no percentiles" "0 0 0" "$(csv "$TMP/nt.csv" malloc_p50_cycles) $(csv "$TMP/nt.csv" free_max_cycles) $(csv "$TMP/nt.csv" calloc_p99_cycles)"
+"$R" --no-timing "$TMP/m.wl" | grep -q '^Cycles a call' && bad "--no-timing: a percentile line" || ok "--no-timing: no percentile lines"
 grep -q 'off (--no-timing' "$TMP/nt.csv" && ok "--no-timing: the timer column says off" || bad "--no-timing: timer column: $(tail -n 1 "$TMP/nt.csv")"
 ge "a timed replay has call time" 1 "$(csv "$TMP/m.csv" total_call_cycles)"
 "$R" --no-timing --compare glibc -r 2 "$TMP/m.wl" >"$TMP/ntc"; eq "--no-timing --compare: exit 0" 0 "$?"

@@ -357,9 +357,9 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 	size_t n = 0;
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
-		char *fields[64];
+		char *fields[128];   /* trace_run --csv: 56 columns */
 		int nf = 0;
-		for (char *tok = strtok(line, ","); tok && nf < 64; tok = strtok(NULL, ","))
+		for (char *tok = strtok(line, ","); tok && nf < 128; tok = strtok(NULL, ","))
 			fields[nf++] = tok;
 		if (nf && !strcmp(fields[0], "cycles")) {   /* a header line */
 			for (int i = 0; i < nf; i++) {

@@ -2,7 +2,8 @@
  *
  * One thread per stream, all released together; beyond max_threads streams (a program that
  * created threads all its life), the others are taken in order as threads come free, and a
- * thread is added whenever one waits for a stream nobody has taken.  Every call is timed alone (cycles.h); after
+ * thread is added whenever one waits for a stream nobody has taken.  Every call is timed alone
+ * (cycles.h), its time summed and counted in a histogram of its call class; after
  * an allocation the block is touched so RSS reflects real use.  A thread waits for another by
  * reading that thread's published call count: a local copy first (an already-satisfied wait
  * costs no shared cache line), then a short spin, then a futex sleep.  Everything the harness
@@ -29,6 +30,11 @@ struct replay_opts {
 	const char *progress_name;    /* what the progress line names */
 };
 
+/* Call classes whose times are kept as distributions, and the points reported of each: the
+   50th, 90th, 99th and 99.9th percentiles and the largest */
+enum { LAT_MALLOC, LAT_CALLOC, LAT_REALLOC, LAT_FREE, LAT_MEMALIGN, LAT_CLASSES };
+enum { LAT_P50, LAT_P90, LAT_P99, LAT_P999, LAT_MAX, LAT_POINTS };
+
 struct replay_result {
 	uint64_t cycles;              /* timer ticks from release to the last thread's end */
 	uint64_t wall_usec, user_usec;
@@ -37,6 +43,9 @@ struct replay_result {
 	uint64_t peak_live;           /* bytes: largest live requested bytes the sampler saw */
 	uint64_t peak_vmrss_kb, peak_vmsize_kb, samples;
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];   /* calls and ticks by opcode */
+	uint64_t lat[LAT_CLASSES][LAT_POINTS];   /* ticks a call: percentiles (the upper end of
+	                                 a bucket 1/16 of a power of two wide; exact below 16)
+	                                 and the exact largest; 0 when not timed */
 	uint64_t waits, waits_slept;  /* WAITs executed; of them, ones that had to sleep */
 	uint64_t implicit_frees;      /* allocations into an occupied slot: old block freed first */
 	uint64_t failed_replayed;     /* calls that failed in the trace (results freed untimed) */

@@ -17,6 +17,13 @@ const char *const report_field_names[NFIELDS] = {
 	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
 	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
 	"replay_failed_calls", "replay_threads",
+	"malloc_p50_cycles", "malloc_p90_cycles", "malloc_p99_cycles", "malloc_p999_cycles",
+	"malloc_max_cycles", "calloc_p50_cycles", "calloc_p90_cycles", "calloc_p99_cycles",
+	"calloc_p999_cycles", "calloc_max_cycles", "realloc_p50_cycles", "realloc_p90_cycles",
+	"realloc_p99_cycles", "realloc_p999_cycles", "realloc_max_cycles", "free_p50_cycles",
+	"free_p90_cycles", "free_p99_cycles", "free_p999_cycles", "free_max_cycles",
+	"memalign_p50_cycles", "memalign_p90_cycles", "memalign_p99_cycles", "memalign_p999_cycles",
+	"memalign_max_cycles",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -60,6 +67,9 @@ void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 	f[F_FAILED] = (int64_t)r->failed_replayed;
 	f[F_RFAIL] = (int64_t)r->replay_failures;
 	f[F_WORKERS] = r->workers;
+	for (int c = 0; c < LAT_CLASSES; c++)
+		for (int k = 0; k < LAT_POINTS; k++)
+			f[F_LAT + LAT_POINTS * c + k] = (int64_t)r->lat[c][k];
 }
 
 const char *report_num(int64_t v)
@@ -99,6 +109,19 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	printf("\n");
 	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
 	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
+	static const struct { const char *name; int n; } lat[LAT_CLASSES] = {
+		{ "malloc", F_MALLOC_N }, { "calloc", F_CALLOC_N }, { "realloc", F_REALLOC_N },
+		{ "free", F_FREE_N }, { "memalign", F_MEMALIGN_N },
+	};
+	for (int c = 0, head = 0; c < LAT_CLASSES; c++) {
+		const int64_t *p = f + F_LAT + LAT_POINTS * c;
+		if (!f[lat[c].n] || !p[LAT_MAX])
+			continue;   /* no calls, or not timed */
+		if (!head++)
+			printf("Cycles a call, p50 / p90 / p99 / p99.9 / max:\n");
+		printf("  %-9s %s / %s / %s / %s / %s\n", lat[c].name, report_num(p[LAT_P50]), report_num(p[LAT_P90]),
+		       report_num(p[LAT_P99]), report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
+	}
 	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", report_num(f[F_PEAK_RSS]),
 	       report_num(f[F_PEAK_VSZ]), report_num(f[F_PEAK_LIVE_KB]));
 	printf("Waits: %s, of which %s slept\n", report_num(f[F_WAITS]), report_num(f[F_SLEPT]));
@@ -175,7 +198,10 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
 		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
 		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
-		{ "avg free (cycles)", F_FREE_AVG }, { "total call time (cycles)", F_TOTAL },
+		{ "avg free (cycles)", F_FREE_AVG },
+		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
+		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
+		{ "total call time (cycles)", F_TOTAL },
 	};
 	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
 	if (format && !strcmp(format, "csv")) {

@@ -11,7 +11,9 @@
 enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
        F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
        F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
-       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS, NFIELDS };
+       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS,
+       F_LAT,   /* F_LAT + LAT_POINTS * class + point: replay_result.lat[class][point] */
+       NFIELDS = F_LAT + LAT_CLASSES * LAT_POINTS };
 extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
 
 /* The fields of replay result r, whose workload's ideal RSS is ideal bytes */

@@ -1,0 +1,53 @@
+/* lat_hist.h - call times as distributions: a histogram of timer ticks, log-linear (exact
+ * below 16, then 16 buckets a power of two, each 1/16 of it wide), so that percentiles come out
+ * within 6% without keeping every call's time, and the points trace_run reports of it.
+ */
+#ifndef LAT_HIST_H
+#define LAT_HIST_H
+#include <stdint.h>
+#include "replay.h"   /* LAT_* */
+
+#define HIST_BUCKETS ((63 - 4 + 1) * 16)
+
+/* Of u = v + 16 (saturated), whose top bit is e (4 .. 63): the 4 bits below it, and e.  No
+   branch: values below 16 land in buckets 0-15, one each. */
+static inline unsigned hist_bucket(uint64_t v)
+{
+	uint64_t u = v + 16;
+	if (u < v)
+		u = UINT64_MAX;
+	unsigned e = 63 - (unsigned)__builtin_clzll(u);
+	return (e - 4) * 16 + (unsigned)((u >> (e - 4)) & 15);
+}
+
+static inline uint64_t hist_upper(unsigned b)   /* the largest value in bucket b */
+{
+	unsigned e = b / 16 + 4, sub = b % 16;
+	return e == 63 && sub == 15 ? UINT64_MAX : ((uint64_t)(17 + sub) << (e - 4)) - 17;
+}
+
+/* The reported points of one class's histogram: each percentile as the upper end of the
+   bucket it falls in (the smallest value at least that share of the calls took no more than),
+   capped by the exact largest. */
+static inline void lat_percentiles(const uint64_t *b, uint64_t max, uint64_t *out)
+{
+	static const double q[LAT_MAX] = { 0.50, 0.90, 0.99, 0.999 };
+	uint64_t total = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		total += b[i];
+	if (total == 0)
+		return;
+	for (unsigned k = 0; k < LAT_MAX; k++) {
+		double w = q[k] * (double)total;
+		uint64_t want = (uint64_t)w, seen = 0;   /* calls at or below it: ceil(q total) */
+		if ((double)want < w || want == 0)
+			want++;
+		unsigned i = 0;
+		while (i < HIST_BUCKETS - 1 && (seen += b[i]) < want)
+			i++;
+		uint64_t v = hist_upper(i);
+		out[k] = v < max ? v : max;
+	}
+	out[LAT_MAX] = max;
+}
+#endif
