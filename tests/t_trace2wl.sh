@@ -28,6 +28,20 @@ grep -q 'replayed from NULL: 1 reallocs' "$TMP/sum" && ok "edge: realloc of an u
 grep -q 'repaired: 1 allocations of a still-live address' "$TMP/sum" && ok "inverted: repaired and counted" || bad "inverted: $(cat "$TMP/sum")"
 "$TP/wl_check" "$TMP/inv.wl" >/dev/null; eq "inverted: still replayable" 0 "$?"
 
+# a thread id the kernel gave again to a new thread (past pid_max, 32,768 by default): told
+# apart by its first chunk (which follows no earlier one), a stream of its own; counted as one
+# thread alive from the first's start to the second's end, it made "threads at once" 2, and
+# on a traced program that made 10,100 threads one at a time, 11
+"$TP/mkfixture" trace-tidreuse "$TMP/reuse"
+"$BIN/trace2wl" "$TMP/reuse.wl" "$TMP/reuse" 2>"$TMP/sum"; eq "reused thread id: exit 0" 0 "$?"
+eq "reused thread id: three threads (7, 8, and 7 again)" 3 "$(wl "$TMP/reuse.wl" threads)"
+eq "reused thread id: one alive at a time" 1 "$(wl "$TMP/reuse.wl" max_live_threads)"
+eq "reused thread id: the second 7 waits for 8's malloc before freeing its block" 1 "$(wl "$TMP/reuse.wl" waits)"
+"$TP/wl_check" "$TMP/reuse.wl" | grep -q '^violations 0$' && ok "reused thread id: a legal order" || bad "reused thread id: violations"
+"$BIN/trace_stats" --tsv "$TMP/reuse" | awk -F'\t' '$1 == "trace" && $2 == "threads" { print $3 }' >"$TMP/nth"
+eq "reused thread id: trace_stats counts three threads" 3 "$(cat "$TMP/nth")"
+"$BIN/trace_dump" -c "$TMP/reuse" | grep -q ': valid trace: 5 calls from 3 threads,' && ok "reused thread id: trace_dump counts three threads" || bad "trace_dump: $("$BIN/trace_dump" -c "$TMP/reuse")"
+
 # --- dj/malloc traces from the generator, plain and compressed
 "$TP/mkfixture" dj-edge "$TMP/dj"
 "$BIN/trace2wl" "$TMP/dj.wl" "$TMP/dj" 2>"$TMP/sum"

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "tool.h"
 #include "trace_reader.h"
+#include "u64map.h"
 #include "u64set.h"
 
 static const char usage_text[] =
@@ -156,12 +157,18 @@ static int dump(const char *path)
 		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
 	struct mtrace_record x;
 	uint64_t off, calls = 0, shown = 0;
+	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
+	   first chunk in the file follows none of its own, ptr 0) counts as another thread */
 	struct u64set tids = { 0 };
+	struct u64map chains = { 0 };   /* tid -> first chunks met */
 	int rc;
 	while (shown < opt.limit && (rc = trace_next(&r, &x, &off)) > 0) {
+		uint64_t *nc = u64map_get(&chains, x.tid);
+		if (x.call == MTRACE_CALL_CHUNK && x.ptr == 0 && u64map_put(&chains, x.tid, nc ? *nc + 1 : 1) < 0)
+			tool_die(EXIT_SYSTEM, "out of memory");
 		if (x.call != MTRACE_CALL_CHUNK) {
 			calls++;
-			u64set_add(&tids, x.tid);
+			u64set_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
 		}
 		if (opt.check || (x.call == MTRACE_CALL_CHUNK && !opt.all))
 			continue;
@@ -181,6 +188,7 @@ static int dump(const char *path)
 		printf("# %s call%s from %zu thread%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
 		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten));
 	u64set_free(&tids);
+	u64map_free(&chains);
 	trace_close(&r);
 	return rc < 0 ? -1 : 0;
 }

@@ -4,6 +4,8 @@
  *   mkfixture dj-edge OUT         the same calls as an original dj/malloc trace (no
  *                                 aligned_alloc/reallocarray: dj had no such types)
  *   mkfixture trace-inverted OUT  an address allocated again while still live
+ *   mkfixture trace-tidreuse OUT  thread id 7 names two threads, one after the other (the
+ *                                 kernel reuses an exited thread's id): three threads in all
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
@@ -100,6 +102,36 @@ static void write_mtrace(const struct call *c, size_t n)
 		struct mtrace_record unwritten = { 0 };
 		put_record(&unwritten);   /* reserved, never filled */
 	}
+}
+
+/* Thread 7 allocates and frees; thread 8 allocates; a new thread, given the id 7 again
+   (its first chunk in the file: ptr 0), allocates and frees thread 8's block.  Each chunk is
+   written where it was taken, so threads 7 and 7' are told apart only by that. */
+static void write_tidreuse(void)
+{
+	static unsigned char page[MTRACE_HEADER_SIZE];
+	struct mtrace_file_header h;
+	mtrace_header_init(&h);
+	h.pointer_size = 8;
+	h.clock = MTRACE_CLOCK_MONOTONIC;
+	h.ticks_per_sec = 1000000000;
+	h.flags = MTRACE_HF_FINISHED | MTRACE_HF_CHUNK_BOUND;
+	h.pid = 4243;
+	h.ppid = 1;
+	memcpy(page, &h, sizeof h);
+	fwrite(page, 1, sizeof page, out);
+	static const struct mtrace_record r[] = {
+		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 5, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
+		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16, .usable = 24 },
+		{ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 20, .ptr = 0x1000 },
+		{ .tid = 8, .call = MTRACE_CALL_CHUNK, .ts = 25, .ptr = 0, .size = 2 * MTRACE_RECORD_SIZE },
+		{ .tid = 8, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x2000, .size = 32, .usable = 40 },
+		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 45, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
+		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 50, .result = 0x3000, .size = 48, .usable = 56 },
+		{ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 60, .ptr = 0x2000 },
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		put_record(&r[i]);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -220,6 +252,8 @@ int main(int argc, char **argv)
 		write_dj(edge, sizeof edge / sizeof edge[0]);
 	else if (!strcmp(argv[1], "trace-inverted"))
 		write_mtrace(inverted, sizeof inverted / sizeof inverted[0]);
+	else if (!strcmp(argv[1], "trace-tidreuse"))
+		write_tidreuse();
 	else
 		die("unknown fixture");
 	return fclose(out) != 0;

@@ -42,7 +42,9 @@ struct impl {
 	uint32_t nheap, cap_threads;
 	uint64_t pending, watermark, last_t;
 	struct seg *free_segs;
-	struct u64map tids;           /* tid -> thread index + 1 */
+	struct u64map tids;           /* tid -> feed << 32 | (thread index + 1): the trace (of
+	                                 several split ones) its last first-chunk was met in */
+	uint32_t feed;                /* traces fed so far */
 	uint32_t last_tid;            /* the thread of the previous record, which is most often */
 	uint32_t last_idx;            /* the thread of this one too (a chunk is one thread's) */
 	uint32_t nbatch;
@@ -375,8 +377,8 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t first_t)
 {
 	uint64_t *i = u64map_get(&m->tids, tid);
-	if (i)
-		return (int64_t)(*i - 1);
+	if (i && (uint32_t)*i)
+		return (int64_t)((uint32_t)*i - 1);
 	if (o->nthreads >= MAX_THREADS) {
 		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace", MAX_THREADS);
 		return -1;
@@ -397,12 +399,30 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t
 	memset(&m->q[idx], 0, sizeof m->q[idx]);
 	m->q[idx].ev.thread = idx;
 	m->q[idx].first_t = m->q[idx].last_t = first_t;
-	if (u64map_put(&m->tids, tid, (uint64_t)idx + 1) < 0)
+	if (u64map_put(&m->tids, tid, (uint64_t)m->feed << 32 | (idx + 1)) < 0)
 		return oom(o);
 	if (o->new_thread && o->new_thread(o->ctx, idx, tid) < 0)
 		return -1;
 	o->nthreads++;
 	return idx;
+}
+
+/* A chunk that follows no earlier chunk of its thread in this trace.  A thread met in an
+   earlier trace (split files of one process) goes on.  A thread met in this one already has
+   ended, and the kernel has given its id to a new thread (ids are reused once pid_max is
+   reached: 32,768 by default): that one gets a stream of its own, so that it is not counted
+   alive all the time between the two. */
+static void new_chunk_chain(struct impl *m, uint32_t tid)
+{
+	uint64_t *v = u64map_get(&m->tids, tid);
+	if (!v || !(uint32_t)*v)
+		return;
+	if (*v >> 32 == m->feed)
+		*v = (uint64_t)m->feed << 32;   /* index 0: the next record makes a new thread */
+	else
+		*v = (uint64_t)m->feed << 32 | (uint32_t)*v;
+	if (m->last_tid == tid)
+		m->last_tid = ~tid;   /* (matches no record: the next one looks its thread up) */
 }
 
 int order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *ctx)
@@ -426,11 +446,14 @@ int order_feed(struct order *o, struct trace_reader *r)
 	uint64_t slack = (r->hdr.flags & MTRACE_HF_CHUNK_BOUND) ? 0 : r->hdr.ticks_per_sec / 100;
 	if (r->format == TRACE_FMT_DJ)
 		o->dj = 1;
+	m->feed++;
 	const struct mtrace_record *run;
 	size_t n;
 	int k;
 	while ((k = trace_next_run(r, &run, &n)) > 0) {
 		if (run->call == MTRACE_CALL_CHUNK) {
+			if (run->ptr == 0)   /* a thread's first chunk in this trace */
+				new_chunk_chain(m, run->tid);
 			uint64_t wm = run->ts > slack ? run->ts - slack : 0;
 			if (wm > m->watermark)
 				m->watermark = wm;
