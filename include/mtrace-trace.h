@@ -122,7 +122,8 @@ enum mtrace_call {
  *
  * A chunk record: tid = owner, ts = when the chunk was taken (read under the writer's lock, so
  * chunk timestamps never decrease in file order), size = chunk length in bytes (including this
- * record), ptr = file offset of the same thread's previous chunk (0 if none).  With
+ * record), ptr = file offset of the same thread's previous chunk (0 if none: a thread's first
+ * chunk in this file - for a thread id already met in it, a new thread given a reused id).  With
  * MTRACE_HF_CHUNK_BOUND (writers reserve a record before reading its clock) every record of a
  * chunk follows the chunk's ts, so once a reader has met a chunk, nothing before that chunk's ts
  * can still come.  Without it, the first record of a chunk may precede the chunk's ts by the time
