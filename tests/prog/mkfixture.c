@@ -63,8 +63,8 @@ static void put_record(const struct mtrace_record *r)
 		die("write failed");
 }
 
-/* One chunk per thread, threads in order of first appearance; ticks are nanoseconds. */
-static void write_mtrace(const struct call *c, size_t n)
+/* A finished trace's header: 64-bit, ticks in nanoseconds */
+static void write_header(int32_t pid, uint32_t flags)
 {
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	struct mtrace_file_header h;
@@ -72,11 +72,17 @@ static void write_mtrace(const struct call *c, size_t n)
 	h.pointer_size = 8;
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;
-	h.flags = MTRACE_HF_FINISHED;
-	h.pid = 4242;
+	h.flags = MTRACE_HF_FINISHED | flags;
+	h.pid = pid;
 	h.ppid = 1;
 	memcpy(page, &h, sizeof h);
 	fwrite(page, 1, sizeof page, out);
+}
+
+/* One chunk per thread, threads in order of first appearance; ticks are nanoseconds. */
+static void write_mtrace(const struct call *c, size_t n)
+{
+	write_header(4242, 0);
 	uint32_t done[8];
 	size_t ndone = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -109,17 +115,7 @@ static void write_mtrace(const struct call *c, size_t n)
    written where it was taken, so threads 7 and 7' are told apart only by that. */
 static void write_tidreuse(void)
 {
-	static unsigned char page[MTRACE_HEADER_SIZE];
-	struct mtrace_file_header h;
-	mtrace_header_init(&h);
-	h.pointer_size = 8;
-	h.clock = MTRACE_CLOCK_MONOTONIC;
-	h.ticks_per_sec = 1000000000;
-	h.flags = MTRACE_HF_FINISHED | MTRACE_HF_CHUNK_BOUND;
-	h.pid = 4243;
-	h.ppid = 1;
-	memcpy(page, &h, sizeof h);
-	fwrite(page, 1, sizeof page, out);
+	write_header(4243, MTRACE_HF_CHUNK_BOUND);
 	static const struct mtrace_record r[] = {
 		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 5, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
 		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16, .usable = 24 },
