@@ -30,8 +30,9 @@ int cycles_timer;
 
 #define SEEN_WAYS 16   /* a power of two */
 
-/* Call times as distributions (lat_hist.h): each worker thread counts into its own histogram
-   (on its stack) and adds it to the replay's when it ends. */
+/* Call times as distributions (lat_hist.h): each worker thread counts its calls, right after
+   the timer's second read, into its own histogram (on its stack), and adds it to the replay's
+   when it ends.  About 5 ns a timed call, none of it inside the timed window. */
 static const uint8_t lat_class[MTRACE_WL_NCOUNTS] = {
 	[MTRACE_WL_MALLOC] = LAT_MALLOC, [MTRACE_WL_CALLOC] = LAT_CALLOC,
 	[MTRACE_WL_REALLOC] = LAT_REALLOC, [MTRACE_WL_REALLOCARRAY] = LAT_REALLOC,
@@ -40,31 +41,7 @@ static const uint8_t lat_class[MTRACE_WL_NCOUNTS] = {
 	[MTRACE_WL_VALLOC] = LAT_MEMALIGN, [MTRACE_WL_PVALLOC] = LAT_MEMALIGN,
 };
 
-/* A call's time is only stored in pend (with its class in the low 3 bits): counting it in its
-   bucket at once, loads and stores the next call's LFENCE would wait for, cost about 5 ns a
-   call; done 256 at a time, without fences in between, it costs a fraction of that. */
-#define HIST_PEND 256
-struct hist {
-	uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES];
-	uint64_t pend[HIST_PEND];
-	unsigned npend;
-};
-
-/* count h->pend[0 .. end) (end NULL: h->npend of them); where the next time goes */
-static __attribute__((noinline)) uint64_t *hist_flush(struct hist *h, uint64_t *end)
-{
-	if (end)
-		h->npend = (unsigned)(end - h->pend);
-	for (unsigned i = 0; i < h->npend; i++) {
-		uint64_t d = h->pend[i] >> 3;
-		unsigned c = (unsigned)(h->pend[i] & 7);
-		h->b[c][hist_bucket(d)]++;
-		if (d > h->max[c])
-			h->max[c] = d;
-	}
-	h->npend = 0;
-	return h->pend;
-}
+struct hist { uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES]; };
 
 /* A signal point's futex word (done turns 1 when the thread reaches it) and how many sleep
    on it */
@@ -285,7 +262,7 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
    replay_loop, so an untimed replay has no trace of the timer). */
 #define TIMED(OP, EXPR) ({ uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
 	if (timed) { uint64_t d_ = cycles_end() - t0_; me->cyc[OP] += d_; \
-		*pend++ = d_ << 3 | lat_class[OP]; if (pend == pend_end) pend = hist_flush(h, pend); } \
+		unsigned c_ = lat_class[OP]; h->b[c_][hist_bucket(d_)]++; if (d_ > h->max[c_]) h->max[c_] = d_; } \
 	__atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); r_; })
 
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed,
@@ -296,9 +273,6 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 	const uint8_t *base = x->r->map, *p = base + tt->offset;
 	uintptr_t dropped = ((uintptr_t)p + x->page - 1) & ~(uintptr_t)(x->page - 1);
 	uint64_t count = 0, trim = x->o->trim_every;
-	/* where the next call's time goes: a register, not h->npend in memory, which the next
-	   call's LFENCE would wait on */
-	uint64_t *pend = timed ? h->pend + h->npend : NULL, *pend_end = timed ? h->pend + HIST_PEND : NULL;
 	for (;;) {
 		unsigned code = *p++;
 		unsigned op = code & 0x7f;
@@ -308,8 +282,6 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 		switch (op) {
 		case MTRACE_WL_END:
 			me->end_ticks = cycles_end();
-			if (timed)
-				h->npend = (unsigned)(pend - h->pend);
 			return NULL;
 		case MTRACE_WL_WAIT:
 			a = get(&p);
@@ -528,8 +500,6 @@ static void *worker(void *arg)
 		else
 			replay_loop(&x->t[i], 0, NULL);
 	}
-	if (x->timed)
-		hist_flush(&h, NULL);
 	if (x->timed)
 		for (unsigned c = 0; c < LAT_CLASSES; c++) {
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)
