@@ -33,6 +33,14 @@ grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RS
 "$PL" -o "$TMP/cmp.svg" "$TMP/cmp.csv" 2>/dev/null; eq "compare: exit 0" 0 "$?"
 check "compare: well-formed XML" xmlok "$TMP/cmp.svg"
 grep -q '>glibc<' "$TMP/cmp.svg" && grep -q '>wall time<' "$TMP/cmp.svg" && grep -q '>Max RSS<' "$TMP/cmp.svg" && ok "compare: bars per allocator for time and RSS" || bad "compare chart"
+grep -q '>malloc p99<' "$TMP/cmp.svg" && grep -q '>free p99<' "$TMP/cmp.svg" && ok "compare: the 99th percentiles of malloc and free" || bad "compare: no percentile panels"
+# a CSV of an older trace_run (no percentile columns) still draws its two panels
+awk -F, -v OFS=, '{ $0 = $0; n = split($0, f, ","); out = ""; for (i = 1; i <= n; i++) if (i <= 29 || i >= n - 1) out = out (out == "" ? "" : ",") f[i]; print out }' "$TMP/cmp.csv" >"$TMP/old.csv"
+"$PL" -o "$TMP/old.svg" "$TMP/old.csv" 2>/dev/null; eq "compare, an older CSV: exit 0" 0 "$?"
+grep -q '>Max RSS<' "$TMP/old.svg" && ! grep -q 'p99<' "$TMP/old.svg" && ok "compare, an older CSV: time and RSS, no percentile panel" || bad "old csv chart"
+sed '2s/^\(\([^,]*,\)\{31\}\)[^,]*/\1x/' "$TMP/cmp.csv" >"$TMP/badp.csv"
+"$PL" -o "$TMP/badp.svg" "$TMP/badp.csv" 2>"$TMP/err"; eq "compare CSV with a malloc p99 of 'x': exit 1" 1 "$?"
+grep -q 'badp.csv: line 2: malloc_p99_cycles must be a number' "$TMP/err" && ok "compare CSV: a bad percentile named" || bad "bad p99: $(cat "$TMP/err")"
 
 # long series are reduced, peaks kept: a 2-point-per-column line however long the trace
 pts=$(grep -o 'points="[^"]*"' "$TMP/live.svg" | head -n 1 | wc -w)

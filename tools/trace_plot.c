@@ -21,7 +21,8 @@ static const char usage_text[] =
 	"  sizes     (a trace) request sizes, power-of-two histogram\n"
 	"  lifetime  (a trace) block lifetimes, power-of-two histogram\n"
 	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
-	"  compare   (compare CSV) wall time and Max RSS per allocator\n"
+	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
+	"            per allocator\n"
 	"\n"
 	"  -k, --kind=KIND      one of the above\n"
 	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
@@ -349,11 +350,11 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 	if (!f)
 		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
 	char line[4096];
-	int wall = -1, rss = -1, alloc = -1;
+	int wall = -1, rss = -1, alloc = -1, p99[2] = { -1, -1 };   /* malloc's, free's: newer CSVs */
 	unsigned long no = 0;
 	static char names[32][64];
 	const char *np[32];
-	double w[32], r[32];
+	double w[32], r[32], lat[2][32];
 	size_t n = 0;
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
@@ -366,6 +367,8 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 				if (!strcmp(fields[i], "wall_usec")) wall = i;
 				if (!strcmp(fields[i], "maxrss_end_kb")) rss = i;
 				if (!strcmp(fields[i], "allocator")) alloc = i;
+				if (!strcmp(fields[i], "malloc_p99_cycles")) p99[0] = i;
+				if (!strcmp(fields[i], "free_p99_cycles")) p99[1] = i;
 			}
 			continue;
 		}
@@ -380,6 +383,13 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		    parse_amount(fields[rss], &e2, &r[n]) < 0 || *e2)
 			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_end_kb must be numbers "
 				  "from 0 to 10^18", path, no);
+		for (int k = 0; k < 2; k++) {
+			const char *e3;
+			lat[k][n] = 0;
+			if (p99[k] >= 0 && (nf <= p99[k] || parse_amount(fields[p99[k]], &e3, &lat[k][n]) < 0 || *e3))
+				tool_die(EXIT_BADFILE, "%s: line %lu: %s must be a number from 0 to 10^18", path, no,
+					 k ? "free_p99_cycles" : "malloc_p99_cycles");
+		}
 		w[n] /= 1e6;
 		r[n] *= 1024;
 		n++;
@@ -392,11 +402,27 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		if (w[i] > wm) wm = w[i];
 		if (r[i] > rm) rm = r[i];
 	}
-	double ph = (h - 40) / 2.0;
-	svg_panel(sv, 40, ph, 0, 1, SVG_COUNT, NULL, 0, wm * 1.15, SVG_SECONDS, "wall time");
+	/* and, from trace_run's percentiles (not in older CSVs, nor with --no-timing), the 99th of
+	   malloc and free: the calls a program waits longest for */
+	int panels = 2 + (p99[0] >= 0) + (p99[1] >= 0);
+	double ph = (h - 40) / (double)panels, top = 40;
+	svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, wm * 1.15, SVG_SECONDS, "wall time");
 	svg_bars(sv, np, w, n, colors[0], SVG_SECONDS);
-	svg_panel(sv, 40 + ph, ph, 0, 1, SVG_COUNT, NULL, 0, rm * 1.15, SVG_BYTES, "Max RSS");
+	top += ph;
+	svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, rm * 1.15, SVG_BYTES, "Max RSS");
 	svg_bars(sv, np, r, n, colors[1], SVG_BYTES);
+	for (int k = 0; k < 2; k++) {
+		if (p99[k] < 0)
+			continue;
+		double lm = 0;
+		for (size_t i = 0; i < n; i++)
+			if (lat[k][i] > lm)
+				lm = lat[k][i];
+		top += ph;
+		svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, lm > 0 ? lm * 1.15 : 1, SVG_COUNT,
+			  k ? "free p99" : "malloc p99");   /* (in cycles: short, read down the axis) */
+		svg_bars(sv, np, lat[k], n, colors[2 + k], SVG_COUNT);
+	}
 }
 
 /* ---------------------------------------------------------------------------------------------
