@@ -30,6 +30,23 @@ grep -v '^trace' "$TMP/e.tsv" | cmp - "$TMP/s.tsv" && ok "foreign byte order: th
 "$TP/mkfixture" dj-edge "$TMP/dj"
 "$S" --tsv "$TMP/dj" >"$TMP/dj.tsv"
 eq "dj trace: ideal RSS peak 804 (no aligned_alloc, reallocarray)" 804 "$(v "$TMP/dj.tsv" memory ideal_rss_peak)"
+eq "dj trace: no durations (it has none)" 0 "$(grep -c '^durations_ns' "$TMP/dj.tsv")"
+# durations: realloc's are always recorded (2, 2, 5, 2 and 2 ns in the fixture), the others'
+# only in a trace taken with durations (the fixture is not)
+eq "durations: realloc's 5 calls, avg 2, p50 2, p90 5, max 5 ns" "5 2 2 5 5" \
+	"$(for k in realloc_calls realloc_avg realloc_p50 realloc_p90 realloc_max; do v "$TMP/e.tsv" durations_ns $k; done | xargs)"
+eq "durations: no malloc durations without them recorded" "" "$(v "$TMP/e.tsv" durations_ns malloc_calls)"
+MTRACE_CTL_QUIET=1 "$BIN/mtracectl" -d -o "$TMP/dur" -- "$ROOT/$B/bench/mbench" 1 20000 >/dev/null
+dt=$(one_file "$TMP/dur.*")
+"$S" --tsv "$dt" >"$TMP/d.tsv"
+eq "durations (mtracectl -d): every malloc timed" "$(v "$TMP/d.tsv" calls malloc)" "$(v "$TMP/d.tsv" durations_ns malloc_calls)"
+for k in malloc free; do
+	set -- $(for p in p50 p99 max avg; do v "$TMP/d.tsv" durations_ns ${k}_$p; done)
+	[ "${1:-0}" -gt 0 ] && [ "$1" -le "$2" ] && [ "$2" -le "$3" ] && [ "$4" -le "$3" ] &&
+		ok "durations: $k p50 $1 <= p99 $2 <= max $3, avg $4" || bad "durations $k: $*"
+done
+"$S" "$dt" | grep -q '^call durations (ns)$' && ok "durations: a text section" || bad "durations: no text section"
+"$S" --diff "$dt" "$TMP/edge" | grep -q '^malloc_p99_ns ' && ok "durations: --diff compares the 99th percentiles" || bad "durations: --diff"
 gzip -c "$TMP/edge" >"$TMP/edge.gz"
 "$S" --tsv "$TMP/edge.gz" | grep -v '^trace' | cmp - "$TMP/s.tsv" && ok "gzip-compressed: the same figures" || bad "gzip figures differ"
 

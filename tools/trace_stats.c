@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lat_hist.h"
 #include "order.h"
 #include "tool.h"
 #include "u64map.h"
@@ -16,9 +17,11 @@ static const char usage_text[] =
 	"Statistics of each trace (mtrace, dj/malloc, or compressed): calls by type and by thread,\n"
 	"request sizes and lifetimes (power-of-two histograms), the ideal RSS peak and when it\n"
 	"happened, blocks live at the end (leaks at stop) with the largest, allocator overhead,\n"
-	"cross-thread frees, realloc behaviour, mmap and heap-growth calls (glibc traces), and the\n"
-	"most frequent sizes.  Records are taken in their global order; memory is bounded by the\n"
-	"live blocks, not the trace's length.\n"
+	"cross-thread frees, realloc behaviour, mmap and heap-growth calls (glibc traces), the most\n"
+	"frequent sizes, and how long calls took where the trace says (realloc's always; every\n"
+	"call's in a trace taken with mtracectl -d): average and percentiles by call type.  Records\n"
+	"are taken in their global order; memory is bounded by the live blocks, not the trace's\n"
+	"length.\n"
 	"\n"
 	"      --tsv        tab-separated: section, key, value(s)\n"
 	"      --json       one JSON object per trace\n"
@@ -70,7 +73,23 @@ struct stats {
 	uint32_t nth, capth;
 	uint64_t records, late;
 	uint32_t nthreads;
+	/* how long calls took, where the trace says (0: nowhere, dj's; 1: realloc's, always
+	   recorded; 2: every call's, a trace taken with durations): a histogram per call class
+	   (lat_hist.h), in ticks */
+	int durations;
+	struct durations { uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES], sum[LAT_CLASSES]; } *dur;
 };
+
+static int lat_class_of(unsigned call)
+{
+	switch (call) {
+	case MTRACE_CALL_MALLOC: return LAT_MALLOC;
+	case MTRACE_CALL_CALLOC: return LAT_CALLOC;
+	case MTRACE_CALL_REALLOC: case MTRACE_CALL_REALLOCARRAY: return LAT_REALLOC;
+	case MTRACE_CALL_FREE: return LAT_FREE;
+	default: return LAT_MEMALIGN;
+	}
+}
 
 static int bucket(uint64_t v)
 {
@@ -203,6 +222,13 @@ static int on_event(struct stats *s, const struct order_ev *e)
 	s->idx++;
 	s->calls[r->call]++;
 	th->calls++;
+	int cls = lat_class_of(r->call);
+	if (s->durations == 2 || (s->durations == 1 && cls == LAT_REALLOC)) {
+		s->dur->b[cls][hist_bucket(r->duration)]++;
+		s->dur->sum[cls] += r->duration;
+		if (r->duration > s->dur->max[cls])
+			s->dur->max[cls] = r->duration;
+	}
 	if (r->flags & MTRACE_RF_FAILED)
 		s->failed++;
 	if (r->flags & MTRACE_RF_MMAP)
@@ -279,6 +305,9 @@ static int collect(const char *path, struct stats *s)
 	s->tps = r.hdr.ticks_per_sec;
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
+	s->durations = r.format == TRACE_FMT_DJ ? 0 : (r.hdr.flags & MTRACE_HF_DURATIONS) ? 2 : 1;
+	if ((s->dur = calloc(1, sizeof *s->dur)) == NULL)
+		tool_die(EXIT_SYSTEM, "out of memory");
 	struct order o;
 	struct tool_progress pr;
 	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, r.name);
@@ -416,6 +445,59 @@ static void histogram(const char *section, const char *unit, const uint64_t *n, 
 	}
 }
 
+static const char *const lat_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
+
+/* A class's recorded durations in nanoseconds: calls, average, then the LAT_POINTS; 0 calls:
+   none recorded */
+static uint64_t duration_points(const struct stats *s, int c, uint64_t *avg, uint64_t *pt)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		n += s->dur->b[c][i];
+	memset(pt, 0, LAT_POINTS * sizeof *pt);
+	*avg = 0;
+	if (!n)
+		return 0;
+	lat_percentiles(s->dur->b[c], s->dur->max[c], pt);
+	for (int k = 0; k < LAT_POINTS; k++)
+		pt[k] = ns_of(s, pt[k]);
+	*avg = ns_of(s, s->dur->sum[c] / n);
+	return n;
+}
+
+/* How long the calls took (realloc's always recorded; every call's in a trace taken with
+   durations), by class: average and percentiles in nanoseconds */
+static void durations(const struct stats *s)
+{
+	static const char *const pts[LAT_POINTS] = { "p50", "p90", "p99", "p999", "max" };
+	int head = 0;
+	for (int c = 0; c < LAT_CLASSES; c++) {
+		uint64_t avg, pt[LAT_POINTS], n = duration_points(s, c, &avg, pt);
+		if (!n)
+			continue;
+		if (fmt == TEXT) {
+			char b[LAT_POINTS + 2][32];
+			if (!head++)
+				printf("call durations (ns)\n    %-10s %14s %10s %10s %10s %10s %10s %12s\n", "call", "count",
+				       "avg", "p50", "p90", "p99", "p99.9", "max");
+			printf("    %-10s %14s %10s", lat_names[c], fmt_commas(b[0], n), fmt_commas(b[1], avg));
+			for (int k = 0; k < LAT_POINTS; k++)
+				printf(k == LAT_MAX ? " %12s" : " %10s", fmt_commas(b[k + 2], pt[k]));
+			printf("\n");
+			continue;
+		}
+		char key[40];
+		snprintf(key, sizeof key, "%s_calls", lat_names[c]);
+		kv("durations_ns", key, n);
+		snprintf(key, sizeof key, "%s_avg", lat_names[c]);
+		kv("durations_ns", key, avg);
+		for (int k = 0; k < LAT_POINTS; k++) {
+			snprintf(key, sizeof key, "%s_%s", lat_names[c], pts[k]);
+			kv("durations_ns", key, pt[k]);
+		}
+	}
+}
+
 static void report(const struct stats *s)
 {
 	char c1[32], c2[32];
@@ -465,6 +547,7 @@ static void report(const struct stats *s)
 		kv("glibc", "served_by_mmap", s->mmap_n);
 		kv("glibc", "grew_the_heap", s->brk_n);
 	}
+	durations(s);
 	histogram("sizes", "requested bytes", s->size_n, s->size_b);
 	histogram("lifetime_calls", "calls lived", s->life_calls, NULL);
 	histogram("lifetime_ns", "nanoseconds lived", s->life_ns, NULL);
@@ -514,6 +597,13 @@ static void report(const struct stats *s)
 		printf("}\n");
 }
 
+static uint64_t p99(const struct stats *s, int c)   /* of the recorded durations, ns; 0: none */
+{
+	uint64_t avg, pt[LAT_POINTS];
+	duration_points(s, c, &avg, pt);
+	return pt[LAT_P99];
+}
+
 static void diff(const struct stats *a, const struct stats *b)
 {
 	struct { const char *k; uint64_t x, y; } rows[] = {
@@ -525,6 +615,9 @@ static void diff(const struct stats *a, const struct stats *b)
 		{ "requested_bytes", a->requested, b->requested }, { "overhead_bytes", a->usable, b->usable },
 		{ "cross_thread_frees", a->xfree, b->xfree }, { "realloc_moved", a->re_moved, b->re_moved },
 		{ "served_by_mmap", a->mmap_n, b->mmap_n }, { "grew_the_heap", a->brk_n, b->brk_n },
+		{ "malloc_p99_ns", p99(a, LAT_MALLOC), p99(b, LAT_MALLOC) },
+		{ "free_p99_ns", p99(a, LAT_FREE), p99(b, LAT_FREE) },
+		{ "realloc_p99_ns", p99(a, LAT_REALLOC), p99(b, LAT_REALLOC) },
 	};
 	if (fmt == TEXT)
 		printf("%-22s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");
@@ -551,6 +644,7 @@ static void diff(const struct stats *a, const struct stats *b)
 
 static void release(struct stats *s)
 {
+	free(s->dur);
 	u64map_free(&s->addr);
 	u64map_free(&s->sizes);
 	free(s->b);

@@ -1,11 +1,16 @@
 /* lat_hist.h - call times as distributions: a histogram of timer ticks, log-linear (exact
  * below 16, then 16 buckets a power of two, each 1/16 of it wide), so that percentiles come out
- * within 6% without keeping every call's time, and the points trace_run reports of it.
+ * within 6% without keeping every call's time, and the points reported of it.
  */
 #ifndef LAT_HIST_H
 #define LAT_HIST_H
 #include <stdint.h>
-#include "replay.h"   /* LAT_* */
+
+/* Call classes whose times are kept as distributions (trace_run's replayed calls, trace_stats'
+   recorded durations), and the points reported of each: the 50th, 90th, 99th and 99.9th
+   percentiles and the largest */
+enum { LAT_MALLOC, LAT_CALLOC, LAT_REALLOC, LAT_FREE, LAT_MEMALIGN, LAT_CLASSES };
+enum { LAT_P50, LAT_P90, LAT_P99, LAT_P999, LAT_MAX, LAT_POINTS };
 
 #define HIST_BUCKETS ((63 - 4 + 1) * 16)
 

@@ -14,6 +14,7 @@
 #ifndef REPLAY_H
 #define REPLAY_H
 #include <stdint.h>
+#include "lat_hist.h"
 #include "wl_reader.h"
 
 enum { TOUCH_PAGES = 0, TOUCH_FULL = 1, TOUCH_NONE = 2 };
@@ -29,11 +30,6 @@ struct replay_opts {
 	                                 the first second, 2 from the start */
 	const char *progress_name;    /* what the progress line names */
 };
-
-/* Call classes whose times are kept as distributions, and the points reported of each: the
-   50th, 90th, 99th and 99.9th percentiles and the largest */
-enum { LAT_MALLOC, LAT_CALLOC, LAT_REALLOC, LAT_FREE, LAT_MEMALIGN, LAT_CLASSES };
-enum { LAT_P50, LAT_P90, LAT_P99, LAT_P999, LAT_MAX, LAT_POINTS };
 
 struct replay_result {
 	uint64_t cycles;              /* timer ticks from release to the last thread's end */
