@@ -36,7 +36,7 @@ fi
 timeout 120 "$R" --csv --threads 1 "$TMP/x.wl" >"$TMP/x1.csv"; eq "cross-thread, --threads 1: completes" 0 "$?"
 eq "cross-thread, --threads 1: every wait executed" "$(wl "$TMP/x.wl" waits)" "$(csv "$TMP/x1.csv" waits)"
 eq "cross-thread, --threads 1: every free" "$(wl "$TMP/x.wl" free)" "$(csv "$TMP/x1.csv" free_calls)"
-traced "$TMP/churn" "$TP/threads" 10100 100 1 >/dev/null
+traced "$TMP/churn" "$TP/threads" 10100 1 1 >/dev/null   # one at a time: each joined before the next
 "$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"
 if [ "${SANITIZE:-}" != 1 ]; then   # 10,000 threads under ASan: minutes, and its own limits
 	timeout 120 "$R" --csv --threads 10000 "$TMP/churn.wl" >"$TMP/churn.csv"; eq "10,101 streams: replayed" 0 "$?"
@@ -47,9 +47,11 @@ fi
 eq "10,101 streams: every malloc" "$(wl "$TMP/churn.wl" malloc)" "$(csv "$TMP/churn.csv" malloc_calls)"
 eq "10,101 streams: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churn.csv" free_calls)"
 # by default, as many replay threads as the program had threads alive at once (it made them
-# one at a time: the main thread and one more); 10,000 of them before, their stacks in RSS
+# one at a time: the main thread and one more, also where the kernel gave a thread id again);
+# 10,000 of them before, their stacks in RSS.  (Made in waves of 100, the figure depended on
+# how the waves' threads were scheduled: 2 to 11.)
 live=$(wl "$TMP/churn.wl" max_live_threads)
-check "10,101 streams made one at a time: $live alive at once (2 to 8)" test "$live" -ge 2 -a "$live" -le 8
+eq "10,101 streams made one at a time: 2 alive at once" 2 "$live"
 timeout 120 "$R" --csv "$TMP/churn.wl" >"$TMP/churnd.csv"; eq "10,101 streams, default: replayed" 0 "$?"
 eq "10,101 streams, default: as many replay threads as were alive at once" "$live" "$(csv "$TMP/churnd.csv" replay_threads)"
 eq "10,101 streams, default: every free" "$(wl "$TMP/churn.wl" free)" "$(csv "$TMP/churnd.csv" free_calls)"
