@@ -47,6 +47,10 @@ for k in malloc free; do
 done
 "$S" "$dt" | grep -q '^call durations (ns)$' && ok "durations: a text section" || bad "durations: no text section"
 "$S" --diff "$dt" "$TMP/edge" | grep -q '^malloc_p99_ns ' && ok "durations: --diff compares the 99th percentiles" || bad "durations: --diff"
+# a trace with no clock (imported from an mtrace() log: its reallocs have duration 0): none
+printf '= Start\n@ ./p:[0x1] + 0x1000 0x10\n@ ./p:[0x1] < 0x1000\n@ ./p:[0x1] > 0x2000 0x20\n- 0x2000\n= End\n' >"$TMP/m.log"
+"$BIN/trace_import" "$TMP/m.log" "$TMP/imp" && "$S" --tsv "$TMP/imp" >"$TMP/imp.tsv"
+eq "durations: an imported trace (no clock) has none" "1 0" "$(v "$TMP/imp.tsv" calls realloc) $(grep -c '^durations_ns' "$TMP/imp.tsv")"
 gzip -c "$TMP/edge" >"$TMP/edge.gz"
 "$S" --tsv "$TMP/edge.gz" | grep -v '^trace' | cmp - "$TMP/s.tsv" && ok "gzip-compressed: the same figures" || bad "gzip figures differ"
 

@@ -456,8 +456,8 @@ static uint64_t duration_points(const struct stats *s, int c, uint64_t *avg, uin
 		n += s->dur->b[c][i];
 	memset(pt, 0, LAT_POINTS * sizeof *pt);
 	*avg = 0;
-	if (!n)
-		return 0;
+	if (!n || !s->dur->max[c])
+		return 0;   /* none, or all 0: a trace with no clock (trace_import's) */
 	lat_percentiles(s->dur->b[c], s->dur->max[c], pt);
 	for (int k = 0; k < LAT_POINTS; k++)
 		pt[k] = ns_of(s, pt[k]);
