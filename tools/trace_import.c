@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	int c;
 	uint64_t pid = 0;
 	const char *exe = NULL;
-	int progress = -1;   /* -1: on a terminal */
+	int progress = isatty(2);   /* tool_progress's on: 2 with -p */
 	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1:
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	size_t cap = 0;
 	ssize_t n;
 	struct tool_progress pr;
-	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, fileno(f), tool_display_name(in));
+	tool_progress_start(&pr, progress, fileno(f), tool_display_name(in));
 	uint64_t bytes = 0, lines = 0;
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		bytes += (uint64_t)n;

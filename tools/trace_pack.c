@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip";
-	int anon = 0, c, chosen = 0, progress = -1;   /* -1: on a terminal */
+	int anon = 0, c, chosen = 0, progress = isatty(2);   /* 2 with -p */
 	long level = 0;   /* 0: the compressor's own default */
 	while ((c = getopt_long(argc, argv, "o:l:aphV", longopts, NULL)) != -1) {
 		if (c >= 1 && c <= 3) {
@@ -172,8 +172,6 @@ int main(int argc, char **argv)
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
 	int k;
 	struct tool_progress pr;
-	if (progress < 0)
-		progress = isatty(2);
 	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;

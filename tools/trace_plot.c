@@ -39,7 +39,7 @@ static const char usage_text[] =
 
 static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b" };
 #define NBINS 2000
-static int progress = -1;   /* tool_progress's on; -1: on a terminal */
+static int progress;   /* tool_progress's on: on a terminal, or 2 with -p */
 #define NB 65
 
 /* ---------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	struct tool_progress pr;
 	char what[4300];
 	snprintf(what, sizeof what, "%s, time range", r.name);
-	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, what);
+	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, what);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
@@ -167,7 +167,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	memcpy(exe, base, bl);
 	exe[bl] = 0;
 	struct order o;
-	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, r.name);
+	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 || order_end(&o) < 0) {
@@ -458,6 +458,7 @@ int main(int argc, char **argv)
 	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
 	int nlabels = 0, c;
 	uint64_t w = 900, h = 560;
+	progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': kind = optarg; break;

@@ -33,7 +33,7 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line.\n";
 
-static int progress = -1;   /* tool_progress's on; -1: on a terminal */
+static int progress;   /* tool_progress's on: on a terminal, or 2 with -p */
 
 #define NB 65                      /* power-of-two buckets: [0], [1], [2,4), ... */
 #define TOP 20
@@ -310,7 +310,7 @@ static int collect(const char *path, struct stats *s)
 		tool_die(EXIT_SYSTEM, "out of memory");
 	struct order o;
 	struct tool_progress pr;
-	tool_progress_start(&pr, progress < 0 ? isatty(2) : progress, r.child ? -1 : r.fd, r.name);
+	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	int rc = order_begin(&o, on_events, on_thread, s);
@@ -660,6 +660,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, want_diff = 0;
+	progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
