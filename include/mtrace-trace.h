@@ -52,7 +52,9 @@ enum mtrace_clock {
 #define MTRACE_HF_PRIVATE     0x4u  /* exe and cmdline deliberately left out */
 #define MTRACE_HF_FINISHED    0x8u  /* the writer stopped cleanly (absent after a crash or exec) */
 #define MTRACE_HF_CHUNK_BOUND 0x10u /* no record precedes the ts of its chunk (see chunk records) */
-#define MTRACE_HF_KNOWN       0x1fu
+#define MTRACE_HF_BYPASSED    0x20u /* some entry points resolve to a definition ahead of the
+                                       tracer's (the program's own allocator): not recorded */
+#define MTRACE_HF_KNOWN       0x3fu
 
 struct mtrace_file_header {
 	char     magic[MTRACE_MAGIC_LEN];

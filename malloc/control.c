@@ -100,6 +100,7 @@ static void init(void)
 	mt_populate_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_stderr_init();
+	mt_check_bypass();
 	mt_thread_key_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }

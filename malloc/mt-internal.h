@@ -46,6 +46,7 @@ struct mt_real {
 extern struct mt_real mt_real;
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
+void mt_check_bypass(void);            /* once, after mt_resolve and mt_stderr_init */
 
 /* The bootstrap arena serves calls made while dlsym runs; free must recognise its blocks. */
 #define MT_BOOT_SIZE (256 * 1024)
@@ -123,6 +124,7 @@ struct mt_global {
 	int failed;                     /* tracing was stopped by an error */
 	int quiet;
 	int private_header;             /* leave exe/cmdline out */
+	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int paused;
 	dev_t dev;
 	ino_t ino;

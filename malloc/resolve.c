@@ -165,8 +165,10 @@ static void *next_sym(const char *name, const char *libc_name)
 #if defined(BASE_VERSION) && defined(__GLIBC__)
 	/* the default version lands in libc itself while something before it exports only the
 	   base version: that is the one the program binds to (an unversioned allocator such as
-	   jemalloc is found by dlsym, and is not looked past) */
-	if (f && in_libc(f)) {
+	   jemalloc is found by dlsym, and is not looked past).  reallocarray and aligned_alloc
+	   came later than the base version: the lookup would fail, and its error message is
+	   allocated (by the program's own allocator, when it has one) */
+	if (f && in_libc(f) && strcmp(name, "reallocarray") != 0 && strcmp(name, "aligned_alloc") != 0) {
 		void *v = dlvsym(RTLD_NEXT, name, BASE_VERSION);
 		if (v && v != f && !in_libc(v))
 			f = v;
@@ -265,4 +267,57 @@ void mt_resolve(void)
 	__atomic_store_n(&mt_real.malloc, r.malloc, __ATOMIC_RELEASE);
 	resolving = 0;
 	__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Entry points that never reach us
+   ------------------------------------------------------------------------------------------- */
+
+static size_t cat(char *buf, size_t at, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > cap - at)
+		n = cap - at;
+	memcpy(buf + at, s, n);
+	return at + n;
+}
+
+/* The dynamic linker binds every caller of malloc to the first definition in the search order.
+   The executable comes before any preload, so a program that links its own allocator into
+   itself (Chromium does) makes no call we could see, nor does one whose LD_PRELOAD lists an
+   allocator before us; the trace would be empty or partial with no hint of why.  Say so once,
+   and mark the header (MTRACE_HF_BYPASSED). */
+void mt_check_bypass(void)
+{
+	static const char *const names[] = {
+		"malloc", "free", "calloc", "realloc", "reallocarray", "posix_memalign",
+		"aligned_alloc", "memalign", "valloc", "pvalloc",
+	};
+	Dl_info self, other;
+	if (!dladdr((void *)mt_check_bypass, &self))
+		return;
+	char list[160];
+	size_t n = 0;
+	const char *owner = NULL;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		void *f = dlsym(RTLD_DEFAULT, names[i]);
+		if (f == NULL || !dladdr(f, &other) || other.dli_fbase == self.dli_fbase)
+			continue;
+		n = cat(list, n, sizeof list - 1, n ? ", " : "");
+		n = cat(list, n, sizeof list - 1, names[i]);
+		if (owner == NULL)
+			owner = other.dli_fname && other.dli_fname[0] ? other.dli_fname : "the program itself";
+	}
+	if (owner == NULL)
+		return;
+	mt_g.bypassed = 1;
+	list[n] = 0;
+	char msg[768];
+	size_t m = cat(msg, 0, sizeof msg - 1, "warning: ");
+	m = cat(msg, m, sizeof msg - 1, list);
+	m = cat(msg, m, sizeof msg - 1, " defined by ");
+	m = cat(msg, m, sizeof msg - 1, owner);
+	m = cat(msg, m, sizeof msg - 1, ", which comes before the tracer: those calls are not traced");
+	msg[m] = 0;
+	mt_warn(msg, NULL, 0);
 }

@@ -147,7 +147,8 @@ static void header_init(char *page, pid_t ppid)
 	hdr.flags = MTRACE_HF_CHUNK_BOUND |
 		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
-		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0);
+		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
+		    (mt_g.bypassed ? MTRACE_HF_BYPASSED : 0);
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	mt_g.start_ns = mt_monotonic_ns();

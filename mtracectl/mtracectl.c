@@ -150,8 +150,10 @@ static void report(const char *manifest)
 		char size[32];
 		if (trace_open(&r, line) == 0) {
 			const char *exe = strrchr(r.exe, '/');
-			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s bytes\n", (int)r.hdr.pid,
-				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, fmt_commas(size, (unsigned long long)st.st_size));
+			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s bytes%s\n", (int)r.hdr.pid,
+				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, fmt_commas(size, (unsigned long long)st.st_size),
+				(r.hdr.flags & MTRACE_HF_BYPASSED)
+				? " (its own allocator comes before the tracer: those calls are not traced)" : "");
 		} else
 			fprintf(stderr, "mtracectl: %s\n", r.err);
 		trace_close(&r);

@@ -71,6 +71,8 @@ static void print_header(const struct trace_reader *r)
 	       fmt_commas(n1, h->ticks_per_sec),
 	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
 	printf("# allocator %s\n", (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
+	if (h->flags & MTRACE_HF_BYPASSED)
+		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
 	       : "a chunk's first record may precede it (older writer)");
 	if (h->flags & MTRACE_HF_FINISHED)

@@ -1,0 +1,39 @@
+# Calls that cannot reach the tracer: a program with its own allocator linked in (Chromium), or
+# an allocator preloaded before the tracer.  The program runs as without us; one warning names
+# the functions and where they are defined; the header says so; mtracectl says so; a program
+# whose calls do reach us gets no such warning.
+. tests/lib.sh
+"$TP/own_malloc" >"$TMP/plain" 2>&1
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/own" LD_PRELOAD=$LIB "$TP/own_malloc" >"$TMP/out" 2>"$TMP/err"
+eq "exit status" 0 "$?"
+# the same count of calls: the tracer's own lookups allocate nothing from the program's allocator
+check "the program's allocator serves the same calls as untraced" cmp "$TMP/plain" "$TMP/out"
+eq "one warning line" 1 "$(wc -l <"$TMP/err")"
+grep -q "^mtrace-ctl: warning: malloc, free, calloc, realloc, posix_memalign, aligned_alloc, memalign defined by .*/own_malloc, which comes before the tracer: those calls are not traced$" "$TMP/err" &&
+	ok "the warning names the functions and the executable" || bad "warning: $(cat "$TMP/err")"
+f=$(one_file "$TMP/own.*")
+check "the trace validates" "$BIN/trace_dump" -c "$f"
+eq "no call recorded" 0 "$(count "$f" calls)"
+"$BIN/trace_dump" -H "$f" | grep -q '^# bypassed ' && ok "trace_dump's header says calls were bypassed" || bad "header flag"
+
+"$BIN/mtracectl" -o "$TMP/w" -- "$TP/own_malloc" >/dev/null 2>"$TMP/err"
+eq "mtracectl: exit status" 0 "$?"
+grep -q "^mtracectl: pid [0-9]* (own_malloc): $TMP/w\.[0-9]*, [0-9,]* bytes (its own allocator comes before the tracer: those calls are not traced)$" "$TMP/err" &&
+	ok "mtracectl's list says why the trace is empty" || bad "mtracectl: $(cat "$TMP/err")"
+
+# a forwarding allocator preloaded first (libfwd.so defines malloc, free, calloc, realloc and
+# the aligned family)
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/fwd" LD_PRELOAD="$TP/libfwd.so $LIB" "$TP/bigalloc" 100 >/dev/null 2>"$TMP/err"
+eq "preloaded before the tracer: exit status" 0 "$?"
+grep -q "^mtrace-ctl: warning: malloc, free, calloc, realloc.* defined by $TP/libfwd.so, which comes before the tracer" "$TMP/err" &&
+	ok "the warning names the library preloaded first" || bad "warning: $(cat "$TMP/err")"
+"$BIN/trace_dump" -H "$(one_file "$TMP/fwd.*")" | grep -q '^# bypassed ' && ok "and its header says so" || bad "header flag (fwd)"
+
+# the other order traces the same allocator, without a word
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/ok" LD_PRELOAD="$LIB $TP/libfwd.so" "$TP/bigalloc" 100 >/dev/null 2>"$TMP/err"
+eq "tracer first: exit status" 0 "$?"
+eq "tracer first: nothing on stderr" "" "$(cat "$TMP/err")"
+f=$(one_file "$TMP/ok.*")
+"$BIN/trace_dump" -H "$f" | grep -q '^# bypassed ' && bad "tracer first: header says bypassed" || ok "tracer first: no bypass in the header"
+ge "tracer first: calls recorded" 100 "$(count "$f" calls)"
+finish
