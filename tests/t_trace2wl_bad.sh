@@ -21,7 +21,7 @@ expect_bad "unknown call" "$TMP/badcall" "offset 4160: unknown call type 77"
 cp "$TMP/edge" "$TMP/tid0"; printf '\0\0\0\0' | dd of="$TMP/tid0" bs=1 seek=$((4096 + 64)) conv=notrunc 2>/dev/null
 expect_bad "thread id 0" "$TMP/tid0" "offset 4160: thread id 0"
 cp "$TMP/edge" "$TMP/badhdr"; printf '\377\377' | dd of="$TMP/badhdr" bs=1 seek=16 conv=notrunc 2>/dev/null
-expect_bad "absurd record size" "$TMP/badhdr" "offset 0: bad record size"
+expect_bad "absurd record size" "$TMP/badhdr" "offset 16: bad record size"
 "$TP/mkfixture" dj-edge "$TMP/dj"
 cp "$TMP/dj" "$TMP/djbad"; printf '\115' | dd of="$TMP/djbad" bs=1 seek=$((64 * 2 + 4)) conv=notrunc 2>/dev/null
 expect_bad "dj: unknown record type" "$TMP/djbad" "offset 128: unknown dj record type 77"

@@ -30,10 +30,12 @@ cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 +
 expect_bad "unknown call type" "$TMP/badcall" "offset 4160: unknown call type 77"
 cp "$f" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
 expect_bad "unknown flags" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
+cp "$f" "$TMP/badhflags"; printf '\132' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x5a"
 cp "$f" "$TMP/badver"; printf '\011' | dd of="$TMP/badver" bs=1 seek=12 conv=notrunc 2>/dev/null
-expect_bad "future version" "$TMP/badver" "offset 0: unsupported format version 9"
+expect_bad "future version" "$TMP/badver" "offset 12: unsupported format version 9"
 cp "$f" "$TMP/badrs"; printf '\020\000' | dd of="$TMP/badrs" bs=1 seek=14 conv=notrunc 2>/dev/null
-expect_bad "header size too small" "$TMP/badrs" "offset 0: bad header size 16"
+expect_bad "header size too small" "$TMP/badrs" "offset 14: bad header size 16"
 expect_bad "missing file" "$TMP/nonexistent" "No such file"
 "$BIN/trace_dump" --help | grep -q '^Usage: trace_dump' && ok "--help" || bad "--help"
 "$BIN/trace_dump" --version | grep -q '^trace_dump (mtrace) ' && ok "--version" || bad "--version"

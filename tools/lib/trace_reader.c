@@ -280,36 +280,40 @@ const char *trace_clock_name(unsigned clock)
 	}
 }
 
-int trace_header_check(const struct mtrace_file_header *h, char *err, size_t cap)
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap)
 {
+	/* each test first notes the offset of the field it looks at, for the message */
+#define AT(field) (*at = offsetof(struct mtrace_file_header, field))
 	const char *what = NULL;
+	*at = 0;
 	if (memcmp(h->magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) != 0)
 		what = "not an mtrace trace (bad magic)";
-	else if (h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
+	else if (AT(byte_order_mark), h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
 		what = "bad byte-order mark";
-	else if (h->version != MTRACE_FORMAT_VERSION)
+	else if (AT(version), h->version != MTRACE_FORMAT_VERSION)
 		snprintf(err, cap, "unsupported format version %u (this reader knows %u)",
 			 (unsigned)h->version, MTRACE_FORMAT_VERSION);
-	else if (h->header_size < sizeof *h || h->header_size % 8)
+	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)
 		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
-	else if (h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
+	else if (AT(record_size), h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
 		snprintf(err, cap, "bad record size %u", (unsigned)h->record_size);
-	else if (h->pointer_size != 4 && h->pointer_size != 8)
+	else if (AT(pointer_size), h->pointer_size != 4 && h->pointer_size != 8)
 		snprintf(err, cap, "bad pointer size %u", (unsigned)h->pointer_size);
-	else if (h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
+	else if (AT(clock), h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
 		snprintf(err, cap, "unknown clock %u", (unsigned)h->clock);
-	else if (h->ticks_per_sec == 0)
+	else if (AT(ticks_per_sec), h->ticks_per_sec == 0)
 		what = "clock rate is zero";
-	else if (h->flags & ~MTRACE_HF_KNOWN)
+	else if (AT(flags), h->flags & ~MTRACE_HF_KNOWN)
 		snprintf(err, cap, "unknown header flags 0x%x", (unsigned)h->flags);
-	else if ((uint64_t)h->exe_offset + h->exe_len > h->header_size ||
+	else if (AT(exe_offset), (uint64_t)h->exe_offset + h->exe_len > h->header_size ||
 		 (h->exe_len && h->exe_offset < sizeof *h))
 		what = "executable path lies outside the header";
-	else if ((uint64_t)h->cmdline_offset + h->cmdline_len > h->header_size ||
+	else if (AT(cmdline_offset), (uint64_t)h->cmdline_offset + h->cmdline_len > h->header_size ||
 		 (h->cmdline_len && h->cmdline_offset < sizeof *h))
 		what = "command line lies outside the header";
 	else
 		return 0;
+#undef AT
 	if (what)
 		snprintf(err, cap, "%s", what);
 	return -1;
@@ -379,8 +383,9 @@ int trace_open(struct trace_reader *r, const char *path)
 		trace_swap_header(&r->hdr);
 	}
 	char what[200];
-	if (trace_header_check(&r->hdr, what, sizeof what) < 0)
-		return fail(r, 0, "%s", what);
+	uint64_t at;
+	if (trace_header_check(&r->hdr, &at, what, sizeof what) < 0)
+		return fail(r, at, "%s", what);
 	have = fill(r, r->hdr.header_size);
 	if (have < 0) {
 		snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));

@@ -138,9 +138,9 @@ double trace_seconds(const struct trace_reader *r, uint64_t ticks);
 /* "x86 TSC", "CLOCK_MONOTONIC", ... */
 const char *trace_clock_name(unsigned clock);
 
-/* Check a header (already in host order) read from a file of file_size bytes (or 0 if
-   unknown).  0, or -1 with a message in err (cap bytes). */
-int trace_header_check(const struct mtrace_file_header *h, char *err, size_t cap);
+/* Check a header (already in host order).  0, or -1 with a message in err (cap bytes) and
+   the file offset of the field at fault in *at. */
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap);
 
 /* Check one record (host order).  NULL, or what is wrong with it. */
 const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec);
