@@ -70,6 +70,8 @@ $(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c tools/lib/tool.c $
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c tools/lib/tool.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
+$(B)/tests/nopie_%: tests/prog/nopie_%.c | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin -fno-pie -no-pie $< -o $@
 $(B)/tests/lib%.so: tests/prog/lib%.c | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
 $(B)/tests/%: tests/prog/%.c | dirs

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -294,6 +295,7 @@ void mt_check_bypass(void)
 		"aligned_alloc", "memalign", "valloc", "pvalloc",
 	};
 	Dl_info self, other;
+	const ElfW(Sym) *sym;
 	if (!dladdr((void *)mt_check_bypass, &self))
 		return;
 	char list[160];
@@ -301,7 +303,13 @@ void mt_check_bypass(void)
 	const char *owner = NULL;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		void *f = dlsym(RTLD_DEFAULT, names[i]);
-		if (f == NULL || !dladdr(f, &other) || other.dli_fbase == self.dli_fbase)
+		if (f == NULL || !dladdr1(f, &other, (void **)&sym, RTLD_DL_SYMENT) ||
+		    other.dli_fbase == self.dli_fbase)
+			continue;
+		/* a non-PIE executable that takes the function's address has its PLT entry stand
+		   for it (an undefined symbol with a value: gcc's cc1 does this for free); the
+		   calls through it still come to us */
+		if (sym == NULL || sym->st_shndx == SHN_UNDEF)
 			continue;
 		n = cat(list, n, sizeof list - 1, n ? ", " : "");
 		n = cat(list, n, sizeof list - 1, names[i]);

@@ -1,7 +1,7 @@
 # Calls that cannot reach the tracer: a program with its own allocator linked in (Chromium), or
 # an allocator preloaded before the tracer.  The program runs as without us; one warning names
 # the functions and where they are defined; the header says so; mtracectl says so; a program
-# whose calls do reach us gets no such warning.
+# whose calls do reach us gets no such warning, a non-PIE one taking their addresses included.
 . tests/lib.sh
 "$TP/own_malloc" >"$TMP/plain" 2>&1
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/own" LD_PRELOAD=$LIB "$TP/own_malloc" >"$TMP/out" 2>"$TMP/err"
@@ -36,4 +36,13 @@ eq "tracer first: nothing on stderr" "" "$(cat "$TMP/err")"
 f=$(one_file "$TMP/ok.*")
 "$BIN/trace_dump" -H "$f" | grep -q '^# bypassed ' && bad "tracer first: header says bypassed" || ok "tracer first: no bypass in the header"
 ge "tracer first: calls recorded" 100 "$(count "$f" calls)"
+
+# a position-dependent program that takes the address of malloc and free: their PLT entries
+# stand for them (undefined symbols with a value, as in gcc's cc1), and the calls do reach us
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/np" LD_PRELOAD=$LIB "$TP/nopie_fnptr" >/dev/null 2>"$TMP/err"
+eq "non-PIE, function addresses taken: exit status" 0 "$?"
+eq "non-PIE, function addresses taken: no warning" "" "$(cat "$TMP/err")"
+f=$(one_file "$TMP/np.*")
+eq "non-PIE: its 100 mallocs recorded" 100 "$(count "$f" malloc 1000)"
+eq "non-PIE: its 100 frees recorded" 100 "$(count "$f" free)"
 finish
