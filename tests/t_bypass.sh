@@ -15,6 +15,12 @@ f=$(one_file "$TMP/own.*")
 check "the trace validates" "$BIN/trace_dump" -c "$f"
 eq "no call recorded" 0 "$(count "$f" calls)"
 "$BIN/trace_dump" -H "$f" | grep -q '^# bypassed ' && ok "trace_dump's header says calls were bypassed" || bad "header flag"
+"$BIN/trace2wl" "$TMP/own.wl" "$f" 2>"$TMP/err"
+eq "trace2wl converts it" 0 "$?"
+grep -q "^trace2wl: warning: $f: the program's own allocator (or one preloaded before the tracer) took some of its calls" "$TMP/err" &&
+	ok "trace2wl warns that calls are missing" || bad "trace2wl: $(cat "$TMP/err")"
+"$BIN/trace_stats" "$f" 2>&1 >/dev/null | grep -q "^trace_stats: warning: $f: the program's own allocator" &&
+	ok "trace_stats warns too" || bad "trace_stats gave no warning"
 
 "$BIN/mtracectl" -o "$TMP/w" -- "$TP/own_malloc" >/dev/null 2>"$TMP/err"
 eq "mtracectl: exit status" 0 "$?"
@@ -36,6 +42,7 @@ eq "tracer first: nothing on stderr" "" "$(cat "$TMP/err")"
 f=$(one_file "$TMP/ok.*")
 "$BIN/trace_dump" -H "$f" | grep -q '^# bypassed ' && bad "tracer first: header says bypassed" || ok "tracer first: no bypass in the header"
 ge "tracer first: calls recorded" 100 "$(count "$f" calls)"
+"$BIN/trace2wl" "$TMP/ok.wl" "$f" 2>&1 | grep -q warning && bad "trace2wl warned of a complete trace" || ok "trace2wl: no warning for a complete trace"
 
 # a position-dependent program that takes the address of malloc and free: their PLT entries
 # stand for them (undefined symbols with a value, as in gcc's cc1), and the calls do reach us

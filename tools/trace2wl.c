@@ -201,6 +201,8 @@ int main(int argc, char **argv)
 			convert_free(&cv);
 			return EXIT_USAGE;
 		}
+		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED) && !quiet)
+			tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, r.name);
 		struct tool_progress pr;
 		tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 		r.progress = tool_progress;

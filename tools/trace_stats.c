@@ -305,6 +305,8 @@ static int collect(const char *path, struct stats *s)
 	s->tps = r.hdr.ticks_per_sec;
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
+	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED))
+		tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, path);
 	s->durations = r.format == TRACE_FMT_DJ ? 0 : (r.hdr.flags & MTRACE_HF_DURATIONS) ? 2 : 1;
 	if ((s->dur = calloc(1, sizeof *s->dur)) == NULL)
 		tool_die(EXIT_SYSTEM, "out of memory");

@@ -135,6 +135,10 @@ void trace_close(struct trace_reader *r);
 /* Seconds since the start of the trace for a tick value. */
 double trace_seconds(const struct trace_reader *r, uint64_t ticks);
 
+/* What tools warn of a trace flagged MTRACE_HF_BYPASSED (after "FILE: ") */
+#define TRACE_BYPASSED_NOTE "the program's own allocator (or one preloaded before the tracer) " \
+	"took some of its calls, which the trace does not hold"
+
 /* "x86 TSC", "CLOCK_MONOTONIC", ... */
 const char *trace_clock_name(unsigned clock);
 
