@@ -191,6 +191,24 @@ void tool_output_mode(int fd)
 	fchmod(fd, 0666 & ~mask);   /* failing leaves 0600: safe, and the data is what matters */
 }
 
+int tool_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 int tool_copy_fd(int in, int out)
 {
 	static char buf[65536];
@@ -200,14 +218,8 @@ int tool_copy_fd(int in, int out)
 			return 0;
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got < 0)
+		if (got < 0 || tool_write_all(out, buf, (size_t)got) < 0)
 			return -1;
-		for (ssize_t done = 0; done < got;) {
-			ssize_t w = write(out, buf + done, (size_t)(got - done));
-			if (w < 0 && errno != EINTR)
-				return -1;
-			done += w > 0 ? w : 0;
-		}
 	}
 }
 

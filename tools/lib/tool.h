@@ -57,6 +57,8 @@ int tool_mkstemp(char *path, size_t cap);
 /* Give a new output file (made 0600 by mkstemp) the mode open() would: 0666 less the umask.
    Workloads, plots and logs hold no addresses; traces keep 0600, as capture makes them. */
 void tool_output_mode(int fd);
+/* Write all n bytes (EINTR retried; a write of 0 is ENOSPC): 0, or -1 with errno. */
+int tool_write_all(int fd, const void *p, size_t n);
 /* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
 int tool_copy_fd(int in, int out);
 /* Run the program args[0] (found in $PATH) with args, its standard input fd in, its standard

@@ -17,24 +17,6 @@ static int fail(struct wl_writer *w, const char *what, const char *path)
 	return -1;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* The scratch file for spilled blocks, beside the output (in $TMPDIR, else /tmp, for standard
    output): unlinked at once, so it never outlives us. */
 static int open_spill(struct wl_writer *w, const char *beside)
@@ -192,8 +174,8 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	h->file_size = off;
 	struct mtrace_wl_header hle = *h;   /* the caller's stays in host order */
 	mtrace_wl_header_le(&hle);
-	if (write_all(fd, &hle, sizeof hle) < 0 ||
-	    write_all(fd, tt, (size_t)w->nthreads * sizeof *tt) < 0)
+	if (tool_write_all(fd, &hle, sizeof hle) < 0 ||
+	    tool_write_all(fd, tt, (size_t)w->nthreads * sizeof *tt) < 0)
 		goto bad_io;
 	for (uint32_t i = 0; i < w->nthreads; i++) {
 		struct wl_tstream *s = &w->t[i];
@@ -201,13 +183,13 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 			uint64_t at = s->blocks[b].off, left = s->blocks[b].len;
 			while (left) {
 				size_t n = left < IOBUF ? (size_t)left : IOBUF;
-				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || write_all(fd, io, n) < 0)
+				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || tool_write_all(fd, io, n) < 0)
 					goto bad_io;
 				at += n;
 				left -= n;
 			}
 		}
-		if (write_all(fd, s->buf, s->len) < 0)
+		if (tool_write_all(fd, s->buf, s->len) < 0)
 			goto bad_io;
 	}
 	free(tt);
