@@ -126,6 +126,27 @@ for k in malloc free; do
 		ok "--csv: $k p50 $p50 <= p99.9 $p999 <= max $mx, avg $avg <= max" || bad "--csv $k: p50 '$p50' p99.9 '$p999' max '$mx' avg '$avg'"
 done
 "$R" --json "$TMP/m.wl" | grep -q '"free_p99_cycles": [1-9][0-9]*, ' && ok "--json: percentiles" || bad "--json: no free_p99_cycles"
+# --latency: the whole distributions the percentiles come from, the same run's
+"$R" --csv -L "$TMP/lat.tsv" "$TMP/m.wl" >"$TMP/latd.csv"; eq "--latency: exit 0" 0 "$?"
+eq "--latency: first line names the allocator and the timer" "# trace_run latency: glibc, $(csv "$TMP/latd.csv" timer)" "$(head -n 1 "$TMP/lat.tsv")"
+eq "--latency: column header" "class	cycles	calls	at_or_below" "$(sed -n 2p "$TMP/lat.tsv")"
+for k in malloc free; do
+	# the rows of a class: cycles and shares rising, the last share 1; calls adding up to the
+	# class's calls; the last row's time the largest; the first row at 99% or more is p99
+	got=$(awk -F'	' -v k="$k" 'NR > 2 && $1 == k {
+		if (n && ($2 < c || $4 < f)) bad = 1
+		c = $2; f = $4; n += $3; if (!p99 && $4 >= 0.99) p99 = $2 }
+		END { print (bad ? "unordered" : "ordered"), n, c, f, p99 }' "$TMP/lat.tsv")
+	eq "--latency: $k rows: in order, every call, the largest last, p99 where the summary has it" \
+		"ordered $(csv "$TMP/latd.csv" ${k}_calls) $(csv "$TMP/latd.csv" ${k}_max_cycles) 1 $(csv "$TMP/latd.csv" ${k}_p99_cycles)" "$got"
+done
+"$R" -L "$TMP/nt.tsv" --no-timing "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--latency with --no-timing: exit 2" 2 "$?"
+grep -q 'no call times' "$TMP/err" && ok "--latency with --no-timing: says why" || bad "--latency --no-timing: $(cat "$TMP/err")"
+[ -e "$TMP/nt.tsv" ] && bad "--latency --no-timing left a file" || ok "--latency with --no-timing: no file"
+"$R" -L - "$TMP/m.wl" >/dev/null 2>&1; eq "--latency -: exit 2 (standard output has the summary)" 2 "$?"
+"$R" --compare glibc,glibc -L "$TMP/cl" "$TMP/m.wl" >/dev/null; eq "--compare --latency: exit 0" 0 "$?"
+eq "--compare --latency: a file per allocator, named as --log's" "$TMP/cl.glibc $TMP/cl.glibc.2" "$(echo "$TMP"/cl.*)"
+eq "--compare --latency: each names its allocator" "# trace_run latency: glibc" "$(head -n 1 "$TMP/cl.glibc.2" | cut -d, -f1)"
 
 # --- options
 "$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"

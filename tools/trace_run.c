@@ -31,6 +31,9 @@ static const char usage_text[] =
 	"  -l, --log=FILE          write the samples as TSV: time_ms vmrss_kb vmsize_kb ideal_kb\n"
 	"                          (with --compare/--repeat: FILE.<allocator>, first run; a\n"
 	"                          library by its file name, .N after it if two share one)\n"
+	"  -L, --latency=FILE      write each call class's distribution of call times as TSV:\n"
+	"                          class cycles calls at_or_below, a row per histogram bucket\n"
+	"                          (trace_plot draws it; --compare/--repeat: as --log)\n"
 	"  -M, --mallopt=NAME=VAL  call mallopt before the replay (glibc): M_MMAP_THRESHOLD,\n"
 	"                          M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX, M_ARENA_MAX,\n"
 	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
@@ -55,7 +58,7 @@ static const char usage_text[] =
 	"2 bad command line; 3 the allocator or the system failed us.\n";
 
 struct opts {
-	const char *malloc_name, *compare, *log, *tunables, *format;
+	const char *malloc_name, *compare, *log, *latency, *tunables, *format;
 	const char *mallopts[32];
 	int nmallopt;
 	unsigned repeat;
@@ -210,45 +213,83 @@ static const char *materialize(const char *workload, const char **shown, int pro
 
 /* The timeline is written beside its name and renamed into place when the replay succeeded:
    an interrupted or failed replay leaves no log that looks whole. */
-static char tmp_log[4300];
+static char tmp_log[4300], tmp_latency[4300];
 
-static int open_log(const char *log)
+/* An output file: written under a temporary name beside it (tmp, 4300 bytes), renamed into
+   place by finish_output; /dev/null or a FIFO is written as it goes. */
+static int open_output(const char *path, char *tmp)
 {
-	if (tool_output_in_place(log))   /* /dev/null, a FIFO: written as it goes */
-		return tool_open_in_place(log, 0);
-	snprintf(tmp_log, sizeof tmp_log, "%s.tmp.XXXXXX", log);
-	int fd = mkstemp(tmp_log);
+	if (tool_output_in_place(path))
+		return tool_open_in_place(path, 0);
+	snprintf(tmp, 4300, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		int e = errno;
-		tmp_log[0] = 0;
-		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", log, strerror(e));
+		tmp[0] = 0;
+		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", path, strerror(e));
 	}
-	tool_temp_add(tmp_log);
+	tool_temp_add(tmp);
 	tool_output_mode(fd);
 	return fd;
 }
 
-static void finish_log(const char *log, int fd, int log_errno)
+static void finish_output(const char *path, int fd, char *tmp, int write_errno)
 {
-	if (log_errno)
-		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(log_errno));
+	if (write_errno)
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(write_errno));
 	if (close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", log, strerror(errno));
-	if (!tmp_log[0])
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
+	if (!tmp[0])
 		return;   /* written in place */
-	if (rename(tmp_log, log) < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished log into place: %s", log,
+	if (rename(tmp, path) < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished file into place: %s", path,
 			 strerror(errno));
-	tool_temp_done(tmp_log);
+	tool_temp_done(tmp);
+}
+
+/* --latency: the call-time histograms as TSV, a row per non-empty bucket: its largest value
+   (the exact largest for the last), its calls, and the share of the class's calls at or below
+   it.  Formatted into a static buffer and written with write(2): no allocator call. */
+static void write_latency(const char *path, const struct replay_result *res, const char *alloc,
+			  const char *timer)
+{
+	static const char *const names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
+	static char buf[1 << 16];
+	int fd = open_output(path, tmp_latency), e = 0;
+	size_t n = (size_t)snprintf(buf, sizeof buf,
+				    "# trace_run latency: %s, %s\nclass\tcycles\tcalls\tat_or_below\n",
+				    alloc, timer);
+	for (unsigned c = 0; c < LAT_CLASSES && res->hist; c++) {
+		uint64_t total = 0, seen = 0;
+		for (unsigned b = 0; b < HIST_BUCKETS; b++)
+			total += res->hist[c][b];
+		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+			if (!res->hist[c][b])
+				continue;
+			seen += res->hist[c][b];
+			uint64_t upper = hist_upper(b) < res->hist_max[c] ? hist_upper(b) : res->hist_max[c];
+			if (n > sizeof buf - 128) {
+				if (tool_write_all(fd, buf, n) < 0)
+					e = errno;
+				n = 0;
+			}
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\t%llu\t%llu\t%.9g\n", names[c],
+					      (unsigned long long)upper, (unsigned long long)res->hist[c][b],
+					      (double)seen / (double)total);
+		}
+	}
+	if (n && !e && tool_write_all(fd, buf, n) < 0)
+		e = errno;
+	finish_output(path, fd, tmp_latency, e);
 }
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
 static int child_run(const struct opts *o, const char *alloc, const char *label, const char *workload,
-		     const char *log, int64_t *f, char *why, size_t cap)
+		     const char *log, const char *latency, int64_t *f, char *why, size_t cap)
 {
 	char *args[64];
 	int n = 0;
-	char bufs[8][4400];
+	char bufs[9][4400];
 	args[n++] = "trace_run";
 	args[n++] = "--csv";
 	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", alloc);
@@ -268,6 +309,10 @@ static int child_run(const struct opts *o, const char *alloc, const char *label,
 	if (log) {
 		snprintf(bufs[5], sizeof bufs[5], "--log=%s", log);
 		args[n++] = bufs[5];
+	}
+	if (latency) {
+		snprintf(bufs[7], sizeof bufs[7], "--latency=%s", latency);
+		args[n++] = bufs[7];
 	}
 	if (o->ro.no_timing)
 		args[n++] = "--no-timing";
@@ -373,9 +418,11 @@ static int multi_run(const struct opts *o, const char *workload)
 		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
 			if (failed[a])
 				continue;
-			char log[4200];
+			char log[4200], latency[4200];
 			if (o->log)
 				log_name(log, sizeof log, o->log, names, a);
+			if (o->latency)
+				log_name(latency, sizeof latency, o->latency, names, a);
 			char label[200];
 			if (reps > 1)
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
@@ -385,7 +432,8 @@ static int multi_run(const struct opts *o, const char *workload)
 				fprintf(stderr, "\rtrace_run: %s        ", label);
 			char why[200];
 			if (child_run(o, names[a], label, workload, (o->log && r == 0) ? log : NULL,
-				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
+				      (o->latency && r == 0) ? latency : NULL, runs[(size_t)a * reps + r],
+				      why, sizeof why) < 0) {
 				if (isatty(2))
 					fputc('\n', stderr);
 				if (!o->compare)
@@ -439,12 +487,13 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
+		{ "latency", required_argument, 0, 'L' },
 		{ 0, 0, 0, 0 },
 	};
 	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
 	int ch;
 	uint64_t v;
-	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:M:T:phV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			if (!*optarg)
@@ -470,6 +519,7 @@ int main(int argc, char **argv)
 			o.ro.interval_ms = (unsigned)v;
 			break;
 		case 'l': o.log = optarg; break;
+		case 'L': o.latency = optarg; break;
 		case 'M':
 			check_mallopt(optarg, 0);
 			if (o.nmallopt < 32)
@@ -516,6 +566,15 @@ int main(int argc, char **argv)
 			 "after it (%s.ALLOCATOR): give a file name", o.log, o.log);
 	if (o.log)
 		o.log = tool_check_output(o.log, argv + optind, 1, 0);
+	if (o.latency && !strcmp(o.latency, "-"))
+		tool_die(EXIT_USAGE, "--latency -: standard output carries the summary; name a file");
+	if (o.latency && o.ro.no_timing)
+		tool_die(EXIT_USAGE, "--latency and --no-timing: without the timer there are no call times");
+	if (o.latency && (o.compare || o.repeat > 1) && tool_output_in_place(o.latency))
+		tool_die(EXIT_USAGE, "--latency %s: with --compare or --repeat the distributions are files "
+			 "named after it (%s.ALLOCATOR): give a file name", o.latency, o.latency);
+	if (o.latency)
+		o.latency = tool_check_output(o.latency, argv + optind, 1, 0);
 	workload = argv[optind] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));   /* argv: for the re-execution */
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
@@ -563,7 +622,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
-		o.ro.log_fd = open_log(o.log);
+		o.ro.log_fd = open_output(o.log, tmp_log);
 	/* a run of --compare or --repeat: the parent says which, for the progress line */
 	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
 	if (!o.ro.progress && isatty(2))
@@ -573,10 +632,12 @@ int main(int argc, char **argv)
 	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
-		finish_log(o.log, o.ro.log_fd, res.log_errno);
+		finish_output(o.log, o.ro.log_fd, tmp_log, res.log_errno);
+	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
+	if (o.latency)
+		write_latency(o.latency, &res, alloc, timer);
 	int64_t f[NFIELDS];
 	report_fields(&res, plan.ideal_rss, f);
-	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
 	if (o.format && !strcmp(o.format, "csv"))
 		report_csv_header(), report_csv_row(f, alloc, timer);
 	else if (o.format && !strcmp(o.format, "json"))

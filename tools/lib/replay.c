@@ -794,9 +794,12 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		res->failed_replayed += t->failed;
 		res->replay_failures += t->rfail;
 	}
-	if (x->timed)
+	if (x->timed) {
 		for (unsigned c = 0; c < LAT_CLASSES; c++)
 			lat_percentiles(x->hist->b[c], x->hist->max[c], res->lat[c]);
+		res->hist = (const uint64_t (*)[HIST_BUCKETS])x->hist->b;
+		res->hist_max = x->hist->max;
+	}
 	if (x->statm >= 0)
 		close(x->statm);
 	return 0;   /* tables are left mapped: the process ends after reporting */

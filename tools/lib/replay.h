@@ -51,6 +51,10 @@ struct replay_result {
 	uint32_t workers;             /* replay threads that ran them */
 	int timer;                    /* cycles.h TIMER_* */
 	int log_errno;                /* why a write to log_fd failed (the timeline is short); 0 */
+	/* the whole distributions lat[] is taken from, per class (lat_hist.h buckets), and each
+	   class's largest; NULL when not timed.  Valid until the process ends. */
+	const uint64_t (*hist)[HIST_BUCKETS];
+	const uint64_t *hist_max;
 };
 
 /* What validation learns that the replay needs (one pass over the workload, not three). */
