@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: the main job on a bundled example.  Trace a malloc-heavy program (bench/mbench.c,
 # 2 threads) with mtracectl, convert the trace with trace2wl, and replay the workload with
-# trace_run against glibc and every other allocator installed, side by side.
+# trace_run against glibc and every other allocator installed, side by side, and chart their
+# call times.
 B=${B:-build}
 set -e
 DIR=${DEMO_DIR:-/tmp}/mtrace-demo
@@ -25,9 +26,12 @@ for a in jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:li
 		echo "(${a%%:*} is not installed; apt-get install libjemalloc2 libtcmalloc-minimal4 libmimalloc2.0 adds the others)"
 	fi
 done
-echo "== 4. replay: trace_run --compare $list -r 3 $DIR/demo.wl"
-"$B/bin/trace_run" --compare "$list" -r 3 "$DIR/demo.wl"
+echo "== 4. replay: trace_run --compare $list -r 3 -L $DIR/latency $DIR/demo.wl"
+"$B/bin/trace_run" --compare "$list" -r 3 -L "$DIR/latency" "$DIR/demo.wl"
 echo
 echo "== 5. one replay in detail: trace_run --log $DIR/rss.tsv $DIR/demo.wl"
 "$B/bin/trace_run" --log "$DIR/rss.tsv" "$DIR/demo.wl"
 echo "(VmRSS, VmSize and ideal RSS over time: $DIR/rss.tsv)"
+echo
+echo "== 6. call times, every allocator: trace_plot -o $DIR/latency.svg $DIR/latency.*"
+"$B/bin/trace_plot" -o "$DIR/latency.svg" "$DIR"/latency.*

@@ -42,6 +42,28 @@ sed '2s/^\(\([^,]*,\)\{31\}\)[^,]*/\1x/' "$TMP/cmp.csv" >"$TMP/badp.csv"
 "$PL" -o "$TMP/badp.svg" "$TMP/badp.csv" 2>"$TMP/err"; eq "compare CSV with a malloc p99 of 'x': exit 1" 1 "$?"
 grep -q 'badp.csv: line 2: malloc_p99_cycles must be a number' "$TMP/err" && ok "compare CSV: a bad percentile named" || bad "bad p99: $(cat "$TMP/err")"
 
+# latency: trace_run --latency distributions, overlaid; a panel per call class, percentile ticks
+"$ROOT/$B/bin/trace_run" -L "$TMP/l1" "$TMP/w.wl" >/dev/null
+"$ROOT/$B/bin/trace_run" -L "$TMP/l2" --touch=none "$TMP/w.wl" >/dev/null
+"$PL" -o "$TMP/lat.svg" "$TMP/l1" "$TMP/l2" 2>/dev/null; eq "latency: recognised, exit 0" 0 "$?"
+check "latency: well-formed XML" xmlok "$TMP/lat.svg"
+grep -q '>malloc (cycles)<' "$TMP/lat.svg" && grep -q '>free (cycles)<' "$TMP/lat.svg" && ok "latency: malloc and free panels" || bad "latency panels"
+grep -q '>99%<' "$TMP/lat.svg" && grep -q '>90%<' "$TMP/lat.svg" && ok "latency: percentile ticks" || bad "latency: no percentile ticks"
+eq "latency: each run named by its allocator, once (one legend)" 2 "$(grep -c '>glibc<' "$TMP/lat.svg")"
+eq "latency: a curve per run and class" "$(( 2 * $(awk -F'\t' 'NR > 2 { c[$1] = 1 } END { print length(c) }' "$TMP/l1") ))" "$(grep -c '<polyline' "$TMP/lat.svg")"
+"$PL" -l one -l two -o "$TMP/lat2.svg" "$TMP/l1" "$TMP/l2" 2>/dev/null
+grep -q '>one<' "$TMP/lat2.svg" && grep -q '>two<' "$TMP/lat2.svg" && ok "latency: -l names the runs" || bad "latency -l"
+printf '# trace_run latency: x, y\nclass\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t0.5\nmalloc\t9\t5\t1\n' >"$TMP/down"
+"$PL" -k latency -o "$TMP/down.svg" "$TMP/down" 2>"$TMP/err"; eq "latency: times going down: exit 1" 1 "$?"
+grep -q "down: line 4: malloc's rows must rise" "$TMP/err" && ok "latency: names the line" || bad "latency down: $(cat "$TMP/err")"
+printf 'class\tcycles\tcalls\tat_or_below\nmallok\t10\t5\t1\n' >"$TMP/cls"
+"$PL" -k latency -o "$TMP/cls.svg" "$TMP/cls" 2>"$TMP/err"; eq "latency: unknown class: exit 1" 1 "$?"
+grep -q 'cls: line 2: not a class' "$TMP/err" && ok "latency: unknown class named by line" || bad "latency class: $(cat "$TMP/err")"
+printf 'class\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t1.5\n' >"$TMP/over"
+"$PL" -k latency -o "$TMP/over.svg" "$TMP/over" 2>/dev/null; eq "latency: a share above 1: exit 1" 1 "$?"
+"$PL" -k latency -o "$TMP/tl.svg" "$TMP/a.tsv" 2>"$TMP/err"; eq "latency: a timeline given as one: exit 1" 1 "$?"
+check "latency: no output left by the failures" sh -c "! ls '$TMP'/down.svg* '$TMP'/cls.svg* '$TMP'/over.svg* '$TMP'/tl.svg* >/dev/null 2>&1"
+
 # long series are reduced, peaks kept: a 2-point-per-column line however long the trace
 pts=$(grep -o 'points="[^"]*"' "$TMP/live.svg" | head -n 1 | wc -w)
 check "live: at most two points per pixel column ($pts)" test "$pts" -le 1800

@@ -15,19 +15,23 @@
 static const char usage_text[] =
 	"Usage: trace_plot [OPTION]... INPUT...\n"
 	"Write a self-contained SVG chart (no script, no external font; opens in any browser).\n"
-	"INPUT is a trace, one or more `trace_run --log` timelines, or `trace_run --compare --csv`\n"
-	"output; the kind of chart follows from it unless --kind says otherwise:\n"
+	"INPUT is a trace, one or more `trace_run --log` timelines or `--latency` distributions, or\n"
+	"`trace_run --compare --csv` output; the kind of chart follows from it unless --kind says\n"
+	"otherwise:\n"
 	"  live      (a trace) live requested bytes over time, and the allocation rate\n"
 	"  sizes     (a trace) request sizes, power-of-two histogram\n"
 	"  lifetime  (a trace) block lifetimes, power-of-two histogram\n"
 	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
 	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
 	"            per allocator\n"
+	"  latency   (`trace_run --latency` files) each call class's time against its\n"
+	"            percentile (50%, 90%, 99%, 99.9%, ...); several runs overlaid\n"
 	"\n"
 	"  -k, --kind=KIND      one of the above\n"
 	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
 	"  -t, --title=TEXT     the chart's title\n"
-	"  -l, --label=NAME     legend name of the next timeline (repeatable; default: file names)\n"
+	"  -l, --label=NAME     legend name of the next timeline or distribution (repeatable;\n"
+	"                       default: file names, the allocator for distributions)\n"
 	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560)\n"
 	"  -p, --progress       show progress even when standard error is not a terminal (on a\n"
 	"                       terminal it shows after a second)\n"
@@ -426,6 +430,150 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 }
 
 /* ---------------------------------------------------------------------------------------------
+   From trace_run --latency distributions
+   ------------------------------------------------------------------------------------------- */
+
+#define LAT_NCLASS 5
+#define LAT_ROWS 1024   /* a class's rows: trace_run writes at most one a histogram bucket (960) */
+static const char *const lat_class[LAT_NCLASS] = { "malloc", "free", "realloc", "calloc", "memalign" };
+
+struct latdist {
+	char name[64];                                  /* the allocator, from the first line */
+	size_t n[LAT_NCLASS];
+	double cycles[LAT_NCLASS][LAT_ROWS], frac[LAT_NCLASS][LAT_ROWS];
+	double calls[LAT_NCLASS];
+};
+
+static void read_latency(const char *path, struct latdist *d)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	char line[1024];
+	unsigned long no = 0;
+	int header = 0;
+	memset(d, 0, sizeof *d);
+	while (next_line(f, line, sizeof line, path, no + 1)) {
+		no++;
+		if (line[0] == '#') {
+			static const char tag[] = "# trace_run latency: ";
+			if (no == 1 && !strncmp(line, tag, sizeof tag - 1))
+				snprintf(d->name, sizeof d->name, "%.*s", (int)strcspn(line + sizeof tag - 1, ","),
+					 line + sizeof tag - 1);
+			continue;
+		}
+		if (!header) {
+			if (strcmp(line, "class\tcycles\tcalls\tat_or_below") != 0)
+				tool_die(EXIT_BADFILE, "%s: line %lu: not a trace_run --latency distribution", path, no);
+			header = 1;
+			continue;
+		}
+		size_t len = strcspn(line, "\t");
+		int c = 0;
+		while (c < LAT_NCLASS && (strlen(lat_class[c]) != len || strncmp(line, lat_class[c], len)))
+			c++;
+		double v[3];
+		const char *p = line + len;
+		for (int k = 0; k < 3 && c < LAT_NCLASS; k++)
+			if (*p++ != '\t' || parse_amount(p, &p, &v[k]) < 0)
+				c = LAT_NCLASS;
+		if (c == LAT_NCLASS || *p)
+			tool_die(EXIT_BADFILE, "%s: line %lu: not a class (malloc, free, realloc, calloc, "
+				  "memalign) and three numbers", path, no);
+		size_t i = d->n[c];
+		/* each class's rows in order: times up, shares up to 1 */
+		if (v[2] > 1 || (i && (v[0] < d->cycles[c][i - 1] || v[2] < d->frac[c][i - 1])))
+			tool_die(EXIT_BADFILE, "%s: line %lu: %s's rows must rise in cycles and in share, "
+				  "to at most 1", path, no, lat_class[c]);
+		if (i == LAT_ROWS)
+			tool_die(EXIT_BADFILE, "%s: line %lu: more than %d rows for %s", path, no, LAT_ROWS,
+				 lat_class[c]);
+		d->cycles[c][i] = v[0];
+		d->frac[c][i] = v[2];
+		d->calls[c] += v[1];
+		d->n[c]++;
+	}
+	fclose(f);
+	if (!header)
+		tool_die(EXIT_BADFILE, "%s: not a trace_run --latency distribution", path);
+}
+
+/* The time at percentile x (in nines): the first row at or above that share of the calls. */
+static double lat_at(const struct latdist *d, int c, double x)
+{
+	double q = 1 - pow(10, -x);
+	size_t i = 0;
+	while (i + 1 < d->n[c] && d->frac[c][i] < q - 1e-12)
+		i++;
+	return d->cycles[c][i];
+}
+
+/* A panel per call class present, each run a curve: the time under which a share of the calls
+   finished, the share in nines (90%, 99%, 99.9%: the rarer calls to the right), both axes
+   logarithmic.  Each curve goes as far right as its calls say anything about (10^k calls: k
+   nines). */
+static void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int h)
+{
+	struct latdist *d = calloc((size_t)n, sizeof *d);
+	if (!d)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	int present[LAT_NCLASS] = { 0 }, panels = 0;
+	for (int i = 0; i < n; i++) {
+		read_latency(paths[i], &d[i]);
+		for (int c = 0; c < LAT_NCLASS; c++)
+			present[c] |= d[i].n[c] > 0;
+	}
+	for (int c = 0; c < LAT_NCLASS; c++)
+		panels += present[c];
+	if (panels == 0)
+		tool_die(EXIT_BADFILE, "%s: no call times in it", paths[0]);
+	/* one percentile axis for every panel, as far as the most calls of a class reach */
+	double xmax = 1;
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < LAT_NCLASS; c++)
+			if (d[i].n[c] && log10(d[i].calls[c]) > xmax)
+				xmax = log10(d[i].calls[c]) < 6 ? log10(d[i].calls[c]) : 6;
+	double ph = (h - 40) / (double)panels, top = 40;
+	sv->legend_left = 1;   /* the curves rise to the right: the top left stays clear */
+	enum { POINTS = 400 };
+	static double xs[POINTS + 1], ys[POINTS + 1];
+	for (int c = 0; c < LAT_NCLASS; c++) {
+		if (!present[c])
+			continue;
+		double ylo = 1e300, yhi = 0;
+		for (int i = 0; i < n; i++) {
+			if (!d[i].n[c])
+				continue;
+			if (d[i].cycles[c][0] < ylo)
+				ylo = d[i].cycles[c][0];
+			if (d[i].cycles[c][d[i].n[c] - 1] > yhi)
+				yhi = d[i].cycles[c][d[i].n[c] - 1];
+		}
+		double y0 = floor(log10(ylo > 1 ? ylo : 1)), y1 = ceil(log10(yhi > 1 ? yhi : 1));
+		char ylabel[64];
+		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class[c]);
+		svg_panel(sv, top, ph, 0, xmax, SVG_NINES, "share of the calls that took at most that long",
+			  y0, y1 > y0 ? y1 : y0 + 1, SVG_LOG10, ylabel);
+		for (int i = 0; i < n; i++) {
+			if (!d[i].n[c])
+				continue;
+			double reach = log10(d[i].calls[c]) < xmax ? log10(d[i].calls[c]) : xmax;
+			for (int k = 0; k <= POINTS; k++) {
+				xs[k] = reach * k / POINTS;
+				double v = lat_at(&d[i], c, xs[k]);
+				ys[k] = log10(v > 1 ? v : 1);
+			}
+			const char *slash = strrchr(paths[i], '/');
+			const char *name = labels[i] ? labels[i] : d[i].name[0] ? d[i].name : slash ? slash + 1 : paths[i];
+			/* the legend once, in the first panel: the colours stay the same below */
+			svg_line(sv, xs, ys, POINTS + 1, colors[i % 6], top == 40 ? name : NULL);
+		}
+		top += ph;
+	}
+	free(d);
+}
+
+/* ---------------------------------------------------------------------------------------------
    main
    ------------------------------------------------------------------------------------------- */
 
@@ -442,6 +590,8 @@ static const char *guess_kind(const char *path)
 		return "rss";
 	if (!strncmp(head, "cycles,wall_usec", 16))
 		return "compare";
+	if (!strncmp(head, "# trace_run latency", 19))
+		return "latency";
 	return "live";
 }
 
@@ -492,11 +642,11 @@ int main(int argc, char **argv)
 	if (!kind)
 		kind = guess_kind(argv[optind]);
 	int ninputs = argc - optind;
-	if (strcmp(kind, "rss") && ninputs != 1)
-		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss overlays several)", kind);
 	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") && strcmp(kind, "rss") &&
-	    strcmp(kind, "compare"))
-		tool_die(EXIT_USAGE, "unknown --kind '%s' (live, sizes, lifetime, rss, compare)", kind);
+	    strcmp(kind, "compare") && strcmp(kind, "latency"))
+		tool_die(EXIT_USAGE, "unknown --kind '%s' (live, sizes, lifetime, rss, compare, latency)", kind);
+	if (strcmp(kind, "rss") && strcmp(kind, "latency") && ninputs != 1)
+		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss and latency overlay several)", kind);
 	char def[4200], tmp[4300];
 	if (!out) {
 		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
@@ -529,7 +679,8 @@ int main(int argc, char **argv)
 	if (!title) {
 		const char *what = !strcmp(kind, "live") ? "live requested bytes and allocation rate" :
 				   !strcmp(kind, "sizes") ? "request sizes" : !strcmp(kind, "lifetime") ? "block lifetimes" :
-				   !strcmp(kind, "rss") ? "RSS over time" : "allocators compared";
+				   !strcmp(kind, "rss") ? "RSS over time" : !strcmp(kind, "latency") ?
+				   "call times, percentiles" : "allocators compared";
 		snprintf(t, sizeof t, "%s%s%s", exe[0] ? exe : "", exe[0] ? ": " : "", what);
 		title = t;
 	}
@@ -543,6 +694,8 @@ int main(int argc, char **argv)
 		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, (int)h);
 	else if (!strcmp(kind, "rss"))
 		plot_rss(&s, argv + optind, ninputs, labels, (int)h);
+	else if (!strcmp(kind, "latency"))
+		plot_latency(&s, argv + optind, ninputs, labels, (int)h);
 	else
 		plot_compare(&s, argv[optind], (int)h);
 	svg_end(&s);

@@ -27,6 +27,13 @@ char *svg_fmt(char *buf, double v, enum svg_unit u)
 	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	int i = 0;
 	switch (u) {
+	case SVG_LOG10:
+		return svg_fmt(buf, pow(10, v), SVG_COUNT);
+	case SVG_NINES: {
+		int places = v > 2 ? (int)ceil(v - 2 - 1e-9) : 0;   /* 99.9%: one decimal for 3 nines */
+		snprintf(buf, 32, "%.*f%%", places, 100 * (1 - pow(10, -v)));
+		break;
+	}
 	case SVG_BYTES:
 		while (fabs(v) >= 1024 && i < 4)
 			v /= 1024, i++;
@@ -59,6 +66,8 @@ static double nice_step(double range, int n, enum svg_unit u)
 	if (range <= 0)
 		return 1;
 	double raw = range / n, unit = 1;
+	if (u == SVG_LOG10 || u == SVG_NINES)   /* whole powers of ten, whole nines */
+		return raw <= 1 ? 1 : ceil(raw);
 	if (u == SVG_BYTES)
 		while (raw / unit >= 1024)
 			unit *= 1024;
@@ -144,7 +153,7 @@ static void legend(struct svg *s, const char *color, const char *label)
 {
 	if (!label)
 		return;
-	double x = s->px1 - 230, y = s->legend_y + 15.0 * s->nlegend++;
+	double x = s->legend_left ? s->px0 + 10 : s->px1 - 230, y = s->legend_y + 15.0 * s->nlegend++;
 	/* a white backing, so the legend stays readable over the lines */
 	fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"224\" height=\"15\" fill=\"#fff\" fill-opacity=\"0.85\"/>", x - 4, y - 1);
 	fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", x, y + 5, color);

@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum svg_unit { SVG_COUNT, SVG_BYTES, SVG_SECONDS, SVG_RATE, SVG_CYCLES };
+/* SVG_LOG10: the axis holds log10 of a count (ticks at 10, 100, 1 k, ...); SVG_NINES: it holds
+   the number of nines of a percentile, -log10(1 - q) (ticks at 0%, 90%, 99%, 99.9%, ...). */
+enum svg_unit { SVG_COUNT, SVG_BYTES, SVG_SECONDS, SVG_RATE, SVG_CYCLES, SVG_LOG10, SVG_NINES };
 
 struct svg {
 	FILE *f;
@@ -15,6 +17,7 @@ struct svg {
 	double xmin, xmax, ymin, ymax;
 	int nlegend;
 	double legend_y;
+	int legend_left;                  /* the legend in the top left corner, not the right */
 };
 
 void svg_begin(struct svg *s, FILE *f, int width, int height, const char *title);
