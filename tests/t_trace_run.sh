@@ -144,6 +144,8 @@ done
 grep -q 'no call times' "$TMP/err" && ok "--latency with --no-timing: says why" || bad "--latency --no-timing: $(cat "$TMP/err")"
 [ -e "$TMP/nt.tsv" ] && bad "--latency --no-timing left a file" || ok "--latency with --no-timing: no file"
 "$R" -L - "$TMP/m.wl" >/dev/null 2>&1; eq "--latency -: exit 2 (standard output has the summary)" 2 "$?"
+"$R" -L "$TMP/no/such/dir" "$TMP/m.wl" >"$TMP/out" 2>/dev/null; eq "--latency in a missing directory: exit 3" 3 "$?"
+eq "--latency in a missing directory: refused before the replay (no summary)" 0 "$(wc -c <"$TMP/out")"
 "$R" --compare glibc,glibc -L "$TMP/cl" "$TMP/m.wl" >/dev/null; eq "--compare --latency: exit 0" 0 "$?"
 eq "--compare --latency: a file per allocator, named as --log's" "$TMP/cl.glibc $TMP/cl.glibc.2" "$(echo "$TMP"/cl.*)"
 eq "--compare --latency: each names its allocator" "# trace_run latency: glibc" "$(head -n 1 "$TMP/cl.glibc.2" | cut -d, -f1)"

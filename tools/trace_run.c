@@ -250,12 +250,12 @@ static void finish_output(const char *path, int fd, char *tmp, int write_errno)
 /* --latency: the call-time histograms as TSV, a row per non-empty bucket: its largest value
    (the exact largest for the last), its calls, and the share of the class's calls at or below
    it.  Formatted into a static buffer and written with write(2): no allocator call. */
-static void write_latency(const char *path, const struct replay_result *res, const char *alloc,
+static void write_latency(const char *path, int fd, const struct replay_result *res, const char *alloc,
 			  const char *timer)
 {
 	static const char *const names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
 	static char buf[1 << 16];
-	int fd = open_output(path, tmp_latency), e = 0;
+	int e = 0;
 	size_t n = (size_t)snprintf(buf, sizeof buf,
 				    "# trace_run latency: %s, %s\nclass\tcycles\tcalls\tat_or_below\n",
 				    alloc, timer);
@@ -623,6 +623,8 @@ int main(int argc, char **argv)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
 		o.ro.log_fd = open_output(o.log, tmp_log);
+	int latency_fd = o.latency ? open_output(o.latency, tmp_latency) : -1;   /* (before the replay:
+	                                                                             no failure after it) */
 	/* a run of --compare or --repeat: the parent says which, for the progress line */
 	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
 	if (!o.ro.progress && isatty(2))
@@ -635,7 +637,7 @@ int main(int argc, char **argv)
 		finish_output(o.log, o.ro.log_fd, tmp_log, res.log_errno);
 	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
 	if (o.latency)
-		write_latency(o.latency, &res, alloc, timer);
+		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];
 	report_fields(&res, plan.ideal_rss, f);
 	if (o.format && !strcmp(o.format, "csv"))
