@@ -623,8 +623,8 @@ int main(int argc, char **argv)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
 		o.ro.log_fd = open_output(o.log, tmp_log);
-	int latency_fd = o.latency ? open_output(o.latency, tmp_latency) : -1;   /* (before the replay:
-	                                                                             no failure after it) */
+	/* created now, so that a path that cannot be written fails before the replay, not after */
+	int latency_fd = o.latency ? open_output(o.latency, tmp_latency) : -1;
 	/* a run of --compare or --repeat: the parent says which, for the progress line */
 	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
 	if (!o.ro.progress && isatty(2))
