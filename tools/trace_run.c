@@ -211,9 +211,22 @@ static const char *materialize(const char *workload, const char **shown, int pro
 	return tmp_workload;
 }
 
-/* The timeline is written beside its name and renamed into place when the replay succeeded:
-   an interrupted or failed replay leaves no log that looks whole. */
+/* The timeline and the latency file are written beside their names and renamed into place
+   when the replay succeeded: an interrupted or failed replay leaves none that looks whole. */
 static char tmp_log[4300], tmp_latency[4300];
+
+/* --log's or --latency's file: not standard output (the summary's), and, where each run of
+   --compare or --repeat writes FILE.ALLOCATOR, a name to add to.  What to open. */
+static const char *check_output_option(const char *opt, const char *path, const struct opts *o,
+				       char *const *inputs)
+{
+	if (!strcmp(path, "-"))
+		tool_die(EXIT_USAGE, "%s -: standard output carries the summary; name a file", opt);
+	if ((o->compare || o->repeat > 1) && tool_output_in_place(path))
+		tool_die(EXIT_USAGE, "%s %s: with --compare or --repeat each run writes a file named "
+			 "after it (%s.ALLOCATOR): give a file name", opt, path, path);
+	return tool_check_output(path, inputs, 1, 0);
+}
 
 /* An output file: written under a temporary name beside it (tmp, 4300 bytes), renamed into
    place by finish_output; /dev/null or a FIFO is written as it goes. */
@@ -559,22 +572,12 @@ int main(int argc, char **argv)
 	}
 	const char *workload = argv[optind], *shown;   /* shown: in messages */
 	char err[800];
-	if (o.log && !strcmp(o.log, "-"))
-		tool_die(EXIT_USAGE, "--log -: standard output carries the summary; name a file");
-	if (o.log && (o.compare || o.repeat > 1) && tool_output_in_place(o.log))
-		tool_die(EXIT_USAGE, "--log %s: with --compare or --repeat the timelines are files named "
-			 "after it (%s.ALLOCATOR): give a file name", o.log, o.log);
-	if (o.log)
-		o.log = tool_check_output(o.log, argv + optind, 1, 0);
-	if (o.latency && !strcmp(o.latency, "-"))
-		tool_die(EXIT_USAGE, "--latency -: standard output carries the summary; name a file");
 	if (o.latency && o.ro.no_timing)
 		tool_die(EXIT_USAGE, "--latency and --no-timing: without the timer there are no call times");
-	if (o.latency && (o.compare || o.repeat > 1) && tool_output_in_place(o.latency))
-		tool_die(EXIT_USAGE, "--latency %s: with --compare or --repeat the distributions are files "
-			 "named after it (%s.ALLOCATOR): give a file name", o.latency, o.latency);
+	if (o.log)
+		o.log = check_output_option("--log", o.log, &o, argv + optind);
 	if (o.latency)
-		o.latency = tool_check_output(o.latency, argv + optind, 1, 0);
+		o.latency = check_output_option("--latency", o.latency, &o, argv + optind);
 	workload = argv[optind] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));   /* argv: for the re-execution */
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
