@@ -61,8 +61,10 @@ printf 'class\tcycles\tcalls\tat_or_below\nmallok\t10\t5\t1\n' >"$TMP/cls"
 grep -q 'cls: line 2: not a class' "$TMP/err" && ok "latency: unknown class named by line" || bad "latency class: $(cat "$TMP/err")"
 printf 'class\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t1.5\n' >"$TMP/over"
 "$PL" -k latency -o "$TMP/over.svg" "$TMP/over" 2>/dev/null; eq "latency: a share above 1: exit 1" 1 "$?"
+printf 'class\tcycles\tcalls\tat_or_below\nmalloc\t10\t0\t1\n' >"$TMP/none"
+"$PL" -k latency -o "$TMP/none.svg" "$TMP/none" 2>/dev/null; eq "latency: a row of 0 calls (it drew NaN): exit 1" 1 "$?"
 "$PL" -k latency -o "$TMP/tl.svg" "$TMP/a.tsv" 2>"$TMP/err"; eq "latency: a timeline given as one: exit 1" 1 "$?"
-check "latency: no output left by the failures" sh -c "! ls '$TMP'/down.svg* '$TMP'/cls.svg* '$TMP'/over.svg* '$TMP'/tl.svg* >/dev/null 2>&1"
+check "latency: no output left by the failures" sh -c "! ls '$TMP'/down.svg* '$TMP'/cls.svg* '$TMP'/over.svg* '$TMP'/none.svg* '$TMP'/tl.svg* >/dev/null 2>&1"
 
 # long series are reduced, peaks kept: a 2-point-per-column line however long the trace
 pts=$(grep -o 'points="[^"]*"' "$TMP/live.svg" | head -n 1 | wc -w)

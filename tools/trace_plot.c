@@ -482,6 +482,9 @@ static void read_latency(const char *path, struct latdist *d)
 				  "memalign) and three numbers", path, no);
 		size_t i = d->n[c];
 		/* each class's rows in order: times up, shares up to 1 */
+		if (v[1] < 1)
+			tool_die(EXIT_BADFILE, "%s: line %lu: a row of no calls (trace_run writes only buckets "
+				  "that have some)", path, no);
 		if (v[2] > 1 || (i && (v[0] < d->cycles[c][i - 1] || v[2] < d->frac[c][i - 1])))
 			tool_die(EXIT_BADFILE, "%s: line %lu: %s's rows must rise in cycles and in share, "
 				  "to at most 1", path, no, lat_class[c]);
