@@ -16,6 +16,12 @@ check "trace_stats gives the same figures from the packed trace" cmp "$TMP/s1" "
 "$BIN/trace2wl" -q "$TMP/orig.wl" "$f"
 "$BIN/trace2wl" -q "$TMP/packed.wl" "$name"
 check "trace2wl converts the packed trace to the same workload" cmp "$TMP/orig.wl" "$TMP/packed.wl"
+# -q: the name on standard output, nothing on standard error
+name=$("$P" -q -o "$TMP/q.gz" "$f" 2>"$TMP/err"); eq "-q: exit 0" 0 "$?"
+eq "-q: the name still printed" "$TMP/q.gz" "$name"
+eq "-q: nothing on standard error" "" "$(cat "$TMP/err")"
+gzip -dc "$TMP/q.gz" >"$TMP/q.raw"; gzip -dc "$TMP/$(hostname)-xthread-$pid.mtrace.gz" >"$TMP/n.raw"
+check "-q: the same trace packed" cmp "$TMP/q.raw" "$TMP/n.raw"
 # progress: -p shows the check, then the compression (how far the compressor has read its
 # input, and of how much); nothing without -p when stderr is no terminal
 "$P" -p -o "$TMP/pg.gz" "$f" >/dev/null 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"

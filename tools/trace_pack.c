@@ -31,6 +31,10 @@ static const char usage_text[] =
 	"  -a, --anonymize    replace every address with a consistent stand-in (identity and\n"
 	"                     alignment up to 64 KiB kept, so conversion and replay give the same\n"
 	"                     result), and leave out the executable path and command line\n"
+	"  -p, --progress     show progress even when standard error is not a terminal (on a\n"
+	"                     terminal it shows after a second)\n"
+	"  -q, --quiet        print nothing on standard error but errors (the packed file's\n"
+	"                     name still goes to standard output)\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
@@ -120,14 +124,14 @@ int main(int argc, char **argv)
 		{ "output", required_argument, 0, 'o' }, { "gzip", no_argument, 0, 1 },
 		{ "xz", no_argument, 0, 2 }, { "zstd", no_argument, 0, 3 },
 		{ "anonymize", no_argument, 0, 'a' }, { "level", required_argument, 0, 'l' },
-		{ "progress", no_argument, 0, 'p' },
+		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip";
-	int anon = 0, c, chosen = 0, progress = isatty(2);   /* 2 with -p */
+	int anon = 0, c, chosen = 0, quiet = 0, progress = isatty(2);   /* 2 with -p */
 	long level = 0;   /* 0: the compressor's own default */
-	while ((c = getopt_long(argc, argv, "o:l:aphV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:l:apqhV", longopts, NULL)) != -1) {
 		if (c >= 1 && c <= 3) {
 			if (chosen && chosen != c)
 				tool_die(EXIT_USAGE, "--gzip, --xz, --zstd: choose one");
@@ -147,6 +151,7 @@ int main(int argc, char **argv)
 		}
 		case 'a': anon = 1; break;
 		case 'p': progress = 2; break;
+		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_pack --help'.\n", stderr); return EXIT_USAGE;
@@ -192,10 +197,12 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe[0] ? r.exe : "unknown";
 	char c1[32], c2[32];
-	fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu thread%s over %.6f s, %s bytes%s\n", tool_display_name(in),
-		anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls), tids.n, tids.n == 1 ? "" : "s",
-		calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0, fmt_commas(c2, (unsigned long long)st.st_size),
-		r.compression ? " (compressed already)" : "");
+	if (!quiet)
+		fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu thread%s over %.6f s, %s bytes%s\n",
+			tool_display_name(in), anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls),
+			tids.n, tids.n == 1 ? "" : "s",
+			calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0,
+			fmt_commas(c2, (unsigned long long)st.st_size), r.compression ? " (compressed already)" : "");
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
 	trace_close(&r);
@@ -282,8 +289,9 @@ int main(int argc, char **argv)
 		tool_die(EXIT_SYSTEM, "%s failed", prog);
 	}
 	if (in_place) {
-		fprintf(stderr, "trace_pack: wrote %s%s\n", strcmp(out, "-") ? out : "standard output",
-			anon ? ", addresses replaced, program and command line left out" : "");
+		if (!quiet)
+			fprintf(stderr, "trace_pack: wrote %s%s\n", strcmp(out, "-") ? out : "standard output",
+				anon ? ", addresses replaced, program and command line left out" : "");
 		return EXIT_OK;
 	}
 	if (rename(tmp_out, out) < 0) {
@@ -292,8 +300,9 @@ int main(int argc, char **argv)
 	}
 	tool_temp_done(tmp_out);
 	stat(out, &st);
-	fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),
-		anon ? ", addresses replaced, program and command line left out" : "");
+	if (!quiet)
+		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),
+			anon ? ", addresses replaced, program and command line left out" : "");
 	printf("%s\n", out);
 	return EXIT_OK;
 }
