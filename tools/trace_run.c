@@ -213,7 +213,7 @@ static const char *materialize(const char *workload, const char **shown, int pro
 
 /* The timeline and the latency file are written beside their names and renamed into place
    when the replay succeeded: an interrupted or failed replay leaves none that looks whole. */
-static char tmp_log[4300], tmp_latency[4300];
+static char tmp_log[TOOL_TMP_CAP], tmp_latency[TOOL_TMP_CAP];
 
 /* --log's or --latency's file: not standard output (the summary's), and, where each run of
    --compare or --repeat writes FILE.ALLOCATOR, a name to add to.  What to open. */
@@ -228,72 +228,14 @@ static const char *check_output_option(const char *opt, const char *path, const 
 	return tool_check_output(path, inputs, 1, 0);
 }
 
-/* An output file: written under a temporary name beside it (tmp, 4300 bytes), renamed into
-   place by finish_output; /dev/null or a FIFO is written as it goes. */
-static int open_output(const char *path, char *tmp)
-{
-	if (tool_output_in_place(path))
-		return tool_open_in_place(path, 0);
-	snprintf(tmp, 4300, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		tmp[0] = 0;
-		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", path, strerror(e));
-	}
-	tool_temp_add(tmp);
-	tool_output_mode(fd);
-	return fd;
-}
-
-static void finish_output(const char *path, int fd, char *tmp, int write_errno)
-{
-	if (write_errno)
-		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(write_errno));
-	if (close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
-	if (!tmp[0])
-		return;   /* written in place */
-	if (rename(tmp, path) < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished file into place: %s", path,
-			 strerror(errno));
-	tool_temp_done(tmp);
-}
-
-/* --latency: the call-time histograms as TSV, a row per non-empty bucket: its largest value
-   (the exact largest for the last), its calls, and the share of the class's calls at or below
-   it.  Formatted into a static buffer and written with write(2): no allocator call. */
+/* --latency: the histograms the percentiles come from (lat_write_tsv: no allocator call) */
 static void write_latency(const char *path, int fd, const struct replay_result *res, const char *alloc,
 			  const char *timer)
 {
-	static const char *const names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
-	static char buf[1 << 16];
-	int e = 0;
-	size_t n = (size_t)snprintf(buf, sizeof buf,
-				    "# trace_run latency: %s, %s\nclass\tcycles\tcalls\tat_or_below\n",
-				    alloc, timer);
-	for (unsigned c = 0; c < LAT_CLASSES && res->hist; c++) {
-		uint64_t total = 0, seen = 0;
-		for (unsigned b = 0; b < HIST_BUCKETS; b++)
-			total += res->hist[c][b];
-		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-			if (!res->hist[c][b])
-				continue;
-			seen += res->hist[c][b];
-			uint64_t upper = hist_upper(b) < res->hist_max[c] ? hist_upper(b) : res->hist_max[c];
-			if (n > sizeof buf - 128) {
-				if (tool_write_all(fd, buf, n) < 0)
-					e = errno;
-				n = 0;
-			}
-			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\t%llu\t%llu\t%.9g\n", names[c],
-					      (unsigned long long)upper, (unsigned long long)res->hist[c][b],
-					      (double)seen / (double)total);
-		}
-	}
-	if (n && !e && tool_write_all(fd, buf, n) < 0)
-		e = errno;
-	finish_output(path, fd, tmp_latency, e);
+	char title[512];
+	snprintf(title, sizeof title, "trace_run latency: %s, %s", alloc, timer);
+	int e = lat_write_tsv(fd, title, res->hist, res->hist_max) < 0 ? errno : 0;
+	tool_output_finish(path, fd, tmp_latency, e);
 }
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
@@ -625,9 +567,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.nmallopt; i++)
 		check_mallopt(o.mallopts[i], 1);
 	if (o.log)
-		o.ro.log_fd = open_output(o.log, tmp_log);
+		o.ro.log_fd = tool_output_open(o.log, tmp_log);
 	/* created now, so that a path that cannot be written fails before the replay, not after */
-	int latency_fd = o.latency ? open_output(o.latency, tmp_latency) : -1;
+	int latency_fd = o.latency ? tool_output_open(o.latency, tmp_latency) : -1;
 	/* a run of --compare or --repeat: the parent says which, for the progress line */
 	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
 	if (!o.ro.progress && isatty(2))
@@ -637,7 +579,7 @@ int main(int argc, char **argv)
 	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
-		finish_output(o.log, o.ro.log_fd, tmp_log, res.log_errno);
+		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
 	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
 	if (o.latency)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);

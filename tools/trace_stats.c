@@ -447,8 +447,6 @@ static void histogram(const char *section, const char *unit, const uint64_t *n, 
 	}
 }
 
-static const char *const lat_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
-
 /* A class's recorded durations in nanoseconds: calls, average, then the LAT_POINTS; 0 calls:
    none recorded */
 static uint64_t duration_points(const struct stats *s, int c, uint64_t *avg, uint64_t *pt)
@@ -482,19 +480,19 @@ static void durations(const struct stats *s)
 			if (!head++)
 				printf("call durations (ns)\n    %-10s %14s %10s %10s %10s %10s %10s %12s\n", "call", "count",
 				       "avg", "p50", "p90", "p99", "p99.9", "max");
-			printf("    %-10s %14s %10s", lat_names[c], fmt_commas(b[0], n), fmt_commas(b[1], avg));
+			printf("    %-10s %14s %10s", lat_class_names[c], fmt_commas(b[0], n), fmt_commas(b[1], avg));
 			for (int k = 0; k < LAT_POINTS; k++)
 				printf(k == LAT_MAX ? " %12s" : " %10s", fmt_commas(b[k + 2], pt[k]));
 			printf("\n");
 			continue;
 		}
 		char key[40];
-		snprintf(key, sizeof key, "%s_calls", lat_names[c]);
+		snprintf(key, sizeof key, "%s_calls", lat_class_names[c]);
 		kv("durations_ns", key, n);
-		snprintf(key, sizeof key, "%s_avg", lat_names[c]);
+		snprintf(key, sizeof key, "%s_avg", lat_class_names[c]);
 		kv("durations_ns", key, avg);
 		for (int k = 0; k < LAT_POINTS; k++) {
-			snprintf(key, sizeof key, "%s_%s", lat_names[c], pts[k]);
+			snprintf(key, sizeof key, "%s_%s", lat_class_names[c], pts[k]);
 			kv("durations_ns", key, pt[k]);
 		}
 	}

@@ -169,6 +169,38 @@ void tool_temp_done(const char *path)
 static char input_copy[4200];    /* tool_input_to_file's copy */
 static const char *input_copy_of; /* of what the user gave: "-" or a path */
 
+int tool_output_open(const char *path, char *tmp)
+{
+	if (tool_output_in_place(path)) {
+		tmp[0] = 0;
+		return tool_open_in_place(path, 0);
+	}
+	snprintf(tmp, TOOL_TMP_CAP, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		tmp[0] = 0;
+		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", path, strerror(e));
+	}
+	tool_temp_add(tmp);
+	tool_output_mode(fd);
+	return fd;
+}
+
+void tool_output_finish(const char *path, int fd, char *tmp, int write_errno)
+{
+	if (write_errno)
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(write_errno));
+	if (close(fd) < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
+	if (!tmp[0])
+		return;   /* written in place */
+	if (rename(tmp, path) < 0)
+		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished file into place: %s", path,
+			 strerror(errno));
+	tool_temp_done(tmp);
+}
+
 int tool_mkstemp(char *path, size_t cap)
 {
 	const char *tmp = getenv("TMPDIR");

@@ -97,6 +97,16 @@ void tool_progress_end(struct tool_progress *p);   /* clears the line */
 
 /* Is prog an executable in $PATH? */
 int tool_on_path(const char *prog);
+/* An output file written whole or not at all: under a temporary name beside path (kept in
+   tmp, 4300 bytes; removed if the tool exits first), made path by tool_output_finish.  A
+   character device or FIFO (tool_output_in_place) is written as it goes, tmp left empty.
+   Exits 3 when it cannot be created. */
+#define TOOL_TMP_CAP 4300
+int  tool_output_open(const char *path, char *tmp);
+/* Close fd and rename it into place; write_errno, if not 0, is an earlier failed write.
+   Exits 3 on any failure (the temporary file is then removed). */
+void tool_output_finish(const char *path, int fd, char *tmp, int write_errno);
+
 /* Do paths a and b name one existing file (by any name)?  "-" (standard input) names none. */
 int tool_same_file(const char *a, const char *b);
 
