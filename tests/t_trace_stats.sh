@@ -51,6 +51,22 @@ done
 printf '= Start\n@ ./p:[0x1] + 0x1000 0x10\n@ ./p:[0x1] < 0x1000\n@ ./p:[0x1] > 0x2000 0x20\n- 0x2000\n= End\n' >"$TMP/m.log"
 "$BIN/trace_import" "$TMP/m.log" "$TMP/imp" && "$S" --tsv "$TMP/imp" >"$TMP/imp.tsv"
 eq "durations: an imported trace (no clock) has none" "1 0" "$(v "$TMP/imp.tsv" calls realloc) $(grep -c '^durations_ns' "$TMP/imp.tsv")"
+# --latency: the recorded durations as trace_run --latency writes its call times (trace_plot)
+"$S" -L "$TMP/e.lat" "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "--latency, a trace without -d: exit 0" 0 "$?"
+grep -q "only realloc's durations are recorded without mtracectl -d" "$TMP/err" && ok "--latency: says only realloc's are there" || bad "--latency warning: $(cat "$TMP/err")"
+eq "--latency: title, then header" "# trace_stats latency: program as traced, CLOCK_MONOTONIC|class	cycles	calls	at_or_below" "$(head -n 2 "$TMP/e.lat" | paste -sd'|')"
+eq "--latency: realloc's rows (2 ticks 4 times, then 5 once)" "realloc 2 4 0.8|realloc 5 1 1" "$(tail -n +3 "$TMP/e.lat" | tr '\t' ' ' | paste -sd'|')"
+"$S" -L "$TMP/d.lat" "$dt" >/dev/null; eq "--latency, a trace taken with -d: exit 0" 0 "$?"
+for k in malloc free; do
+	eq "--latency: every $k's duration, the last share 1" "$(v "$TMP/d.tsv" calls $k) 1" \
+		"$(awk -F'\t' -v k=$k '$1 == k { n += $3; f = $4 } END { print n, f }' "$TMP/d.lat")"
+done
+"$BIN/trace_plot" -o "$TMP/d.svg" "$TMP/d.lat" 2>/dev/null; eq "--latency: trace_plot draws it" 0 "$?"
+grep -q '>mbench as traced<' "$TMP/d.svg" && ok "--latency: trace_plot names it after the program" || bad "trace_plot legend of a trace_stats file"
+"$S" -L "$TMP/i.lat" "$TMP/imp" >/dev/null 2>"$TMP/err"; eq "--latency, a trace with no durations: exit 1" 1 "$?"
+grep -q 'no call durations in it' "$TMP/err" && ok "--latency: says there are none" || bad "--latency none: $(cat "$TMP/err")"
+[ -e "$TMP/i.lat" ] && bad "--latency: a file written with no durations" || ok "--latency: no file when there are none"
+"$S" -L "$TMP/two.lat" "$TMP/edge" "$dt" >/dev/null 2>&1; eq "--latency with two traces: exit 2" 2 "$?"
 gzip -c "$TMP/edge" >"$TMP/edge.gz"
 "$S" --tsv "$TMP/edge.gz" | grep -v '^trace' | cmp - "$TMP/s.tsv" && ok "gzip-compressed: the same figures" || bad "gzip figures differ"
 

@@ -24,8 +24,8 @@ static const char usage_text[] =
 	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
 	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
 	"            per allocator\n"
-	"  latency   (`trace_run --latency` files) each call class's time against its\n"
-	"            percentile (50%, 90%, 99%, 99.9%, ...); several runs overlaid\n"
+	"  latency   (`trace_run --latency`, `trace_stats --latency` files) each call class's time\n"
+	"            against its percentile (50%, 90%, 99%, 99.9%, ...); several runs overlaid\n"
 	"\n"
 	"  -k, --kind=KIND      one of the above\n"
 	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
@@ -456,10 +456,10 @@ static void read_latency(const char *path, struct latdist *d)
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
 		if (line[0] == '#') {
-			static const char tag[] = "# trace_run latency: ";
-			if (no == 1 && !strncmp(line, tag, sizeof tag - 1))
-				snprintf(d->name, sizeof d->name, "%.*s", (int)strcspn(line + sizeof tag - 1, ","),
-					 line + sizeof tag - 1);
+			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK") */
+			const char *tag = strstr(line, " latency: ");
+			if (no == 1 && tag)
+				snprintf(d->name, sizeof d->name, "%.*s", (int)strcspn(tag + 10, ","), tag + 10);
 			continue;
 		}
 		if (!header) {
@@ -593,7 +593,7 @@ static const char *guess_kind(const char *path)
 		return "rss";
 	if (!strncmp(head, "cycles,wall_usec", 16))
 		return "compare";
-	if (!strncmp(head, "# trace_run latency", 19))
+	if (!strncmp(head, "# trace_run latency", 19) || !strncmp(head, "# trace_stats latency", 21))
 		return "latency";
 	return "live";
 }

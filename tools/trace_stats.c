@@ -26,6 +26,9 @@ static const char usage_text[] =
 	"      --tsv        tab-separated: section, key, value(s)\n"
 	"      --json       one JSON object per trace\n"
 	"      --diff       two traces side by side, with the difference and the ratio\n"
+	"  -L, --latency=FILE  the recorded call durations (of one trace) as trace_run --latency\n"
+	"                   writes call times, in the trace's clock ticks: trace_plot draws them\n"
+	"                   beside a replay's\n"
 	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
 	"                   terminal it shows after a second)\n"
 	"  -h, --help       show this help and exit\n"
@@ -77,6 +80,7 @@ struct stats {
 	   recorded; 2: every call's, a trace taken with durations): a histogram per call class
 	   (lat_hist.h), in ticks */
 	int durations;
+	unsigned clock;                 /* the trace's, MTRACE_CLOCK_*: what durations count */
 	struct durations { uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES], sum[LAT_CLASSES]; } *dur;
 };
 
@@ -303,6 +307,7 @@ static int collect(const char *path, struct stats *s)
 	s->exe[el] = 0;
 	s->pid = r.hdr.pid;
 	s->tps = r.hdr.ticks_per_sec;
+	s->clock = r.format == TRACE_FMT_MTRACE ? r.hdr.clock : MTRACE_CLOCK_NONE;
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
 	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED))
@@ -642,6 +647,30 @@ static void diff(const struct stats *a, const struct stats *b)
 		printf("}\n");
 }
 
+/* -L: the recorded durations' histograms, as trace_run --latency writes its call times (in
+   the trace's clock ticks; on x86 the same TSC cycles as trace_run's).  0, or -1 when the
+   trace holds no durations (nothing written). */
+static int write_latency(const char *path, const struct stats *s)
+{
+	int any = 0;
+	for (int c = 0; c < LAT_CLASSES; c++)
+		any |= s->dur->max[c] != 0;
+	if (!any) {
+		tool_warn("%s: no call durations in it (a trace taken with mtracectl -d has every call's)",
+			  s->name);
+		return -1;
+	}
+	if (s->durations == 1)
+		tool_warn("warning: %s: only realloc's durations are recorded without mtracectl -d", s->name);
+	const char *exe = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe[0] ? s->exe : "program";
+	char title[400], tmp[TOOL_TMP_CAP];
+	snprintf(title, sizeof title, "trace_stats latency: %s as traced, %s", exe, trace_clock_name(s->clock));
+	int fd = tool_output_open(path, tmp);
+	int e = lat_write_tsv(fd, title, (const uint64_t (*)[HIST_BUCKETS])s->dur->b, s->dur->max) < 0 ? errno : 0;
+	tool_output_finish(path, fd, tmp, e);
+	return 0;
+}
+
 static void release(struct stats *s)
 {
 	free(s->dur);
@@ -656,12 +685,13 @@ int main(int argc, char **argv)
 	tool_name = "trace_stats";
 	static const struct option longopts[] = {
 		{ "tsv", no_argument, 0, 1 }, { "json", no_argument, 0, 2 }, { "diff", no_argument, 0, 3 },
-		{ "progress", no_argument, 0, 'p' },
+		{ "progress", no_argument, 0, 'p' }, { "latency", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, want_diff = 0;
+	const char *latency = NULL;
 	progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "L:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
 			if (fmt != TEXT && fmt != (c == 1 ? TSV : JSON))
@@ -670,6 +700,7 @@ int main(int argc, char **argv)
 			break;
 		case 3: want_diff = 1; break;
 		case 'p': progress = 2; break;
+		case 'L': latency = optarg; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_stats --help'.\n", stderr); return EXIT_USAGE;
@@ -680,6 +711,10 @@ int main(int argc, char **argv)
 			want_diff ? "--diff wants exactly two traces" : "no trace given");
 		return EXIT_USAGE;
 	}
+	if (latency && (want_diff || argc - optind != 1))
+		tool_die(EXIT_USAGE, "--latency takes one trace");
+	if (latency)
+		latency = tool_check_output(latency, argv + optind, 1, 0);
 	int bad = 0;
 	if (want_diff) {
 		struct stats a, b;
@@ -695,8 +730,11 @@ int main(int argc, char **argv)
 			struct stats s;
 			if (collect(argv[i], &s) < 0)
 				bad = 1;
-			else
+			else {
 				report(&s);
+				if (latency && write_latency(latency, &s) < 0)
+					bad = 1;
+			}
 			release(&s);
 		}
 	if (fflush(stdout) != 0)
