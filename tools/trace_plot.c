@@ -262,6 +262,15 @@ static int parse_amount(const char *s, const char **end, double *out)
 	return 0;
 }
 
+/* A text input (timeline, CSV, distribution), or exit 1 naming it */
+static FILE *open_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	return f;
+}
+
 /* Read the next line of f into line[cap] without its newline: 1, 0 at the end, or exit on a
    line too long (a text file of ours never has one). */
 static int next_line(FILE *f, char *line, size_t cap, const char *path, unsigned long no)
@@ -278,9 +287,7 @@ static int next_line(FILE *f, char *line, size_t cap, const char *path, unsigned
 
 static void read_timeline(const char *path, struct series *s)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	FILE *f = open_text(path);
 	char line[1024];
 	unsigned long no = 0;
 	memset(s, 0, sizeof *s);
@@ -350,9 +357,7 @@ static void plot_rss(struct svg *sv, char **paths, int n, const char **labels, i
 
 static void plot_compare(struct svg *sv, const char *path, int h)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	FILE *f = open_text(path);
 	char line[4096];
 	int wall = -1, rss = -1, alloc = -1, p99[2] = { -1, -1 };   /* malloc's, free's: newer CSVs */
 	unsigned long no = 0;
@@ -446,9 +451,7 @@ struct latdist {
 
 static void read_latency(const char *path, struct latdist *d)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	FILE *f = open_text(path);
 	char line[1024];
 	unsigned long no = 0;
 	int header = 0;
@@ -583,9 +586,7 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
 static const char *guess_kind(const char *path)
 {
 	char head[40] = { 0 };
-	FILE *f = fopen(path, "r");
-	if (!f)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	FILE *f = open_text(path);
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
 	head[n] = 0;
