@@ -15,7 +15,7 @@ if ! clang -fsanitize=fuzzer "$FB/probe.c" -o "$FB/probe" 2>/dev/null; then
 	echo "make fuzz: clang has no libFuzzer runtime (apt-get install libclang-rt-14-dev)"; exit 77
 fi
 LIBSRC=$(ls tools/lib/*.c)
-HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import"
+HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency"
 for h in $HARNESSES; do
 	# (-D_GNU_SOURCE= as the sources define it, empty: no "redefined" warning for each)
 	clang -std=gnu11 -D_GNU_SOURCE= -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -40,6 +40,9 @@ mkdir -p "$S/log"
 printf '= Start\n@ ./prog:[0x4005d6] + 0x1b6e260 0x64\n@ ./prog:[0x4005e6] + 0x1b6e2d0 0xc8\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] < 0x1b6e260\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] > 0x1b6e400 0x190\n- 0x1b6e2d0\n+ (nil) 0xffffffffffff\n@ [0x4005f0] ! 0x1b6e400 0xfffffffffff0\n- 0x1b6e400\n= End\n' >"$S/log/hand"
 dbg=$(ls /usr/lib/*/libc_malloc_debug.so.0 2>/dev/null | head -n 1)
 [ -n "$dbg" ] && MALLOC_TRACE="$S/log/real" LD_PRELOAD="$dbg" "$B/tests/mtrace_prog" >/dev/null 2>&1
+mkdir -p "$S/lat"
+"$B/bin/trace_run" -L "$S/lat/replay" "$S/wl/real" >/dev/null 2>&1
+"$B/bin/trace_stats" -L "$S/lat/traced" "$S/trace/real" >/dev/null 2>&1
 
 failed=0
 run() { # HARNESS SEEDDIR
@@ -66,5 +69,6 @@ run fuzz_convert "$S/trace"
 run fuzz_workload "$S/wl"
 run fuzz_dj_workload "$S/dj"
 run fuzz_import "$S/log"
+run fuzz_latency "$S/lat"
 echo "fuzz: $failed harness(es) with findings"
 [ $failed -eq 0 ]

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lat_hist.h"
 #include "order.h"
 #include "svg.h"
 #include "tool.h"
@@ -438,78 +439,24 @@ static void plot_compare(struct svg *sv, const char *path, int h)
    From trace_run --latency distributions
    ------------------------------------------------------------------------------------------- */
 
-#define LAT_NCLASS 5
-#define LAT_ROWS 1024   /* a class's rows: trace_run writes at most one a histogram bucket (960) */
-static const char *const lat_class[LAT_NCLASS] = { "malloc", "free", "realloc", "calloc", "memalign" };
+/* the panels, top to bottom */
+static const int lat_order[LAT_CLASSES] = { LAT_MALLOC, LAT_FREE, LAT_REALLOC, LAT_CALLOC, LAT_MEMALIGN };
 
-struct latdist {
-	char name[64];                                  /* the allocator, from the first line */
-	size_t n[LAT_NCLASS];
-	double cycles[LAT_NCLASS][LAT_ROWS], frac[LAT_NCLASS][LAT_ROWS];
-	double calls[LAT_NCLASS];
-};
-
-static void read_latency(const char *path, struct latdist *d)
+static void read_latency(const char *path, struct lat_table *d)
 {
 	FILE *f = open_text(path);
-	char line[1024];
-	unsigned long no = 0;
-	int header = 0;
-	memset(d, 0, sizeof *d);
-	while (next_line(f, line, sizeof line, path, no + 1)) {
-		no++;
-		if (line[0] == '#') {
-			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK") */
-			const char *tag = strstr(line, " latency: ");
-			if (no == 1 && tag)
-				snprintf(d->name, sizeof d->name, "%.*s", (int)strcspn(tag + 10, ","), tag + 10);
-			continue;
-		}
-		if (!header) {
-			if (strcmp(line, "class\tcycles\tcalls\tat_or_below") != 0)
-				tool_die(EXIT_BADFILE, "%s: line %lu: not a trace_run --latency distribution", path, no);
-			header = 1;
-			continue;
-		}
-		size_t len = strcspn(line, "\t");
-		int c = 0;
-		while (c < LAT_NCLASS && (strlen(lat_class[c]) != len || strncmp(line, lat_class[c], len)))
-			c++;
-		double v[3];
-		const char *p = line + len;
-		for (int k = 0; k < 3 && c < LAT_NCLASS; k++)
-			if (*p++ != '\t' || parse_amount(p, &p, &v[k]) < 0)
-				c = LAT_NCLASS;
-		if (c == LAT_NCLASS || *p)
-			tool_die(EXIT_BADFILE, "%s: line %lu: not a class (malloc, free, realloc, calloc, "
-				  "memalign) and three numbers", path, no);
-		size_t i = d->n[c];
-		/* each class's rows in order: times up, shares up to 1 */
-		if (v[1] < 1)
-			tool_die(EXIT_BADFILE, "%s: line %lu: a row of no calls (trace_run writes only buckets "
-				  "that have some)", path, no);
-		if (v[2] > 1 || (i && (v[0] < d->cycles[c][i - 1] || v[2] < d->frac[c][i - 1])))
-			tool_die(EXIT_BADFILE, "%s: line %lu: %s's rows must rise in cycles and in share, "
-				  "to at most 1", path, no, lat_class[c]);
-		if (i == LAT_ROWS)
-			tool_die(EXIT_BADFILE, "%s: line %lu: more than %d rows for %s", path, no, LAT_ROWS,
-				 lat_class[c]);
-		d->cycles[c][i] = v[0];
-		d->frac[c][i] = v[2];
-		d->calls[c] += v[1];
-		d->n[c]++;
-	}
+	char err[300];
+	if (lat_read_tsv(f, d, err, sizeof err) < 0)
+		tool_die(EXIT_BADFILE, "%s: %s", path, err);
 	fclose(f);
-	if (!header)
-		tool_die(EXIT_BADFILE, "%s: not a trace_run --latency distribution", path);
 }
 
 /* The time at percentile x (in nines): the first row at or above that share of the calls. */
-static double lat_at(const struct latdist *d, int c, double x)
+static double lat_at(const struct lat_table *d, int c, double x)
 {
 	double q = 1 - pow(10, -x);
 	size_t i = 0;
-	while (i + 1 < d->n[c] && d->frac[c][i] < q - 1e-12)
+	while (i + 1 < d->n[c] && d->share[c][i] < q - 1e-12)
 		i++;
 	return d->cycles[c][i];
 }
@@ -520,30 +467,31 @@ static double lat_at(const struct latdist *d, int c, double x)
    nines). */
 static void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int h)
 {
-	struct latdist *d = calloc((size_t)n, sizeof *d);
+	struct lat_table *d = calloc((size_t)n, sizeof *d);
 	if (!d)
 		tool_die(EXIT_SYSTEM, "out of memory");
-	int present[LAT_NCLASS] = { 0 }, panels = 0;
+	int present[LAT_CLASSES] = { 0 }, panels = 0;
 	for (int i = 0; i < n; i++) {
 		read_latency(paths[i], &d[i]);
-		for (int c = 0; c < LAT_NCLASS; c++)
+		for (int c = 0; c < LAT_CLASSES; c++)
 			present[c] |= d[i].n[c] > 0;
 	}
-	for (int c = 0; c < LAT_NCLASS; c++)
+	for (int c = 0; c < LAT_CLASSES; c++)
 		panels += present[c];
 	if (panels == 0)
 		tool_die(EXIT_BADFILE, "%s: no call times in it", paths[0]);
 	/* one percentile axis for every panel, as far as the most calls of a class reach */
 	double xmax = 1;
 	for (int i = 0; i < n; i++)
-		for (int c = 0; c < LAT_NCLASS; c++)
+		for (int c = 0; c < LAT_CLASSES; c++)
 			if (d[i].n[c] && log10(d[i].calls[c]) > xmax)
 				xmax = log10(d[i].calls[c]) < 6 ? log10(d[i].calls[c]) : 6;
 	double ph = (h - 40) / (double)panels, top = 40;
 	sv->legend_left = 1;   /* the curves rise to the right: the top left stays clear */
 	enum { POINTS = 400 };
 	static double xs[POINTS + 1], ys[POINTS + 1];
-	for (int c = 0; c < LAT_NCLASS; c++) {
+	for (int o = 0; o < LAT_CLASSES; o++) {
+		int c = lat_order[o];
 		if (!present[c])
 			continue;
 		double ylo = 1e300, yhi = 0;
@@ -557,7 +505,7 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
 		}
 		double y0 = floor(log10(ylo > 1 ? ylo : 1)), y1 = ceil(log10(yhi > 1 ? yhi : 1));
 		char ylabel[64];
-		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class[c]);
+		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class_names[c]);
 		svg_panel(sv, top, ph, 0, xmax, SVG_NINES, "share of the calls that took at most that long",
 			  y0, y1 > y0 ? y1 : y0 + 1, SVG_LOG10, ylabel);
 		for (int i = 0; i < n; i++) {

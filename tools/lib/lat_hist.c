@@ -1,6 +1,8 @@
 /* lat_hist.c - see lat_hist.h */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "lat_hist.h"
 #include "tool.h"
 
@@ -32,4 +34,95 @@ int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], 
 		}
 	}
 	return tool_write_all(fd, buf, n);
+}
+
+/* A number lat_write_tsv writes: decimal, from 0 to below 10^18 (strtod alone would take
+   "nan", "inf", "-5", "1e400" and leading blanks).  0 or -1; *end is left after it. */
+static int number(const char *s, const char **end, double *out)
+{
+	if (!(*s >= '0' && *s <= '9'))
+		return -1;
+	char *e;
+	errno = 0;
+	double v = strtod(s, &e);
+	if (errno == ERANGE || !(v >= 0 && v < 1e18))
+		return -1;
+	*end = e;
+	*out = v;
+	return 0;
+}
+
+int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
+{
+	char line[1024];
+	unsigned long no = 0;
+	int header = 0;
+	memset(t, 0, sizeof *t);
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		else if (len + 1 == sizeof line) {
+			snprintf(err, cap, "line %lu: longer than %zu bytes", no, sizeof line - 2);
+			return -1;
+		}
+		if (line[0] == '#') {
+			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK") */
+			const char *tag = strstr(line, " latency: ");
+			if (no == 1 && tag)
+				snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(tag + 10, ","), tag + 10);
+			continue;
+		}
+		if (!header) {
+			if (strcmp(line, "class\tcycles\tcalls\tat_or_below") != 0) {
+				snprintf(err, cap, "line %lu: not a --latency distribution of trace_run or trace_stats", no);
+				return -1;
+			}
+			header = 1;
+			continue;
+		}
+		size_t name_len = strcspn(line, "\t");
+		int c = 0;
+		while (c < LAT_CLASSES && (strlen(lat_class_names[c]) != name_len ||
+					    strncmp(line, lat_class_names[c], name_len)))
+			c++;
+		double v[3];
+		const char *p = line + name_len;
+		for (int k = 0; k < 3 && c < LAT_CLASSES; k++)
+			if (*p++ != '\t' || number(p, &p, &v[k]) < 0)
+				c = LAT_CLASSES;
+		if (c == LAT_CLASSES || *p) {
+			snprintf(err, cap, "line %lu: not a class (malloc, calloc, realloc, free, memalign) "
+				 "and three numbers", no);
+			return -1;
+		}
+		size_t i = t->n[c];
+		if (v[1] < 1) {
+			snprintf(err, cap, "line %lu: a row of no calls (only buckets that have some are written)", no);
+			return -1;
+		}
+		if (v[2] > 1 || (i && (v[0] < t->cycles[c][i - 1] || v[2] < t->share[c][i - 1]))) {
+			snprintf(err, cap, "line %lu: %s's rows must rise in cycles and in share, to at most 1",
+				 no, lat_class_names[c]);
+			return -1;
+		}
+		if (i == LAT_ROWS) {
+			snprintf(err, cap, "line %lu: more than %d rows for %s", no, LAT_ROWS, lat_class_names[c]);
+			return -1;
+		}
+		t->cycles[c][i] = v[0];
+		t->share[c][i] = v[2];
+		t->calls[c] += v[1];
+		t->n[c]++;
+	}
+	if (ferror(f)) {
+		snprintf(err, cap, "%s", strerror(errno));
+		return -1;
+	}
+	if (!header) {
+		snprintf(err, cap, "not a --latency distribution of trace_run or trace_stats");
+		return -1;
+	}
+	return 0;
 }

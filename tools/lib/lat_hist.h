@@ -5,6 +5,7 @@
 #ifndef LAT_HIST_H
 #define LAT_HIST_H
 #include <stdint.h>
+#include <stdio.h>
 
 /* Call classes whose times are kept as distributions (trace_run's replayed calls, trace_stats'
    recorded durations), and the points reported of each: the 50th, 90th, 99th and 99.9th
@@ -64,4 +65,17 @@ extern const char *const lat_class_names[LAT_CLASSES];
    below it (no rows when b is NULL).  What trace_plot's latency chart reads.  Formatted in a static buffer, written
    with write(2): no allocator call.  0, or -1 with errno. */
 int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max);
+
+/* What lat_write_tsv wrote, read back (trace_plot): each class's rows, by LAT_* class */
+#define LAT_ROWS 1024   /* a class's rows at most (lat_write_tsv writes one a bucket: 960) */
+struct lat_table {
+	char name[64];                  /* what the title names: "NAME, TIMER" -> NAME */
+	size_t n[LAT_CLASSES];
+	double calls[LAT_CLASSES];      /* the class's calls, its rows' sum */
+	double cycles[LAT_CLASSES][LAT_ROWS], share[LAT_CLASSES][LAT_ROWS];
+};
+/* Read t from f: rows of a known class, numbers from 0 to 10^18, at least one call a row, each
+   class's cycles and shares rising, shares at most 1.  0, or -1 with err ("line N: ...").
+   Lines longer than 1,000 bytes are malformed. */
+int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap);
 #endif
