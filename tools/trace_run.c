@@ -1,19 +1,18 @@
 /* trace_run - replay a workload against an allocator, timing every call and watching RSS. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cycles.h"
-#include "dj_wl.h"
 #include "replay.h"
 #include "run_env.h"
 #include "run_report.h"
 #include "tool.h"
 #include "trace_reader.h"
+#include "wl_input.h"
 
 static const char usage_text[] =
 	"Usage: trace_run [OPTION]... WORKLOAD\n"
@@ -66,7 +65,7 @@ struct opts {
 };
 
 /* A temporary plain copy of the workload (see materialize), and the name the user gave it */
-static char tmp_workload[4200];
+static char tmp_workload[TOOL_TMP_CAP];
 static const char *tmp_workload_of;   /* what the user named */
 
 /* ---------------------------------------------------------------------------------------------
@@ -99,66 +98,8 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
    removes it at exit), MTRACE_RUN_NAME what the user gave, for messages.
    ------------------------------------------------------------------------------------------- */
 
-
-/* Exit 1 with msg, which names path, naming what the user gave instead (standard input, or the
-   compressed file, rather than our temporary copy). */
-static void die_named(const char *msg, const char *path, const char *shown)
-{
-	size_t n = strlen(path);
-	if (strcmp(path, shown) && !strncmp(msg, path, n))
-		tool_die(EXIT_BADFILE, "%s%s", tool_display_name(shown), msg + n);
-	tool_die(EXIT_BADFILE, "%s", msg);
-}
-
-static void translate_progress(uint64_t done, uint64_t total, void *p)
-{
-	((struct tool_progress *)p)->total = total;
-	tool_progress(done, p);
-}
-
-/* Translate the dj/malloc workload plain (the user's workload, or our plain copy of it) into
-   our encoding, in a temporary file that becomes tmp_workload; exit on failure.  In a child
-   process: its tables would otherwise be allocated and freed, just before the replay, by the
-   allocator the replay measures (plain glibc runs without re-executing). */
-static void translate_dj(const char *plain, const char *workload, int progress)
-{
-	static char translated[4200];
-	close(tool_mkstemp(translated, sizeof translated));
-	tool_temp_add(translated);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		char err[800], what[4300];
-		struct tool_progress p;
-		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
-		tool_progress_count(&p, progress, 0, what, "operations");
-		int bad = dj_wl_to_ours(plain, translated, err, sizeof err, translate_progress, &p) < 0;
-		tool_progress_end(&p);
-		if (bad)
-			die_named(err, plain, workload);
-		_exit(0);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (tmp_workload[0]) {   /* the decompressed or copied dj workload: done with */
-		unlink(tmp_workload);
-		tool_temp_done(tmp_workload);
-	}
-	if (WIFSIGNALED(st))
-		tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
-			 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
-	if (WEXITSTATUS(st))
-		exit(WEXITSTATUS(st));   /* (it said why) */
-	snprintf(tmp_workload, sizeof tmp_workload, "%s", translated);
-	tool_temp_done(translated);
-	tool_temp_add(tmp_workload);
-}
-
-/* The plain workload in our encoding for the user's WORKLOAD; *shown: the name for messages;
-   progress: tool_progress's on. */
+/* The plain workload in our encoding for the user's WORKLOAD (wl_input_plain), or, after the
+   re-execution, the one the first execution made; *shown: the name for messages. */
 static const char *materialize(const char *workload, const char **shown, int progress)
 {
 	const char *env = getenv("MTRACE_RUN_TMP"), *name = getenv("MTRACE_RUN_NAME");
@@ -170,45 +111,10 @@ static const char *materialize(const char *workload, const char **shown, int pro
 			*shown = name;
 		return workload;
 	}
-	const char *path = workload;
-	char raw[4200] = "";
-	if (tool_input_is_stream(workload)) {   /* "-", or a pipe: bash's <(...) */
-		snprintf(raw, sizeof raw, "%s", tool_input_to_file(workload));
-		path = raw;
-	}
-	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd >= 0 ? read(fd, head, sizeof head) : -1;
-	if (fd >= 0)
-		close(fd);
-	const char *prog = k > 0 ? trace_compression(head, (size_t)k) : NULL;
-	if (prog) {
-		if (!tool_on_path(prog))
-			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
-				 tool_display_name(workload), prog, prog, tool_package_of(prog));
-		int out = tool_mkstemp(tmp_workload, sizeof tmp_workload);
-		tool_temp_add(tmp_workload);
-		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
-		struct tool_progress p;
-		char what[4300];
-		snprintf(what, sizeof what, "decompressing %s", tool_display_name(workload));
-		tool_progress_start(&p, progress, -1, what);
-		int ok = tool_wait_ok_progress(tool_spawn(args, 0, out, 1), &p, -1, out);
-		close(out);
-		if (raw[0])
-			unlink(raw);
-		if (!ok)
-			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-				 tool_display_name(workload), prog);
-	} else if (raw[0])
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", raw);   /* the copy, plain */
-	const char *plain = tmp_workload[0] ? tmp_workload : workload;
-	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain))
-		translate_dj(plain, workload, progress);
-	if (!tmp_workload[0])
-		return workload;   /* a plain file of ours, read where it is */
-	tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
-	return tmp_workload;
+	const char *plain = wl_input_plain(workload, tmp_workload, progress);
+	if (tmp_workload[0])
+		tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
+	return plain;
 }
 
 /* The timeline and the latency file are written beside their names and renamed into place
@@ -530,7 +436,7 @@ int main(int argc, char **argv)
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
-		die_named(r.err, workload, shown);
+		wl_input_die_named(r.err, workload, shown);
 	if (tmp_workload[0] && !o.compare && o.repeat <= 1) {
 		/* mapped: the temporary file can go now, so that even a replay killed by SIGKILL
 		   (an allocator under test that exhausts memory meets the OOM killer) leaves none */

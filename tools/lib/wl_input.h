@@ -1,0 +1,16 @@
+/* wl_input.h - a workload as the tools take it (a file of ours, standard input or a pipe,
+ * gzip/xz/zstd-compressed, or an original dj/malloc .wl) made a plain file in our encoding. */
+#ifndef WL_INPUT_H
+#define WL_INPUT_H
+
+/* The plain workload of ours for WORKLOAD: WORKLOAD itself, or a temporary file whose name is
+   left in tmp (TOOL_TMP_CAP bytes, "" when none; removed when the tool exits unless the caller
+   says tool_temp_done).  A dj/malloc workload is translated in a child process, so that none
+   of the translation's memory comes from the caller's allocator (trace_run's, under test).
+   Exits, naming WORKLOAD, on any failure.  progress: tool_progress's on. */
+const char *wl_input_plain(const char *workload, char *tmp, int progress);
+
+/* Exit 1 with msg, which names path, naming shown instead: what the user gave (standard
+   input, the compressed file) rather than a temporary copy. */
+void wl_input_die_named(const char *msg, const char *path, const char *shown) __attribute__((noreturn));
+#endif
