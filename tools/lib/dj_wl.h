@@ -36,6 +36,10 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 
 /* Is this file a dj workload?  (It starts with ALLOC_PTRS and is not one of ours.) */
 int dj_wl_sniff(const char *path);
+/* Do the n bytes b begin as a dj/malloc workload does: ALLOC_PTRS, ALLOC_SYNCS and NTHREADS,
+   each with its number?  (Strict, where dj_wl_sniff looks at one byte: for telling a workload
+   from a trace, or garbage, in a message.) */
+int dj_wl_head(const unsigned char *b, size_t n);
 
 /* Translate a dj workload into ours (out_path, via a temporary file): SYNC_R id becomes
    WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1.

@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "dj_wl.h"
+#include "mtrace-workload.h"
 #include "tool.h"
 #include "trace_reader.h"
 
@@ -373,6 +375,11 @@ int trace_open(struct trace_reader *r, const char *path)
 	}
 	if (is_dj(r->buf, (size_t)have))
 		return open_dj(r);
+	if (((size_t)have >= MTRACE_WL_MAGIC_LEN && !memcmp(r->buf, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) ||
+	    dj_wl_head(r->buf, (size_t)have)) {
+		r->format = TRACE_FMT_WORKLOAD;
+		return fail(r, 0, "a workload, not a trace (trace_run replays it, trace_dump prints it)");
+	}
 	if ((size_t)have < sizeof r->hdr)
 		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
 			    have, sizeof r->hdr);

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include "mtrace-trace.h"
 
-enum trace_format { TRACE_FMT_MTRACE = 0, TRACE_FMT_DJ = 1 };
+/* TRACE_FMT_WORKLOAD: trace_open failed because the file is a workload (ours or dj/malloc's),
+   not a trace; the message says so, and trace_dump prints it as one instead. */
+enum trace_format { TRACE_FMT_MTRACE = 0, TRACE_FMT_DJ = 1, TRACE_FMT_WORKLOAD = 2 };
 
 struct trace_reader {
 	const char *name;               /* for messages */
