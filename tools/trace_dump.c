@@ -1,4 +1,4 @@
-/* trace_dump - print and validate mtrace trace files. */
+/* trace_dump - print and validate mtrace traces, and workloads. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
@@ -6,31 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include "replay.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
 #include "u64set.h"
+#include "wl_input.h"
+#include "wl_reader.h"
 
 static const char usage_text[] =
-	"Usage: trace_dump [OPTION]... TRACE...\n"
-	"Print the header and every record of mtrace trace files, one line a record, and\n"
-	"validate them.  TRACE - reads standard input.\n"
+	"Usage: trace_dump [OPTION]... FILE...\n"
+	"Print the header and every record of mtrace traces, one line a record, and validate\n"
+	"them.  A workload (trace2wl's, or an original dj/malloc .wl, also compressed) is printed\n"
+	"too: its header, then each stream's operations, numbered as trace_run counts calls.\n"
+	"FILE - reads standard input (a trace).\n"
 	"\n"
 	"  -H, --header     print the header only\n"
-	"  -c, --check      validate only; print one summary line per file\n"
+	"  -c, --check      validate only; print one summary line per file (a workload: every\n"
+	"                   stream decoded, and every wait shown to be satisfiable)\n"
 	"  -a, --all        also print the chunk bookkeeping records\n"
-	"  -n, --limit=N    stop after N records of each file\n"
+	"  -n, --limit=N    stop after N records of each file (of a workload: N operations a\n"
+	"                   stream)\n"
 	"  -t, --ticks      print raw clock ticks instead of seconds since the start\n"
+	"  -s, --stream=N   of a workload: stream N only\n"
+	"      --from=CALL  of a workload: from each stream's call CALL on (its waits included)\n"
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"Exit status: 0 every file is a valid trace; 1 a file is missing, corrupt or truncated\n"
-	"(the error names the byte offset); 2 bad command line.\n";
+	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated (the error\n"
+	"names the byte offset); 2 bad command line.\n";
 
 static struct {
 	int header_only, check, all, ticks;
 	uint64_t limit;
-} opt = { .limit = UINT64_MAX };
+	int64_t stream;     /* -1: every stream */
+	uint64_t from;      /* the first call printed (1 is a stream's first) */
+} opt = { .limit = UINT64_MAX, .stream = -1, .from = 1 };
 
 static const char *errno_name(unsigned e)
 {
@@ -140,14 +152,168 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	putchar('\n');
 }
 
+/* ---------------------------------------------------------------------------------------------
+   Workloads
+   ------------------------------------------------------------------------------------------- */
+
+#define S(n) ((n) == 1 ? "" : "s")   /* the plural's s */
+
+static void print_wl_header(const struct wl_reader *w, const char *shown)
+{
+	const struct mtrace_wl_header *h = &w->h;
+	char a[32], b[32], c[32], d[32];
+	printf("# file      %s\n", shown);
+	printf("# format    mtrace workload v%u, %u-byte header, %s bytes%s\n", (unsigned)h->version,
+	       (unsigned)h->header_size, fmt_commas(a, h->file_size),
+	       (h->flags & MTRACE_WL_HF_FROM_DJ) ? ", from a dj/malloc trace or workload" : "");
+	printf("# program   %s (pid %d)\n", h->program[0] ? h->program : "(unknown)", (int)h->pid);
+	printf("# streams   %u", (unsigned)h->nthreads);
+	if (h->max_live_threads)
+		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);
+	printf(", %s slot%s, %s call%s, %s wait%s, %s failed\n", fmt_commas(a, h->nslots), S(h->nslots),
+	       fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits), S(h->nwaits),
+	       fmt_commas(d, h->failed));
+	printf("# calls    ");
+	for (unsigned op = 1; op <= MTRACE_WL_LAST_CALL; op++)
+		if (h->counts[op])
+			printf(" %s %s", mtrace_wl_op_name(op), fmt_commas(a, h->counts[op]));
+	printf("\n# ideal RSS %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
+	       fmt_commas(b, h->ideal_rss_call));
+}
+
+static void print_slot(uint64_t s)
+{
+	if (s)
+		printf("slot %" PRIu64, s);
+	else
+		printf("NULL");
+}
+
+static void print_op(const struct wl_op *op, uint64_t call)
+{
+	if (op->op == MTRACE_WL_WAIT) {
+		printf("%12" PRIu64 " %10s  wait for stream %" PRIu64 " to finish its call %" PRIu64 "\n",
+		       op->offset, "", op->a[0], op->a[1]);
+		return;
+	}
+	printf("%12" PRIu64 " %10" PRIu64 "  %s(", op->offset, call, mtrace_wl_op_name(op->op));
+	switch (op->op) {
+	case MTRACE_WL_FREE:
+		print_slot(op->a[0]);
+		printf(")\n");
+		return;
+	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC:
+		printf("%" PRIu64, op->a[1]);
+		break;
+	case MTRACE_WL_REALLOC:
+		print_slot(op->a[1]);
+		printf(", %" PRIu64, op->a[2]);
+		break;
+	case MTRACE_WL_REALLOCARRAY:
+		print_slot(op->a[1]);
+		printf(", %" PRIu64 ", %" PRIu64, op->a[2], op->a[3]);
+		break;
+	default:   /* calloc (count, size), the memalign family (alignment, size) */
+		printf("%" PRIu64 ", %" PRIu64, op->a[1], op->a[2]);
+		break;
+	}
+	printf(")");
+	if (op->failed)
+		printf(" failed\n");
+	else if (op->a[0])
+		printf(" -> slot %" PRIu64 "\n", op->a[0]);
+	else
+		printf("\n");
+}
+
+/* Print or check a workload (the user's FILE, plain at path).  0 if it is valid. */
+static int dump_workload(const char *path, const char *shown)
+{
+	struct wl_reader w;
+	if (wl_open(&w, path) < 0) {
+		wl_input_die_named(w.err, path, shown);
+	}
+	w.name = shown;
+	if (opt.stream >= 0 && (uint64_t)opt.stream >= w.h.nthreads)
+		tool_die(EXIT_USAGE, "%s: --stream %" PRId64 ": it has streams 0 to %u", shown, opt.stream,
+			 (unsigned)w.h.nthreads - 1);
+	/* what trace_run checks before replaying: every stream decodes, every wait can be
+	   satisfied.  A workload that fails is still printed (what it holds shows why), and the
+	   exit status says it failed. */
+	struct replay_plan plan;
+	char err[800];
+	int valid = replay_validate(&w, &plan, err, sizeof err) == 0;
+	if (valid)
+		replay_plan_free(&plan);
+	else
+		tool_warn("%s", err);
+	if (opt.check) {
+		if (!valid) {
+			wl_close(&w);
+			return -1;
+		}
+		char a[32], b[32];
+		printf("%s: valid workload: %s call%s in %u stream%s, %s wait%s, all satisfiable\n", shown,
+		       fmt_commas(a, w.h.ncalls), S(w.h.ncalls), (unsigned)w.h.nthreads, S(w.h.nthreads),
+		       fmt_commas(b, w.h.nwaits), S(w.h.nwaits));
+		wl_close(&w);
+		return 0;
+	}
+	print_wl_header(&w, shown);
+	int rc = 0;
+	for (uint32_t t = 0; t < w.h.nthreads && !opt.header_only && rc == 0; t++) {
+		if (opt.stream >= 0 && t != (uint64_t)opt.stream)
+			continue;
+		char a[32], b[32], c[32];
+		const struct mtrace_wl_thread *th = &w.threads[t];
+		printf("# stream %u: thread %u, %s call%s, %s bytes at offset %s\n", (unsigned)t,
+		       (unsigned)th->tid, fmt_commas(a, th->ncalls), S(th->ncalls),
+		       fmt_commas(b, th->length), fmt_commas(c, th->offset));
+		printf("#     offset       call  operation\n");
+		struct wl_cursor cur;
+		struct wl_op op;
+		wl_cursor_init(&w, t, &cur);
+		uint64_t call = 0, shown_ops = 0;
+		while (shown_ops < opt.limit && (rc = wl_next(&w, &cur, &op)) > 0) {
+			if (op.op != MTRACE_WL_WAIT)
+				call++;
+			/* a wait belongs to the call after it: shown from --from's call on */
+			if (call + (op.op == MTRACE_WL_WAIT) < opt.from)
+				continue;
+			print_op(&op, call);
+			shown_ops++;
+		}
+		if (rc > 0)
+			rc = 0;   /* stopped by --limit */
+	}
+	if (rc < 0 && valid)   /* (an invalid one: said above) */
+		tool_warn("%s", w.err);
+	wl_close(&w);
+	return rc < 0 || !valid ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Traces
+   ------------------------------------------------------------------------------------------- */
+
 /* Dump or check one file.  Returns 0 if it is valid. */
 static int dump(const char *path)
 {
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
-		tool_warn("%s", r.err);
+		int workload = r.format == TRACE_FMT_WORKLOAD;
+		if (!workload || tool_input_is_stream(path))
+			tool_warn("%s%s", r.err, workload ? "; give trace_dump its file name to print it" : "");
 		trace_close(&r);
-		return -1;
+		if (!workload || tool_input_is_stream(path))
+			return -1;
+		char tmp[TOOL_TMP_CAP];
+		int rc = dump_workload(wl_input_plain(path, tmp, isatty(2)), path);
+		if (tmp[0]) {
+			unlink(tmp);
+			tool_temp_done(tmp);
+		}
+		return rc;
 	}
 	if (!opt.check)
 		print_header(&r);
@@ -202,10 +368,11 @@ int main(int argc, char **argv)
 		{ "header", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "all", no_argument, 0, 'a' }, { "limit", required_argument, 0, 'n' },
 		{ "ticks", no_argument, 0, 't' }, { "help", no_argument, 0, 'h' },
+		{ "stream", required_argument, 0, 's' }, { "from", required_argument, 0, 1 },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "Hcan:thV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Hcan:ts:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': opt.header_only = 1; break;
 		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
@@ -215,13 +382,24 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &opt.limit) < 0)
 				tool_die(EXIT_USAGE, "--limit wants a number, not '%s'", optarg);
 			break;
+		case 's': {
+			uint64_t v;
+			if (parse_u64(optarg, &v) < 0 || v > INT32_MAX)
+				tool_die(EXIT_USAGE, "--stream wants a stream number, not '%s'", optarg);
+			opt.stream = (int64_t)v;
+			break;
+		}
+		case 1:
+			if (parse_u64(optarg, &opt.from) < 0 || opt.from == 0)
+				tool_die(EXIT_USAGE, "--from wants a call number (1 is a stream's first), not '%s'", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_dump --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
 	if (optind == argc) {
-		fputs("trace_dump: no trace given\nTry 'trace_dump --help'.\n", stderr);
+		fputs("trace_dump: no file given\nTry 'trace_dump --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
 	int bad = 0;
