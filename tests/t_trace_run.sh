@@ -325,6 +325,13 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	eq "a crashing allocator: ends by SIGSEGV" 139 "$?"
 	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
 		ok "a crashing allocator: where it crashed" || bad "crash: $(cat "$TMP/err")"
+	# and how to see the calls before it: the command it gives shows the call it crashed at,
+	# a malloc (libfwd crashes in its 500th)
+	at=$(sed -n 's/.*at its call \([0-9,]*\) of .*/\1/p' "$TMP/err" | tr -d ,)
+	cmd=$(sed -n 's/^trace_run: the calls before it: //p' "$TMP/err")
+	case "$cmd" in "trace_dump -s "*" -n 20 $TMP/m.wl") ok "a crashing allocator: the trace_dump command to look" ;; *) bad "crash hint: '$cmd'" ;; esac
+	"$BIN"/$cmd | awk -v at="$at" '$2 == at && $3 ~ /^malloc\(/ { f = 1 } END { exit !f }' &&
+		ok "a crashing allocator: that command shows its call $at, a malloc" || bad "crash hint's dump: $("$BIN"/$cmd | tail -n 3)"
 	eq "a crashing allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c crash.tsv)"
 	# killed outright (SIGKILL: no handler runs) replaying a dj/malloc workload, which is
 	# translated into a temporary file: none is left

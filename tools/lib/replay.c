@@ -457,8 +457,28 @@ static void on_crash(int sig)
 	}
 	PUT(" (most likely in the allocator under test)");
 	PUT("\n");
-#undef PUT
 	ssize_t w = write(2, msg, k);
+	if (me && crash_ctx) {
+		/* where to look: the stream's calls up to the one in flight */
+		static char hint[4600];
+		char num[32];
+		uint64_t done = 0;
+		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
+			done += me->n[i];
+		k = 0;
+		put(hint, sizeof hint - 1, &k, tool_name);
+		put(hint, sizeof hint - 1, &k, ": the calls before it: trace_dump -s ");
+		num[fmt_u(num, me->idx)] = 0;
+		put(hint, sizeof hint - 1, &k, num);
+		put(hint, sizeof hint - 1, &k, " --from ");
+		num[fmt_u(num, done > 10 ? done - 10 : 1)] = 0;
+		put(hint, sizeof hint - 1, &k, num);
+		put(hint, sizeof hint - 1, &k, " -n 20 ");
+		put(hint, sizeof hint - 1, &k, crash_ctx->r->name ? crash_ctx->r->name : "WORKLOAD");
+		put(hint, sizeof hint - 1, &k, "\n");
+		w = write(2, hint, k);
+	}
+#undef PUT
 	(void)w;
 	tool_remove_temps();
 	signal(sig, SIG_DFL);
