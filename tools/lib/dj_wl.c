@@ -375,23 +375,6 @@ int dj_wl_sniff(const char *path)
 	return n >= 2 && b[0] == DJ_ALLOC_PTRS && memcmp(b, MTRACE_WL_MAGIC, 2) != 0;
 }
 
-int dj_wl_head(const unsigned char *b, size_t n)
-{
-	static const unsigned char want[] = { DJ_ALLOC_PTRS, DJ_ALLOC_SYNCS, DJ_NTHREADS };
-	size_t i = 0;
-	for (int k = 0; k < 3; k++) {
-		if (i >= n || b[i++] != want[k])
-			return 0;
-		int len = 0;   /* the varint: 0x80 on every byte but the last, at most 10 bytes */
-		while (i < n && (b[i] & 0x80) && len < 10)
-			i++, len++;
-		if (i >= n || len == 10)
-			return 0;
-		i++;
-	}
-	return 1;
-}
-
 int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap,
 		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg)
 {

@@ -38,8 +38,24 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 int dj_wl_sniff(const char *path);
 /* Do the n bytes b begin as a dj/malloc workload does: ALLOC_PTRS, ALLOC_SYNCS and NTHREADS,
    each with its number?  (Strict, where dj_wl_sniff looks at one byte: for telling a workload
-   from a trace, or garbage, in a message.) */
-int dj_wl_head(const unsigned char *b, size_t n);
+   from a trace, or garbage, in a message.  Inline: the trace reader, built alone into some
+   test programs, uses it.) */
+static inline int dj_wl_head(const unsigned char *b, size_t n)
+{
+	static const unsigned char want[] = { DJ_ALLOC_PTRS, DJ_ALLOC_SYNCS, DJ_NTHREADS };
+	size_t i = 0;
+	for (int k = 0; k < 3; k++) {
+		if (i >= n || b[i++] != want[k])
+			return 0;
+		int len = 0;   /* the varint: 0x80 on every byte but the last, at most 10 bytes */
+		while (i < n && (b[i] & 0x80) && len < 10)
+			i++, len++;
+		if (i >= n || len == 10)
+			return 0;
+		i++;
+	}
+	return 1;
+}
 
 /* Translate a dj workload into ours (out_path, via a temporary file): SYNC_R id becomes
    WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1.
