@@ -231,7 +231,9 @@ static int dump_workload(const char *path, const char *shown)
 {
 	struct wl_reader w;
 	if (wl_open(&w, path) < 0) {
-		wl_input_die_named(w.err, path, shown);
+		wl_input_name(w.err, sizeof w.err, path, shown);
+		tool_warn("%s", w.err);
+		return -1;
 	}
 	w.name = shown;
 	if (opt.stream >= 0 && (uint64_t)opt.stream >= w.h.nthreads)

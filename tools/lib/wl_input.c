@@ -12,12 +12,22 @@
 #include "trace_reader.h"
 #include "wl_input.h"
 
-void wl_input_die_named(const char *msg, const char *path, const char *shown)
+void wl_input_name(char *msg, size_t cap, const char *path, const char *shown)
 {
 	size_t n = strlen(path);
-	if (strcmp(path, shown) && !strncmp(msg, path, n))
-		tool_die(EXIT_BADFILE, "%s%s", tool_display_name(shown), msg + n);
-	tool_die(EXIT_BADFILE, "%s", msg);
+	if (strcmp(path, shown) && !strncmp(msg, path, n)) {
+		char rest[1024];
+		snprintf(rest, sizeof rest, "%s", msg + n);
+		snprintf(msg, cap, "%s%s", tool_display_name(shown), rest);
+	}
+}
+
+void wl_input_die_named(const char *msg, const char *path, const char *shown)
+{
+	char m[1200];
+	snprintf(m, sizeof m, "%s", msg);
+	wl_input_name(m, sizeof m, path, shown);
+	tool_die(EXIT_BADFILE, "%s", m);
 }
 
 static void translate_progress(uint64_t done, uint64_t total, void *p)

@@ -10,7 +10,9 @@
    Exits, naming WORKLOAD, on any failure.  progress: tool_progress's on. */
 const char *wl_input_plain(const char *workload, char *tmp, int progress);
 
-/* Exit 1 with msg, which names path, naming shown instead: what the user gave (standard
-   input, the compressed file) rather than a temporary copy. */
+/* msg (cap bytes), which begins with path, made to begin with shown instead: what the user
+   gave (standard input, the compressed file) rather than a temporary copy. */
+void wl_input_name(char *msg, size_t cap, const char *path, const char *shown);
+/* Exit 1 with msg so renamed. */
 void wl_input_die_named(const char *msg, const char *path, const char *shown) __attribute__((noreturn));
 #endif
