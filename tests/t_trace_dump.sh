@@ -72,6 +72,10 @@ eq "deadlocking workload: still printed (its waits show why)" 2 "$(grep -c ' wai
 head -c 1100 "$TMP/w.wl" >"$TMP/wcut"
 "$BIN/trace_dump" "$TMP/wcut" >/dev/null 2>"$TMP/err"; eq "truncated workload: exit 1" 1 "$?"
 grep -q 'wcut: offset 1100: ' "$TMP/err" && ok "truncated workload: the offset" || bad "truncated workload: $(cat "$TMP/err")"
+gzip -c "$TMP/wcut" >"$TMP/wcut.gz"
+"$BIN/trace_dump" -c "$TMP/wcut.gz" "$TMP/w.wl" >"$TMP/out" 2>"$TMP/err"; eq "a broken compressed workload, then a good one: exit 1" 1 "$?"
+grep -q "wcut.gz: offset 1100: " "$TMP/err" && ok "a broken compressed workload: named as given" || bad "wcut.gz: $(cat "$TMP/err")"
+grep -q "w.wl: valid workload" "$TMP/out" && ok "... and the next file still checked" || bad "next file: $(cat "$TMP/out")"
 "$BIN/trace_dump" - <"$TMP/w.wl" >/dev/null 2>"$TMP/err"; eq "a workload on standard input: exit 1" 1 "$?"
 grep -q 'a workload, not a trace.*give trace_dump its file name' "$TMP/err" && ok "a workload on standard input: says what to do" || bad "stdin workload: $(cat "$TMP/err")"
 # and the trace tools given a workload say what it is
