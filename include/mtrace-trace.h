@@ -75,7 +75,10 @@ struct mtrace_file_header {
 	uint32_t cmdline_offset;        /* argv, each argument followed by a NUL */
 	uint32_t cmdline_len;
 	uint64_t stop_ticks;            /* clock value when the writer stopped; 0 if it did not */
-	uint64_t reserved[54];          /* zero; room for later fields without a version change */
+	uint64_t calls_recorded;        /* the tracer's count of calls when it stopped, for a
+	                                   summary (readers count the records themselves); 0 if it
+	                                   did not stop, or a tool wrote the trace */
+	uint64_t reserved[53];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 

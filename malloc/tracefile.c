@@ -327,6 +327,7 @@ void mt_file_finish(struct mt_thread *self)
 	mt_release_locked(self);
 	mt_g.gen++;
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
+	hdr.calls_recorded = recorded;
 	mt_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off */

@@ -134,6 +134,27 @@ static int is_static_elf(const char *path)
    The report
    ------------------------------------------------------------------------------------------- */
 
+#define UNFINISHED_COUNTED (64u << 20)   /* bytes: an unclosed trace up to this is read through */
+
+/* The calls of a trace just opened: the writer's own count, from the header; a trace it did
+   not close (the program exec'd, called _exit or was killed) is counted here if it is small:
+   reading a big one through would hold the user up.  1 if *n is known. */
+static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
+{
+	if (r->hdr.flags & MTRACE_HF_FINISHED) {
+		*n = r->hdr.calls_recorded;
+		return 1;
+	}
+	if (size > (off_t)UNFINISHED_COUNTED)
+		return 0;
+	struct mtrace_record rec;
+	int k;
+	*n = 0;
+	while ((k = trace_next(r, &rec, NULL)) > 0)
+		*n += rec.call != MTRACE_CALL_CHUNK;
+	return k == 0;
+}
+
 static void report(const char *manifest)
 {
 	FILE *f = fopen(manifest, "r");
@@ -147,11 +168,17 @@ static void report(const char *manifest)
 		if (stat(line, &st) < 0)
 			continue;
 		struct trace_reader r;
-		char size[32];
+		char size[32], calls[64];
 		if (trace_open(&r, line) == 0) {
 			const char *exe = strrchr(r.exe, '/');
-			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s bytes%s\n", (int)r.hdr.pid,
-				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, fmt_commas(size, (unsigned long long)st.st_size),
+			uint64_t nc;
+			if (count_calls(&r, st.st_size, &nc))
+				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc), nc == 1 ? "" : "s");
+			else
+				snprintf(calls, sizeof calls, "calls not counted (not closed by the tracer)");
+			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s\n", (int)r.hdr.pid,
+				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, calls,
+				fmt_commas(size, (unsigned long long)st.st_size),
 				(r.hdr.flags & MTRACE_HF_BYPASSED)
 				? " (its own allocator comes before the tracer: those calls are not traced)" : "");
 		} else

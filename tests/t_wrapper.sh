@@ -3,6 +3,16 @@
 "$BIN/mtracectl" -o "$TMP/w" -- "$TP/forker" fork >"$TMP/out" 2>"$TMP/err"
 eq "exit status of the program" 0 "$?"
 eq "lists both traces (parent and child)" 2 "$(grep -c "^mtracectl: pid [0-9]* (forker): $TMP/w\.[0-9]*, " "$TMP/err")"
+# each with its calls: the writer's count from the header, or, for a trace it did not close
+# (_exit), counted by reading; either way what the trace holds
+listed_calls() { # TRACE: the calls mtracectl's list gives it
+	grep "): $1, " "$TMP/err" | sed -n 's/.*, \([0-9,]*\) calls*, [0-9,]* bytes.*/\1/p' | tr -d ,
+}
+for t in "$TMP"/w.*; do eq "listed with its calls: $(basename "$t")" "$(count "$t" calls)" "$(listed_calls "$t")"; done
+"$BIN/mtracectl" -o "$TMP/ex" -- "$TP/dies" _exit >/dev/null 2>"$TMP/err"
+t=$(one_file "$TMP/ex.*")
+"$BIN/trace_dump" -H "$t" | grep -q '^# status    not finished' && ok "_exit: the trace is not closed by the tracer" || bad "_exit: header says finished"
+eq "_exit: its calls counted all the same" "$(count "$t" calls)" "$(listed_calls "$t")"
 grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
 "$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"
 "$BIN/mtracectl" -o "$TMP/x" -- "$TP/dies" term 2>"$TMP/err"; eq "killed by SIGTERM: 128+15" 143 "$?"

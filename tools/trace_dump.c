@@ -87,10 +87,14 @@ static void print_header(const struct trace_reader *r)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
 	       : "a chunk's first record may precede it (older writer)");
-	if (h->flags & MTRACE_HF_FINISHED)
-		printf("# status    finished, ran %.6f s\n", trace_seconds(r, h->stop_ticks));
-	else
+	if (!(h->flags & MTRACE_HF_FINISHED))
 		printf("# status    not finished (the process was killed, crashed, exec'd or is running)\n");
+	else {
+		printf("# status    finished, ran %.6f s", trace_seconds(r, h->stop_ticks));
+		if (h->calls_recorded)
+			printf(", %s calls recorded (the writer's count)", fmt_commas(n1, h->calls_recorded));
+		printf("\n");
+	}
 }
 
 static void print_flags(unsigned f)

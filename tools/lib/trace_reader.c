@@ -47,6 +47,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->cmdline_offset);
 	MTRACE_SWAP(h->cmdline_len);
 	MTRACE_SWAP(h->stop_ticks);
+	MTRACE_SWAP(h->calls_recorded);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
