@@ -307,11 +307,13 @@ static int dump(const char *path)
 {
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
-		int workload = r.format == TRACE_FMT_WORKLOAD;
-		if (!workload || tool_input_is_stream(path))
-			tool_warn("%s%s", r.err, workload ? "; give trace_dump its file name to print it" : "");
+		/* a workload is read again from the start: not from standard input */
+		int workload = r.format == TRACE_FMT_WORKLOAD && !tool_input_is_stream(path);
+		if (!workload)
+			tool_warn("%s%s", r.err, r.format == TRACE_FMT_WORKLOAD ?
+				  "; give trace_dump its file name to print it" : "");
 		trace_close(&r);
-		if (!workload || tool_input_is_stream(path))
+		if (!workload)
 			return -1;
 		char tmp[TOOL_TMP_CAP];
 		int rc = dump_workload(wl_input_plain(path, tmp, isatty(2)), path);
