@@ -109,17 +109,14 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	printf("\n");
 	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
 	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
-	static const struct { const char *name; int n; } lat[LAT_CLASSES] = {
-		{ "malloc", F_MALLOC_N }, { "calloc", F_CALLOC_N }, { "realloc", F_REALLOC_N },
-		{ "free", F_FREE_N }, { "memalign", F_MEMALIGN_N },
-	};
+	static const int calls_of[LAT_CLASSES] = { F_MALLOC_N, F_CALLOC_N, F_REALLOC_N, F_FREE_N, F_MEMALIGN_N };
 	for (int c = 0, head = 0; c < LAT_CLASSES; c++) {
 		const int64_t *p = f + F_LAT + LAT_POINTS * c;
-		if (!f[lat[c].n] || !p[LAT_MAX])
+		if (!f[calls_of[c]] || !p[LAT_MAX])
 			continue;   /* no calls, or not timed */
 		if (!head++)
 			printf("Cycles a call, p50 / p90 / p99 / p99.9 / max:\n");
-		printf("  %-9s %s / %s / %s / %s / %s\n", lat[c].name, report_num(p[LAT_P50]), report_num(p[LAT_P90]),
+		printf("  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c], report_num(p[LAT_P50]), report_num(p[LAT_P90]),
 		       report_num(p[LAT_P99]), report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
 	}
 	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", report_num(f[F_PEAK_RSS]),
