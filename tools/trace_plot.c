@@ -362,16 +362,14 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 	char line[4096];
 	int wall = -1, rss = -1, alloc = -1, p99[2] = { -1, -1 };   /* malloc's, free's: newer CSVs */
 	unsigned long no = 0;
-	static char names[32][64];
+	static char names[32][128];
 	const char *np[32];
 	double w[32], r[32], lat[2][32];
 	size_t n = 0;
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
 		char *fields[128];   /* trace_run --csv: 56 columns */
-		int nf = 0;
-		for (char *tok = strtok(line, ","); tok && nf < 128; tok = strtok(NULL, ","))
-			fields[nf++] = tok;
+		int nf = csv_split(line, fields, 128);   /* (a name may be quoted: it holds a comma) */
 		if (nf && !strcmp(fields[0], "cycles")) {   /* a header line */
 			for (int i = 0; i < nf; i++) {
 				if (!strcmp(fields[i], "wall_usec")) wall = i;

@@ -516,6 +516,32 @@ void print_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+int csv_split(char *line, char **fields, int max)
+{
+	int n = 0;
+	char *p = line;
+	for (;;) {
+		char *out = p;
+		if (n < max)
+			fields[n] = out;
+		n++;
+		if (*p == '"') {   /* quoted: "" is a quote, and commas are the field's */
+			for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
+				*out++ = *p == '"' ? *++p : *p;
+			if (*p == '"')
+				p++;
+		}
+		while (*p && *p != ',')
+			*out++ = *p++;
+		if (!*p) {
+			*out = 0;
+			return n < max ? n : max;
+		}
+		*out = 0;   /* (out <= p: a field only shrinks) */
+		p++;
+	}
+}
+
 void print_tsv_field(FILE *f, const char *s)
 {
 	for (const char *p = s; *p; p++)

@@ -116,6 +116,9 @@ void print_json_string(FILE *f, const char *s);
 /* s as a CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line
    break. */
 void print_csv_field(FILE *f, const char *s);
+/* Split a CSV line into its fields, in place, as print_csv_field writes them (quotes removed,
+   empty fields kept); at most max are stored.  Returns how many were stored. */
+int csv_split(char *line, char **fields, int max);
 /* s for a TSV field: tabs and line breaks become spaces. */
 void print_tsv_field(FILE *f, const char *s);
 
