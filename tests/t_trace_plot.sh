@@ -34,6 +34,10 @@ grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RS
 check "compare: well-formed XML" xmlok "$TMP/cmp.svg"
 grep -q '>glibc<' "$TMP/cmp.svg" && grep -q '>wall time<' "$TMP/cmp.svg" && grep -q '>Max RSS<' "$TMP/cmp.svg" && ok "compare: bars per allocator for time and RSS" || bad "compare chart"
 grep -q '>malloc p99<' "$TMP/cmp.svg" && grep -q '>free p99<' "$TMP/cmp.svg" && ok "compare: the 99th percentiles of malloc and free" || bad "compare: no percentile panels"
+# a column with settings: its name holds a comma, quoted in the CSV (it was cut there)
+"$ROOT/$B/bin/trace_run" --compare 'glibc,glibc(MALLOC_ARENA_MAX=1,A=2)' --csv "$TMP/w.wl" >"$TMP/cmpq.csv"
+"$PL" -o "$TMP/cmpq.svg" "$TMP/cmpq.csv" 2>/dev/null; eq "compare, a quoted name: exit 0" 0 "$?"
+grep -q '>glibc(MALLOC_ARENA_MAX=1,A=2)<' "$TMP/cmpq.svg" && ok "compare, a quoted name: read whole" || bad "quoted name: $(grep -o '>glibc[^<]*<' "$TMP/cmpq.svg" | sort -u | xargs)"
 # a CSV of an older trace_run (no percentile columns) still draws its two panels
 awk -F, -v OFS=, '{ $0 = $0; n = split($0, f, ","); out = ""; for (i = 1; i <= n; i++) if (i <= 29 || i >= n - 1) out = out (out == "" ? "" : ",") f[i]; print out }' "$TMP/cmp.csv" >"$TMP/old.csv"
 "$PL" -o "$TMP/old.svg" "$TMP/old.csv" 2>/dev/null; eq "compare, an older CSV: exit 0" 0 "$?"

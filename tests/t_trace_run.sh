@@ -245,6 +245,49 @@ grep -q "separated by single commas, not 'glibc,,glibc'" "$TMP/err" && ok "--com
 "$R" --compare glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"
 eq "--compare with 17 allocators: exit 2" 2 "$?"
 
+# --- a column with settings of its own: NAME(SETTING ...), glibc tunables, mallopt parameters
+# and environment variables, each reaching its own column's run and no other
+"$R" --compare 'glibc,glibc(M_ARENA_MAX=1),glibc(glibc.malloc.arena_max=1 M_TOP_PAD=0)' -l "$TMP/vl" --csv "$TMP/x.wl" >"$TMP/v.csv"
+eq "--compare with settings: exit 0" 0 "$?"
+eq "--compare with settings: a row each, named as written" "glibc|glibc(M_ARENA_MAX=1)|glibc(glibc.malloc.arena_max=1 M_TOP_PAD=0)" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/v.csv" | paste -sd'|')"
+eq "--compare with settings: a timeline each, named by the allocator" "vl.glibc vl.glibc.2 vl.glibc.3" "$(cd "$TMP" && ls vl.* | xargs)"
+if [ "${SANITIZE:-}" != 1 ]; then   # (ASan's allocator has no arenas)
+	# four threads: glibc gives each its own arena, 64 MiB of address space each, unless limited
+	vsz=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peak_vmsize_kb") c = i } NR > 1 { printf "%s ", $c }' "$TMP/v.csv")
+	set -- $vsz
+	[ "$2" -lt $(($1 - 32768)) ] && [ "$3" -lt $(($1 - 32768)) ] &&
+		ok "--compare with settings: M_ARENA_MAX=1 and glibc.malloc.arena_max=1 took effect in their columns only (VmSize $vsz)" ||
+		bad "--compare with settings: arena limits without effect: VmSize $vsz"
+	# an environment variable: the library's crash switch, set in the second column only
+	LIBFWD_CRASH_AT= "$R" --compare "$TP/libfwd.so,$TP/libfwd.so(LIBFWD_CRASH_AT=500)" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
+	eq "--compare, an environment setting: the column that has it crashed (exit 3)" 3 "$?"
+	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare, an environment setting: the other column unaffected" ||
+		bad "environment setting: $(head -n 2 "$TMP/out")"
+	"$R" --compare "glibc,$TP/libfwd.so(M_ARENA_MAX=1)" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "glibc settings on another allocator's column: exit 0" 0 "$?"
+	eq "glibc settings on another allocator's column: one warning, naming the column" 1 \
+		"$(grep -c "libfwd.so(M_ARENA_MAX=1): its mallopt and glibc.malloc settings tune glibc's malloc, which .*libfwd.so replaces" "$TMP/err")"
+fi
+"$R" --compare 'glibc,glibc(M_ARENA_MAX=1)' "$TMP/m.wl" >"$TMP/vt"; eq "--compare with settings, the table: exit 0" 0 "$?"
+eq "--compare with settings, the table: every line as wide as the header (a wider column)" 1 \
+	"$(head -n 14 "$TMP/vt" | awk '{ print length($0) }' | sort -u | wc -l)"
+head -n 1 "$TMP/vt" | grep -q ' glibc(M_ARENA_MAX=1)$' && ok "--compare with settings, the table: the column named as written" || bad "header: $(head -n 1 "$TMP/vt")"
+for v in 'glibc(M_NOSUCH=1)' 'glibc(arena_max)' 'glibc(LD_PRELOAD=/x.so)' 'glibc(GLIBC_TUNABLES=a=1)' 'glibc(M_ARENA_MAX=1' \
+	 'glibc(M_ARENA_MAX=1)x' 'glibc)' 'glibc(M_ARENA_MAX=x)'; do
+	"$R" --compare "glibc,$v" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
+	eq "--compare '$v': exit 2, one line, nothing replayed" "2 1 0" "$? $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"
+done
+"$R" --compare 'glibc(arena_max)' "$TMP/m.wl" 2>"$TMP/err" >/dev/null
+grep -q "'arena_max' in 'glibc(arena_max)' is not a setting: NAME=VALUE" "$TMP/err" && ok "--compare, not a setting: says what a setting is" || bad "not a setting: $(cat "$TMP/err")"
+ldso=$(ls /lib64/ld-linux*.so.* /lib/ld-linux*.so.* 2>/dev/null | head -n 1)
+if [ -n "$ldso" ] && "$ldso" --list-tunables 2>/dev/null | grep -q '^glibc.malloc'; then   # (what it checks against)
+	"$R" --compare 'glibc(glibc.malloc.nosuch=1)' "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--compare, an unknown glibc tunable in a column: exit 2" 2 "$?"
+else
+	echo "# this glibc cannot list its tunables: an unknown one cannot be refused"
+fi
+"$R" --malloc 'glibc(M_ARENA_MAX=1)' "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--malloc with settings: exit 2" 2 "$?"
+grep -q "settings in parentheses are for --compare's columns" "$TMP/err" && ok "--malloc with settings: says where they go" || bad "--malloc settings: $(cat "$TMP/err")"
+
 # --- compare mode with whichever allocators are installed
 list=glibc
 others="jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:libmimalloc.so.2"

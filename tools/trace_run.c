@@ -22,7 +22,10 @@ static const char usage_text[] =
 	"\n"
 	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
 	"                          path to a shared object (preloaded, in a fresh process)\n"
-	"  -c, --compare=A,B,...   replay with each allocator in a fresh process; one table\n"
+	"  -c, --compare=A,B,...   replay with each allocator in a fresh process; one table;\n"
+	"                          a column may have settings of its own, A(SETTING ...):\n"
+	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), NAME=V (environment),\n"
+	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
 	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians\n"
 	"  -t, --touch=MODE        after each allocation write to the block: pages (default: one\n"
 	"                          byte per page and the last byte), full (every byte), none\n"
@@ -74,7 +77,8 @@ static const char *tmp_workload_of;   /* what the user named */
 
 /* The timeline file of allocator a in a --compare list: FILE.NAME, NAME the allocator or its
    library's file name, and .N (its place in the list) when an earlier one has the same NAME:
-   two libraries given by path must not share one file. */
+   two libraries given by path, or one allocator in two columns of its own settings, must not
+   share one file. */
 static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a)
 {
 	const char *slash = strrchr(names[a], '/'), *name = slash ? slash + 1 : names[a];
@@ -145,15 +149,16 @@ static void write_latency(const char *path, int fd, const struct replay_result *
 }
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
-static int child_run(const struct opts *o, const char *alloc, const char *label, const char *workload,
-		     const char *log, const char *latency, int64_t *f, char *why, size_t cap)
+static int child_run(const struct opts *o, const struct run_variant *col, const char *label,
+		     const char *workload, const char *log, const char *latency, int64_t *f, char *why,
+		     size_t cap)
 {
-	char *args[64];
+	char *args[128];
 	int n = 0;
 	char bufs[9][4400];
 	args[n++] = "trace_run";
 	args[n++] = "--csv";
-	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", alloc);
+	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", col->alloc);
 	args[n++] = bufs[0];
 	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none" : "pages");
 	args[n++] = bufs[1];
@@ -163,8 +168,9 @@ static int child_run(const struct opts *o, const char *alloc, const char *label,
 		snprintf(bufs[3], sizeof bufs[3], "--trim-every=%llu", (unsigned long long)o->ro.trim_every);
 		args[n++] = bufs[3];
 	}
-	if (o->tunables) {
-		snprintf(bufs[4], sizeof bufs[4], "--tunables=%s", o->tunables);
+	if (o->tunables || col->tunables[0]) {   /* the column's after the common ones: they win */
+		snprintf(bufs[4], sizeof bufs[4], "--tunables=%s%s%s", o->tunables ? o->tunables : "",
+			 o->tunables && col->tunables[0] ? ":" : "", col->tunables);
 		args[n++] = bufs[4];
 	}
 	if (log) {
@@ -183,9 +189,13 @@ static int child_run(const struct opts *o, const char *alloc, const char *label,
 		snprintf(bufs[6], sizeof bufs[6], "--threads=%u", o->ro.max_threads);
 		args[n++] = bufs[6];
 	}
-	for (int i = 0; i < o->nmallopt && n < 60; i++) {
+	for (int i = 0; i < o->nmallopt; i++) {   /* (at most 32, and 16 of the column's) */
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
+	}
+	for (int i = 0; i < col->nmallopt; i++) {
+		args[n++] = "--mallopt";
+		args[n++] = (char *)col->mallopt[i];
 	}
 	args[n++] = "--";
 	args[n++] = (char *)workload;
@@ -204,6 +214,8 @@ static int child_run(const struct opts *o, const char *alloc, const char *label,
 		unsetenv("MTRACE_RUN_ENV");
 		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
 		setenv("MTRACE_RUN_PROGRESS", label, 1);
+		for (int i = 0; i < col->nenv; i++)
+			putenv((char *)col->env[i]);   /* NAME=VALUE, for the new image */
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
@@ -240,38 +252,39 @@ static int child_run(const struct opts *o, const char *alloc, const char *label,
 	return 0;
 }
 
+static struct run_variant cols[16];
+
 static int multi_run(const struct opts *o, const char *workload)
 {
-	char list[4096];
-	snprintf(list, sizeof list, "%s", o->compare ? o->compare : (o->malloc_name ? o->malloc_name : "glibc"));
-	const char *names[16];
-	int na = 0;
-	if (!list[0])
-		tool_die(EXIT_USAGE, "--compare wants a list of allocators");
-	for (char *tok = list, *end; tok; tok = end ? end + 1 : NULL) {
-		if ((end = strchr(tok, ',')) != NULL)
-			*end = 0;
-		if (!*tok)
-			tool_die(EXIT_USAGE, "--compare wants allocators separated by single commas, not '%s'",
-				 o->compare ? o->compare : "");
-		if (na == 16)
-			tool_die(EXIT_USAGE, "--compare: at most 16 allocators at once");
-		names[na++] = tok;
+	int na;
+	if (o->compare)
+		na = run_variants_parse(o->compare, cols, 16);
+	else {   /* --repeat: the one allocator (checked plain by main) */
+		na = 1;
+		snprintf(cols[0].label, sizeof cols[0].label, "%s", o->malloc_name ? o->malloc_name : "glibc");
+		snprintf(cols[0].alloc, sizeof cols[0].alloc, "%s", cols[0].label);
 	}
+	const char *names[16], *allocs[16];   /* the columns' names; their allocators' */
+	for (int a = 0; a < na; a++)
+		names[a] = cols[a].label, allocs[a] = cols[a].alloc;
 	for (int a = 0; a < na; a++) {
 		char buf[4096];
 		const char *why = NULL;
-		if (!allocator_path(names[a], buf, sizeof buf, &why))
-			tool_die(EXIT_SYSTEM, "%s: %s", names[a], why);
+		if (!allocator_path(allocs[a], buf, sizeof buf, &why))
+			tool_die(EXIT_SYSTEM, "%s: %s", allocs[a], why);
 	}
 	if (o->nmallopt || tunables_tune_malloc(o->tunables))
 		for (int a = 0; a < na; a++)
-			if (strcmp(names[a], "glibc")) {
+			if (strcmp(allocs[a], "glibc")) {
 				tool_warn("%s tune%s glibc's malloc only: the %s column%s not affected",
 					  o->nmallopt ? "--mallopt" : "glibc.malloc tunables", o->nmallopt ? "s" : "",
 					  na > 2 ? "other allocators'" : names[a], na > 2 ? "s are" : " is");
 				break;
 			}
+	for (int a = 0; a < na; a++)
+		if (strcmp(allocs[a], "glibc") && (cols[a].nmallopt || tunables_tune_malloc(cols[a].tunables)))
+			tool_warn("%s: its mallopt and glibc.malloc settings tune glibc's malloc, which %s "
+				  "replaces: they have no effect on that column", names[a], allocs[a]);
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
 	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
@@ -281,9 +294,9 @@ static int multi_run(const struct opts *o, const char *workload)
 				continue;
 			char log[4200], latency[4200];
 			if (o->log)
-				log_name(log, sizeof log, o->log, names, a);
+				log_name(log, sizeof log, o->log, allocs, a);
 			if (o->latency)
-				log_name(latency, sizeof latency, o->latency, names, a);
+				log_name(latency, sizeof latency, o->latency, allocs, a);
 			char label[200];
 			if (reps > 1)
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
@@ -292,7 +305,7 @@ static int multi_run(const struct opts *o, const char *workload)
 			if (isatty(2))
 				fprintf(stderr, "\rtrace_run: %s        ", label);
 			char why[200];
-			if (child_run(o, names[a], label, workload, (o->log && r == 0) ? log : NULL,
+			if (child_run(o, &cols[a], label, workload, (o->log && r == 0) ? log : NULL,
 				      (o->latency && r == 0) ? latency : NULL, runs[(size_t)a * reps + r],
 				      why, sizeof why) < 0) {
 				if (isatty(2))
@@ -360,6 +373,10 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				tool_die(EXIT_USAGE, "--malloc wants an allocator (glibc, jemalloc, tcmalloc, "
 					 "mimalloc) or the path of a .so");
+			if (strchr(optarg, '('))
+				tool_die(EXIT_USAGE, "--malloc %s: settings in parentheses are for --compare's "
+					 "columns (--compare '%s' is one); for --malloc, give them with --tunables, "
+					 "--mallopt or in the environment", optarg, optarg);
 			o.malloc_name = optarg;
 			break;
 		case 'c': o.compare = optarg; break;
@@ -382,7 +399,7 @@ int main(int argc, char **argv)
 		case 'l': o.log = optarg; break;
 		case 'L': o.latency = optarg; break;
 		case 'M':
-			check_mallopt(optarg, 0);
+			check_mallopt(optarg, 0, "--mallopt");
 			if (o.nmallopt < 32)
 				o.mallopts[o.nmallopt++] = optarg;
 			break;
@@ -390,7 +407,7 @@ int main(int argc, char **argv)
 			/* checked once, in the command the user ran: not again after the re-execution
 			   or in each run of --compare (a loader spawned each time) */
 			if (!getenv("MTRACE_RUN_ENV") && !getenv("MTRACE_RUN_PROGRESS"))
-				check_tunables(optarg);
+				check_tunables(optarg, "--tunables");
 			o.tunables = optarg;
 			break;
 		case 1:
@@ -471,7 +488,7 @@ int main(int argc, char **argv)
 			  o.nmallopt ? "--mallopt" : "glibc.malloc tunables", o.nmallopt ? "s" : "",
 			  alloc_name, o.nmallopt ? "it has" : "they have");
 	for (int i = 0; i < o.nmallopt; i++)
-		check_mallopt(o.mallopts[i], 1);
+		check_mallopt(o.mallopts[i], 1, "--mallopt");
 	if (o.log)
 		o.ro.log_fd = tool_output_open(o.log, tmp_log);
 	/* created now, so that a path that cannot be written fails before the replay, not after */

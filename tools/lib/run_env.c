@@ -135,6 +135,101 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 }
 
 /* ---------------------------------------------------------------------------------------------
+   --compare's columns: an allocator and settings of its own
+   ------------------------------------------------------------------------------------------- */
+
+/* an environment variable's name: a letter or '_', then letters, digits and '_' */
+static int env_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || (s[0] >= '0' && s[0] <= '9'))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return 1;
+}
+
+/* The settings between the parentheses of column v: s, n bytes. */
+static void parse_settings(struct run_variant *v, const char *s, size_t n)
+{
+	if (n >= sizeof v->buf)
+		tool_die(EXIT_USAGE, "--compare: the settings of '%s' are too long", v->label);
+	snprintf(v->what, sizeof v->what, "--compare: '%s'", v->label);
+	memcpy(v->buf, s, n);
+	v->buf[n] = 0;
+	for (char *save = NULL, *t = strtok_r(v->buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(t, '=');
+		size_t name = eq ? (size_t)(eq - t) : 0;
+		if (!strncmp(t, "glibc.", 6) && eq) {
+			size_t have = strlen(v->tunables);
+			if (have + strlen(t) + 2 > sizeof v->tunables)
+				tool_die(EXIT_USAGE, "--compare: the glibc tunables of '%s' are too long", v->label);
+			snprintf(v->tunables + have, sizeof v->tunables - have, "%s%s", have ? ":" : "", t);
+		} else if (!strncmp(t, "M_", 2) && eq) {
+			check_mallopt(t, 0, v->what);
+			if (v->nmallopt == RUN_VARIANT_SETTINGS)
+				tool_die(EXIT_USAGE, "--compare: '%s' has more than %d mallopt settings", v->label,
+					 RUN_VARIANT_SETTINGS);
+			v->mallopt[v->nmallopt++] = t;
+		} else if (eq && env_name_ok(t, name)) {
+			/* the harness's own: the allocator's preload, the tunables, our re-execution */
+			if ((name == 10 && !strncmp(t, "LD_PRELOAD", 10)) || (name == 14 && !strncmp(t, "GLIBC_TUNABLES", 14)) ||
+			    !strncmp(t, "MTRACE_", 7))
+				tool_die(EXIT_USAGE, "--compare: '%s' in '%s': trace_run sets %.*s itself (name the "
+					 "allocator before the parentheses, and glibc tunables as glibc.NAME=VALUE)",
+					 t, v->label, (int)name, t);
+			if (v->nenv == RUN_VARIANT_SETTINGS)
+				tool_die(EXIT_USAGE, "--compare: '%s' has more than %d environment settings", v->label,
+					 RUN_VARIANT_SETTINGS);
+			v->env[v->nenv++] = t;
+		} else
+			tool_die(EXIT_USAGE, "--compare: '%s' in '%s' is not a setting: NAME=VALUE, NAME a glibc "
+				 "tunable (glibc.malloc.arena_max), a mallopt parameter (M_ARENA_MAX) or an "
+				 "environment variable (MALLOC_CONF), settings separated by spaces", t, v->label);
+	}
+	if (v->tunables[0])
+		check_tunables(v->tunables, v->what);
+}
+
+int run_variants_parse(const char *list, struct run_variant *v, int max)
+{
+	int n = 0;
+	const char *p = list;
+	for (;;) {
+		/* a column: up to the next comma outside its parentheses */
+		const char *open = NULL, *close = NULL, *q;
+		for (q = p; *q && (*q != ',' || (open && !close)); q++) {
+			if (*q == '(' && !open)
+				open = q;
+			else if (*q == ')' && open && !close)
+				close = q;
+			else if (*q == '(' || *q == ')' || close)
+				tool_die(EXIT_USAGE, "--compare: '%s': a column is NAME or NAME(SETTING ...), "
+					 "nothing after its ')'", list);
+		}
+		if (open && !close)
+			tool_die(EXIT_USAGE, "--compare: '%s': a '(' without its ')'", list);
+		if (q == p || open == p)
+			tool_die(EXIT_USAGE, "--compare wants allocators separated by single commas, not '%s'", list);
+		if (n == max)
+			tool_die(EXIT_USAGE, "--compare: at most %d allocators at once", max);
+		struct run_variant *c = &v[n++];
+		size_t len = (size_t)(q - p), an = open ? (size_t)(open - p) : len;
+		if (len >= sizeof c->label)
+			tool_die(EXIT_USAGE, "--compare: '%.40s...' is too long", p);
+		memset(c, 0, sizeof *c);
+		memcpy(c->label, p, len);
+		memcpy(c->alloc, p, an);
+		if (open)
+			parse_settings(c, open + 1, (size_t)(close - open - 1));
+		if (!*q)
+			return n;
+		p = q + 1;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
    glibc's own settings: tunables and mallopt
    ------------------------------------------------------------------------------------------- */
 
@@ -142,7 +237,7 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
    without a word, and the replay would measure the defaults under the user's label.  The
    dynamic loader lists what it knows (ld.so --list-tunables, glibc 2.33 on): each item of spec
    is checked against that list when there is one.  Usage errors exit. */
-void check_tunables(const char *spec)
+void check_tunables(const char *spec, const char *opt)
 {
 	Dl_info info;
 	void *base = (void *)getauxval(AT_BASE);   /* the dynamic loader's load address */
@@ -168,7 +263,7 @@ void check_tunables(const char *spec)
 	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
 		char *eq = strchr(item, '=');
 		if (!eq || eq == item)
-			tool_die(EXIT_USAGE, "--tunables wants NAME=VALUE items separated by ':', not '%s'", item);
+			tool_die(EXIT_USAGE, "%s wants NAME=VALUE items separated by ':', not '%s'", opt, item);
 		*eq = 0;
 		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a string) */
 		char *line = NULL;
@@ -179,8 +274,8 @@ void check_tunables(const char *spec)
 				break;
 			}
 		if (!line)
-			tool_die(EXIT_USAGE, "--tunables: this glibc has no tunable '%s' (%s --list-tunables lists "
-				 "them); glibc would ignore it without a word", item, info.dli_fname);
+			tool_die(EXIT_USAGE, "%s: this glibc has no tunable '%s' (%s --list-tunables lists "
+				 "them); glibc would ignore it without a word", opt, item, info.dli_fname);
 		char *range = strstr(line, "(min: "), *nl = strchr(line, '\n');
 		if (!range || (nl && range > nl))
 			continue;   /* a string tunable: any value */
@@ -192,10 +287,10 @@ void check_tunables(const char *spec)
 		errno = 0;
 		unsigned long long v = strtoull(eq + 1, &end, 0);
 		if (eq[1] == 0 || *end || errno || eq[1] == '-')
-			tool_die(EXIT_USAGE, "--tunables: %s wants a number, not '%s'", item, eq + 1);
+			tool_die(EXIT_USAGE, "%s: %s wants a number, not '%s'", opt, item, eq + 1);
 		if (v < min || (mx && v > max))
-			tool_die(EXIT_USAGE, "--tunables: %s=%s is outside its range (%llu to %llu): glibc would "
-				 "ignore it without a word", item, eq + 1, min, max);
+			tool_die(EXIT_USAGE, "%s: %s=%s is outside its range (%llu to %llu): glibc would "
+				 "ignore it without a word", opt, item, eq + 1, min, max);
 	}
 }
 
@@ -210,16 +305,18 @@ static const struct { const char *name; int param; } mallopt_names[] = {
 	{ "M_ARENA_TEST", M_ARENA_TEST }, { "M_ARENA_MAX", M_ARENA_MAX },
 };
 
-void check_mallopt(const char *arg, int apply)
+void check_mallopt(const char *arg, int apply, const char *opt)
 {
 	const char *eq = strchr(arg, '=');
 	char *end;
 	errno = 0;
 	long v = eq ? strtol(eq + 1, &end, 0) : 0;
-	if (!eq || eq[1] == 0 || *end)
-		tool_die(EXIT_USAGE, "--mallopt wants NAME=VALUE, not '%s'", arg);
+	if (!eq || eq == arg)
+		tool_die(EXIT_USAGE, "%s wants NAME=VALUE, not '%s'", opt, arg);
+	if (eq[1] == 0 || *end)
+		tool_die(EXIT_USAGE, "%s: %.*s wants a number, not '%s'", opt, (int)(eq - arg), arg, eq + 1);
 	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)   /* mallopt takes an int */
-		tool_die(EXIT_USAGE, "--mallopt: %s is out of range (an int)", eq + 1);
+		tool_die(EXIT_USAGE, "%s: %s is out of range (an int)", opt, eq + 1);
 	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
 		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
 			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
@@ -228,5 +325,5 @@ void check_mallopt(const char *arg, int apply)
 					  mallopt_names[i].name, v);
 			return;
 		}
-	tool_die(EXIT_USAGE, "--mallopt: unknown parameter in '%s'", arg);
+	tool_die(EXIT_USAGE, "%s: unknown parameter in '%s'", opt, arg);
 }

@@ -8,6 +8,25 @@
 #define RUN_ENV_H
 #include <stddef.h>
 
+/* One column of --compare: an allocator and settings of its own, written NAME or
+   NAME(SETTING ...), settings separated by spaces: glibc.*=VALUE a glibc tunable, M_*=VALUE a
+   mallopt parameter, any other NAME=VALUE an environment variable (MALLOC_CONF for jemalloc,
+   MIMALLOC_*, TCMALLOC_*, ...). */
+#define RUN_VARIANT_SETTINGS 16
+struct run_variant {
+	char label[512];                        /* as written: the column's name */
+	char alloc[512];                        /* the allocator's name or path */
+	char tunables[1024];                    /* its glibc tunables, joined with ':' ("": none) */
+	const char *mallopt[RUN_VARIANT_SETTINGS], *env[RUN_VARIANT_SETTINGS];   /* NAME=VALUE */
+	int nmallopt, nenv;
+	char buf[1024];                         /* what mallopt[] and env[] point into */
+	char what[540];                         /* "--compare: 'LABEL'", for messages */
+};
+
+/* Split a --compare list at the commas outside parentheses into at most max columns, each
+   checked (usage errors exit 2).  Returns the number of columns. */
+int run_variants_parse(const char *list, struct run_variant *v, int max);
+
 /* The shared object for NAME (glibc, jemalloc, tcmalloc, mimalloc or a path; "" for glibc);
    NULL with *why set if it cannot be found (a missing one names its Debian package). */
 const char *allocator_path(const char *name, char *buf, size_t cap, const char **why);
@@ -21,12 +40,12 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 
 /* Each NAME=VALUE of a GLIBC_TUNABLES spec against `ld.so --list-tunables` (glibc 2.33 on;
    nothing is checked where it cannot list): unknown name, value out of range, not a number. */
-void check_tunables(const char *spec);
+void check_tunables(const char *spec, const char *opt);
 
 /* Does this tunables spec set glibc's malloc (which another allocator does not read)? */
 int tunables_tune_malloc(const char *spec);
 
 /* --mallopt NAME=VALUE: checked (an int, a known M_* name), and applied if apply (a refusal
    warns: the value is out of range, or the allocator is not glibc). */
-void check_mallopt(const char *arg, int apply);
+void check_mallopt(const char *arg, int apply, const char *opt);
 #endif

@@ -220,22 +220,25 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		printf("]\n");
 		return;
 	}
+	int w[16];   /* a column as wide as its name, 22 at least (a column with settings is wider) */
+	for (int a = 0; a < na && a < 16; a++)
+		w[a] = strlen(names[a]) > 22 ? (int)strlen(names[a]) : 22;
 	printf("%-26s", "");
 	for (int a = 0; a < na; a++)
-		printf(" %22s", names[a]);
+		printf(" %*s", w[a], names[a]);
 	printf("\n");
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
 			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
 			if (failed[a])
-				printf(" %22s", "failed");
+				printf(" %*s", w[a], "failed");
 			else if (a == 0 || b == 0 || failed[0])
-				printf(" %22s", report_num(v));
+				printf(" %*s", w[a], report_num(v));
 			else {
 				char cell[64];
 				snprintf(cell, sizeof cell, "%s (%.2fx)", report_num(v), (double)v / (double)b);
-				printf(" %22s", cell);
+				printf(" %*s", w[a], cell);
 			}
 		}
 		printf("\n");
