@@ -264,6 +264,16 @@ if [ "${SANITIZE:-}" != 1 ]; then   # (ASan's allocator has no arenas)
 	eq "--compare, an environment setting: the column that has it crashed (exit 3)" 3 "$?"
 	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare, an environment setting: the other column unaffected" ||
 		bad "environment setting: $(head -n 2 "$TMP/out")"
+	# with 3 runs or more a ratio within the runs' spread is marked '~': a malloc slowed by a
+	# known amount stands out, the ideal RSS (the same in every run) does not
+	"$R" --compare "$TP/libfwd.so,$TP/libfwd.so(LIBFWD_SLOW=500)" -r 3 "$TMP/m.wl" >"$TMP/sp"; eq "--compare -r 3: exit 0" 0 "$?"
+	grep -q '^avg malloc (cycles) .*[0-9]x)$' "$TMP/sp" && ok "--compare -r 3: a slower malloc, unmarked" || bad "slow malloc marked: $(grep '^avg malloc' "$TMP/sp")"
+	ge "--compare -r 3: the slower malloc's ratio" 5 "$(awk '/^avg malloc/ { gsub(/[(x)~]/, "", $NF); print int($NF) }' "$TMP/sp")"
+	grep -q '^ideal RSS (Kb) .*(1.00x~)$' "$TMP/sp" && ok "--compare -r 3: the same figure in every run, marked ~" || bad "ideal RSS: $(grep '^ideal' "$TMP/sp")"
+	grep -q "^(~: the columns' runs overlap" "$TMP/sp" && ok "--compare -r 3: the mark explained" || bad "no note on ~: $(tail -n 2 "$TMP/sp")"
+	"$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >"$TMP/sp1"
+	grep -q '~' "$TMP/sp1" && bad "--compare, one run: marks ($(grep '~' "$TMP/sp1" | head -n 1))" || ok "--compare, one run: no marks"
+	grep -q '^(-r 3 or more marks the ratios within' "$TMP/sp1" && ok "--compare, one run: says how to see the spread" || bad "one run: $(tail -n 1 "$TMP/sp1")"
 	"$R" --compare "glibc,$TP/libfwd.so(M_ARENA_MAX=1)" "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "glibc settings on another allocator's column: exit 0" 0 "$?"
 	eq "glibc settings on another allocator's column: one warning, naming the column" 1 \
 		"$(grep -c "libfwd.so(M_ARENA_MAX=1): its mallopt and glibc.malloc settings tune glibc's malloc, which .*libfwd.so replaces" "$TMP/err")"

@@ -26,7 +26,8 @@ static const char usage_text[] =
 	"                          a column may have settings of its own, A(SETTING ...):\n"
 	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), NAME=V (environment),\n"
 	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
-	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians\n"
+	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians;\n"
+	"                          from 3 on, --compare marks ~ a ratio whose columns' runs overlap\n"
 	"  -t, --touch=MODE        after each allocation write to the block: pages (default: one\n"
 	"                          byte per page and the last byte), full (every byte), none\n"
 	"  -i, --interval=MS       sample VmRSS every MS milliseconds (default 10)\n"
@@ -322,10 +323,11 @@ static int multi_run(const struct opts *o, const char *workload)
 		tool_die(EXIT_SYSTEM, "every replay failed");
 	if (isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
-	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med);
+	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
+		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi);
 	for (int a = 0; a < na; a++)
 		if (!failed[a])
-			report_medians(runs + (size_t)a * reps, reps, med[a]);
+			report_medians(runs + (size_t)a * reps, reps, med[a], lo[a], hi[a]);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
 	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
@@ -337,7 +339,7 @@ static int multi_run(const struct opts *o, const char *workload)
 			report_text(med[0], names[0], timer, reps);
 		return EXIT_OK;
 	}
-	report_compare(o->format, names, na, med, failed, reps, timer);
+	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
 	return status;
 }
 

@@ -1,7 +1,8 @@
 /* libfwd - the smallest allocator a replay can be given by path: every call forwarded to glibc's
  * own entry points (__libc_*), so it defines malloc without being libc.so.
  * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator;
- * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs). */
+ * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs);
+ * LIBFWD_SLOW=N: each malloc first counts to N, a slower allocator by a known amount. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -15,13 +16,15 @@ void *__libc_memalign(size_t, size_t);
 void *__libc_valloc(size_t);
 void *__libc_pvalloc(size_t);
 
-static unsigned long crash_at, kill_at, mallocs;
+static unsigned long crash_at, kill_at, mallocs, slow;
 
 __attribute__((constructor)) static void setup(void)
 {
 	const char *s = getenv("LIBFWD_CRASH_AT"), *k = getenv("LIBFWD_KILL_AT");
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	kill_at = k ? strtoul(k, NULL, 10) : 0;
+	const char *w = getenv("LIBFWD_SLOW");
+	slow = w ? strtoul(w, NULL, 10) : 0;
 }
 
 void *malloc(size_t n)
@@ -33,6 +36,8 @@ void *malloc(size_t n)
 		if (i == kill_at)
 			raise(SIGKILL);
 	}
+	for (volatile unsigned long i = 0; i < slow; i++)
+		;
 	return __libc_malloc(n);
 }
 void free(void *p) { __libc_free(p); }

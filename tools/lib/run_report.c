@@ -170,14 +170,16 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
+void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *med, int64_t *lo, int64_t *hi)
 {
 	int64_t *col = malloc(n * sizeof *col);
 	for (int i = 0; i < NFIELDS; i++) {
 		for (unsigned k = 0; k < n; k++)
 			col[k] = runs[k][i];
 		qsort(col, n, sizeof *col, cmp64);
-		out[i] = col[(n - 1) / 2];
+		med[i] = col[(n - 1) / 2];
+		if (lo)
+			lo[i] = col[0], hi[i] = col[n - 1];
 	}
 	free(col);
 }
@@ -187,9 +189,23 @@ void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out)
    the first column; or one CSV table, a row an allocator; or a JSON array, an object each
    ------------------------------------------------------------------------------------------- */
 
-void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
-		    const int *failed, unsigned reps, const char *timer)
+/* From 3 runs a column on, a ratio is marked '~' when the two columns' runs overlap (the
+   smallest of either is below the largest of the other): a difference the machine's own
+   spread could make.  Runs that do not overlap are the stronger sign the more there are: by
+   chance alone, 1 time in 10 at 3 runs each, in 126 at 5 (of the ways to interleave two
+   sets of runs, the two that keep them apart). */
+#define SPREAD_MIN_RUNS 3
+
+static int overlap(int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], int a, int b, int field)
 {
+	return lo[a][field] <= hi[b][field] && lo[b][field] <= hi[a][field];
+}
+
+void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
+		    int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed, unsigned reps,
+		    const char *timer)
+{
+	int marks = reps >= SPREAD_MIN_RUNS;
 	static const struct { const char *label; int field; } rows[] = {
 		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
 		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
@@ -237,7 +253,8 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 				printf(" %*s", w[a], report_num(v));
 			else {
 				char cell[64];
-				snprintf(cell, sizeof cell, "%s (%.2fx)", report_num(v), (double)v / (double)b);
+				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v), (double)v / (double)b,
+					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
 				printf(" %*s", w[a], cell);
 			}
 		}
@@ -246,4 +263,10 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
 	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
 	       timer);
+	if (marks)
+		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
+		       "machine's spread)\n");
+	else if (na > 1)
+		printf("(-r %d or more marks the ratios within this machine's spread between runs)\n",
+		       SPREAD_MIN_RUNS);
 }

@@ -27,10 +27,12 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 void report_csv_header(void);
 void report_csv_row(const int64_t *f, const char *alloc, const char *timer);
 void report_json(const int64_t *f, const char *alloc, const char *timer);
-/* out: each field's median over runs[0..n) */
-void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *out);
+/* each field's median over runs[0..n), and its smallest and largest (lo, hi: NULL or not) */
+void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *med, int64_t *lo, int64_t *hi);
 /* The comparison of na allocators (format NULL: the table; "csv" or "json"); failed[a]: its
-   replay failed, its column says so and ratios are not taken to it. */
+   replay failed, its column says so and ratios are not taken to it.  lo, hi: each column's
+   smallest and largest figures over its reps runs. */
 void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
-		    const int *failed, unsigned reps, const char *timer);
+		    int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed, unsigned reps,
+		    const char *timer);
 #endif
