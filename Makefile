@@ -47,7 +47,7 @@ $(B)/mtracectl/preload.o: mtracectl/preload.c $(HEADERS) | dirs
 $(B)/lib/libmtrace.so: $(MALLOC_OBJ)
 	$(CC) -shared -Wl,-soname,libmtrace.so -Wl,-z,nodelete $^ -o $@ $(LDLIBS)
 $(B)/lib/libmtracectl.so: $(MALLOC_OBJ) $(B)/mtracectl/preload.o
-	$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete $^ -o $@ $(LDLIBS)
+	$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete -Wl,-z,initfirst $^ -o $@ $(LDLIBS)
 
 $(B)/tools/lib/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(HEADERS) | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -c $< -o $@
@@ -72,6 +72,8 @@ $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
 $(B)/tests/nopie_%: tests/prog/nopie_%.c | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin -fno-pie -no-pie $< -o $@
+$(B)/tests/ctor_dep: tests/prog/ctor_dep.c $(B)/tests/libctor.so | dirs
+	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/lib%.so: tests/prog/lib%.c | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
 $(B)/tests/%: tests/prog/%.c | dirs

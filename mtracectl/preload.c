@@ -7,11 +7,16 @@
  * new file (BASE.<pid>.1, since the pre-exec image already took BASE.<pid>).
  */
 #include <errno.h>
+#include <stddef.h>
 #include "mtrace.h"
 
-__attribute__((constructor)) static void mtracectl_start(void)
+extern char **environ;
+
+__attribute__((constructor)) static void mtracectl_start(int argc, char **argv, char **envp)
 {
 	int saved = errno;   /* the program must see the errno it would have seen without us */
+	if (environ == NULL)
+		environ = envp;   /* run first (-z initfirst): before libc's own initialisation sets it */
 	mtrace_start();
 	errno = saved;
 }

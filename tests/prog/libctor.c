@@ -1,5 +1,5 @@
 /* libctor - a library that allocates in its constructor and destructor (built as a .so by the
- * tests; catalogue dlopens it, plainly and with RTLD_DEEPBIND). */
+ * tests; catalogue dlopens it, plainly and with RTLD_DEEPBIND; ctor_dep links against it). */
 #include <stdlib.h>
 
 static void *kept[2];
@@ -19,3 +19,12 @@ __attribute__((destructor)) static void down(void)
 
 void *lib_alloc(size_t n) { return malloc(n); }
 void lib_free(void *p) { free(p); }
+
+/* the blocks the constructor allocated, and their release before the destructor */
+void *lib_kept(int i) { return kept[i]; }
+void lib_release(void)
+{
+	free(kept[0]);
+	free(kept[1]);
+	kept[0] = kept[1] = NULL;
+}
