@@ -1,5 +1,5 @@
 /* preload.c - what makes libmtracectl.so trace a whole program: start in the constructor,
- * stop in the destructor.  Everything else (environment, fork, exec) lives in malloc/control.c,
+ * stop after the last library's destructor.  Everything else (environment, fork, exec) lives in malloc/control.c,
  * shared with libmtrace.so, which has no constructor and records only between mtrace_start()
  * and mtrace_stop().
  *
@@ -21,9 +21,23 @@ __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, 
 	errno = saved;
 }
 
-__attribute__((destructor)) static void mtracectl_stop(void)
+static void stop(void *unused)
 {
 	int saved = errno;
 	mtrace_stop();
 	errno = saved;
+}
+
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+
+/* The loader finalises the libraries in an order of its own, ours among the first (nothing
+   depends on us), and their destructors free what their constructors allocated.  exit()
+   runs its handlers until none is left, also those registered while it runs them (glibc
+   starts its list over), and the loader's finalisation is one of them: registered from here,
+   the stop comes after every library's destructor.  Registered with no DSO handle: atexit()
+   would pass ours, and our own finalisation would run the stop at once. */
+__attribute__((destructor)) static void mtracectl_stop(void)
+{
+	if (__cxa_atexit(stop, NULL, NULL) != 0)
+		stop(NULL);
 }
