@@ -57,6 +57,9 @@ eq "latency: each run named by its allocator, once (one legend)" 2 "$(grep -c '>
 eq "latency: a curve per run and class" "$(( 2 * $(awk -F'\t' 'NR > 2 { c[$1] = 1 } END { print length(c) }' "$TMP/l1") ))" "$(grep -c '<polyline' "$TMP/lat.svg")"
 "$PL" -l one -l two -o "$TMP/lat2.svg" "$TMP/l1" "$TMP/l2" 2>/dev/null
 grep -q '>one<' "$TMP/lat2.svg" && grep -q '>two<' "$TMP/lat2.svg" && ok "latency: -l names the runs" || bad "latency -l"
+printf '# trace_run latency: glibc(A=1,B=2), rdtscp (TSC cycles)\nclass\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t0.5\nmalloc\t19\t5\t1\n' >"$TMP/commas"
+"$PL" -k latency -o "$TMP/commas.svg" "$TMP/commas" 2>/dev/null; eq "latency: a name with commas: exit 0" 0 "$?"
+grep -q '>glibc(A=1,B=2)<' "$TMP/commas.svg" && ok "latency: a --compare column's name, commas and all, in the legend" || bad "commas: $(grep -o '>glibc[^<]*<' "$TMP/commas.svg")"
 printf '# trace_run latency: x, y\nclass\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t0.5\nmalloc\t9\t5\t1\n' >"$TMP/down"
 "$PL" -k latency -o "$TMP/down.svg" "$TMP/down" 2>"$TMP/err"; eq "latency: times going down: exit 1" 1 "$?"
 grep -q "down: line 4: malloc's rows must rise" "$TMP/err" && ok "latency: names the line" || bad "latency down: $(cat "$TMP/err")"

@@ -252,6 +252,8 @@ eq "--compare with settings: exit 0" 0 "$?"
 eq "--compare with settings: a row each, named as written" "glibc|glibc(M_ARENA_MAX=1)|glibc(glibc.malloc.arena_max=1 M_TOP_PAD=0)" \
 	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/v.csv" | paste -sd'|')"
 eq "--compare with settings: a timeline each, named by the allocator" "vl.glibc vl.glibc.2 vl.glibc.3" "$(cd "$TMP" && ls vl.* | xargs)"
+"$R" --compare 'glibc,glibc(M_ARENA_MAX=1)' -L "$TMP/vlat" "$TMP/m.wl" >/dev/null; eq "--compare with settings, --latency: exit 0" 0 "$?"
+eq "--compare with settings, --latency: the file names its column" "# trace_run latency: glibc(M_ARENA_MAX=1)" "$(head -n 1 "$TMP/vlat.glibc.2" | cut -d, -f1)"
 if [ "${SANITIZE:-}" != 1 ]; then   # (ASan's allocator has no arenas)
 	# four threads: glibc gives each its own arena, 64 MiB of address space each, unless limited
 	vsz=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peak_vmsize_kb") c = i } NR > 1 { printf "%s ", $c }' "$TMP/v.csv")

@@ -215,6 +215,7 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		unsetenv("MTRACE_RUN_ENV");
 		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
 		setenv("MTRACE_RUN_PROGRESS", label, 1);
+		setenv("MTRACE_RUN_COLUMN", col->label, 1);
 		for (int i = 0; i < col->nenv; i++)
 			putenv((char *)col->env[i]);   /* NAME=VALUE, for the new image */
 		execv("/proc/self/exe", args);
@@ -505,7 +506,9 @@ int main(int argc, char **argv)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
 		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
-	const char *alloc = o.malloc_name ? o.malloc_name : "glibc", *timer = report_timer(o.ro.no_timing);
+	/* a run of a --compare column with settings: named as the column (the latency file's title) */
+	const char *column = getenv("MTRACE_RUN_COLUMN");
+	const char *alloc = column && *column ? column : alloc_name, *timer = report_timer(o.ro.no_timing);
 	if (o.latency)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];

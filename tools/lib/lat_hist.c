@@ -68,10 +68,16 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 			return -1;
 		}
 		if (line[0] == '#') {
-			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK") */
+			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK"); the
+			   timer's and clock's names have no comma, NAME may (a --compare column's
+			   settings): it ends at the last ", " */
 			const char *tag = strstr(line, " latency: ");
-			if (no == 1 && tag)
-				snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(tag + 10, ","), tag + 10);
+			if (no == 1 && tag) {
+				const char *name = tag + 10, *end = NULL;
+				for (const char *q = strstr(name, ", "); q; q = strstr(q + 1, ", "))
+					end = q;
+				snprintf(t->name, sizeof t->name, "%.*s", end ? (int)(end - name) : (int)strlen(name), name);
+			}
 			continue;
 		}
 		if (!header) {
