@@ -54,7 +54,21 @@ enum mtrace_clock {
 #define MTRACE_HF_CHUNK_BOUND 0x10u /* no record precedes the ts of its chunk (see chunk records) */
 #define MTRACE_HF_BYPASSED    0x20u /* some entry points resolve to a definition ahead of the
                                        tracer's (the program's own allocator): not recorded */
-#define MTRACE_HF_KNOWN       0x3fu
+#define MTRACE_HF_STOPPED_EARLY 0x40u /* recording stopped before the process did, on a failure
+                                       (stop_reason, stop_errno): the records end there */
+#define MTRACE_HF_KNOWN       0x7fu
+
+/* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
+enum mtrace_stop_reason {
+	MTRACE_STOP_NONE        = 0,
+	MTRACE_STOP_NO_SPACE    = 1,    /* disk blocks could not be reserved (a full disk) */
+	MTRACE_STOP_FSIZE       = 2,    /* the file size limit, RLIMIT_FSIZE */
+	MTRACE_STOP_MAX_SIZE    = 3,    /* the size cap asked for (MTRACE_CTL_MAX_SIZE) */
+	MTRACE_STOP_CLOSED      = 4,    /* the program closed the file; it could not be reopened */
+	MTRACE_STOP_MAP         = 5,    /* a window of the file could not be mapped */
+	MTRACE_STOP_TOO_LARGE   = 6,    /* the largest trace this build can address */
+	MTRACE_STOP_MAX         = 6
+};
 
 struct mtrace_file_header {
 	char     magic[MTRACE_MAGIC_LEN];
@@ -78,7 +92,9 @@ struct mtrace_file_header {
 	uint64_t calls_recorded;        /* the tracer's count of calls when it stopped, for a
 	                                   summary (readers count the records themselves); 0 if it
 	                                   did not stop, or a tool wrote the trace */
-	uint64_t reserved[53];          /* zero; room for later fields without a version change */
+	uint32_t stop_reason;           /* enum mtrace_stop_reason, with MTRACE_HF_STOPPED_EARLY */
+	int32_t  stop_errno;            /* the error the writer met then (ENOSPC, EFBIG, ...) */
+	uint64_t reserved[52];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "mtrace.h"
 #include "mt-internal.h"
+#include "mt-size.h"
 
 struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW };
 char *mt_win[MT_MAX_WINDOWS];
@@ -78,7 +79,7 @@ static void fork_child(void)
 	int was_active = mt_g.active;
 	mt_g.active = 0;
 	mt_g.gen++;
-	if (mt_g.fd >= 0)
+	if (mt_g.fd >= 0 && mt_fd_ours(0))   /* (a number the program took over stays open) */
 		close(mt_g.fd);
 	mt_g.fd = -1;
 	if (had_file && mt_file_open(mt_names.base, getppid()) == 0)
@@ -97,6 +98,9 @@ static void init(void)
 	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_g.pop_state = MT_POP_OFF;
+	const char *cap = secure_getenv("MTRACE_CTL_MAX_SIZE");
+	if (cap && *cap && mt_parse_size(cap, &mt_g.max_size) < 0)
+		mt_g.max_size_bad = 1;   /* said when a file would open: a cap asked for is not ignored */
 	mt_populate_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_stderr_init();
@@ -247,6 +251,10 @@ MT_API int mtrace_sync(void)
 			if (mt_win[w] != NULL)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
 		mt_header_update(0);
+		if (r == 0 && !mt_fd_ours(1)) {
+			errno = EBADF;
+			r = -1;
+		}
 		if (r == 0)
 			r = fdatasync(mt_g.fd);
 	}
@@ -269,7 +277,10 @@ MT_API int mtrace_reset(void)
 		for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 			mt_win_count[w] = 0;
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
-		if (to > from &&
+		if (to > from && !mt_fd_ours(1)) {   /* never punch holes in a file of the program's */
+			errno = EBADF;
+			r = -1;
+		} else if (to > from &&
 		    fallocate(mt_g.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
 			      (off_t)(to - from)) < 0)
 			r = mt_zero_fill(mt_g.fd, from, to);   /* no hole punching on this filesystem */

@@ -126,6 +126,8 @@ struct mt_global {
 	int private_header;             /* leave exe/cmdline out */
 	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int paused;
+	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
+	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
 	dev_t dev;
 	ino_t ino;
 	uint64_t next_off;              /* first file byte not yet handed out */
@@ -192,8 +194,10 @@ void mt_populate_fork_child(void);
 /* tracefile.c */
 int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
-void mt_fail(const char *what, int err);           /* under lock: stop with one warning */
+void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
+                                                      reason: enum mtrace_stop_reason */
 int  mt_reopen(void);                              /* under lock: after the program closed our fd */
+int  mt_fd_ours(int reopen);                       /* under lock: is mt_g.fd (still) our file? */
 void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_stderr_init(void);                         /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */

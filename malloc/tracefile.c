@@ -100,14 +100,20 @@ static void mt_info(const char *msg1, const char *msg2)
 		mt_warn(msg1, msg2, 0);
 }
 
-/* Under lock: tracing stops for good (for this file); the program goes on untouched. */
-void mt_fail(const char *what, int err)
+/* Under lock: tracing stops for good (for this file); the program goes on untouched.  The
+   header says so at once (its block exists, so this needs no space), for a process that never
+   stops cleanly: readers then know the records end early, and why. */
+void mt_fail(unsigned reason, const char *what, int err)
 {
 	if (mt_g.failed)
 		return;
 	mt_g.failed = 1;
 	mt_g.active = 0;
 	mt_g.gen++;
+	hdr.flags |= MTRACE_HF_STOPPED_EARLY;
+	hdr.stop_reason = reason;
+	hdr.stop_errno = err;
+	mt_header_update(0);
 	char msg[256];
 	size_t n = append(msg, 0, sizeof msg - 1, what);
 	if (err) {
@@ -180,7 +186,7 @@ static void header_init(char *page, pid_t ppid)
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
 void mt_header_update(int finished)
 {
-	if (mt_g.fd < 0)
+	if (mt_g.fd < 0 || !mt_fd_ours(1))
 		return;
 	uint64_t ns = mt_monotonic_ns();
 	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && ns - mt_g.start_ns >= 1000000) {
@@ -240,6 +246,17 @@ static int create_file(const char *base, char *path, size_t cap)
 /* Under lock: our descriptor was closed by the program (a daemon's closefrom): open the file
    again by name - never through a symlink, and only if it is still the same file - and keep
    the new descriptor high.  0, or -1. */
+/* Is mt_g.fd still our file?  A daemon may have closed every descriptor and the number may
+   now be one of its files, which we must never write, truncate or close.  With reopen, a lost
+   file is opened again by its name (1 if that worked). */
+int mt_fd_ours(int reopen)
+{
+	struct stat st;
+	if (mt_g.fd >= 0 && fstat(mt_g.fd, &st) == 0 && st.st_dev == mt_g.dev && st.st_ino == mt_g.ino)
+		return 1;
+	return reopen && mt_reopen() == 0;
+}
+
 int mt_reopen(void)
 {
 	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -277,6 +294,17 @@ int mt_file_open(const char *base, pid_t ppid)
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < MTRACE_HEADER_SIZE + MT_FIRST_CHUNK) {
 		mt_warn("not tracing: the file size limit (RLIMIT_FSIZE) is too small", NULL, 0);
+		errno = EFBIG;
+		return -1;
+	}
+	if (mt_g.max_size_bad) {
+		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number with K, M, G "
+			"or T after it)", NULL, 0);
+		errno = EINVAL;
+		return -1;
+	}
+	if (mt_g.max_size && mt_g.max_size < MTRACE_HEADER_SIZE + MT_FIRST_CHUNK) {
+		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a first chunk", NULL, 0);
 		errno = EFBIG;
 		return -1;
 	}
@@ -328,14 +356,16 @@ void mt_file_finish(struct mt_thread *self)
 	mt_g.gen++;
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
-	mt_header_update(1);
-	/* every chunk ever handed out lies below next_off, so writers still finishing a record
-	   never touch the part cut off */
-	if (ftruncate(mt_g.fd, (off_t)mt_g.next_off) < 0) {
-		/* keeps the reserved tail: unwritten records, which readers skip */
+	if (mt_fd_ours(1)) {   /* (else the number is the program's now: leave it alone) */
+		mt_header_update(1);
+		/* every chunk ever handed out lies below next_off, so writers still finishing a
+		   record never touch the part cut off */
+		if (ftruncate(mt_g.fd, (off_t)mt_g.next_off) < 0) {
+			/* keeps the reserved tail: unwritten records, which readers skip */
+		}
+		close(mt_g.fd);
 	}
 	mt_unmap_idle_windows();
-	close(mt_g.fd);
 	mt_g.fd = -1;
 	char num[24];
 	num[mt_fmt_u64(num, recorded)] = 0;

@@ -56,13 +56,6 @@ static int reserve(int fd, uint64_t from, uint64_t to)
 	return r;
 }
 
-/* Is mt_g.fd still our file?  A daemon may have closed every descriptor and reused the number. */
-static int fd_is_ours(void)
-{
-	struct stat st;
-	return fstat(mt_g.fd, &st) == 0 && st.st_dev == mt_g.dev && st.st_ino == mt_g.ino;
-}
-
 /* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
    its size (2 to 64 MiB) so reservations stay rare, and by doubling from MT_FIRST_RESERVE up to
    the first 2 MiB: a process that ends by _exit (as dash, Debian's /bin/sh, always does) or by
@@ -86,27 +79,34 @@ int mt_extend_file(uint64_t need_end, int quiet)
 	uint64_t unit = target > MT_HUGE ? MT_HUGE : MT_FIRST_RESERVE;
 	target = (target + unit - 1) & ~(unit - 1);
 
+	/* the lower of the file size limit and the cap asked for */
+	uint64_t lim = UINT64_MAX;
+	unsigned why = MTRACE_STOP_NONE;
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-		uint64_t lim = (uint64_t)rl.rlim_cur & ~(uint64_t)4095;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = (uint64_t)rl.rlim_cur & ~(uint64_t)4095, why = MTRACE_STOP_FSIZE;
+	if (mt_g.max_size && (mt_g.max_size & ~(uint64_t)4095) < lim)
+		lim = mt_g.max_size & ~(uint64_t)4095, why = MTRACE_STOP_MAX_SIZE;
+	if (why != MTRACE_STOP_NONE) {
 		if (target > lim)
 			target = lim;
 		if (target < need_end) {
 			if (!quiet)
-				mt_fail("the file size limit (RLIMIT_FSIZE) is reached", EFBIG);
+				mt_fail(why, why == MTRACE_STOP_FSIZE ? "the file size limit (RLIMIT_FSIZE) is reached"
+					: "the size cap (MTRACE_CTL_MAX_SIZE) is reached", EFBIG);
 			return -1;
 		}
 	}
-	if (!fd_is_ours() && (quiet || mt_reopen() < 0)) {
+	if (!mt_fd_ours(!quiet)) {
 		if (!quiet)
-			mt_fail("the program closed the trace file and it cannot be opened again", EBADF);
+			mt_fail(MTRACE_STOP_CLOSED, "the program closed the trace file and it cannot be opened again", EBADF);
 		return -1;
 	}
 	if (reserve(mt_g.fd, cur, target) < 0) {
 		/* maybe there is room for what is needed now, if not for the step */
 		if (target == need_end || reserve(mt_g.fd, cur, need_end) < 0) {
 			if (!quiet)
-				mt_fail("cannot reserve space for the trace", errno);
+				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace", errno);
 			return -1;
 		}
 		target = need_end;
@@ -155,6 +155,10 @@ int mt_map_window(uint32_t w)
 {
 	if (mt_win[w] != NULL)
 		return 0;
+	if (!mt_fd_ours(1)) {   /* never map a file of the program's that took our number */
+		errno = EBADF;
+		return -1;
+	}
 	void *m = map_window(w);
 	if (m == MAP_FAILED)
 		return -1;
@@ -312,7 +316,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 		len = wend - off;   /* chunks never straddle windows */
 	uint32_t w = (uint32_t)(off >> MT_WINDOW_SHIFT);
 	if (w >= MT_MAX_WINDOWS) {
-		mt_fail("the trace reached the largest size this build supports", EFBIG);
+		mt_fail(MTRACE_STOP_TOO_LARGE, "the trace reached the largest size this build supports", EFBIG);
 		pthread_mutex_unlock(&mt_g.lock);
 		goto out;
 	}
@@ -321,7 +325,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 		goto out;
 	}
 	if (mt_map_window(w) < 0) {
-		mt_fail("cannot map the trace file", errno);
+		mt_fail(errno == EBADF ? MTRACE_STOP_CLOSED : MTRACE_STOP_MAP, "cannot map the trace file", errno);
 		pthread_mutex_unlock(&mt_g.lock);
 		goto out;
 	}

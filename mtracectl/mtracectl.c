@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "tool.h"
 #include "trace_reader.h"
+#include "../malloc/mt-size.h"   /* MTRACE_CTL_MAX_SIZE's grammar, as the tracer reads it */
 
 #ifndef MTRACE_LIBDIR
 #define MTRACE_LIBDIR "/usr/local/lib"
@@ -36,6 +37,9 @@ static const char usage_text[] =
 	"  -p, --private      leave the executable path and command line out of the traces\n"
 	"  -T, --no-thread    never start the thread that populates the trace's pages ahead\n"
 	"                     (the program's own threads then do it, at their cost)\n"
+	"  -s, --max-size=SIZE  stop tracing a process once its trace would grow past SIZE\n"
+	"                     bytes (K, M, G, T after the number: KiB ... TiB); the program\n"
+	"                     goes on, and the trace says where and why it stopped\n"
 	"  -q, --quiet        print nothing but errors\n"
 	"  -l, --lib=PATH     the preload library (default: found next to this program)\n"
 	"  -h, --help         show this help and exit\n"
@@ -141,7 +145,8 @@ static int is_static_elf(const char *path)
    reading a big one through would hold the user up.  1 if *n is known. */
 static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
 {
-	if (r->hdr.flags & MTRACE_HF_FINISHED) {
+	if ((r->hdr.flags & MTRACE_HF_FINISHED) ||
+	    ((r->hdr.flags & MTRACE_HF_STOPPED_EARLY) && r->hdr.calls_recorded)) {   /* (stopped, then closed) */
 		*n = r->hdr.calls_recorded;
 		return 1;
 	}
@@ -176,11 +181,16 @@ static void report(const char *manifest)
 				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc), nc == 1 ? "" : "s");
 			else
 				snprintf(calls, sizeof calls, "calls not counted (not closed by the tracer)");
-			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s\n", (int)r.hdr.pid,
+			char why[200], stopped[260] = "";
+			if (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)
+				snprintf(stopped, sizeof stopped, " (tracing stopped early: %s)",
+					 trace_stop_text(&r.hdr, why, sizeof why));
+			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s%s\n", (int)r.hdr.pid,
 				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, calls,
 				fmt_commas(size, (unsigned long long)st.st_size),
 				(r.hdr.flags & MTRACE_HF_BYPASSED)
-				? " (its own allocator comes before the tracer: those calls are not traced)" : "");
+				? " (its own allocator comes before the tracer: those calls are not traced)" : "",
+				stopped);
 		} else
 			fprintf(stderr, "mtracectl: %s\n", r.err);
 		trace_close(&r);
@@ -199,12 +209,14 @@ int main(int argc, char **argv)
 		{ "private", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
 		{ "lib", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-thread", no_argument, 0, 'T' },
+		{ "max-size", required_argument, 0, 's' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *output = NULL, *lib_opt = NULL;
+	const char *output = NULL, *lib_opt = NULL, *max_size = NULL;
+	uint64_t cap;
 	int durations = 0, private_hdr = 0, no_thread = 0, c;
 	/* '+': options end at PROGRAM, whose own options are its business */
-	while ((c = getopt_long(argc, argv, "+o:dpTql:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:dpTqs:l:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'd': durations = 1; break;
@@ -212,6 +224,12 @@ int main(int argc, char **argv)
 		case 'T': no_thread = 1; break;
 		case 'q': quiet = 1; break;
 		case 'l': lib_opt = optarg; break;
+		case 's':
+			if (mt_parse_size(optarg, &cap) < 0 || cap < MTRACE_HEADER_SIZE + 1024)
+				tool_die(EXIT_TOOL, "--max-size wants a size of 5K or more (bytes, or a number "
+					 "with K, M, G or T after it), not '%s'", optarg);
+			max_size = optarg;
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_TOOL;
@@ -287,6 +305,8 @@ int main(int argc, char **argv)
 		setenv("MTRACE_CTL_PRIVATE", "1", 1);
 	if (no_thread)
 		setenv("MTRACE_CTL_NOTHREAD", "1", 1);
+	if (max_size)
+		setenv("MTRACE_CTL_MAX_SIZE", max_size, 1);
 
 	pid_t pid = fork();
 	if (pid < 0)

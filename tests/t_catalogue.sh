@@ -60,6 +60,19 @@ t=$(one_file "$TMP/daemon.*[0-9]")
 eq "daemon: traced to the end though it closed our descriptor" 1 "$(count "$t" finished)"
 ge "daemon: every call" 600000 "$(count "$t" calls)"
 
+# the program puts a file of its own on our descriptor's number, and ends before the trace
+# grows: the tracer wrote its header into that file, truncated (here: extended) it to the
+# trace's length and closed it.  Now the file is left as the program wrote it, and the trace
+# is finished through the file opened again by name.
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/steal" LD_PRELOAD="$LIB" "$TP/fdsteal" "$TMP/own" "$TMP/steal" >"$TMP/steal.out" 2>&1
+eq "our descriptor taken over: exit 0" 0 "$?"
+grep -q '^took [0-9]*$' "$TMP/steal.out" && ok "our descriptor taken over: found and taken ($(cat "$TMP/steal.out"))" || bad "fdsteal: $(cat "$TMP/steal.out")"
+eq "our descriptor taken over: the program's file as it wrote it (8192 x's)" "8192 8192" \
+	"$(stat -c %s "$TMP/own") $(tr -cd x <"$TMP/own" | wc -c)"
+t=$(one_file "$TMP/steal.*[0-9]")
+eq "our descriptor taken over: the trace finished all the same" 1 "$(count "$t" finished)"
+ge "our descriptor taken over: the calls after it recorded" 200 "$(count "$t" calls)"
+
 # freeing a block allocated before tracing started
 "$TP/api_pretrace" "$TMP/pre" >/dev/null 2>&1; eq "pre-trace free: exit 0" 0 "$?"
 "$BIN/trace2wl" "$TMP/pre.wl" "$(one_file "$TMP/pre.*[0-9]")" 2>"$TMP/pre.sum"

@@ -12,4 +12,6 @@ grep -q 'No space left on device' "$TMP/err" && ok "the warning says the disk is
 f=$(one_file "$TMP/mnt/full.*")
 check "trace validates" "$BIN/trace_dump" -c "$f"
 ge "calls before the disk filled are there" 5000 "$(count "$f" calls)"
+"$BIN/trace_dump" -H "$f" | grep -q '^# status    stopped early, as no disk space could be reserved (No space left on device)' &&
+	ok "the header says the trace stopped early, and why" || bad "status: $("$BIN/trace_dump" -H "$f" | tail -n 1)"
 finish

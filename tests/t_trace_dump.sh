@@ -31,8 +31,8 @@ cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 +
 expect_bad "unknown call type" "$TMP/badcall" "offset 4160: unknown call type 77"
 cp "$f" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
 expect_bad "unknown flags" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
-cp "$f" "$TMP/badhflags"; printf '\132' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
-expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x5a"
+cp "$f" "$TMP/badhflags"; printf '\232' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x9a"
 cp "$f" "$TMP/badver"; printf '\011' | dd of="$TMP/badver" bs=1 seek=12 conv=notrunc 2>/dev/null
 expect_bad "future version" "$TMP/badver" "offset 12: unsupported format version 9"
 cp "$f" "$TMP/badrs"; printf '\020\000' | dd of="$TMP/badrs" bs=1 seek=14 conv=notrunc 2>/dev/null

@@ -203,6 +203,8 @@ int main(int argc, char **argv)
 		}
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED) && !quiet)
 			tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, r.name);
+		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY) && !quiet)
+			tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", r.name, trace_stop_text(&r.hdr, why, sizeof why));
 		struct tool_progress pr;
 		tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
 		r.progress = tool_progress;

@@ -87,7 +87,14 @@ static void print_header(const struct trace_reader *r)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
 	       : "a chunk's first record may precede it (older writer)");
-	if (!(h->flags & MTRACE_HF_FINISHED))
+	if (h->flags & MTRACE_HF_STOPPED_EARLY) {
+		char why[200];
+		printf("# status    stopped early, as %s: the records end there, the program went on",
+		       trace_stop_text(h, why, sizeof why));
+		if (h->calls_recorded)
+			printf("; %s calls recorded (the writer's count)", fmt_commas(n1, h->calls_recorded));
+		printf("\n");
+	} else if (!(h->flags & MTRACE_HF_FINISHED))
 		printf("# status    not finished (the process was killed, crashed, exec'd or is running)\n");
 	else {
 		printf("# status    finished, ran %.6f s", trace_seconds(r, h->stop_ticks));

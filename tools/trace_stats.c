@@ -312,6 +312,10 @@ static int collect(const char *path, struct stats *s)
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
 	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED))
 		tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, path);
+	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)) {
+		char why[200];
+		tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", path, trace_stop_text(&r.hdr, why, sizeof why));
+	}
 	s->durations = r.format == TRACE_FMT_DJ ? 0 : (r.hdr.flags & MTRACE_HF_DURATIONS) ? 2 : 1;
 	if ((s->dur = calloc(1, sizeof *s->dur)) == NULL)
 		tool_die(EXIT_SYSTEM, "out of memory");

@@ -48,6 +48,8 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->cmdline_len);
 	MTRACE_SWAP(h->stop_ticks);
 	MTRACE_SWAP(h->calls_recorded);
+	MTRACE_SWAP(h->stop_reason);
+	MTRACE_SWAP(h->stop_errno);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -272,6 +274,27 @@ static int dj_convert(struct trace_reader *r, const unsigned char *p, struct mtr
 /* ---------------------------------------------------------------------------------------------
    Header
    ------------------------------------------------------------------------------------------- */
+
+const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap)
+{
+	static const char *const why[] = {
+		[MTRACE_STOP_NONE] = "it failed",
+		[MTRACE_STOP_NO_SPACE] = "no disk space could be reserved",
+		[MTRACE_STOP_FSIZE] = "the file size limit (RLIMIT_FSIZE) was reached",
+		[MTRACE_STOP_MAX_SIZE] = "the size cap (MTRACE_CTL_MAX_SIZE) was reached",
+		[MTRACE_STOP_CLOSED] = "the program closed the file, which could not be opened again",
+		[MTRACE_STOP_MAP] = "the file could not be mapped",
+		[MTRACE_STOP_TOO_LARGE] = "the largest trace the tracer can address was reached",
+	};
+	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason] : "of a failure this reader does not know";
+	/* the error, where it says more than the reason (strerror of a number from Linux) */
+	if (h->stop_errno > 0 && h->stop_reason != MTRACE_STOP_FSIZE && h->stop_reason != MTRACE_STOP_MAX_SIZE &&
+	    h->stop_reason != MTRACE_STOP_TOO_LARGE)
+		snprintf(buf, cap, "%s (%s)", what, strerror(h->stop_errno));
+	else
+		snprintf(buf, cap, "%s", what);
+	return buf;
+}
 
 const char *trace_clock_name(unsigned clock)
 {

@@ -144,6 +144,12 @@ double trace_seconds(const struct trace_reader *r, uint64_t ticks);
 /* "x86 TSC", "CLOCK_MONOTONIC", ... */
 const char *trace_clock_name(unsigned clock);
 
+/* Why the writer of a trace flagged MTRACE_HF_STOPPED_EARLY gave up, as a phrase ("the size cap
+   (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */
+const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap);
+/* What tools warn of such a trace (after "FILE: ", before the phrase) */
+#define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " 	"record are missing:"
+
 /* Check a header (already in host order).  0, or -1 with a message in err (cap bytes) and
    the file offset of the field at fault in *at. */
 int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap);
