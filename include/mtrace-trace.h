@@ -94,7 +94,11 @@ struct mtrace_file_header {
 	                                   did not stop, or a tool wrote the trace */
 	uint32_t stop_reason;           /* enum mtrace_stop_reason, with MTRACE_HF_STOPPED_EARLY */
 	int32_t  stop_errno;            /* the error the writer met then (ENOSPC, EFBIG, ...) */
-	uint64_t reserved[52];          /* zero; room for later fields without a version change */
+	uint32_t settings_offset;       /* the allocators' settings in the process's environment
+	                                   (GLIBC_TUNABLES, MALLOC_*, MIMALLOC_*, TCMALLOC_*), each
+	                                   NAME=VALUE followed by a NUL; settings_len 0: none */
+	uint32_t settings_len;
+	uint64_t reserved[51];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 
@@ -190,6 +194,18 @@ static inline void mtrace_header_init(struct mtrace_file_header *h)
 	h->header_size = MTRACE_HEADER_SIZE;
 	h->record_size = MTRACE_RECORD_SIZE;
 	h->pointer_size = sizeof(void *);
+}
+
+/* Is NAME=VALUE (an environ entry) one of the allocators' settings a header's settings field
+   holds: GLIBC_TUNABLES, MALLOC_* (glibc's older knobs, jemalloc's MALLOC_CONF), MIMALLOC_*,
+   TCMALLOC_* */
+static inline int mtrace_is_setting(const char *nv)
+{
+	static const char *const prefixes[] = { "GLIBC_TUNABLES=", "MALLOC_", "MIMALLOC_", "TCMALLOC_" };
+	for (unsigned i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (__builtin_strncmp(nv, prefixes[i], __builtin_strlen(prefixes[i])) == 0)
+			return __builtin_strchr(nv, '=') != 0;
+	return 0;
 }
 
 /* The bytes a call requested: size, or count x element size for calloc and reallocarray

@@ -71,7 +71,10 @@ struct mtrace_wl_header {
 	uint32_t max_live_threads;       /* the most threads alive at once in the trace (each from
 	                                    its first call to its last); 0 unknown (older files) */
 	char     program[256];           /* the traced executable, NUL-terminated, may be empty */
-	uint64_t reserved[68];           /* zero */
+	char     settings[384];          /* the allocators' settings the program ran with (the trace
+	                                    header's, NAME=VALUE separated by spaces), NUL-terminated,
+	                                    may be empty; cut at a setting's end when too long */
+	uint64_t reserved[20];           /* zero */
 };
 
 struct mtrace_wl_thread {

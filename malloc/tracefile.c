@@ -146,6 +146,22 @@ static void read_whole(const char *path, char *buf, size_t cap, uint32_t *len)
 	close(fd);
 }
 
+/* The allocators' settings in the environment, each NAME=VALUE and a NUL, at s (at most cap
+   bytes; one that does not fit whole is left out): how a replay can run as the program did. */
+#define MT_SETTINGS_MAX 1024u
+static uint32_t copy_settings(char *s, size_t cap)
+{
+	size_t n = 0;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strlen(*e);
+		if (mtrace_is_setting(*e) && n + len + 1 <= cap) {
+			memcpy(s + n, *e, len + 1);
+			n += len + 1;
+		}
+	}
+	return (uint32_t)n;
+}
+
 static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
@@ -166,13 +182,20 @@ static void header_init(char *page, pid_t ppid)
 	hdr.ppid = (int32_t)ppid;
 
 	memset(page, 0, MTRACE_HEADER_SIZE);
+	/* the allocators' settings (not private: no path, no argument), then exe and cmdline,
+	   all within the header page; a long command line is cut */
+	char *s = page + MTRACE_HEADER_STRINGS;
+	size_t room = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS;
+	hdr.settings_len = copy_settings(s, MT_SETTINGS_MAX);
+	if (hdr.settings_len) {
+		hdr.settings_offset = MTRACE_HEADER_STRINGS;
+		s += hdr.settings_len;
+		room -= hdr.settings_len;
+	}
 	if (!mt_g.private_header) {
-		/* exe then cmdline, both within the header page; a long command line is cut */
-		char *s = page + MTRACE_HEADER_STRINGS;
-		size_t room = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS;
 		ssize_t n = readlink("/proc/self/exe", s, room / 4);
 		if (n > 0) {
-			hdr.exe_offset = MTRACE_HEADER_STRINGS;
+			hdr.exe_offset = (uint32_t)(s - page);
 			hdr.exe_len = (uint32_t)n;
 			s += n + 1;
 			room -= (size_t)n + 1;

@@ -245,6 +245,38 @@ grep -q "separated by single commas, not 'glibc,,glibc'" "$TMP/err" && ok "--com
 "$R" --compare glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"
 eq "--compare with 17 allocators: exit 2" 2 "$?"
 
+# --- the allocators' settings the program ran with: recorded by the tracer (GLIBC_TUNABLES,
+# MALLOC_*, MIMALLOC_*, TCMALLOC_*; nothing else), carried into the workload, named beside the
+# replay's own, and usable as a --compare column as printed
+( export GLIBC_TUNABLES=glibc.malloc.arena_max=1 MALLOC_TOP_PAD_=131072 MIMALLOC_SHOW_STATS=0 NOT_A_SETTING=1
+  traced "$TMP/set" "$TP/xthread" 4 2000 >/dev/null )
+st=$(one_file "$TMP/set.*")
+"$BIN/trace_dump" -H "$st" | grep '^# settings' | tr ' ' '\n' | grep = | sort >"$TMP/set.got"
+printf '%s\n' GLIBC_TUNABLES=glibc.malloc.arena_max=1 MALLOC_TOP_PAD_=131072 MIMALLOC_SHOW_STATS=0 >"$TMP/set.want"
+check "settings: the trace's header holds the allocators' settings, and only those" cmp "$TMP/set.want" "$TMP/set.got"
+"$BIN/trace_pack" -q -a -o "$TMP/set.gz" "$st" >/dev/null
+"$BIN/trace_dump" -H "$TMP/set.gz" | grep -q '^# settings .*GLIBC_TUNABLES=glibc.malloc.arena_max=1' &&
+	ok "settings: kept by trace_pack --anonymize" || bad "settings lost by --anonymize: $("$BIN/trace_dump" -H "$TMP/set.gz" | grep settings)"
+eq "settings: trace_stats --tsv names them" 3 "$("$BIN/trace_stats" --tsv "$st" | awk -F'\t' '$1 == "trace" && $2 == "settings"' | tr ' ' '\n' | grep -c =)"
+"$BIN/trace2wl" "$TMP/set.wl" "$st" 2>"$TMP/err"
+grep -q '^  settings  .*MALLOC_TOP_PAD_=131072' "$TMP/err" && ok "settings: in trace2wl's summary" || bad "trace2wl summary: $(tail -n 2 "$TMP/err")"
+"$BIN/trace_dump" -H "$TMP/set.wl" | grep -q '^# settings  .*MIMALLOC_SHOW_STATS=0' && ok "settings: in the workload's header" || bad "workload header: $("$BIN/trace_dump" -H "$TMP/set.wl")"
+settings=$("$BIN/trace_dump" -H "$TMP/set.wl" | sed -n 's/^# settings  \(.*\) (the allocators.*/\1/p')
+"$R" "$TMP/set.wl" >"$TMP/out"; eq "settings: replay exit 0" 0 "$?"
+eq "settings: named beside the replay's own" "Allocator settings: the program ran with $settings; this replay with none" "$(grep '^Allocator settings' "$TMP/out")"
+"$R" -T glibc.malloc.arena_max=2 -M M_TOP_PAD=4096 "$TMP/set.wl" | grep -q '; this replay with GLIBC_TUNABLES=glibc.malloc.arena_max=2 mallopt M_TOP_PAD=4096$' &&
+	ok "settings: the replay's own --tunables and --mallopt named" || bad "replay settings line"
+"$R" "$TMP/m.wl" | grep -q '^Allocator settings' && bad "settings: a line where neither had any" || ok "settings: no line where neither had any"
+"$R" --compare "glibc,glibc($settings)" "$TMP/set.wl" >"$TMP/out"; eq "settings: the column as printed is accepted" 0 "$?"
+grep -q "^(the traced program ran with $settings: a column NAME($settings) replays it so)" "$TMP/out" &&
+	ok "settings: named under the --compare table" || bad "compare footnote: $(tail -n 1 "$TMP/out")"
+if [ "${SANITIZE:-}" != 1 ]; then   # four threads, one arena: the program's own setting at work
+	"$R" --compare "glibc,glibc($settings)" --csv "$TMP/set.wl" >"$TMP/set.csv"
+	vsz=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peak_vmsize_kb") c = i } NR > 1 { printf "%s ", $c }' "$TMP/set.csv")
+	set -- $vsz
+	[ "$2" -lt $(($1 - 32768)) ] && ok "settings: GLIBC_TUNABLES=... in a column took effect (VmSize $vsz)" || bad "GLIBC_TUNABLES column: VmSize $vsz"
+fi
+
 # --- a column with settings of its own: NAME(SETTING ...), glibc tunables, mallopt parameters
 # and environment variables, each reaching its own column's run and no other
 "$R" --compare 'glibc,glibc(M_ARENA_MAX=1),glibc(glibc.malloc.arena_max=1 M_TOP_PAD=0)' -l "$TMP/vl" --csv "$TMP/x.wl" >"$TMP/v.csv"
@@ -284,7 +316,7 @@ fi
 eq "--compare with settings, the table: every line as wide as the header (a wider column)" 1 \
 	"$(head -n 14 "$TMP/vt" | awk '{ print length($0) }' | sort -u | wc -l)"
 head -n 1 "$TMP/vt" | grep -q ' glibc(M_ARENA_MAX=1)$' && ok "--compare with settings, the table: the column named as written" || bad "header: $(head -n 1 "$TMP/vt")"
-for v in 'glibc(M_NOSUCH=1)' 'glibc(arena_max)' 'glibc(LD_PRELOAD=/x.so)' 'glibc(GLIBC_TUNABLES=a=1)' 'glibc(M_ARENA_MAX=1' \
+for v in 'glibc(M_NOSUCH=1)' 'glibc(arena_max)' 'glibc(LD_PRELOAD=/x.so)' 'glibc(MTRACE_CTL_FILE=/x)' 'glibc(M_ARENA_MAX=1' \
 	 'glibc(M_ARENA_MAX=1)x' 'glibc)' 'glibc(M_ARENA_MAX=x)'; do
 	"$R" --compare "glibc,$v" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
 	eq "--compare '$v': exit 2, one line, nothing replayed" "2 1 0" "$? $(wc -l <"$TMP/err") $(wc -c <"$TMP/out")"

@@ -83,6 +83,8 @@ static void print_header(const struct trace_reader *r)
 	       fmt_commas(n1, h->ticks_per_sec),
 	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
 	printf("# allocator %s\n", (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
+	if (r->settings[0])
+		printf("# settings  %s\n", r->settings);
 	if (h->flags & MTRACE_HF_BYPASSED)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
@@ -178,6 +180,8 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	       (unsigned)h->header_size, fmt_commas(a, h->file_size),
 	       (h->flags & MTRACE_WL_HF_FROM_DJ) ? ", from a dj/malloc trace or workload" : "");
 	printf("# program   %s (pid %d)\n", h->program[0] ? h->program : "(unknown)", (int)h->pid);
+	if (h->settings[0])
+		printf("# settings  %s (the allocators' settings it ran with)\n", h->settings);
 	printf("# streams   %u", (unsigned)h->nthreads);
 	if (h->max_live_threads)
 		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);

@@ -88,6 +88,12 @@ static void anonymize(const char *in, FILE *out)
 	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
 	h.flags |= MTRACE_HF_PRIVATE;
 	memset(page, 0, h.header_size);
+	/* the allocators' settings stay (no path, no argument: what a replay needs), from the
+	   header bytes still in the reader's buffer */
+	if (h.settings_len) {
+		memmove(page + MTRACE_HEADER_STRINGS, r.buf + h.settings_offset, h.settings_len);
+		h.settings_offset = MTRACE_HEADER_STRINGS;
+	}
 	memcpy(page, &h, sizeof h);
 	fwrite(page, 1, h.header_size, out);
 	struct anon a = { .ptr32 = h.pointer_size == 4 };

@@ -254,9 +254,39 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   The allocators' settings: the program's (the workload's header) and the replay's
+   ------------------------------------------------------------------------------------------- */
+
+/* This replay's, as a trace header records a program's: its environment's (MALLOC_*, ...;
+   GLIBC_TUNABLES, which --tunables replaces) and --mallopt's; "" if none */
+static void replay_settings(const struct opts *o, char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (char **e = environ; e && *e; e++)
+		if (mtrace_is_setting(*e) && !(o->tunables && !strncmp(*e, "GLIBC_TUNABLES=", 15)) && n < cap)
+			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? " " : "", *e);
+	if (o->tunables && n < cap)
+		n += (size_t)snprintf(buf + n, cap - n, "%sGLIBC_TUNABLES=%s", n ? " " : "", o->tunables);
+	for (int i = 0; i < o->nmallopt && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%smallopt %s", n ? " " : "", o->mallopts[i]);
+}
+
+/* A line after the summary, when the program or the replay ran with settings: a maintainer
+   comparing the two needs to know */
+static void print_settings(const struct opts *o, const char *traced)
+{
+	char mine[2048];
+	replay_settings(o, mine, sizeof mine);
+	if (traced[0] || mine[0])
+		printf("Allocator settings: the program ran with %s; this replay with %s\n",
+		       traced[0] ? traced : "none", mine[0] ? mine : "none");
+}
+
 static struct run_variant cols[16];
 
-static int multi_run(const struct opts *o, const char *workload)
+static int multi_run(const struct opts *o, const char *workload, const char *traced)
 {
 	int na;
 	if (o->compare)
@@ -337,10 +367,12 @@ static int multi_run(const struct opts *o, const char *workload)
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else
-			report_text(med[0], names[0], timer, reps);
+			report_text(med[0], names[0], timer, reps), print_settings(o, traced);
 		return EXIT_OK;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
+	if (traced[0] && !o->format)
+		printf("(the traced program ran with %s: a column NAME(%s) replays it so)\n", traced, traced);
 	return status;
 }
 
@@ -478,10 +510,12 @@ int main(int argc, char **argv)
 	if (valid < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
 
+	static char traced[sizeof r.h.settings];
+	memcpy(traced, r.h.settings, sizeof traced);
 	if (o.compare || o.repeat > 1) {
 		replay_plan_free(&plan);
 		wl_close(&r);
-		return multi_run(&o, workload);
+		return multi_run(&o, workload, traced);
 	}
 	replay_catch_crashes();   /* the allocator under test is in place from here */
 	const char *alloc_name = o.malloc_name ? o.malloc_name : "glibc";
@@ -517,8 +551,10 @@ int main(int argc, char **argv)
 		report_csv_header(), report_csv_row(f, alloc, timer);
 	else if (o.format && !strcmp(o.format, "json"))
 		report_json(f, alloc, timer);
-	else
+	else {
 		report_text(f, alloc, timer, 1);
+		print_settings(&o, traced);
+	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
 	return EXIT_OK;

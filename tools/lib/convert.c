@@ -50,6 +50,7 @@ struct impl {
 	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
 	int32_t pid;
 	char program[256];
+	char settings[384];           /* the first trace's (mtrace-workload.h) */
 	uint32_t flags;
 };
 
@@ -454,6 +455,17 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	size_t plen = strnlen(r->exe, sizeof m->program - 1);
 	memcpy(m->program, r->exe, plen);
 	m->program[plen] = 0;
+	if (!m->settings[0]) {
+		/* whole settings only: cut after the last one that fits */
+		size_t n = strlen(r->settings);
+		if (n >= sizeof m->settings) {
+			n = sizeof m->settings - 1;
+			while (n > 0 && r->settings[n] != ' ')
+				n--;
+		}
+		memcpy(m->settings, r->settings, n);
+		m->settings[n] = 0;
+	}
 	int rc = order_feed(&m->ord, r);
 	copy_order_stats(c, m);
 	return rc < 0 ? failed(c, m) : 0;
@@ -481,6 +493,7 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	h->pid = m->pid;
 	h->max_live_threads = order_max_live_threads(&m->ord);
 	snprintf(h->program, sizeof h->program, "%s", m->program);
+	snprintf(h->settings, sizeof h->settings, "%s", m->settings);
 	if (wl_writer_finish(c->w, h) < 0)
 		return write_failed(c);
 	return 0;

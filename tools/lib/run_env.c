@@ -161,11 +161,13 @@ static void parse_settings(struct run_variant *v, const char *s, size_t n)
 	for (char *save = NULL, *t = strtok_r(v->buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		char *eq = strchr(t, '=');
 		size_t name = eq ? (size_t)(eq - t) : 0;
-		if (!strncmp(t, "glibc.", 6) && eq) {
+		int whole = name == 14 && !strncmp(t, "GLIBC_TUNABLES", 14);   /* as a trace header shows it */
+		if ((!strncmp(t, "glibc.", 6) && eq) || whole) {
+			const char *item = whole ? eq + 1 : t;
 			size_t have = strlen(v->tunables);
-			if (have + strlen(t) + 2 > sizeof v->tunables)
+			if (have + strlen(item) + 2 > sizeof v->tunables)
 				tool_die(EXIT_USAGE, "--compare: the glibc tunables of '%s' are too long", v->label);
-			snprintf(v->tunables + have, sizeof v->tunables - have, "%s%s", have ? ":" : "", t);
+			snprintf(v->tunables + have, sizeof v->tunables - have, "%s%s", have ? ":" : "", item);
 		} else if (!strncmp(t, "M_", 2) && eq) {
 			check_mallopt(t, 0, v->what);
 			if (v->nmallopt == RUN_VARIANT_SETTINGS)
@@ -174,11 +176,9 @@ static void parse_settings(struct run_variant *v, const char *s, size_t n)
 			v->mallopt[v->nmallopt++] = t;
 		} else if (eq && env_name_ok(t, name)) {
 			/* the harness's own: the allocator's preload, the tunables, our re-execution */
-			if ((name == 10 && !strncmp(t, "LD_PRELOAD", 10)) || (name == 14 && !strncmp(t, "GLIBC_TUNABLES", 14)) ||
-			    !strncmp(t, "MTRACE_", 7))
+			if ((name == 10 && !strncmp(t, "LD_PRELOAD", 10)) || !strncmp(t, "MTRACE_", 7))
 				tool_die(EXIT_USAGE, "--compare: '%s' in '%s': trace_run sets %.*s itself (name the "
-					 "allocator before the parentheses, and glibc tunables as glibc.NAME=VALUE)",
-					 t, v->label, (int)name, t);
+					 "allocator before the parentheses)", t, v->label, (int)name, t);
 			if (v->nenv == RUN_VARIANT_SETTINGS)
 				tool_die(EXIT_USAGE, "--compare: '%s' has more than %d environment settings", v->label,
 					 RUN_VARIANT_SETTINGS);

@@ -9,8 +9,9 @@
 #include <stddef.h>
 
 /* One column of --compare: an allocator and settings of its own, written NAME or
-   NAME(SETTING ...), settings separated by spaces: glibc.*=VALUE a glibc tunable, M_*=VALUE a
-   mallopt parameter, any other NAME=VALUE an environment variable (MALLOC_CONF for jemalloc,
+   NAME(SETTING ...), settings separated by spaces: glibc.*=VALUE a glibc tunable (or
+   GLIBC_TUNABLES=A=1:B=2, several, as a trace header shows them), M_*=VALUE a mallopt
+   parameter, any other NAME=VALUE an environment variable (MALLOC_CONF for jemalloc,
    MIMALLOC_*, TCMALLOC_*, ...). */
 #define RUN_VARIANT_SETTINGS 16
 struct run_variant {

@@ -50,6 +50,8 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->calls_recorded);
 	MTRACE_SWAP(h->stop_reason);
 	MTRACE_SWAP(h->stop_errno);
+	MTRACE_SWAP(h->settings_offset);
+	MTRACE_SWAP(h->settings_len);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -337,6 +339,9 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 	else if (AT(cmdline_offset), (uint64_t)h->cmdline_offset + h->cmdline_len > h->header_size ||
 		 (h->cmdline_len && h->cmdline_offset < sizeof *h))
 		what = "command line lies outside the header";
+	else if (AT(settings_offset), (uint64_t)h->settings_offset + h->settings_len > h->header_size ||
+		 (h->settings_len && h->settings_offset < sizeof *h))
+		what = "allocator settings lie outside the header";
 	else
 		return 0;
 #undef AT
@@ -427,6 +432,7 @@ int trace_open(struct trace_reader *r, const char *path)
 			    (unsigned)r->hdr.header_size);
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
 	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
+	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset, r->hdr.settings_len, 1);
 	r->buf_pos = r->hdr.header_size;
 	r->offset = r->hdr.header_size;
 	/* records can be handed out in place: host order, the record size we read, and pointers
