@@ -98,7 +98,10 @@ struct mtrace_file_header {
 	                                   (GLIBC_TUNABLES, MALLOC_*, MIMALLOC_*, TCMALLOC_*), each
 	                                   NAME=VALUE followed by a NUL; settings_len 0: none */
 	uint32_t settings_len;
-	uint64_t reserved[51];          /* zero; room for later fields without a version change */
+	uint32_t allocator_offset;      /* the path of the object that served the calls (libc.so.6,
+	                                   libjemalloc.so.2, ...); allocator_len 0: unknown */
+	uint32_t allocator_len;
+	uint64_t reserved[50];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 

@@ -74,7 +74,9 @@ struct mtrace_wl_header {
 	char     settings[384];          /* the allocators' settings the program ran with (the trace
 	                                    header's, NAME=VALUE separated by spaces), NUL-terminated,
 	                                    may be empty; cut at a setting's end when too long */
-	uint64_t reserved[20];           /* zero */
+	char     allocator[64];          /* the file name of the allocator traced (libc.so.6,
+	                                    libjemalloc.so.2, ...), NUL-terminated; empty: unknown */
+	uint64_t reserved[12];           /* zero */
 };
 
 struct mtrace_wl_thread {

@@ -44,6 +44,7 @@ struct mt_real {
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
 };
 extern struct mt_real mt_real;
+extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
 void mt_check_bypass(void);            /* once, after mt_resolve and mt_stderr_init */

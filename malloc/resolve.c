@@ -16,6 +16,7 @@
 #include "mt-internal.h"
 
 struct mt_real mt_real;
+char mt_allocator_path[256];
 
 extern void *__curbrk __attribute__((weak));   /* glibc's program break */
 
@@ -237,6 +238,9 @@ void mt_resolve(void)
 		const char *slash = strrchr(info.dli_fname, '/');
 		const char *base = slash ? slash + 1 : info.dli_fname;
 		r.is_glibc = strncmp(base, "libc.so", 7) == 0;
+		size_t n = strlen(info.dli_fname);   /* for the header: which allocator was traced */
+		if (n < sizeof mt_allocator_path)
+			memcpy(mt_allocator_path, info.dli_fname, n + 1);
 	}
 
 	/* We read glibc's chunk headers instead of calling malloc_usable_size.  No probe

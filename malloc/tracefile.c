@@ -192,6 +192,14 @@ static void header_init(char *page, pid_t ppid)
 		s += hdr.settings_len;
 		room -= hdr.settings_len;
 	}
+	size_t an = strlen(mt_allocator_path);   /* < 256: room is 3.5 KiB less at most 1 KiB */
+	if (an) {
+		memcpy(s, mt_allocator_path, an);
+		hdr.allocator_offset = (uint32_t)(s - page);
+		hdr.allocator_len = (uint32_t)an;
+		s += an + 1;
+		room -= an + 1;
+	}
 	if (!mt_g.private_header) {
 		ssize_t n = readlink("/proc/self/exe", s, room / 4);
 		if (n > 0) {

@@ -263,13 +263,28 @@ grep -q '^  settings  .*MALLOC_TOP_PAD_=131072' "$TMP/err" && ok "settings: in t
 "$BIN/trace_dump" -H "$TMP/set.wl" | grep -q '^# settings  .*MIMALLOC_SHOW_STATS=0' && ok "settings: in the workload's header" || bad "workload header: $("$BIN/trace_dump" -H "$TMP/set.wl")"
 settings=$("$BIN/trace_dump" -H "$TMP/set.wl" | sed -n 's/^# settings  \(.*\) (the allocators.*/\1/p')
 "$R" "$TMP/set.wl" >"$TMP/out"; eq "settings: replay exit 0" 0 "$?"
-eq "settings: named beside the replay's own" "Allocator settings: the program ran with $settings; this replay with none" "$(grep '^Allocator settings' "$TMP/out")"
-"$R" -T glibc.malloc.arena_max=2 -M M_TOP_PAD=4096 "$TMP/set.wl" | grep -q '; this replay with GLIBC_TUNABLES=glibc.malloc.arena_max=2 mallopt M_TOP_PAD=4096$' &&
+libc=$(basename "$("$BIN/trace_dump" -H "$st" | sed -n 's/^# allocator \(.*\), glibc .*/\1/p')")
+case "$libc" in libc.so*) ok "settings: the trace names the allocator that served it ($libc)" ;; *) bad "allocator: '$libc'" ;; esac
+eq "settings: named beside the replay's own" "Allocator as traced: $libc, with $settings; this replay: glibc, with no settings" "$(grep '^Allocator as traced' "$TMP/out")"
+"$R" -T glibc.malloc.arena_max=2 -M M_TOP_PAD=4096 "$TMP/set.wl" | grep -q '; this replay: glibc, with GLIBC_TUNABLES=glibc.malloc.arena_max=2 mallopt M_TOP_PAD=4096$' &&
 	ok "settings: the replay's own --tunables and --mallopt named" || bad "replay settings line"
-"$R" "$TMP/m.wl" | grep -q '^Allocator settings' && bad "settings: a line where neither had any" || ok "settings: no line where neither had any"
+"$R" "$TMP/m.wl" | grep -q '^Allocator as traced' && bad "settings: a line where neither had any" || ok "settings: no line where neither had any (glibc both, no settings)"
 "$R" --compare "glibc,glibc($settings)" "$TMP/set.wl" >"$TMP/out"; eq "settings: the column as printed is accepted" 0 "$?"
-grep -q "^(the traced program ran with $settings: a column NAME($settings) replays it so)" "$TMP/out" &&
-	ok "settings: named under the --compare table" || bad "compare footnote: $(tail -n 1 "$TMP/out")"
+grep -q -F "(the traced program ran on $libc, with $settings: --compare column glibc($settings) replays it so)" "$TMP/out" &&
+	ok "settings: named under the --compare table, with the column" || bad "compare footnote: $(tail -n 1 "$TMP/out")"
+if [ "${SANITIZE:-}" != 1 ]; then   # (another allocator cannot be preloaded into an ASan process)
+	# traced on another allocator (preloaded after the tracer): the trace and the workload name it,
+	# and a replay on glibc says it runs on another
+	( MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/fwd" LD_PRELOAD="$LIB $TP/libfwd.so" "$TP/bigalloc" 1000 >/dev/null )
+	fw=$(one_file "$TMP/fwd.*")
+	"$BIN/trace_dump" -H "$fw" | grep -q "^# allocator $TP/libfwd.so, not glibc$" && ok "allocator: the trace names the one after the tracer" ||
+		bad "allocator: $("$BIN/trace_dump" -H "$fw" | grep allocator)"
+	"$BIN/trace2wl" -q "$TMP/fwd.wl" "$fw"
+	"$BIN/trace_dump" -H "$TMP/fwd.wl" | grep -q '^# allocator libfwd.so (the one it ran on)$' && ok "allocator: the workload names it" || bad "workload allocator"
+	"$R" "$TMP/fwd.wl" | grep -q '^Allocator as traced: libfwd.so, with no settings; this replay: glibc, with no settings$' &&
+		ok "allocator: a replay on another one says so" || bad "replay on another: $("$R" "$TMP/fwd.wl" | tail -n 1)"
+	"$R" --malloc "$TP/libfwd.so" "$TMP/fwd.wl" | grep -q '^Allocator as traced' && bad "allocator: a line when the replay runs on the same" || ok "allocator: no line when the replay runs on the same"
+fi
 if [ "${SANITIZE:-}" != 1 ]; then   # four threads, one arena: the program's own setting at work
 	"$R" --compare "glibc,glibc($settings)" --csv "$TMP/set.wl" >"$TMP/set.csv"
 	vsz=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "peak_vmsize_kb") c = i } NR > 1 { printf "%s ", $c }' "$TMP/set.csv")

@@ -67,6 +67,8 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 		fmt_commas(a, s->repaired_live), fmt_commas(b, s->late));
 	if (s->torn)
 		fprintf(stderr, "  %s partly written records skipped (the traced process was killed)\n", fmt_commas(a, s->torn));
+	if (h->allocator[0])
+		fprintf(stderr, "  allocator        %s (the one the program ran on)\n", h->allocator);
 	if (h->settings[0])
 		fprintf(stderr, "  settings         %s (the allocators' settings the program ran with)\n", h->settings);
 }

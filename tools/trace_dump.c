@@ -82,7 +82,8 @@ static void print_header(const struct trace_reader *r)
 	printf("# clock     %s, %s ticks/s; durations: %s\n", trace_clock_name(h->clock),
 	       fmt_commas(n1, h->ticks_per_sec),
 	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
-	printf("# allocator %s\n", (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
+	printf("# allocator %s%s%s\n", r->allocator, r->allocator[0] ? ", " : "",
+	       (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
 	if (r->settings[0])
 		printf("# settings  %s\n", r->settings);
 	if (h->flags & MTRACE_HF_BYPASSED)
@@ -180,6 +181,8 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	       (unsigned)h->header_size, fmt_commas(a, h->file_size),
 	       (h->flags & MTRACE_WL_HF_FROM_DJ) ? ", from a dj/malloc trace or workload" : "");
 	printf("# program   %s (pid %d)\n", h->program[0] ? h->program : "(unknown)", (int)h->pid);
+	if (h->allocator[0])
+		printf("# allocator %s (the one it ran on)\n", h->allocator);
 	if (h->settings[0])
 		printf("# settings  %s (the allocators' settings it ran with)\n", h->settings);
 	printf("# streams   %u", (unsigned)h->nthreads);

@@ -88,11 +88,17 @@ static void anonymize(const char *in, FILE *out)
 	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
 	h.flags |= MTRACE_HF_PRIVATE;
 	memset(page, 0, h.header_size);
-	/* the allocators' settings stay (no path, no argument: what a replay needs), from the
+	/* the allocators' settings and the allocator's path stay (what a replay needs), from the
 	   header bytes still in the reader's buffer */
+	uint32_t at = MTRACE_HEADER_STRINGS;
 	if (h.settings_len) {
-		memmove(page + MTRACE_HEADER_STRINGS, r.buf + h.settings_offset, h.settings_len);
-		h.settings_offset = MTRACE_HEADER_STRINGS;
+		memmove(page + at, r.buf + h.settings_offset, h.settings_len);
+		h.settings_offset = at;
+		at += h.settings_len;
+	}
+	if (h.allocator_len) {
+		memmove(page + at, r.buf + h.allocator_offset, h.allocator_len);
+		h.allocator_offset = at;
 	}
 	memcpy(page, &h, sizeof h);
 	fwrite(page, 1, h.header_size, out);

@@ -273,20 +273,43 @@ static void replay_settings(const struct opts *o, char *buf, size_t cap)
 		n += (size_t)snprintf(buf + n, cap - n, "%smallopt %s", n ? " " : "", o->mallopts[i]);
 }
 
-/* A line after the summary, when the program or the replay ran with settings: a maintainer
-   comparing the two needs to know */
-static void print_settings(const struct opts *o, const char *traced)
+/* The --malloc name of an allocator a workload names by its file (libc.so.6: glibc,
+   libjemalloc.so.2: jemalloc, ...), or that file name */
+static const char *allocator_name(const char *file)
+{
+	static const struct { const char *prefix, *name; } names[] = {
+		{ "libc.so", "glibc" }, { "libjemalloc.so", "jemalloc" },
+		{ "libtcmalloc", "tcmalloc" }, { "libmimalloc.so", "mimalloc" },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (!strncmp(file, names[i].prefix, strlen(names[i].prefix)))
+			return names[i].name;
+	return file;
+}
+
+/* What the traced program ran on and with (the workload header's), for the lines below */
+struct as_traced {
+	char allocator[64];           /* its file name; "" unknown */
+	char settings[384];
+};
+
+/* A line after the summary, when the program ran on another allocator than this replay, or
+   either with settings: a maintainer comparing the two needs to know */
+static void print_settings(const struct opts *o, const struct as_traced *t, const char *alloc)
 {
 	char mine[2048];
 	replay_settings(o, mine, sizeof mine);
-	if (traced[0] || mine[0])
-		printf("Allocator settings: the program ran with %s; this replay with %s\n",
-		       traced[0] ? traced : "none", mine[0] ? mine : "none");
+	const char *slash = strrchr(alloc, '/'), *ours = slash ? slash + 1 : alloc;
+	int other = t->allocator[0] && strcmp(allocator_name(t->allocator), allocator_name(ours));
+	if (t->settings[0] || mine[0] || other)
+		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
+		       t->allocator[0] ? t->allocator : "unknown", t->settings[0] ? t->settings : "no settings",
+		       ours, mine[0] ? mine : "no settings");
 }
 
 static struct run_variant cols[16];
 
-static int multi_run(const struct opts *o, const char *workload, const char *traced)
+static int multi_run(const struct opts *o, const char *workload, const struct as_traced *traced)
 {
 	int na;
 	if (o->compare)
@@ -367,12 +390,18 @@ static int multi_run(const struct opts *o, const char *workload, const char *tra
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else
-			report_text(med[0], names[0], timer, reps), print_settings(o, traced);
+			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0]);
 		return EXIT_OK;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
-	if (traced[0] && !o->format)
-		printf("(the traced program ran with %s: a column NAME(%s) replays it so)\n", traced, traced);
+	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name(traced->allocator), "glibc")))) {
+		/* the column that replays the program as it ran, ready to copy */
+		const char *name = traced->allocator[0] ? allocator_name(traced->allocator) : "NAME";
+		printf("(the traced program ran on %s, with %s: --compare column %s%s%s%s replays it so)\n",
+		       traced->allocator[0] ? traced->allocator : "an allocator not named in the workload",
+		       traced->settings[0] ? traced->settings : "no settings", name,
+		       traced->settings[0] ? "(" : "", traced->settings, traced->settings[0] ? ")" : "");
+	}
 	return status;
 }
 
@@ -510,12 +539,13 @@ int main(int argc, char **argv)
 	if (valid < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
 
-	static char traced[sizeof r.h.settings];
-	memcpy(traced, r.h.settings, sizeof traced);
+	static struct as_traced traced;
+	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
+	memcpy(traced.settings, r.h.settings, sizeof traced.settings);
 	if (o.compare || o.repeat > 1) {
 		replay_plan_free(&plan);
 		wl_close(&r);
-		return multi_run(&o, workload, traced);
+		return multi_run(&o, workload, &traced);
 	}
 	replay_catch_crashes();   /* the allocator under test is in place from here */
 	const char *alloc_name = o.malloc_name ? o.malloc_name : "glibc";
@@ -553,7 +583,7 @@ int main(int argc, char **argv)
 		report_json(f, alloc, timer);
 	else {
 		report_text(f, alloc, timer, 1);
-		print_settings(&o, traced);
+		print_settings(&o, &traced, alloc_name);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));

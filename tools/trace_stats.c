@@ -55,6 +55,7 @@ struct stats {
 	const char *name;
 	char exe[256];
 	char settings[1100];          /* the allocators' settings the program ran with */
+	char allocator[512];          /* and the allocator's path */
 	int32_t pid;
 	uint64_t tps, t0, t_last;
 	int glibc;
@@ -307,6 +308,7 @@ static int collect(const char *path, struct stats *s)
 	memcpy(s->exe, r.exe, el);
 	s->exe[el] = 0;
 	snprintf(s->settings, sizeof s->settings, "%s", r.settings);
+	snprintf(s->allocator, sizeof s->allocator, "%s", r.allocator);
 	s->pid = r.hdr.pid;
 	s->tps = r.hdr.ticks_per_sec;
 	s->clock = r.format == TRACE_FMT_MTRACE ? r.hdr.clock : MTRACE_CLOCK_NONE;
@@ -515,19 +517,22 @@ static void report(const struct stats *s)
 	json_first = 1;
 	if (fmt == JSON)
 		printf("{\"file\": "), print_json_string(stdout, s->name), json_first = 0,
-		printf(", \"pid\": %d, \"threads\": %u, \"settings\": ", (int)s->pid, s->nthreads),
+		printf(", \"pid\": %d, \"threads\": %u, \"allocator\": ", (int)s->pid, s->nthreads),
+		print_json_string(stdout, s->allocator), printf(", \"settings\": "),
 		print_json_string(stdout, s->settings);
 	else if (fmt == TEXT) {
 		printf("%s: %s (pid %d), %u thread%s, %s call%s over %.6f s\n", s->name, s->exe[0] ? s->exe : "?",
 		       (int)s->pid, s->nthreads, s->nthreads == 1 ? "" : "s", fmt_commas(c1, s->total),
 		       s->total == 1 ? "" : "s", secs(s, s->t_last));
+		if (s->allocator[0])
+			printf("allocator: %s\n", s->allocator);
 		if (s->settings[0])
 			printf("settings: %s (the allocators' settings it ran with)\n", s->settings);
 		printf("calls\n");
 	} else
 		printf("trace\tfile\t"), print_tsv_field(stdout, s->name),
-		printf("\ntrace\tthreads\t%u\ntrace\tsettings\t", s->nthreads), print_tsv_field(stdout, s->settings),
-		printf("\n");
+		printf("\ntrace\tthreads\t%u\ntrace\tallocator\t", s->nthreads), print_tsv_field(stdout, s->allocator),
+		printf("\ntrace\tsettings\t"), print_tsv_field(stdout, s->settings), printf("\n");
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_API; c++)
 		if (s->calls[c] || fmt != TEXT)
 			kv("calls", mtrace_call_name(c), s->calls[c]);

@@ -51,6 +51,7 @@ struct impl {
 	int32_t pid;
 	char program[256];
 	char settings[384];           /* the first trace's (mtrace-workload.h) */
+	char allocator[64];           /* its allocator's file name */
 	uint32_t flags;
 };
 
@@ -455,6 +456,12 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	size_t plen = strnlen(r->exe, sizeof m->program - 1);
 	memcpy(m->program, r->exe, plen);
 	m->program[plen] = 0;
+	if (!m->allocator[0] && r->allocator[0]) {
+		const char *slash = strrchr(r->allocator, '/'), *base = slash ? slash + 1 : r->allocator;
+		size_t n = strnlen(base, sizeof m->allocator - 1);   /* (a file name longer is cut) */
+		memcpy(m->allocator, base, n);
+		m->allocator[n] = 0;
+	}
 	if (!m->settings[0]) {
 		/* whole settings only: cut after the last one that fits */
 		size_t n = strlen(r->settings);
@@ -494,6 +501,7 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	h->max_live_threads = order_max_live_threads(&m->ord);
 	snprintf(h->program, sizeof h->program, "%s", m->program);
 	snprintf(h->settings, sizeof h->settings, "%s", m->settings);
+	snprintf(h->allocator, sizeof h->allocator, "%s", m->allocator);
 	if (wl_writer_finish(c->w, h) < 0)
 		return write_failed(c);
 	return 0;

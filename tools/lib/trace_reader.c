@@ -52,6 +52,8 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->stop_errno);
 	MTRACE_SWAP(h->settings_offset);
 	MTRACE_SWAP(h->settings_len);
+	MTRACE_SWAP(h->allocator_offset);
+	MTRACE_SWAP(h->allocator_len);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -342,6 +344,9 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 	else if (AT(settings_offset), (uint64_t)h->settings_offset + h->settings_len > h->header_size ||
 		 (h->settings_len && h->settings_offset < sizeof *h))
 		what = "allocator settings lie outside the header";
+	else if (AT(allocator_offset), (uint64_t)h->allocator_offset + h->allocator_len > h->header_size ||
+		 (h->allocator_len && h->allocator_offset < sizeof *h))
+		what = "allocator path lies outside the header";
 	else
 		return 0;
 #undef AT
@@ -433,6 +438,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
 	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
 	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset, r->hdr.settings_len, 1);
+	copy_string(r->allocator, sizeof r->allocator, r->buf + r->hdr.allocator_offset, r->hdr.allocator_len, 0);
 	r->buf_pos = r->hdr.header_size;
 	r->offset = r->hdr.header_size;
 	/* records can be handed out in place: host order, the record size we read, and pointers

@@ -36,6 +36,7 @@ struct trace_reader {
 	char cmdline[4096];             /* arguments separated by spaces; empty if absent */
 	char settings[1100];            /* the allocators' settings (NAME=VALUE), separated by
 	                                   spaces; empty if none */
+	char allocator[512];            /* the path of the allocator traced; empty if unknown */
 	uint64_t offset;                /* file offset of the next record */
 	uint64_t n_written;             /* committed records returned so far (chunks included) */
 	uint64_t n_unwritten;           /* never-committed records skipped */

@@ -56,6 +56,7 @@ int wl_open(struct wl_reader *r, const char *path)
 	/* the strings end in the fields, whatever a hostile file holds */
 	r->h.program[sizeof r->h.program - 1] = 0;
 	r->h.settings[sizeof r->h.settings - 1] = 0;
+	r->h.allocator[sizeof r->h.allocator - 1] = 0;
 	const struct mtrace_wl_header *h = &r->h;
 	if (memcmp(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN) != 0)
 		return fail(r, 0, "not an mtrace workload (bad magic)");
