@@ -70,6 +70,15 @@ enum mtrace_stop_reason {
 	MTRACE_STOP_MAX         = 6
 };
 
+/* mallopt parameters (glibc's malloc.h numbers) a header records the program's settings of */
+#define MTRACE_MALLOPT_PARAMS 9
+static const struct { int param; const char *name; } mtrace_mallopt_params[MTRACE_MALLOPT_PARAMS]
+	__attribute__((unused)) = {
+	{ 1, "M_MXFAST" }, { -1, "M_TRIM_THRESHOLD" }, { -2, "M_TOP_PAD" }, { -3, "M_MMAP_THRESHOLD" },
+	{ -4, "M_MMAP_MAX" }, { -5, "M_CHECK_ACTION" }, { -6, "M_PERTURB" }, { -7, "M_ARENA_TEST" },
+	{ -8, "M_ARENA_MAX" },
+};
+
 struct mtrace_file_header {
 	char     magic[MTRACE_MAGIC_LEN];
 	uint32_t byte_order_mark;       /* MTRACE_BYTE_ORDER_MARK in the writer's order */
@@ -101,7 +110,10 @@ struct mtrace_file_header {
 	uint32_t allocator_offset;      /* the path of the object that served the calls (libc.so.6,
 	                                   libjemalloc.so.2, ...); allocator_len 0: unknown */
 	uint32_t allocator_len;
-	uint64_t reserved[50];          /* zero; room for later fields without a version change */
+	uint32_t mallopt_set;           /* bit i: the program set mallopt parameter
+	                                   mtrace_mallopt_params[i], last to mallopt_value[i] */
+	int32_t  mallopt_value[MTRACE_MALLOPT_PARAMS];
+	uint64_t reserved[45];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 

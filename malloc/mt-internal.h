@@ -128,6 +128,8 @@ struct mt_global {
 	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int paused;
 	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
+	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
+	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
 	dev_t dev;
 	ino_t ino;
@@ -201,7 +203,8 @@ int  mt_reopen(void);                              /* under lock: after the prog
 int  mt_fd_ours(int reopen);                       /* under lock: is mt_g.fd (still) our file? */
 void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_stderr_init(void);                         /* once, at initialisation */
-void mt_header_update(int finished);               /* under lock */
+void mt_header_update(int finished);
+void mt_header_mallopt(void);                       /* under lock: mt_g's mallopt settings in */               /* under lock */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* control.c */

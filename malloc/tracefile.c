@@ -180,6 +180,8 @@ static void header_init(char *page, pid_t ppid)
 	hdr.ticks_per_sec = mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
 	hdr.pid = (int32_t)getpid();
 	hdr.ppid = (int32_t)ppid;
+	hdr.mallopt_set = mt_g.mallopt_set;   /* (set before this file: a fork child's parent's) */
+	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
 
 	memset(page, 0, MTRACE_HEADER_SIZE);
 	/* the allocators' settings (not private: no path, no argument), then exe and cmdline,
@@ -212,6 +214,13 @@ static void header_init(char *page, pid_t ppid)
 		read_whole("/proc/self/cmdline", s, room, &hdr.cmdline_len);
 	}
 	memcpy(page, &hdr, sizeof hdr);
+}
+
+void mt_header_mallopt(void)
+{
+	hdr.mallopt_set = mt_g.mallopt_set;
+	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
+	mt_header_update(0);
 }
 
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */

@@ -43,6 +43,13 @@ same spawn "$TP/catalogue" spawn
 ge "spawn: the spawned shells traced too" 3 "$(ls "$TMP"/spawn.*[0-9] | wc -l)"
 same envchurn "$TP/catalogue" envchurn
 eq "envchurn: 3000 malloc(2007) with the environment churning" 3000 "$(count "$(trace_of envchurn catalogue)" malloc 2007)"
+same mallopt "$TP/catalogue" mallopt
+"$BIN/trace_dump" -H "$(trace_of mallopt catalogue)" | grep -q '^# settings  M_TOP_PAD=65536 M_ARENA_MAX=1$' &&
+	ok "mallopt: the program's settings in the header, each at its last value, nothing failed" ||
+	bad "mallopt header: $("$BIN/trace_dump" -H "$(trace_of mallopt catalogue)" | grep settings)"
+"$BIN/trace2wl" -q "$TMP/mallopt.wl" "$(trace_of mallopt catalogue)"
+"$BIN/trace_run" --compare 'glibc' "$TMP/mallopt.wl" | grep -q -F -- '--compare column glibc(M_TOP_PAD=65536 M_ARENA_MAX=1) replays it so' &&
+	ok "mallopt: trace_run names the column that replays it as it ran" || bad "mallopt footnote: $("$BIN/trace_run" --compare glibc "$TMP/mallopt.wl" | tail -n 1)"
 same tls "$TP/cxx_catalogue"
 ge "thread_local destructors: their allocations traced" 8 "$(count "$(trace_of tls cxx_catalogue)" malloc 2010)"
 same threads1000 "$TP/threads" 1000 100 5

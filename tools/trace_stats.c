@@ -54,7 +54,7 @@ struct tstat {
 struct stats {
 	const char *name;
 	char exe[256];
-	char settings[1100];          /* the allocators' settings the program ran with */
+	char settings[1400];          /* the allocators' settings the program ran with */
 	char allocator[512];          /* and the allocator's path */
 	int32_t pid;
 	uint64_t tps, t0, t_last;

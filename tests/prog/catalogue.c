@@ -1,8 +1,10 @@
 /* catalogue - hostile programs for the capture tests, one mode each; every mode prints what it
  * did so traced and untraced runs can be compared.
- *   catalogue dlopen LIB | deepbind LIB | signal | longjmp | spawn | envchurn | pretrace DIR */
+ *   catalogue dlopen LIB | deepbind LIB | signal | longjmp | spawn | envchurn | mallopt | pretrace DIR */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
@@ -118,6 +120,17 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, &st, 0);
 		printf("vfork: exit %d\n", WEXITSTATUS(st));
+		return 0;
+	}
+	if (!strcmp(mode, "mallopt")) {
+		/* the program tunes its allocator: results and errno as untraced; what succeeded is
+		   the trace's to keep (the second M_TOP_PAD replaces the first) */
+		errno = 0;
+		int a = mallopt(M_TOP_PAD, 4096), b = mallopt(M_ARENA_MAX, 1), c = mallopt(M_TOP_PAD, 65536);
+		int d = mallopt(12345, 1);   /* unknown to the header (glibc says 1, and ignores it) */
+		printf("mallopt: %d %d %d %d, errno %d\n", a, b, c, d, errno);
+		for (int i = 0; i < 100; i++)
+			free(malloc(100));
 		return 0;
 	}
 	if (!strcmp(mode, "envchurn")) {

@@ -54,6 +54,9 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->settings_len);
 	MTRACE_SWAP(h->allocator_offset);
 	MTRACE_SWAP(h->allocator_len);
+	MTRACE_SWAP(h->mallopt_set);
+	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
+		MTRACE_SWAP(h->mallopt_value[i]);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -438,6 +441,13 @@ int trace_open(struct trace_reader *r, const char *path)
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
 	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
 	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset, r->hdr.settings_len, 1);
+	/* and the program's mallopt calls, as a --compare column takes them */
+	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
+		if (r->hdr.mallopt_set & (1u << i)) {
+			size_t n = strlen(r->settings);
+			snprintf(r->settings + n, sizeof r->settings - n, "%s%s=%d", n ? " " : "",
+				 mtrace_mallopt_params[i].name, (int)r->hdr.mallopt_value[i]);
+		}
 	copy_string(r->allocator, sizeof r->allocator, r->buf + r->hdr.allocator_offset, r->hdr.allocator_len, 0);
 	r->buf_pos = r->hdr.header_size;
 	r->offset = r->hdr.header_size;

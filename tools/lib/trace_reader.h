@@ -34,8 +34,9 @@ struct trace_reader {
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
 	char cmdline[4096];             /* arguments separated by spaces; empty if absent */
-	char settings[1100];            /* the allocators' settings (NAME=VALUE), separated by
-	                                   spaces; empty if none */
+	char settings[1400];            /* the allocators' settings (NAME=VALUE) and the program's
+	                                   mallopt calls (M_NAME=VALUE), separated by spaces; empty
+	                                   if none */
 	char allocator[512];            /* the path of the allocator traced; empty if unknown */
 	uint64_t offset;                /* file offset of the next record */
 	uint64_t n_written;             /* committed records returned so far (chunks included) */

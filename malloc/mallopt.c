@@ -1,0 +1,40 @@
+/* mallopt.c - the program's own tuning of its allocator.
+ *
+ * A program that calls mallopt (M_ARENA_MAX, M_MMAP_THRESHOLD, ...) runs on other settings
+ * than a replay under the defaults would.  mallopt passes through to the next definition in
+ * the search order, its result the caller's, and what succeeded is noted in the trace's
+ * header (mallopt_set, mallopt_value), where trace_run finds it to name beside its own.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include "mt-internal.h"
+
+static int (*real_mallopt)(int, int);
+
+MT_API int mallopt(int param, int value)
+{
+	if (MT_UNLIKELY(real_mallopt == NULL)) {
+		uint8_t busy = mt_tls.busy;
+		mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
+		real_mallopt = (int (*)(int, int))dlsym(RTLD_NEXT, "mallopt");
+		mt_tls.busy = busy;
+		if (real_mallopt == NULL)
+			return 0;   /* no allocator defines it: as a call to a missing one would (fail) */
+	}
+	int r = real_mallopt(param, value);
+	int err = errno;   /* the caller sees the allocator's, not our header write's */
+	if (r == 1) {
+		for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
+			if (mtrace_mallopt_params[i].param == param) {
+				pthread_mutex_lock(&mt_g.lock);
+				mt_g.mallopt_set |= 1u << i;
+				mt_g.mallopt_value[i] = value;
+				if (mt_g.fd >= 0 && !mt_g.failed)
+					mt_header_mallopt();
+				pthread_mutex_unlock(&mt_g.lock);
+			}
+	}
+	errno = err;
+	return r;
+}
