@@ -203,8 +203,8 @@ int  mt_reopen(void);                              /* under lock: after the prog
 int  mt_fd_ours(int reopen);                       /* under lock: is mt_g.fd (still) our file? */
 void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_stderr_init(void);                         /* once, at initialisation */
-void mt_header_update(int finished);
-void mt_header_mallopt(void);                       /* under lock: mt_g's mallopt settings in */               /* under lock */
+void mt_header_update(int finished);               /* under lock */
+void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* control.c */

@@ -283,9 +283,6 @@ static int create_file(const char *base, char *path, size_t cap)
 	return -1;
 }
 
-/* Under lock: our descriptor was closed by the program (a daemon's closefrom): open the file
-   again by name - never through a symlink, and only if it is still the same file - and keep
-   the new descriptor high.  0, or -1. */
 /* Is mt_g.fd still our file?  A daemon may have closed every descriptor and the number may
    now be one of its files, which we must never write, truncate or close.  With reopen, a lost
    file is opened again by its name (1 if that worked). */
@@ -297,6 +294,9 @@ int mt_fd_ours(int reopen)
 	return reopen && mt_reopen() == 0;
 }
 
+/* Under lock: our descriptor was closed by the program (a daemon's closefrom): open the file
+   again by name - never through a symlink, and only if it is still the same file - and keep
+   the new descriptor high.  0, or -1. */
 int mt_reopen(void)
 {
 	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
