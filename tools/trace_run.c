@@ -273,20 +273,6 @@ static void replay_settings(const struct opts *o, char *buf, size_t cap)
 		n += (size_t)snprintf(buf + n, cap - n, "%smallopt %s", n ? " " : "", o->mallopts[i]);
 }
 
-/* The --malloc name of an allocator a workload names by its file (libc.so.6: glibc,
-   libjemalloc.so.2: jemalloc, ...), or that file name */
-static const char *allocator_name(const char *file)
-{
-	static const struct { const char *prefix, *name; } names[] = {
-		{ "libc.so", "glibc" }, { "libjemalloc.so", "jemalloc" },
-		{ "libtcmalloc", "tcmalloc" }, { "libmimalloc.so", "mimalloc" },
-	};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (!strncmp(file, names[i].prefix, strlen(names[i].prefix)))
-			return names[i].name;
-	return file;
-}
-
 /* What the traced program ran on and with (the workload header's), for the lines below */
 struct as_traced {
 	char allocator[64];           /* its file name; "" unknown */
@@ -300,7 +286,7 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 	char mine[2048];
 	replay_settings(o, mine, sizeof mine);
 	const char *slash = strrchr(alloc, '/'), *ours = slash ? slash + 1 : alloc;
-	int other = t->allocator[0] && strcmp(allocator_name(t->allocator), allocator_name(ours));
+	int other = t->allocator[0] && strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
 	if (t->settings[0] || mine[0] || other)
 		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
 		       t->allocator[0] ? t->allocator : "unknown", t->settings[0] ? t->settings : "no settings",
@@ -394,9 +380,9 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 		return EXIT_OK;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
-	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name(traced->allocator), "glibc")))) {
+	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
 		/* the column that replays the program as it ran, ready to copy */
-		const char *name = traced->allocator[0] ? allocator_name(traced->allocator) : "NAME";
+		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
 		printf("(the traced program ran on %s, with %s: --compare column %s%s%s%s replays it so)\n",
 		       traced->allocator[0] ? traced->allocator : "an allocator not named in the workload",
 		       traced->settings[0] ? traced->settings : "no settings", name,

@@ -18,11 +18,23 @@
    Allocators
    ------------------------------------------------------------------------------------------- */
 
-static const struct { const char *name, *lib, *pkg; } known[] = {
-	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2" },
-	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4" },
-	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0" },
+static const struct { const char *name, *lib, *pkg, *family; } known[] = {
+	/* family: how the files of any build of it begin (tcmalloc's full one as its minimal) */
+	{ "jemalloc", "libjemalloc.so.2", "libjemalloc2", "libjemalloc" },
+	{ "tcmalloc", "libtcmalloc_minimal.so.4", "libtcmalloc-minimal4", "libtcmalloc" },
+	{ "mimalloc", "libmimalloc.so.2", "libmimalloc2.0", "libmimalloc" },
 };
+
+const char *allocator_name_of(const char *file)
+{
+	const char *slash = strrchr(file, '/'), *base = slash ? slash + 1 : file;
+	if (!strncmp(base, "libc.so", 7))
+		return "glibc";
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (!strncmp(base, known[i].family, strlen(known[i].family)))
+			return known[i].name;
+	return base;
+}
 
 const char *allocator_path(const char *name, char *buf, size_t cap, const char **why)
 {

@@ -28,6 +28,10 @@ struct run_variant {
    checked (usage errors exit 2).  Returns the number of columns. */
 int run_variants_parse(const char *list, struct run_variant *v, int max);
 
+/* The --malloc name of the allocator in shared object FILE (a path or a file name: libc.so.6 is
+   glibc, libjemalloc.so.2 jemalloc, ...), or FILE's file name for one not known by name */
+const char *allocator_name_of(const char *file);
+
 /* The shared object for NAME (glibc, jemalloc, tcmalloc, mimalloc or a path; "" for glibc);
    NULL with *why set if it cannot be found (a missing one names its Debian package). */
 const char *allocator_path(const char *name, char *buf, size_t cap, const char **why);
