@@ -6,6 +6,9 @@
 #define MT_SIZE_H
 #include <stdint.h>
 
+/* the smallest cap a trace can live in: the header (4 KiB) and a thread's first chunk (1 KiB) */
+#define MT_MAX_SIZE_MIN (5u << 10)
+
 /* 0 and *out, or -1: not such a size, 0, or more than 2^64 - 1 */
 static inline int mt_parse_size(const char *s, uint64_t *out)
 {

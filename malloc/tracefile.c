@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "mt-internal.h"
+#include "mt-size.h"
+
+_Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK, "a capped trace holds a header and a chunk");
 
 static struct mtrace_file_header hdr;   /* the open file's header, rewritten as it changes */
 
@@ -343,7 +346,7 @@ int mt_file_open(const char *base, pid_t ppid)
 		errno = EINVAL;
 		return -1;
 	}
-	if (mt_g.max_size && mt_g.max_size < MTRACE_HEADER_SIZE + MT_FIRST_CHUNK) {
+	if (mt_g.max_size && mt_g.max_size < MT_MAX_SIZE_MIN) {
 		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a first chunk", NULL, 0);
 		errno = EFBIG;
 		return -1;

@@ -225,7 +225,7 @@ int main(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'l': lib_opt = optarg; break;
 		case 's':
-			if (mt_parse_size(optarg, &cap) < 0 || cap < MTRACE_HEADER_SIZE + 1024)
+			if (mt_parse_size(optarg, &cap) < 0 || cap < MT_MAX_SIZE_MIN)
 				tool_die(EXIT_TOOL, "--max-size wants a size of 5K or more (bytes, or a number "
 					 "with K, M, G or T after it), not '%s'", optarg);
 			max_size = optarg;
