@@ -279,6 +279,10 @@ if [ "${SANITIZE:-}" != 1 ]; then   # (another allocator cannot be preloaded int
 	fw=$(one_file "$TMP/fwd.*")
 	"$BIN/trace_dump" -H "$fw" | grep -q "^# allocator $TP/libfwd.so, not glibc$" && ok "allocator: the trace names the one after the tracer" ||
 		bad "allocator: $("$BIN/trace_dump" -H "$fw" | grep allocator)"
+	"$BIN/trace_stats" --diff "$st" "$fw" >"$TMP/diff"
+	grep -q -F "A: $st (on " "$TMP/diff" && grep -q -F ", with $settings)" "$TMP/diff" &&
+		grep -q -F "B: $fw (on $TP/libfwd.so, with no settings)" "$TMP/diff" &&
+		ok "allocator: trace_stats --diff says what each trace ran on and with" || bad "diff: $(head -n 2 "$TMP/diff")"
 	"$BIN/trace2wl" -q "$TMP/fwd.wl" "$fw"
 	"$BIN/trace_dump" -H "$TMP/fwd.wl" | grep -q '^# allocator libfwd.so (the one it ran on)$' && ok "allocator: the workload names it" || bad "workload allocator"
 	"$R" "$TMP/fwd.wl" | grep -q '^Allocator as traced: libfwd.so, with no settings; this replay: glibc, with no settings$' &&

@@ -736,7 +736,15 @@ int main(int argc, char **argv)
 		if (collect(argv[optind], &a) < 0 || collect(argv[optind + 1], &b) < 0)
 			return EXIT_BADFILE;
 		if (fmt == TEXT)
-			printf("A: %s\nB: %s\n", argv[optind], argv[optind + 1]);
+			for (int k = 0; k < 2; k++) {
+				/* what each ran on and with: a difference there explains the figures' */
+				const struct stats *x = k ? &b : &a;
+				printf("%c: %s", k ? 'B' : 'A', argv[optind + k]);
+				if (x->allocator[0] || x->settings[0])
+					printf(" (on %s, with %s)", x->allocator[0] ? x->allocator : "an allocator not named",
+					       x->settings[0] ? x->settings : "no settings");
+				printf("\n");
+			}
 		diff(&a, &b);
 		release(&a);
 		release(&b);
