@@ -10,6 +10,8 @@ stopped() {
 	eq "$2: exactly one warning line, naming it" "1 1" "$(grep -c 'mtrace-ctl:' "$TMP/err") $(grep -c -F "$3" "$TMP/err")"
 	f=$(one_file "$TMP/$2.*")
 	check "$2: trace validates" "$BIN/trace_dump" -c "$f"
+	"$BIN/trace_dump" -c "$f" | grep -q -F "; tracing stopped early, as $3 was reached" && ok "$2: trace_dump -c says it stopped early" ||
+		bad "$2: -c: $("$BIN/trace_dump" -c "$f")"
 	size=$(stat -c %s "$f")
 	check "$2: trace within 1 MiB ($size)" test "$size" -le 1048576
 	ge "$2: calls before it are there" 5000 "$(count "$f" calls)"

@@ -370,10 +370,15 @@ static int dump(const char *path)
 	char n1[32], n2[32];
 	if (rc < 0)
 		tool_warn("%s", r.err);
-	else if (opt.check)
-		printf("%s: valid trace: %s call%s from %zu thread%s, %s unwritten records skipped%s\n",
+	else if (opt.check) {
+		char why[200], stopped[240] = "";
+		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
+			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
+				 trace_stop_text(&r.hdr, why, sizeof why));
+		printf("%s: valid trace: %s call%s from %zu thread%s, %s unwritten records skipped%s%s\n",
 		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten),
-		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "");
+		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "", stopped);
+	}
 	else
 		printf("# %s call%s from %zu thread%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
 		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten));
