@@ -48,7 +48,7 @@ same mallopt "$TP/catalogue" mallopt
 	ok "mallopt: the program's settings in the header, each at its last value, nothing failed" ||
 	bad "mallopt header: $("$BIN/trace_dump" -H "$(trace_of mallopt catalogue)" | grep settings)"
 "$BIN/trace2wl" -q "$TMP/mallopt.wl" "$(trace_of mallopt catalogue)"
-"$BIN/trace_run" --compare 'glibc' "$TMP/mallopt.wl" | grep -q -F -- '--compare column glibc(M_TOP_PAD=65536 M_ARENA_MAX=1) replays it so' &&
+"$BIN/trace_run" --compare 'glibc' "$TMP/mallopt.wl" | grep -q -F -- "a column 'traced', glibc(M_TOP_PAD=65536 M_ARENA_MAX=1), replays it so" &&
 	ok "mallopt: trace_run names the column that replays it as it ran" || bad "mallopt footnote: $("$BIN/trace_run" --compare glibc "$TMP/mallopt.wl" | tail -n 1)"
 same tls "$TP/cxx_catalogue"
 ge "thread_local destructors: their allocations traced" 8 "$(count "$(trace_of tls cxx_catalogue)" malloc 2010)"

@@ -266,12 +266,28 @@ settings=$("$BIN/trace_dump" -H "$TMP/set.wl" | sed -n 's/^# settings  \(.*\) (t
 libc=$(basename "$("$BIN/trace_dump" -H "$st" | sed -n 's/^# allocator \(.*\), glibc .*/\1/p')")
 case "$libc" in libc.so*) ok "settings: the trace names the allocator that served it ($libc)" ;; *) bad "allocator: '$libc'" ;; esac
 eq "settings: named beside the replay's own" "Allocator as traced: $libc, with $settings; this replay: glibc, with no settings" "$(grep '^Allocator as traced' "$TMP/out")"
-"$R" -T glibc.malloc.arena_max=2 -M M_TOP_PAD=4096 "$TMP/set.wl" | grep -q '; this replay: glibc, with GLIBC_TUNABLES=glibc.malloc.arena_max=2 mallopt M_TOP_PAD=4096$' &&
+"$R" -T glibc.malloc.arena_max=2 -M M_TOP_PAD=4096 "$TMP/set.wl" | grep -q '; this replay: glibc, with GLIBC_TUNABLES=glibc.malloc.arena_max=2 M_TOP_PAD=4096$' &&
 	ok "settings: the replay's own --tunables and --mallopt named" || bad "replay settings line"
 "$R" "$TMP/m.wl" | grep -q '^Allocator as traced' && bad "settings: a line where neither had any" || ok "settings: no line where neither had any (glibc both, no settings)"
 "$R" --compare "glibc,glibc($settings)" "$TMP/set.wl" >"$TMP/out"; eq "settings: the column as printed is accepted" 0 "$?"
-grep -q -F "(the traced program ran on $libc, with $settings: --compare column glibc($settings) replays it so)" "$TMP/out" &&
+grep -q -F "(the traced program ran on $libc, with $settings: a column 'traced', glibc($settings), replays it so)" "$TMP/out" &&
 	ok "settings: named under the --compare table, with the column" || bad "compare footnote: $(tail -n 1 "$TMP/out")"
+# 'traced': the allocator and settings the workload says the program ran with, as --malloc or
+# a --compare column
+"$R" -m traced "$TMP/set.wl" >"$TMP/out"; eq "--malloc traced: exit 0" 0 "$?"
+eq "--malloc traced: the replay named by what it stands for" "Allocator: glibc($settings)" "$(grep '^Allocator:' "$TMP/out")"
+line=$(grep '^Allocator as traced' "$TMP/out")
+n=0; for s in $settings; do case "$line" in *"this replay: glibc, with "*"$s"*) n=$((n + 1)) ;; esac; done
+eq "--malloc traced: the replay ran with each of the program's settings" 3 "$n"
+"$R" -m traced -l "$TMP/tr.tsv" "$TMP/m.wl" >"$TMP/out"; eq "--malloc traced, no settings: exit 0" 0 "$?"
+eq "--malloc traced, no settings: plain glibc" "Allocator: glibc" "$(grep '^Allocator:' "$TMP/out")"
+check "--malloc traced: --log written as named (one run)" test -s "$TMP/tr.tsv"
+"$R" --compare traced,glibc --csv "$TMP/set.wl" >"$TMP/tc.csv"; eq "--compare traced,glibc: exit 0" 0 "$?"
+eq "--compare traced,glibc: the first column as it ran" "glibc($settings)|glibc" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/tc.csv" | tr -d '"' | paste -sd'|')"
+"$R" -m traced "$TMP/edge.dj" >/dev/null 2>"$TMP/err"; eq "--malloc traced of a dj workload: exit 2" 2 "$?"
+grep -q 'does not say what the program ran on' "$TMP/err" && ok "--malloc traced of a dj workload: says why" || bad "traced dj: $(cat "$TMP/err")"
+"$R" --compare 'traced(M_ARENA_MAX=2)' "$TMP/set.wl" >/dev/null 2>"$TMP/err"; eq "traced with settings of its own: exit 2" 2 "$?"
 if [ "${SANITIZE:-}" != 1 ]; then   # (another allocator cannot be preloaded into an ASan process)
 	# traced on another allocator (preloaded after the tracer): the trace and the workload name it,
 	# and a replay on glibc says it runs on another
@@ -288,6 +304,8 @@ if [ "${SANITIZE:-}" != 1 ]; then   # (another allocator cannot be preloaded int
 	"$R" "$TMP/fwd.wl" | grep -q '^Allocator as traced: libfwd.so, with no settings; this replay: glibc, with no settings$' &&
 		ok "allocator: a replay on another one says so" || bad "replay on another: $("$R" "$TMP/fwd.wl" | tail -n 1)"
 	"$R" --malloc "$TP/libfwd.so" "$TMP/fwd.wl" | grep -q '^Allocator as traced' && bad "allocator: a line when the replay runs on the same" || ok "allocator: no line when the replay runs on the same"
+	"$R" -m traced "$TMP/fwd.wl" >/dev/null 2>"$TMP/err"; eq "--malloc traced, an allocator known by path only: exit 2" 2 "$?"
+	grep -q 'the program ran on libfwd.so, which trace_run knows by its path only' "$TMP/err" && ok "--malloc traced: asks for the path" || bad "traced path: $(cat "$TMP/err")"
 fi
 if [ "${SANITIZE:-}" != 1 ]; then   # four threads, one arena: the program's own setting at work
 	"$R" --compare "glibc,glibc($settings)" --csv "$TMP/set.wl" >"$TMP/set.csv"

@@ -21,7 +21,8 @@ static const char usage_text[] =
 	"standard input; a workload compressed with gzip, xz or zstd is decompressed first.\n"
 	"\n"
 	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
-	"                          path to a shared object (preloaded, in a fresh process)\n"
+	"                          path to a shared object (preloaded, in a fresh process);\n"
+	"                          traced: the one the program ran on, with its settings\n"
 	"  -c, --compare=A,B,...   replay with each allocator in a fresh process; one table;\n"
 	"                          a column may have settings of its own, A(SETTING ...):\n"
 	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), NAME=V (environment),\n"
@@ -258,19 +259,28 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
    The allocators' settings: the program's (the workload's header) and the replay's
    ------------------------------------------------------------------------------------------- */
 
-/* This replay's, as a trace header records a program's: its environment's (MALLOC_*, ...;
-   GLIBC_TUNABLES, which --tunables replaces) and --mallopt's; "" if none */
-static void replay_settings(const struct opts *o, char *buf, size_t cap)
+/* This replay's, written as a trace header's are read: its environment's (MALLOC_*, ...; and
+   GLIBC_TUNABLES, which --tunables replaces), a --compare column's (col, or NULL), and the
+   mallopt parameters (M_NAME=VALUE) of --mallopt and the column; "" if none */
+static void replay_settings(const struct opts *o, const struct run_variant *col, char *buf, size_t cap)
 {
 	size_t n = 0;
 	buf[0] = 0;
+	const char *ctun = col ? col->tunables : "";
+#define ADD(...) (n < cap ? (n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)) : 0)
 	for (char **e = environ; e && *e; e++)
-		if (mtrace_is_setting(*e) && !(o->tunables && !strncmp(*e, "GLIBC_TUNABLES=", 15)) && n < cap)
-			n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? " " : "", *e);
-	if (o->tunables && n < cap)
-		n += (size_t)snprintf(buf + n, cap - n, "%sGLIBC_TUNABLES=%s", n ? " " : "", o->tunables);
-	for (int i = 0; i < o->nmallopt && n < cap; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%smallopt %s", n ? " " : "", o->mallopts[i]);
+		if (mtrace_is_setting(*e) && !((o->tunables || ctun[0]) && !strncmp(*e, "GLIBC_TUNABLES=", 15)))
+			ADD("%s%s", n ? " " : "", *e);
+	for (int i = 0; col && i < col->nenv; i++)
+		ADD("%s%s", n ? " " : "", col->env[i]);
+	if (o->tunables || ctun[0])
+		ADD("%sGLIBC_TUNABLES=%s%s%s", n ? " " : "", o->tunables ? o->tunables : "",
+		    o->tunables && ctun[0] ? ":" : "", ctun);
+	for (int i = 0; i < o->nmallopt; i++)
+		ADD("%s%s", n ? " " : "", o->mallopts[i]);
+	for (int i = 0; col && i < col->nmallopt; i++)
+		ADD("%s%s", n ? " " : "", col->mallopt[i]);
+#undef ADD
 }
 
 /* What the traced program ran on and with (the workload header's), for the lines below */
@@ -281,10 +291,11 @@ struct as_traced {
 
 /* A line after the summary, when the program ran on another allocator than this replay, or
    either with settings: a maintainer comparing the two needs to know */
-static void print_settings(const struct opts *o, const struct as_traced *t, const char *alloc)
+static void print_settings(const struct opts *o, const struct as_traced *t, const char *alloc,
+			   const struct run_variant *col)
 {
 	char mine[2048];
-	replay_settings(o, mine, sizeof mine);
+	replay_settings(o, col, mine, sizeof mine);
 	const char *slash = strrchr(alloc, '/'), *ours = slash ? slash + 1 : alloc;
 	int other = t->allocator[0] && strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
 	if (t->settings[0] || mine[0] || other)
@@ -295,16 +306,39 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 
 static struct run_variant cols[16];
 
+/* Column c named "traced": the allocator the program ran on, with the settings it ran with,
+   as the workload says (a column NAME(SETTING ...) of its own, named so) */
+static void expand_traced(struct run_variant *c, const struct as_traced *t, const char *workload)
+{
+	if (c->nenv || c->nmallopt || c->tunables[0])
+		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes none ('%s')", c->label);
+	if (!t->allocator[0])
+		tool_die(EXIT_USAGE, "%s does not say what the program ran on (a workload of an older trace2wl, "
+			 "or of a dj/malloc trace): name the allocator instead of 'traced'", workload);
+	const char *name = allocator_name_of(t->allocator);
+	if (!strcmp(name, t->allocator))
+		tool_die(EXIT_USAGE, "the program ran on %s, which trace_run knows by its path only: give "
+			 "that path%s%s%s instead of 'traced'", t->allocator, t->settings[0] ? "(" : "",
+			 t->settings, t->settings[0] ? ")" : "");
+	char spec[sizeof t->settings + 64];
+	snprintf(spec, sizeof spec, "%s%s%s%s", name, t->settings[0] ? "(" : "", t->settings,
+		 t->settings[0] ? ")" : "");
+	run_variants_parse(spec, c, 1);
+}
+
 static int multi_run(const struct opts *o, const char *workload, const struct as_traced *traced)
 {
 	int na;
 	if (o->compare)
 		na = run_variants_parse(o->compare, cols, 16);
-	else {   /* --repeat: the one allocator (checked plain by main) */
+	else {   /* --repeat, or --malloc traced: the one allocator (checked plain by main) */
 		na = 1;
 		snprintf(cols[0].label, sizeof cols[0].label, "%s", o->malloc_name ? o->malloc_name : "glibc");
 		snprintf(cols[0].alloc, sizeof cols[0].alloc, "%s", cols[0].label);
 	}
+	for (int a = 0; a < na; a++)
+		if (!strcmp(cols[a].alloc, "traced"))
+			expand_traced(&cols[a], traced, workload);
 	const char *names[16], *allocs[16];   /* the columns' names; their allocators' */
 	for (int a = 0; a < na; a++)
 		names[a] = cols[a].label, allocs[a] = cols[a].alloc;
@@ -334,10 +368,13 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 			if (failed[a])
 				continue;
 			char log[4200], latency[4200];
+			/* FILE.ALLOCATOR with --compare or --repeat; FILE itself for --malloc traced */
+			int named = o->compare || reps > 1;
 			if (o->log)
-				log_name(log, sizeof log, o->log, allocs, a);
+				named ? log_name(log, sizeof log, o->log, allocs, a) : (void)snprintf(log, sizeof log, "%s", o->log);
 			if (o->latency)
-				log_name(latency, sizeof latency, o->latency, allocs, a);
+				named ? log_name(latency, sizeof latency, o->latency, allocs, a)
+				      : (void)snprintf(latency, sizeof latency, "%s", o->latency);
 			char label[200];
 			if (reps > 1)
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
@@ -376,14 +413,14 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else
-			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0]);
+			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0], &cols[0]);
 		return EXIT_OK;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
 	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
-		/* the column that replays the program as it ran, ready to copy */
+		/* the column that replays the program as it ran */
 		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
-		printf("(the traced program ran on %s, with %s: --compare column %s%s%s%s replays it so)\n",
+		printf("(the traced program ran on %s, with %s: a column 'traced', %s%s%s%s, replays it so)\n",
 		       traced->allocator[0] ? traced->allocator : "an allocator not named in the workload",
 		       traced->settings[0] ? traced->settings : "no settings", name,
 		       traced->settings[0] ? "(" : "", traced->settings, traced->settings[0] ? ")" : "");
@@ -496,7 +533,10 @@ int main(int argc, char **argv)
 	workload = argv[optind] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));   /* argv: for the re-execution */
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
-	if (!o.compare && o.repeat <= 1)
+	/* --malloc traced: what the workload says the program ran on and with, in a run of its own
+	   (as a column of --compare), once the workload is read */
+	int as_traced = o.malloc_name && !strcmp(o.malloc_name, "traced");
+	if (!o.compare && o.repeat <= 1 && !as_traced)
 		ensure_environment(o.malloc_name, o.tunables, argv, tmp_workload_of ?
 				   (const char *const[]){ "MTRACE_RUN_TMP", tmp_workload,
 							  "MTRACE_RUN_NAME", tmp_workload_of, NULL } : NULL);
@@ -504,7 +544,7 @@ int main(int argc, char **argv)
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
 		wl_input_die_named(r.err, workload, shown);
-	if (tmp_workload[0] && !o.compare && o.repeat <= 1) {
+	if (tmp_workload[0] && !o.compare && o.repeat <= 1 && !as_traced) {
 		/* mapped: the temporary file can go now, so that even a replay killed by SIGKILL
 		   (an allocator under test that exhausts memory meets the OOM killer) leaves none */
 		unlink(tmp_workload);
@@ -528,7 +568,7 @@ int main(int argc, char **argv)
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
 	memcpy(traced.settings, r.h.settings, sizeof traced.settings);
-	if (o.compare || o.repeat > 1) {
+	if (o.compare || o.repeat > 1 || as_traced) {
 		replay_plan_free(&plan);
 		wl_close(&r);
 		return multi_run(&o, workload, &traced);
@@ -569,7 +609,7 @@ int main(int argc, char **argv)
 		report_json(f, alloc, timer);
 	else {
 		report_text(f, alloc, timer, 1);
-		print_settings(&o, &traced, alloc_name);
+		print_settings(&o, &traced, alloc_name, NULL);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
