@@ -308,13 +308,13 @@ static struct run_variant cols[16];
 
 /* Column c named "traced": the allocator the program ran on, with the settings it ran with,
    as the workload says (a column NAME(SETTING ...) of its own, named so) */
-static void expand_traced(struct run_variant *c, const struct as_traced *t, const char *workload)
+static void expand_traced(struct run_variant *c, const struct as_traced *t)
 {
 	if (c->nenv || c->nmallopt || c->tunables[0])
 		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes none ('%s')", c->label);
 	if (!t->allocator[0])
-		tool_die(EXIT_USAGE, "%s does not say what the program ran on (a workload of an older trace2wl, "
-			 "or of a dj/malloc trace): name the allocator instead of 'traced'", workload);
+		tool_die(EXIT_USAGE, "the workload does not say what the program ran on (one of an older "
+			 "trace2wl, or of a dj/malloc trace): name the allocator instead of 'traced'");
 	const char *name = allocator_name_of(t->allocator);
 	if (!strcmp(name, t->allocator))
 		tool_die(EXIT_USAGE, "the program ran on %s, which trace_run knows by its path only: give "
@@ -338,7 +338,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	}
 	for (int a = 0; a < na; a++)
 		if (!strcmp(cols[a].alloc, "traced"))
-			expand_traced(&cols[a], traced, workload);
+			expand_traced(&cols[a], traced);   /* (the workload may be a temporary copy: not named) */
 	const char *names[16], *allocs[16];   /* the columns' names; their allocators' */
 	for (int a = 0; a < na; a++)
 		names[a] = cols[a].label, allocs[a] = cols[a].alloc;
