@@ -33,6 +33,13 @@ cp "$f" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096
 expect_bad "unknown flags" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
 cp "$f" "$TMP/badhflags"; printf '\232' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
 expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x9a"
+# each header string must lie in the header's string area: the command line, the allocator's
+# settings and its path (offsets 64, 96, 104; their lengths 4 bytes on)
+for s in "64 command line lies" "96 allocator settings lie" "104 allocator path lies"; do
+	set -- $s
+	cp "$f" "$TMP/badstr"; printf '\377\377' | dd of="$TMP/badstr" bs=1 seek=$(($1 + 4)) conv=notrunc 2>/dev/null
+	expect_bad "a string outside the header (offset $1)" "$TMP/badstr" "offset $1: $2 $3 $4 outside the header"
+done
 cp "$f" "$TMP/badver"; printf '\011' | dd of="$TMP/badver" bs=1 seek=12 conv=notrunc 2>/dev/null
 expect_bad "future version" "$TMP/badver" "offset 12: unsupported format version 9"
 cp "$f" "$TMP/badrs"; printf '\020\000' | dd of="$TMP/badrs" bs=1 seek=14 conv=notrunc 2>/dev/null

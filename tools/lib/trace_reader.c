@@ -313,6 +313,13 @@ const char *trace_clock_name(unsigned clock)
 	}
 }
 
+/* Does a header string (off, len) lie outside the header's string area?  (The sum is taken in
+   64 bits: hostile values near 2^32 must not wrap past the check.) */
+static int string_outside(const struct mtrace_file_header *h, uint32_t off, uint32_t len)
+{
+	return (uint64_t)off + len > h->header_size || (len && off < sizeof *h);
+}
+
 int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap)
 {
 	/* each test first notes the offset of the field it looks at, for the message */
@@ -338,17 +345,13 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 		what = "clock rate is zero";
 	else if (AT(flags), h->flags & ~MTRACE_HF_KNOWN)
 		snprintf(err, cap, "unknown header flags 0x%x", (unsigned)h->flags);
-	else if (AT(exe_offset), (uint64_t)h->exe_offset + h->exe_len > h->header_size ||
-		 (h->exe_len && h->exe_offset < sizeof *h))
+	else if (AT(exe_offset), string_outside(h, h->exe_offset, h->exe_len))
 		what = "executable path lies outside the header";
-	else if (AT(cmdline_offset), (uint64_t)h->cmdline_offset + h->cmdline_len > h->header_size ||
-		 (h->cmdline_len && h->cmdline_offset < sizeof *h))
+	else if (AT(cmdline_offset), string_outside(h, h->cmdline_offset, h->cmdline_len))
 		what = "command line lies outside the header";
-	else if (AT(settings_offset), (uint64_t)h->settings_offset + h->settings_len > h->header_size ||
-		 (h->settings_len && h->settings_offset < sizeof *h))
+	else if (AT(settings_offset), string_outside(h, h->settings_offset, h->settings_len))
 		what = "allocator settings lie outside the header";
-	else if (AT(allocator_offset), (uint64_t)h->allocator_offset + h->allocator_len > h->header_size ||
-		 (h->allocator_len && h->allocator_offset < sizeof *h))
+	else if (AT(allocator_offset), string_outside(h, h->allocator_offset, h->allocator_len))
 		what = "allocator path lies outside the header";
 	else
 		return 0;
