@@ -4,6 +4,7 @@
  *     offset 0             struct mtrace_wl_header       (header_size bytes)
  *     header.thread_table  struct mtrace_wl_thread[nthreads]
  *     thread[i].offset     thread i's stream: operations, each an opcode byte and operands
+ * (table and streams in any order after the header, none overlapping the table)
  *
  * Unlike traces, a workload has one byte order everywhere: header and thread table are
  * little-endian, and stream operands are unsigned LEB128 variable-length integers (7 bits a

@@ -131,6 +131,23 @@ size=$(stat -c %s "$TMP/m.wl"); calls=$(wl "$TMP/m.wl" calls)
 ge "mbench: a real workload was measured (calls)" 500000 "$calls"
 check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test "${size:-999999999}" -le $((${calls:-0} * 6))
 ge "mbench: threads that share nothing need few waits (<= 1000)" "$(wl "$TMP/m.wl" waits)" 1000
+# the first stream to outgrow its buffer is written straight into the output, after the header
+# and room for 256 thread table entries (9,216 = 1,024 + 256 x 32); the other is copied after it
+"$BIN/trace_dump" "$TMP/m.wl" | grep '^# stream' >"$TMP/m.streams"
+grep -q 'bytes at offset 9,216$' "$TMP/m.streams" && ok "mbench: one stream written in place, at 9,216" || bad "streams: $(cat "$TMP/m.streams")"
+# more threads than that room: the table goes after the streams.  The main thread's 20,000
+# calls outgrow its buffer before any of the 300 others exists.
+traced "$TMP/late" "$TP/threads" 300 20 10 20000 >/dev/null
+lt=$(one_file "$TMP/late.*")
+"$BIN/trace2wl" -q "$TMP/late.wl" "$lt"
+"$TP/wl_check" "$TMP/late.wl" >/dev/null; eq "301 streams, the table after them: replayable" 0 "$?"
+eq "301 streams, the table after them: every stream read" 301 "$(wl "$TMP/late.wl" threads)"
+ge "301 streams: every call (40,000 + 300 x 20, and the threads' own)" 46000 "$(wl "$TMP/late.wl" calls)"
+"$BIN/trace2wl" -q - "$lt" >"$TMP/late-stdout.wl"
+check "301 streams: written in one pass to standard output, the same bytes" cmp "$TMP/late.wl" "$TMP/late-stdout.wl"
+table=$(od -An -tu8 -j200 -N8 "$TMP/late.wl" | tr -d ' ')
+check "301 streams: the thread table ($table) is the file's last 301 x 32 bytes" \
+	test "$table" -eq $(( $(stat -c %s "$TMP/late.wl") - 301 * 32 ))
 
 # progress on stderr: forced with -p (the default only when stderr is a terminal)
 traced "$TMP/pg" "$ROOT/$B/bench/mbench" 2 600000 >/dev/null

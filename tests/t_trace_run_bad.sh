@@ -14,6 +14,11 @@ expect_bad "a wait for a call that never comes" "$TMP/wl-never" "thread 0 waits 
 expect_bad "slot out of range" "$TMP/wl-badslot" "offset 1088: malloc: slot 7 out of range"
 expect_bad "thread out of range" "$TMP/wl-badthread" "wait for thread 5 of 2"
 size=$(stat -c %s "$TMP/wl-ok")
+# stream 0's offset (the thread table's first field, at 1,024) moved into the table, the header
+cp "$TMP/wl-ok" "$TMP/overlap"; printf '\032\004' | dd of="$TMP/overlap" bs=1 seek=1024 conv=notrunc 2>/dev/null
+expect_bad "a stream overlapping the thread table" "$TMP/overlap" "offset 1024: stream of thread 0 overlaps the thread table"
+cp "$TMP/wl-ok" "$TMP/inhdr"; printf '\144\000' | dd of="$TMP/inhdr" bs=1 seek=1024 conv=notrunc 2>/dev/null
+expect_bad "a stream inside the header" "$TMP/inhdr" "offset 1024: stream of thread 0 lies outside the file"
 head -c $((size - 3)) "$TMP/wl-ok" >"$TMP/cut"; expect_bad "truncated" "$TMP/cut" "truncated or padded"
 # random bytes, the first not ALLOC_PTRS (8): 1 run in 256 used to look like a dj/malloc
 # workload and be refused for another reason ("opcode N in the preamble")

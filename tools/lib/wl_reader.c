@@ -86,8 +86,12 @@ int wl_open(struct wl_reader *r, const char *path)
 	for (uint32_t i = 0; i < h->nthreads; i++) {
 		struct mtrace_wl_thread *t = &r->threads[i];
 		mtrace_wl_thread_le(t);
-		if (t->offset < tt_end || t->length == 0 || t->offset > r->size || t->length > r->size - t->offset)
+		/* streams may lie before the table (trace2wl writes one that way) or after it */
+		if (t->offset < h->header_size || t->length == 0 || t->offset > r->size ||
+		    t->length > r->size - t->offset)
 			return fail(r, h->thread_table + i * sizeof *t, "stream of thread %u lies outside the file", i);
+		if (t->offset < tt_end && t->offset + t->length > h->thread_table)
+			return fail(r, h->thread_table + i * sizeof *t, "stream of thread %u overlaps the thread table", i);
 	}
 	return 0;
 }

@@ -42,7 +42,8 @@ static int open_spill(struct wl_writer *w, const char *beside)
 int wl_writer_open(struct wl_writer *w, const char *out_path)
 {
 	memset(w, 0, sizeof *w);
-	w->spill_fd = w->direct_fd = -1;
+	w->spill_fd = w->direct_fd = w->tmp_fd = -1;
+	w->direct = -1;
 	w->out_path = strdup(out_path);
 	if (tool_output_in_place(out_path)) {   /* stdout, a device, a pipe: one pass at the end */
 		w->direct_fd = tool_open_in_place(out_path, 1);
@@ -52,8 +53,8 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
 	}
-	int fd = mkstemp(w->tmp_path);
-	if (fd < 0) {
+	w->tmp_fd = mkstemp(w->tmp_path);
+	if (w->tmp_fd < 0) {
 		int e = errno;
 		free(w->tmp_path);
 		w->tmp_path = NULL;
@@ -61,8 +62,7 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 		return fail(w, "cannot create the output", out_path);
 	}
 	tool_temp_add(w->tmp_path);
-	tool_output_mode(fd);
-	close(fd);
+	tool_output_mode(w->tmp_fd);
 	return open_spill(w, out_path);
 }
 
@@ -103,9 +103,40 @@ int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
 	return 0;
 }
 
-/* Move stream s's buffer to the scratch file; 0 or -1 with w->err set. */
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t at)
+{
+	/* a short write (a file size limit reached) is continued, so that the next one says why */
+	for (size_t done = 0; done < n;) {
+		ssize_t k = pwrite(fd, (const char *)p + done, n - done, (off_t)(at + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	return 0;
+}
+
+/* Move stream s's buffer out: into the output if s is (or now becomes) the direct stream,
+   else to the scratch file.  0 or -1 with w->err set. */
 static int spill(struct wl_writer *w, struct wl_tstream *s)
 {
+	int64_t i = s - w->t;
+	if (w->direct < 0) {
+		uint64_t room = w->nthreads * 2u > WL_TABLE_ROOM ? w->nthreads * 2u : WL_TABLE_ROOM;
+		w->direct = i;
+		w->direct_base = MTRACE_WL_HEADER_SIZE + room * sizeof(struct mtrace_wl_thread);
+	}
+	if (i == w->direct && w->tmp_fd >= 0) {
+		if (pwrite_all(w->tmp_fd, s->buf, s->len, w->direct_base + s->spilled) < 0)
+			return fail(w, "cannot write", w->out_path);
+		s->spilled += s->len;
+		s->len = 0;
+		return 0;
+	}
 	if (s->nblocks == s->cap_blocks) {
 		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
 		struct wl_block *b = realloc(s->blocks, cap * sizeof *b);
@@ -116,18 +147,8 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 		s->blocks = b;
 		s->cap_blocks = cap;
 	}
-	/* a short write (a file size limit reached) is continued, so that the next one says why */
-	for (size_t done = 0; done < s->len;) {
-		ssize_t k = pwrite(w->spill_fd, s->buf + done, s->len - done, (off_t)(w->spill_end + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return fail(w, "cannot write the scratch file", w->out_path);
-		}
-		done += (size_t)k;
-	}
+	if (pwrite_all(w->spill_fd, s->buf, s->len, w->spill_end) < 0)
+		return fail(w, "cannot write the scratch file", w->out_path);
 	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
 	w->spill_end += s->len;
 	s->spilled += s->len;
@@ -135,26 +156,70 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 	return 0;
 }
 
+/* Where everything goes: each stream's offset in tt (host order), the thread table's offset;
+   returns the file's size.  The direct stream first, at direct_base, with the table before it
+   when it fits the room left there, else after the last stream; without one, the table after
+   the header and the streams in order. */
+static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, uint64_t *table_at)
+{
+	uint64_t table = (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
+	uint64_t off = MTRACE_WL_HEADER_SIZE + table;
+	*table_at = MTRACE_WL_HEADER_SIZE;
+	if (w->direct >= 0) {
+		const struct wl_tstream *d = &w->t[w->direct];
+		off = w->direct_base + d->spilled + d->len;
+		if (table > w->direct_base - MTRACE_WL_HEADER_SIZE)
+			*table_at = 0;   /* decided below */
+	}
+	for (uint32_t i = 0; i < w->nthreads; i++) {
+		const struct wl_tstream *s = &w->t[i];
+		if (tt) {
+			tt[i].length = s->spilled + s->len;
+			tt[i].ncalls = s->ncalls;
+			tt[i].tid = s->tid;
+			tt[i].offset = (int64_t)i == w->direct ? w->direct_base : off;
+		}
+		if ((int64_t)i != w->direct)
+			off += s->spilled + s->len;
+	}
+	if (*table_at == 0) {
+		*table_at = off;
+		off += table;
+	}
+	return off;
+}
+
+/* The thread table tt (host order) in the file's byte order, at table_at. */
+static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_t n, uint64_t table_at)
+{
+	struct mtrace_wl_thread le[128];
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = n - i < 128 ? n - i : 128;
+		for (uint32_t j = 0; j < k; j++) {
+			le[j] = tt[i + j];
+			mtrace_wl_thread_le(&le[j]);
+		}
+		if (seq ? tool_write_all(fd, le, k * sizeof *le) < 0
+			: pwrite_all(fd, le, k * sizeof *le, table_at + (uint64_t)i * sizeof *le) < 0)
+			return -1;
+		i += k;
+	}
+	return 0;
+}
+
 uint64_t wl_writer_size(const struct wl_writer *w)
 {
-	uint64_t n = MTRACE_WL_HEADER_SIZE + (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
-	for (uint32_t i = 0; i < w->nthreads; i++)
-		n += w->t[i].spilled + w->t[i].len + 1;   /* + END */
-	return n;
+	uint64_t table_at, n = layout(w, NULL, &table_at);
+	return n + w->nthreads;   /* + each stream's END */
 }
 
 int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 {
-	int in_place = w->direct_fd >= 0;
-	int fd = in_place ? w->direct_fd : open(w->tmp_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return fail(w, "cannot open", w->tmp_path);
+	int seq = w->direct_fd >= 0;   /* written in order from the start, not at offsets */
+	int fd = seq ? w->direct_fd : w->tmp_fd;
 	for (uint32_t i = 0; i < w->nthreads; i++)
 		if (wl_writer_op(w, i, MTRACE_WL_END, 0, NULL) < 0)
 			goto bad;
-	h->nthreads = w->nthreads;
-	h->thread_table = MTRACE_WL_HEADER_SIZE;
-	uint64_t off = h->thread_table + (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
 	struct mtrace_wl_thread *tt = calloc(w->nthreads ? w->nthreads : 1, sizeof *tt);
 	char *io = malloc(IOBUF);
 	if (!tt || !io) {
@@ -163,44 +228,67 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 		errno = ENOMEM;
 		goto bad;
 	}
-	for (uint32_t i = 0; i < w->nthreads; i++) {
-		tt[i].offset = off;
-		tt[i].length = w->t[i].spilled + w->t[i].len;
-		tt[i].ncalls = w->t[i].ncalls;
-		tt[i].tid = w->t[i].tid;
-		off += tt[i].length;
-		mtrace_wl_thread_le(&tt[i]);   /* the file's byte order */
-	}
-	h->file_size = off;
+	uint64_t table_at;
+	h->nthreads = w->nthreads;
+	h->file_size = layout(w, tt, &table_at);
+	h->thread_table = table_at;
+#define PUT(p, n, at) (seq ? tool_write_all(fd, p, n) : pwrite_all(fd, p, n, at))
 	struct mtrace_wl_header hle = *h;   /* the caller's stays in host order */
 	mtrace_wl_header_le(&hle);
-	if (tool_write_all(fd, &hle, sizeof hle) < 0 ||
-	    tool_write_all(fd, tt, (size_t)w->nthreads * sizeof *tt) < 0)
+	if (PUT(&hle, sizeof hle, 0) < 0)
 		goto bad_io;
-	for (uint32_t i = 0; i < w->nthreads; i++) {
-		struct wl_tstream *s = &w->t[i];
+	if (table_at == MTRACE_WL_HEADER_SIZE && put_table(fd, seq, tt, w->nthreads, table_at) < 0)
+		goto bad_io;
+	if (seq && w->direct >= 0) {   /* the room left before the direct stream */
+		memset(io, 0, IOBUF);
+		uint64_t at = MTRACE_WL_HEADER_SIZE;
+		if (table_at == MTRACE_WL_HEADER_SIZE)
+			at += (uint64_t)w->nthreads * sizeof *tt;
+		while (at < w->direct_base) {
+			size_t n = w->direct_base - at < IOBUF ? (size_t)(w->direct_base - at) : IOBUF;
+			if (tool_write_all(fd, io, n) < 0)
+				goto bad_io;
+			at += n;
+		}
+	}
+	/* in file order: the direct stream, then the others */
+	for (int64_t k = w->direct >= 0 ? -1 : 0; k < (int64_t)w->nthreads; k++) {
+		if (k == w->direct)
+			continue;
+		uint32_t i = k < 0 ? (uint32_t)w->direct : (uint32_t)k;
+		const struct wl_tstream *s = &w->t[i];
+		uint64_t to = tt[i].offset;
+		if ((int64_t)i == w->direct && !seq)
+			to += s->spilled;   /* which is in place already */
 		for (size_t b = 0; b < s->nblocks; b++) {
 			uint64_t at = s->blocks[b].off, left = s->blocks[b].len;
 			while (left) {
 				size_t n = left < IOBUF ? (size_t)left : IOBUF;
-				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || tool_write_all(fd, io, n) < 0)
+				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || PUT(io, n, to) < 0)
 					goto bad_io;
 				at += n;
+				to += n;
 				left -= n;
 			}
 		}
-		if (tool_write_all(fd, s->buf, s->len) < 0)
+		if (PUT(s->buf, s->len, to) < 0)
 			goto bad_io;
 	}
+	if (table_at != MTRACE_WL_HEADER_SIZE && put_table(fd, seq, tt, w->nthreads, table_at) < 0)
+		goto bad_io;
+	if (!seq && ftruncate(fd, (off_t)h->file_size) < 0)
+		goto bad_io;
+#undef PUT
 	free(tt);
 	free(io);
-	if (in_place) {
+	if (seq) {
 		if (fd != 1 && close(fd) < 0)
 			return fail(w, "cannot write", w->out_path);
 		w->direct_fd = -1;
 		wl_writer_abort(w);
 		return 0;
 	}
+	w->tmp_fd = -1;
 	if (close(fd) < 0)
 		return fail(w, "cannot write", w->tmp_path);
 	if (rename(w->tmp_path, w->out_path) < 0)
@@ -214,8 +302,6 @@ bad_io:
 	free(tt);
 	free(io);
 bad:
-	if (!in_place)
-		close(fd);
 	return fail(w, "cannot write", strcmp(w->out_path, "-") ? w->out_path : "<stdout>");
 }
 
@@ -227,6 +313,9 @@ void wl_writer_abort(struct wl_writer *w)
 		free(w->tmp_path);
 		w->tmp_path = NULL;
 	}
+	if (w->tmp_fd >= 0)
+		close(w->tmp_fd);
+	w->tmp_fd = -1;
 	if (w->direct_fd > 1)
 		close(w->direct_fd);
 	w->direct_fd = -1;

@@ -1,10 +1,12 @@
 /* wl_writer.h - writing workload files (format: include/mtrace-workload.h).
  *
  * Operations are appended to per-thread streams in any interleaving; each thread's stream is
- * buffered in memory and spilled in blocks to a scratch file beside the output, so memory does
- * not grow with the workload.  finish() assembles header, thread table and contiguous streams
- * into a temporary file and renames it over the output: a failed run never leaves a file that
- * looks valid. */
+ * buffered in memory and moved out in blocks, so memory does not grow with the workload.  The
+ * first stream to outgrow its buffer goes straight into the output (a temporary file) at its
+ * final place; the others into a scratch file beside it, copied after it by finish().  A
+ * one-thread workload is thus written once, and a many-thread one needs less scratch space.
+ * finish() completes the temporary file and renames it over the output: a failed run never
+ * leaves a file that looks valid. */
 #ifndef WL_WRITER_H
 #define WL_WRITER_H
 #include <stddef.h>
@@ -28,9 +30,12 @@ struct wl_tstream {
 
 struct wl_writer {
 	char *out_path, *tmp_path;
+	int tmp_fd;                   /* the temporary output, or -1 */
 	int direct_fd;                /* an output written in place (tool_output_in_place), or -1 */
 	int spill_fd;
 	uint64_t spill_end;
+	int64_t direct;               /* the stream written into tmp_fd in place, or -1 */
+	uint64_t direct_base;         /* its offset: after the header and room for the thread table */
 	struct wl_tstream *t;
 	uint32_t nthreads, cap_threads;
 	char err[600];
@@ -43,6 +48,9 @@ int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid);
 #define WL_TBUF_FIRST 256u       /* its first size: a program whose threads come and go has
                                     many streams of a few calls (30,000 threads took 135 MB
                                     at 32 KiB each, a page of it touched) */
+#define WL_TABLE_ROOM 256u       /* thread table entries kept free before the direct stream
+                                    (at least twice the threads it has then); a workload with
+                                    more threads has its table at the end instead */
 
 /* Room for the next op in stream s: its buffer grown, or moved to the scratch file once it
    is WL_TBUF long; 0 or -1 with w->err set. */
