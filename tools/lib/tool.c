@@ -241,6 +241,22 @@ int tool_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+int tool_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t k = pwrite(fd, (const char *)p + done, n - done, (off_t)(at + done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	return 0;
+}
+
 int tool_copy_fd(int in, int out)
 {
 	static char buf[65536];

@@ -59,6 +59,8 @@ int tool_mkstemp(char *path, size_t cap);
 void tool_output_mode(int fd);
 /* Write all n bytes (EINTR retried; a write of 0 is ENOSPC): 0, or -1 with errno. */
 int tool_write_all(int fd, const void *p, size_t n);
+/* The same at offset at, with pwrite. */
+int tool_pwrite_all(int fd, const void *p, size_t n, uint64_t at);
 /* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
 int tool_copy_fd(int in, int out);
 /* Run the program args[0] (found in $PATH) with args, its standard input fd in, its standard

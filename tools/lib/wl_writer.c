@@ -103,23 +103,6 @@ int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
 	return 0;
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t at)
-{
-	/* a short write (a file size limit reached) is continued, so that the next one says why */
-	for (size_t done = 0; done < n;) {
-		ssize_t k = pwrite(fd, (const char *)p + done, n - done, (off_t)(at + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	return 0;
-}
-
 /* Move stream s's buffer out: into the output if s is (or now becomes) the direct stream,
    else to the scratch file.  0 or -1 with w->err set. */
 static int spill(struct wl_writer *w, struct wl_tstream *s)
@@ -131,7 +114,7 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 		w->direct_base = MTRACE_WL_HEADER_SIZE + room * sizeof(struct mtrace_wl_thread);
 	}
 	if (i == w->direct && w->tmp_fd >= 0) {
-		if (pwrite_all(w->tmp_fd, s->buf, s->len, w->direct_base + s->spilled) < 0)
+		if (tool_pwrite_all(w->tmp_fd, s->buf, s->len, w->direct_base + s->spilled) < 0)
 			return fail(w, "cannot write", w->out_path);
 		s->spilled += s->len;
 		s->len = 0;
@@ -147,7 +130,7 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 		s->blocks = b;
 		s->cap_blocks = cap;
 	}
-	if (pwrite_all(w->spill_fd, s->buf, s->len, w->spill_end) < 0)
+	if (tool_pwrite_all(w->spill_fd, s->buf, s->len, w->spill_end) < 0)
 		return fail(w, "cannot write the scratch file", w->out_path);
 	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
 	w->spill_end += s->len;
@@ -200,7 +183,7 @@ static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_
 			mtrace_wl_thread_le(&le[j]);
 		}
 		if (seq ? tool_write_all(fd, le, k * sizeof *le) < 0
-			: pwrite_all(fd, le, k * sizeof *le, table_at + (uint64_t)i * sizeof *le) < 0)
+			: tool_pwrite_all(fd, le, k * sizeof *le, table_at + (uint64_t)i * sizeof *le) < 0)
 			return -1;
 		i += k;
 	}
@@ -232,7 +215,7 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	h->nthreads = w->nthreads;
 	h->file_size = layout(w, tt, &table_at);
 	h->thread_table = table_at;
-#define PUT(p, n, at) (seq ? tool_write_all(fd, p, n) : pwrite_all(fd, p, n, at))
+#define PUT(p, n, at) (seq ? tool_write_all(fd, p, n) : tool_pwrite_all(fd, p, n, at))
 	struct mtrace_wl_header hle = *h;   /* the caller's stays in host order */
 	mtrace_wl_header_le(&hle);
 	if (PUT(&hle, sizeof hle, 0) < 0)
