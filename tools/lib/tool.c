@@ -223,11 +223,12 @@ void tool_output_mode(int fd)
 	fchmod(fd, 0666 & ~mask);   /* failing leaves 0600: safe, and the data is what matters */
 }
 
-int tool_write_all(int fd, const void *p, size_t n)
+/* All n bytes with write (at < 0) or with pwrite at offset at. */
+static int write_fully(int fd, const void *p, size_t n, int64_t at)
 {
 	const char *c = p;
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = at < 0 ? write(fd, c, n) : pwrite(fd, c, n, (off_t)at);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -237,24 +238,20 @@ int tool_write_all(int fd, const void *p, size_t n)
 		}
 		c += k;
 		n -= (size_t)k;
+		if (at >= 0)
+			at += k;
 	}
 	return 0;
 }
 
+int tool_write_all(int fd, const void *p, size_t n)
+{
+	return write_fully(fd, p, n, -1);
+}
+
 int tool_pwrite_all(int fd, const void *p, size_t n, uint64_t at)
 {
-	for (size_t done = 0; done < n;) {
-		ssize_t k = pwrite(fd, (const char *)p + done, n - done, (off_t)(at + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	return 0;
+	return write_fully(fd, p, n, (int64_t)at);
 }
 
 int tool_copy_fd(int in, int out)

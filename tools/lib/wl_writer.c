@@ -147,12 +147,11 @@ static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, u
 {
 	uint64_t table = (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
 	uint64_t off = MTRACE_WL_HEADER_SIZE + table;
-	*table_at = MTRACE_WL_HEADER_SIZE;
+	int table_last = 0;
 	if (w->direct >= 0) {
 		const struct wl_tstream *d = &w->t[w->direct];
 		off = w->direct_base + d->spilled + d->len;
-		if (table > w->direct_base - MTRACE_WL_HEADER_SIZE)
-			*table_at = 0;   /* decided below */
+		table_last = table > w->direct_base - MTRACE_WL_HEADER_SIZE;
 	}
 	for (uint32_t i = 0; i < w->nthreads; i++) {
 		const struct wl_tstream *s = &w->t[i];
@@ -165,11 +164,8 @@ static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, u
 		if ((int64_t)i != w->direct)
 			off += s->spilled + s->len;
 	}
-	if (*table_at == 0) {
-		*table_at = off;
-		off += table;
-	}
-	return off;
+	*table_at = table_last ? off : MTRACE_WL_HEADER_SIZE;
+	return table_last ? off + table : off;
 }
 
 /* The thread table tt (host order) in the file's byte order, at table_at. */
