@@ -131,6 +131,20 @@ size=$(stat -c %s "$TMP/m.wl"); calls=$(wl "$TMP/m.wl" calls)
 ge "mbench: a real workload was measured (calls)" 500000 "$calls"
 check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test "${size:-999999999}" -le $((${calls:-0} * 6))
 ge "mbench: threads that share nothing need few waits (<= 1000)" "$(wl "$TMP/m.wl" waits)" 1000
+# a file of more than 4 MiB is mapped a window at a time, and read in place: the same workload
+# as from a pipe (read), and from a copy whose header is 8 bytes longer, so that records
+# straddle the windows' ends
+cat "$f" | "$BIN/trace2wl" -q "$TMP/m-pipe.wl"
+check "mbench: mapped file and pipe give the same workload" cmp "$TMP/m.wl" "$TMP/m-pipe.wl"
+{ head -c 14 "$f"; printf '\010\020'; head -c 4096 "$f" | tail -c +17; head -c 8 /dev/zero; tail -c +4097 "$f"; } >"$TMP/m-odd"
+"$BIN/trace2wl" -q "$TMP/m-odd.wl" "$TMP/m-odd"
+check "mbench: header of 4,104 bytes (records across windows): the same workload" cmp "$TMP/m.wl" "$TMP/m-odd.wl"
+# another process cuts the file under the window being read: one error naming the offset where
+# the file now ends, exit 1, no SIGBUS
+cp "$f" "$TMP/m-cut"
+"$TP/trace_count" --truncate-at 20000 "$TMP/m-cut" >/dev/null 2>"$TMP/err"
+eq "file cut while mapped: exit 1" 1 "$?"
+grep -q "m-cut: offset 1290240: the file shrank while it was read" "$TMP/err" && ok "file cut while mapped: says so" || bad "cut: $(cat "$TMP/err")"
 # the first stream to outgrow its buffer is written straight into the output, after the header
 # and room for 256 thread table entries (9,216 = 1,024 + 256 x 32); the other is copied after it
 "$BIN/trace_dump" "$TMP/m.wl" | grep '^# stream' >"$TMP/m.streams"

@@ -2,9 +2,14 @@
  *   trace_count [--size N] TRACE   count only calls whose requested size (count for calloc) is N
  *   trace_count --runs TRACE       the same counts, read a run at a time (trace_next_run), with
  *                                  its promises checked: one thread a run, chunk records alone
+ *   trace_count --truncate-at N TRACE   after N records, cut the file a page past the record
+ *                                  read last (as another process could): a reader that maps the
+ *                                  file must report it, not die of SIGBUS
  * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad trace. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64set.h"
@@ -12,11 +17,15 @@
 int main(int argc, char **argv)
 {
 	tool_name = "trace_count";
-	uint64_t only_size = 0;
+	uint64_t only_size = 0, cut_at = 0;
 	int have_size = 0, runs = 0, i = 1;
 	if (argc > 1 && strcmp(argv[1], "--runs") == 0) {
 		runs = 1;
 		i = 2;
+	} else if (argc > 2 && strcmp(argv[1], "--truncate-at") == 0) {
+		if (parse_u64(argv[2], &cut_at) < 0 || cut_at == 0)
+			tool_die(2, "bad record count");
+		i = 3;
 	} else if (argc > 2 && strcmp(argv[1], "--size") == 0) {
 		if (parse_u64(argv[2], &only_size) < 0)
 			tool_die(2, "bad size");
@@ -24,7 +33,7 @@ int main(int argc, char **argv)
 		i = 3;
 	}
 	if (i != argc - 1)
-		tool_die(2, "usage: trace_count [--size N | --runs] TRACE");
+		tool_die(2, "usage: trace_count [--size N | --runs | --truncate-at N] TRACE");
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
@@ -51,6 +60,9 @@ int main(int argc, char **argv)
 			x = run[at++];
 		} else if ((rc = trace_next(&r, &x, NULL)) <= 0)
 			break;
+		if (cut_at && r.n_written == cut_at &&
+		    truncate(argv[i], (off_t)((r.offset + 8191) & ~(uint64_t)4095)) < 0)
+			tool_die(2, "truncate: %s", strerror(errno));
 		if (x.call == MTRACE_CALL_CHUNK) {
 			chunks++;
 			continue;

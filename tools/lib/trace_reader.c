@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
@@ -73,6 +75,131 @@ void trace_swap_record(struct mtrace_record *rec)
 }
 
 /* ---------------------------------------------------------------------------------------------
+   Mapped input: a plain file's records are read where the page cache holds them, in windows,
+   instead of being copied by read() (a sixth of trace2wl's time).  A file that shrinks under a
+   window (truncated by another process) would raise SIGBUS on the next load: the handler puts
+   zero pages there instead, which read as unwritten records, and the reader reports the file
+   as having shrunk at its next refill.
+   ------------------------------------------------------------------------------------------- */
+
+#define MAP_WINDOW   (1u << 20)     /* bytes mapped at a time */
+#define MAP_MIN_FILE (4u << 20)     /* smaller files are read: mapping would cost more */
+#define MAX_MAPPED   8              /* readers with a window at once */
+
+static struct trace_reader *volatile mapped[MAX_MAPPED];
+static struct sigaction sigbus_old;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	unsigned char *at = si->si_addr;
+	for (int i = 0; i < MAX_MAPPED; i++) {
+		struct trace_reader *r = mapped[i];
+		if (!r || at < r->map || at >= r->map + r->map_len)
+			continue;
+		unsigned char *page = (unsigned char *)((uintptr_t)at & ~(uintptr_t)(getpagesize() - 1));
+		size_t len = (size_t)(r->map + r->map_len - page);
+		if (mmap(page, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+			break;
+		r->shrunk = 1;
+		return;   /* the load is made again, and reads zeros */
+	}
+	/* not ours: whoever handled it before (by default, the core dump) gets the fault again */
+	sigaction(sig, &sigbus_old, NULL);
+}
+
+/* Read r's records in place from now on.  0, or -1 (it is read as before). */
+static int map_register(struct trace_reader *r)
+{
+	static int installed;
+	if (!installed) {
+		struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &sigbus_old) < 0)
+			return -1;
+		installed = 1;
+	}
+	for (int i = 0; i < MAX_MAPPED; i++)
+		if (mapped[i] == NULL) {
+			mapped[i] = r;
+			r->map_mode = 1;
+			return 0;
+		}
+	return -1;
+}
+
+static void unmap_window(struct trace_reader *r)
+{
+	if (r->map) {
+		unsigned char *m = r->map;
+		r->map = NULL;   /* (first: the handler no longer claims its addresses) */
+		munmap(m, r->map_len);
+		r->map_len = 0;
+	}
+}
+
+/* Back to reading: at the end, or when a window cannot be mapped. */
+static void map_end(struct trace_reader *r)
+{
+	if (!r->map_mode)
+		return;
+	for (int i = 0; i < MAX_MAPPED; i++)
+		if (mapped[i] == r)
+			mapped[i] = NULL;
+	unmap_window(r);
+	r->map_mode = 0;
+	r->buf = r->rbuf;
+	r->buf_len = r->buf_pos = 0;
+}
+
+/* After the header: read the records in place if the input is a plain file of some size whose
+   records need no conversion (a window is handed out as it is). */
+static void map_start(struct trace_reader *r)
+{
+	struct stat st;
+	if (!r->fast || r->child || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < MAP_MIN_FILE || map_register(r) < 0)
+		return;
+	r->buf_len = r->buf_pos;   /* the next fill maps from offset on */
+}
+
+/* fill() of a mapped file: a window from the page that holds offset.  -2: mapping failed,
+   read from here on. */
+static ssize_t fill_mapped(struct trace_reader *r, size_t want)
+{
+	if (r->shrunk)
+		return (ssize_t)(r->buf_len - r->buf_pos);   /* (trace_next_slow reports it) */
+	struct stat st;
+	if (fstat(r->fd, &st) < 0)
+		return -1;
+	uint64_t off = r->offset, size = (uint64_t)st.st_size;
+	uint64_t start = off & ~(uint64_t)(getpagesize() - 1);
+	if (size <= off) {
+		r->eof = 1;   /* (what remains, less than a record, is the caller's to report) */
+		return (ssize_t)(r->buf_len - r->buf_pos);
+	}
+	uint64_t len = off - start + want > MAP_WINDOW ? off - start + want : MAP_WINDOW;
+	if (len > size - start)
+		len = size - start;
+	unmap_window(r);
+	/* populated: the scan's prefetches are dropped where no page is mapped yet */
+	void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED | MAP_POPULATE, r->fd, (off_t)start);
+	if (m == MAP_FAILED) {
+		map_end(r);
+		return lseek(r->fd, (off_t)off, SEEK_SET) < 0 ? -1 : -2;
+	}
+	r->map_len = (size_t)len;
+	r->map = m;
+	r->buf = m;
+	r->buf_pos = (size_t)(off - start);
+	r->buf_len = (size_t)len;
+	r->bytes_read = start + len;
+	if (r->progress)
+		r->progress(r->bytes_read, r->progress_arg);
+	return (ssize_t)(r->buf_len - r->buf_pos);
+}
+
+/* ---------------------------------------------------------------------------------------------
    Buffered input
    ------------------------------------------------------------------------------------------- */
 
@@ -82,6 +209,11 @@ static ssize_t fill(struct trace_reader *r, size_t want)
 {
 	if (r->buf_len - r->buf_pos >= want || r->eof)
 		return (ssize_t)(r->buf_len - r->buf_pos);
+	if (r->map_mode) {
+		ssize_t k = fill_mapped(r, want);
+		if (k != -2)
+			return k;
+	}
 	memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
 	r->buf_len -= r->buf_pos;
 	r->buf_pos = 0;
@@ -387,7 +519,7 @@ int trace_open(struct trace_reader *r, const char *path)
 		}
 		r->own_fd = 1;
 	}
-	r->buf = malloc(READ_BUF);
+	r->buf = r->rbuf = malloc(READ_BUF);
 	if (r->buf == NULL) {
 		snprintf(r->err, sizeof r->err, "%s: out of memory", r->name);
 		return -1;
@@ -457,6 +589,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	/* records can be handed out in place: host order, the record size we read, and pointers
 	   that need no width check (buffer positions stay multiples of 8 from its aligned start) */
 	r->fast = !r->swap && r->hdr.record_size == MTRACE_RECORD_SIZE && r->hdr.pointer_size == 8;
+	map_start(r);
 	return 0;
 }
 
@@ -496,6 +629,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 	size_t rs = r->hdr.record_size;
 	struct mtrace_record *rec = &r->scratch;
 	for (;;) {
+		if (r->shrunk)
+			return fail(r, r->offset, "the file shrank while it was read (another process truncated it)");
 		ssize_t have = fill(r, rs);
 		if (have < 0) {
 			snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
@@ -573,8 +708,9 @@ void trace_close(struct trace_reader *r)
 			kill(r->feeder, SIGTERM);
 		child_failed(r);
 	}
-	free(r->buf);
-	r->buf = NULL;
+	map_end(r);
+	free(r->rbuf);
+	r->buf = r->rbuf = NULL;
 	r->fd = -1;
 }
 

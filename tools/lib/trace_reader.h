@@ -1,6 +1,7 @@
 /* trace_reader.h - the one reader of trace files, shared by every tool.
  *
- * Streams a trace from a file or stdin in fixed buffers (memory does not grow with the trace),
+ * Streams a trace from a file or stdin in fixed buffers (memory does not grow with the trace;
+ * a plain file of some size is mapped a window at a time and its records read in place),
  * converts every header field and record to host byte order, validates each record and names
  * the byte offset of anything wrong.  Unwritten records (reserved, never committed) are skipped
  * and counted; records are returned in file order, chunk records included.
@@ -42,8 +43,14 @@ struct trace_reader {
 	uint64_t n_written;             /* committed records returned so far (chunks included) */
 	uint64_t n_unwritten;           /* never-committed records skipped */
 	uint64_t n_torn;                /* of those, ones with some bytes written (process killed) */
-	unsigned char *buf;
+	unsigned char *buf;             /* the bytes at hand: the read buffer, or in a mapped
+	                                   file the window (the records are read in place) */
 	size_t buf_len, buf_pos;
+	unsigned char *rbuf;            /* the read buffer */
+	int map_mode;                   /* a plain file, read in mapped windows */
+	unsigned char *map;             /* the window, or NULL */
+	size_t map_len;
+	volatile int shrunk;            /* the file shrank under the window (trace_reader.c) */
 	int fast;                       /* native-order mtrace trace with 64-bit pointers: records
 	                                   are checked and returned in place (trace_next_ref) */
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
@@ -114,6 +121,10 @@ static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_rec
 /* A run of records at once: *n >= 1 consecutive committed records of one thread, none of them
    a chunk record (a chunk record comes alone, as a run of 1), in host order and checked, valid
    until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
+/* Records a run's scan asks for ahead: the next page, which the hardware does not fetch ahead
+   of its own (in a mapped file they come from memory, not from a copy just made) */
+#define TRACE_PREFETCH_AHEAD 64
+
 static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs, size_t *n)
 {
 	int k = trace_next_ref(r, recs, NULL);
@@ -126,8 +137,10 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	const struct mtrace_record *end = (const struct mtrace_record *)
 		(r->buf + r->buf_pos + (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
 	uint32_t tid = (*recs)->tid;
-	while (p < end && p->tid == tid && trace_call_ok(p))   /* tid is not 0 */
+	while (p < end && p->tid == tid && trace_call_ok(p)) {   /* tid is not 0 */
+		__builtin_prefetch(p + TRACE_PREFETCH_AHEAD);
 		p++;
+	}
 	size_t more = (size_t)(p - (*recs + 1));
 	*n += more;
 	r->buf_pos += more * MTRACE_RECORD_SIZE;
