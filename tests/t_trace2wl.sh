@@ -139,6 +139,17 @@ check "mbench: mapped file and pipe give the same workload" cmp "$TMP/m.wl" "$TM
 { head -c 14 "$f"; printf '\010\020'; head -c 4096 "$f" | tail -c +17; head -c 8 /dev/zero; tail -c +4097 "$f"; } >"$TMP/m-odd"
 "$BIN/trace2wl" -q "$TMP/m-odd.wl" "$TMP/m-odd"
 check "mbench: header of 4,104 bytes (records across windows): the same workload" cmp "$TMP/m.wl" "$TMP/m-odd.wl"
+# where a file cannot be mapped (from the start, or after three windows) it is read instead
+if [ "${SANITIZE:-}" != 1 ]; then   # (nothing can be preloaded before ASan's runtime)
+	for n in 0 3; do
+		LD_PRELOAD="$TP/libnofilemap.so" NOFILEMAP_AFTER=$n NOFILEMAP_LOG="$TMP/refused$n" \
+			"$BIN/trace2wl" -q "$TMP/m-nomap$n.wl" "$f"
+		eq "mbench: mapping refused after $n windows: refused once, not tried again" 1 "$(wc -l <"$TMP/refused$n" 2>/dev/null)"
+		check "mbench: mapping refused after $n windows: read instead, the same workload" cmp "$TMP/m.wl" "$TMP/m-nomap$n.wl"
+	done
+else
+	echo "# sanitized build: the refused mapping is not simulated (a preload before ASan)"
+fi
 # another process cuts the file under the window being read: one error naming the offset where
 # the file now ends, exit 1, no SIGBUS
 cp "$f" "$TMP/m-cut"
