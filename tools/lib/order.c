@@ -10,6 +10,8 @@
 #define PENDING_MAX   (4u << 20)    /* pending events before the window is forced shut */
 #define SEG_RECORDS   127           /* records a segment holds: with its header, 8 KiB */
 #define BATCH         256           /* events handed to the callback at once */
+#define MERGE_AHEAD   4             /* records ahead the two-way merge asks for: each step waits
+                                       on the load of its queue's next record otherwise */
 
 /* A thread's pending records are kept, in arrival (= program) order, which is time order, in
    a list of segments: fixed blocks recycled through a free list, so a record is copied once,
@@ -278,6 +280,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 		uint64_t t = ts[k];
 		if (t >= lim || r == last[k] || !is_plain(r + 1))
 			break;
+		__builtin_prefetch(r + MERGE_AHEAD);   /* (never faults, past a segment too) */
 		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
 		last_t = t > last_t ? t : last_t;
 		cur[k] = r + 1;
