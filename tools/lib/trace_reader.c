@@ -82,9 +82,10 @@ void trace_swap_record(struct mtrace_record *rec)
    as having shrunk at its next refill.
    ------------------------------------------------------------------------------------------- */
 
-#define MAP_WINDOW   (1u << 20)     /* bytes mapped at a time */
-#define MAP_MIN_FILE (4u << 20)     /* smaller files are read: mapping would cost more */
 #define MAX_MAPPED   8              /* readers with a window at once */
+
+uint64_t trace_reader_map_min = 4u << 20;     /* smaller files are read: mapping costs more */
+uint64_t trace_reader_map_window = 1u << 20;  /* bytes mapped at a time */
 
 static struct trace_reader *volatile mapped[MAX_MAPPED];
 static struct sigaction sigbus_old;
@@ -158,7 +159,7 @@ static void map_start(struct trace_reader *r)
 {
 	struct stat st;
 	if (!r->fast || r->child || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < MAP_MIN_FILE || map_register(r) < 0)
+	    (uint64_t)st.st_size < trace_reader_map_min || map_register(r) < 0)
 		return;
 	r->buf_len = r->buf_pos;   /* the next fill maps from offset on */
 }
@@ -178,7 +179,9 @@ static ssize_t fill_mapped(struct trace_reader *r, size_t want)
 		r->eof = 1;   /* (what remains, less than a record, is the caller's to report) */
 		return (ssize_t)(r->buf_len - r->buf_pos);
 	}
-	uint64_t len = off - start + want > MAP_WINDOW ? off - start + want : MAP_WINDOW;
+	uint64_t len = off - start + want, win = trace_reader_map_window;
+	if (len < win)
+		len = win;
 	if (len > size - start)
 		len = size - start;
 	unmap_window(r);

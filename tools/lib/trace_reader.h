@@ -65,6 +65,9 @@ struct trace_reader {
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
 extern int trace_reader_decompress;
+/* Plain files of at least map_min bytes are mapped map_window bytes at a time (4 MiB and 1 MiB;
+   the fuzzer maps every file, a page at a time, and compares with reading it). */
+extern uint64_t trace_reader_map_min, trace_reader_map_window;
 
 /* "gzip", "xz" or "zstd" if the n bytes at b begin data so compressed (their magic), or NULL:
    also the name of the program that decompresses it. */
