@@ -121,13 +121,13 @@ static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_rec
 	return trace_next_slow(r, rec, off);
 }
 
-/* A run of records at once: *n >= 1 consecutive committed records of one thread, none of them
-   a chunk record (a chunk record comes alone, as a run of 1), in host order and checked, valid
-   until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
 /* Records a run's scan asks for ahead: the next page, which the hardware does not fetch ahead
    of its own (in a mapped file they come from memory, not from a copy just made) */
 #define TRACE_PREFETCH_AHEAD 64
 
+/* A run of records at once: *n >= 1 consecutive committed records of one thread, none of them
+   a chunk record (a chunk record comes alone, as a run of 1), in host order and checked, valid
+   until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
 static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs, size_t *n)
 {
 	int k = trace_next_ref(r, recs, NULL);
