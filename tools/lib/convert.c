@@ -135,8 +135,8 @@ HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 	struct ownlist *l = &m->own[x];
 	uint64_t s;
 	if (l->n)
-		s = l->s[(l->head + --l->n) & (OWN_MAX - 1)];
-	else if (m->pool) {
+		return (int64_t)l->s[(l->head + --l->n) & (OWN_MAX - 1)];   /* x released it last */
+	if (m->pool) {
 		s = m->pool;
 		m->pool = m->slots[s].size;
 	} else {
