@@ -23,12 +23,23 @@
 
 #define OWN_MAX       64            /* free slots a thread keeps for itself (a power of two) */
 
+/* A slot's last user, its thread index and that thread's call count just after, in one word:
+   16 bytes a slot, four to a cache line, leave room for a sparser address map in the same
+   memory a live block (see bench/trace2wl.sh) */
+#define TOUCH_THREAD_BITS 20
+#define TOUCH_COUNT_MAX (UINT64_MAX >> TOUCH_THREAD_BITS)   /* calls a thread may make */
+_Static_assert(ORDER_MAX_THREADS <= 1u << TOUCH_THREAD_BITS, "a thread index fits its field");
+
 struct slotinfo {
-	uint64_t size;                /* requested bytes of the block in it */
-	uint64_t count;               /* call count of `thread` just after it last touched the slot */
-	uint32_t thread;
-	uint32_t live;
+	uint64_t size;                /* requested bytes of the block in it (free, in the pool:
+	                                 the next slot of the pool) */
+	uint64_t touch;               /* count << TOUCH_THREAD_BITS | thread */
 };
+
+static inline uint64_t touch(uint32_t thread, uint64_t count)
+{
+	return count << TOUCH_THREAD_BITS | thread;
+}
 
 struct impl {
 	struct order ord;             /* hands the records out in global order */
@@ -88,16 +99,27 @@ static int wait_for_other(struct convert *c, struct impl *m, uint32_t x, uint32_
 	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a) < 0 ? write_failed(c) : 0;
 }
 
-/* Thread x is about to use what thread target touched last, when its count was count. */
-HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
+/* Thread x is about to use what another thread touched last (touch(thread, count)). */
+HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint64_t last)
 {
+	uint32_t target = (uint32_t)(last & ((1u << TOUCH_THREAD_BITS) - 1));
+	uint64_t count = last >> TOUCH_THREAD_BITS;
 	if (target == x || count == 0)
 		return 0;   /* its own, or nobody's yet */
 	return wait_for_other(c, m, x, target, count);
 }
 
+static __attribute__((noinline)) int too_many_calls(struct convert *c, uint32_t x)
+{
+	snprintf(c->err, sizeof c->err, "thread %u made more than %llu calls: more than a workload "
+		 "can order", x, (unsigned long long)TOUCH_COUNT_MAX);
+	return -1;
+}
+
 HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
 {
+	if (__builtin_expect(m->count[x] == TOUCH_COUNT_MAX, 0))
+		return too_many_calls(c, x);
 	if (wl_writer_op(c->w, x, op, n, a) < 0)
 		return write_failed(c);
 	m->count[x]++;
@@ -144,16 +166,14 @@ HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 			return oom(c);
 		return (int64_t)l->fresh++;
 	}
-	if (wait_for(c, m, x, m->slots[s].thread, m->slots[s].count) < 0)
+	if (wait_for(c, m, x, m->slots[s].touch) < 0)
 		return -1;
 	return (int64_t)s;
 }
 
 HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
 {
-	m->slots[s].thread = x;
-	m->slots[s].count = m->count[x];
-	m->slots[s].live = 0;
+	m->slots[s].touch = touch(x, m->count[x]);
 	struct ownlist *own = &m->own[x];
 	if (own->n == OWN_MAX) {
 		/* hand the oldest of its own to the pool; keep the newest, likely to be reused */
@@ -178,9 +198,8 @@ HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t
 		   occupied (never reused), the new block gets its own */
 		c->st.repaired_live++;
 		m->live -= m->slots[old].size;
-		m->slots[old].live = 0;
 	}
-	m->slots[s] = (struct slotinfo){ size, m->count[x], x, 1 };
+	m->slots[s] = (struct slotinfo){ size, touch(x, m->count[x]) };
 	m->live += size;
 	if (m->live > c->st.ideal_rss) {
 		c->st.ideal_rss = m->live;
@@ -256,7 +275,7 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e)
 		c->st.skipped_free++;
 		return 0;
 	}
-	if (wait_for(c, m, x, m->slots[s].thread, m->slots[s].count) < 0)
+	if (wait_for(c, m, x, m->slots[s].touch) < 0)
 		return -1;
 	uint64_t a[1] = { s };
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
@@ -279,7 +298,7 @@ static int do_failed_realloc(struct convert *c, struct impl *m, const struct ord
 			so = *sp;
 	}
 	c->st.failed++;
-	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
+	if (so && wait_for(c, m, x, m->slots[so].touch) < 0)
 		return -1;
 	uint64_t a[4] = { 0, so, r->size, r->arg2 };
 	return emit(c, m, x, wl_op_of[r->call] | MTRACE_WL_FAILED,
@@ -296,7 +315,6 @@ static void do_release(struct convert *c, struct impl *m, const struct order_ev 
 		c->st.realloc_null++;
 	else if (addrmap_take(&m->addr, r->ptr, &so)) {
 		m->live -= m->slots[so].size;
-		m->slots[so].live = 0;
 	} else
 		c->st.realloc_unknown++;
 	m->own[e->thread].re_slot = so;
@@ -310,7 +328,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	uint64_t so = m->own[x].re_slot;
 	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
 	uint64_t bytes = mtrace_record_bytes(r);
-	if (so && wait_for(c, m, x, m->slots[so].thread, m->slots[so].count) < 0)
+	if (so && wait_for(c, m, x, m->slots[so].touch) < 0)
 		return -1;
 	if (r->result == 0) {
 		/* glibc's realloc(p, 0): p freed, NULL returned */

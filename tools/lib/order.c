@@ -6,7 +6,6 @@
 #include "order.h"
 #include "u64map.h"
 
-#define MAX_THREADS   (1u << 20)
 #define PENDING_MAX   (4u << 20)    /* pending events before the window is forced shut */
 #define SEG_RECORDS   127           /* records a segment holds: with its header, 8 KiB */
 #define BATCH         256           /* events handed to the callback at once */
@@ -382,8 +381,8 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t
 	uint64_t *i = u64map_get(&m->tids, tid);
 	if (i && (uint32_t)*i)
 		return (int64_t)((uint32_t)*i - 1);
-	if (o->nthreads >= MAX_THREADS) {
-		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace", MAX_THREADS);
+	if (o->nthreads >= ORDER_MAX_THREADS) {
+		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace", ORDER_MAX_THREADS);
 		return -1;
 	}
 	if (o->nthreads == m->cap_threads) {
