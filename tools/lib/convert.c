@@ -351,7 +351,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 }
 
 /* order.h callback: a batch of events in global order */
-#define ADDRMAP_CACHED (32u * 1024)   /* entries (512 KiB) a cache keeps: no prefetch below */
+#define ADDRMAP_CACHED (32u * 1024)   /* entries (512 KiB) a cache keeps: no slot prefetch below */
 
 static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 {
@@ -359,17 +359,18 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	struct impl *m = c->impl;
 	for (const struct order_ev *e = ev, *end = ev + n; e < end; e++) {
 		int k;
-		if (m->addr.cap > ADDRMAP_CACHED && e + 8 < end) {
-			/* a map larger than the caches is probed at random, a miss an event: start the
-			   loads of the entries of the event 8 ahead now, so they arrive in time
-			   (a trace with 950 K live blocks converts about a fifth faster) */
+		if (e + 8 < end) {
+			/* the map is probed at random, a miss an event (of the first-level cache at
+			   least): start the load of the entry of the event 8 ahead now, so it arrives
+			   in time.  A free has a ptr, an allocation a result: ptr | result, with no
+			   branch on the call (a realloc's is a useless hint).  A map that a cache
+			   keeps: 4% faster; one of 950 K live blocks: a fifth. */
 			const struct mtrace_record *ahead = e[8].rec;
-			if (ahead->ptr)
-				__builtin_prefetch(&m->addr.e[addrmap_home(ahead->ptr, m->addr.cap)]);
-			if (ahead->result)
-				__builtin_prefetch(&m->addr.e[addrmap_home(ahead->result, m->addr.cap)]);
-			/* and the slot of the block the event 4 ahead frees: its map entry, asked
-			   for 4 events ago, has arrived */
+			__builtin_prefetch(&m->addr.e[addrmap_home(ahead->ptr | ahead->result, m->addr.cap)]);
+		}
+		if (m->addr.cap > ADDRMAP_CACHED && e + 8 < end) {
+			/* a map larger than the caches: the slot of the block the event 4 ahead
+			   frees too (its map entry, asked for 4 events ago, has arrived) */
 			const struct mtrace_record *near = e[4].rec;
 			if (near->call == MTRACE_CALL_FREE && near->ptr) {
 				const struct addrmap_entry *x = addrmap_find(&m->addr, near->ptr);
