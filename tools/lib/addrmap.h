@@ -25,12 +25,20 @@ struct addrmap {
 	uint64_t zero_val;                                 /* address 0 (hostile traces), or DEAD */
 };
 
-static inline size_t addrmap_home(uint64_t key, size_t cap)
+/* A key's hash, which every call below takes beside the key: a caller that asked for the
+   key's entry ahead (addrmap_home, prefetched) has it already, and the table's size does not
+   enter it */
+static inline uint64_t addrmap_hash(uint64_t key)
+{
+	return u64_mix(key);
+}
+
+static inline size_t addrmap_home(uint64_t hash, size_t cap)
 {
 #if defined(__SIZEOF_INT128__)
-	return (size_t)(((unsigned __int128)u64_mix(key) * cap) >> 64);   /* in [0, cap) for any cap */
+	return (size_t)(((unsigned __int128)hash * cap) >> 64);   /* in [0, cap) for any cap */
 #else
-	return (size_t)(((u64_mix(key) >> 32) * (uint64_t)cap) >> 32);    /* 32-bit size_t: cap < 2^32 */
+	return (size_t)(((hash >> 32) * (uint64_t)cap) >> 32);    /* 32-bit size_t: cap < 2^32 */
 #endif
 }
 
@@ -40,9 +48,9 @@ static inline size_t addrmap_next(size_t i, size_t cap)
 }
 
 /* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
-static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key)
+static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key, uint64_t hash)
 {
-	size_t i = addrmap_home(key, m->cap);
+	size_t i = addrmap_home(hash, m->cap);
 	while (m->e[i].key != key && m->e[i].key != 0)
 		i = addrmap_next(i, m->cap);
 	return &m->e[i];
@@ -61,7 +69,7 @@ static inline int addrmap_rehash(struct addrmap *m)
 	size_t per_step = ADDRMAP_UNMAP_STEP / sizeof *n, done = 0;   /* entries unmapped so far */
 	for (size_t i = 0; i < m->cap; i++) {
 		if (m->e[i].key && m->e[i].val != ADDRMAP_DEAD) {
-			size_t j = addrmap_home(m->e[i].key, cap);
+			size_t j = addrmap_home(addrmap_hash(m->e[i].key), cap);
 			while (n[j].key)
 				j = addrmap_next(j, cap);
 			n[j] = m->e[i];
@@ -87,20 +95,20 @@ static inline void addrmap_init(struct addrmap *m)
 }
 
 /* pointer to the slot of live block key, or NULL */
-static inline uint64_t *addrmap_get(struct addrmap *m, uint64_t key)
+static inline uint64_t *addrmap_get(struct addrmap *m, uint64_t key, uint64_t hash)
 {
 	if (__builtin_expect(key == 0, 0))
 		return m->zero_val != ADDRMAP_DEAD ? &m->zero_val : NULL;
 	if (m->cap == 0)
 		return NULL;
-	struct addrmap_entry *x = addrmap_find(m, key);
+	struct addrmap_entry *x = addrmap_find(m, key, hash);
 	return x->key && x->val != ADDRMAP_DEAD ? &x->val : NULL;
 }
 
 /* remove live block key, giving its slot: 1, or 0 if it was not live */
-static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t *val)
+static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t *val)
 {
-	uint64_t *v = addrmap_get(m, key);
+	uint64_t *v = addrmap_get(m, key, hash);
 	if (v == NULL)
 		return 0;
 	*val = *v;
@@ -111,7 +119,7 @@ static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t *val)
 }
 
 /* key now holds val (< ADDRMAP_DEAD); *old gets what it held: 1 it was live, 0 not, -1 no memory */
-static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t val, uint64_t *old)
+static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t val, uint64_t *old)
 {
 	if (__builtin_expect(key == 0, 0)) {
 		*old = m->zero_val;
@@ -120,7 +128,7 @@ static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t val, ui
 	}
 	if (__builtin_expect(m->cap == 0, 0) && addrmap_rehash(m) < 0)
 		return -1;
-	struct addrmap_entry *x = addrmap_find(m, key);
+	struct addrmap_entry *x = addrmap_find(m, key, hash);
 	if (x->key == key) {
 		int had = x->val != ADDRMAP_DEAD;
 		*old = x->val;
@@ -131,7 +139,7 @@ static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t val, ui
 	if (__builtin_expect((m->used + 1) * 4 > m->cap * 3, 0)) {
 		if (addrmap_rehash(m) < 0)
 			return -1;
-		x = addrmap_find(m, key);
+		x = addrmap_find(m, key, hash);
 	}
 	x->key = key;
 	x->val = val;
