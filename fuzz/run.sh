@@ -52,6 +52,13 @@ run() { # HARNESS SEEDDIR
 	cp "$2"/* "$corpus"/ 2>/dev/null
 	[ -d "fuzz/corpus/$h" ] && cp fuzz/corpus/"$h"/* "$corpus"/ 2>/dev/null
 	echo "== $h: $SECONDS_EACH s"
+	# the inputs found before, under this compiler's sanitizers too (make check runs them built
+	# by gcc, whose UBSan misses some of what clang's reports, such as NULL + 0)
+	if ls fuzz/regressions/"$h"/* >/dev/null 2>&1 &&
+	   ! ASAN_OPTIONS=allocator_may_return_null=1 "$FB/$h" fuzz/regressions/"$h"/* >"$FB/$h.regressions.log" 2>&1; then
+		echo "   REGRESSION: a kept input of fuzz/regressions/$h/ fails again (see $FB/$h.regressions.log)"
+		failed=$((failed + 1))
+	fi
 	# leaks on: a leak per input is a bug in the library code the tools loop over
 	ASAN_OPTIONS=allocator_may_return_null=1 "$FB/$h" -max_total_time="$SECONDS_EACH" \
 		-rss_limit_mb=2048 -timeout=10 -max_len=65536 -artifact_prefix="$findings/" "$corpus" \

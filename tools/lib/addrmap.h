@@ -47,6 +47,13 @@ static inline size_t addrmap_next(size_t i, size_t cap)
 	return i + 1 == cap ? 0 : i + 1;
 }
 
+/* ask for the home entry of a key of this hash, to be looked up soon (no table yet: nothing) */
+static inline void addrmap_prefetch(const struct addrmap *m, uint64_t hash)
+{
+	if (__builtin_expect(m->cap != 0, 1))
+		__builtin_prefetch(m->e + addrmap_home(hash, m->cap));
+}
+
 /* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
 static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key, uint64_t hash)
 {

@@ -378,7 +378,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	uint64_t hash[AHEAD];
 	for (size_t i = 0; i < n && i < AHEAD; i++) {
 		hash[i] = addrmap_hash(ev_key(ev[i].rec));
-		__builtin_prefetch(&m->addr.e[addrmap_home(hash[i], m->addr.cap)]);
+		addrmap_prefetch(&m->addr, hash[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct order_ev *e = &ev[i];
@@ -386,7 +386,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		if (i + AHEAD < n) {
 			uint64_t ha = addrmap_hash(ev_key(e[AHEAD].rec));
 			hash[i % AHEAD] = ha;
-			__builtin_prefetch(&m->addr.e[addrmap_home(ha, m->addr.cap)]);
+			addrmap_prefetch(&m->addr, ha);
 			if (m->addr.cap > ADDRMAP_CACHED) {
 				/* a map larger than the caches: the slot of the block that the event
 				   AHEAD/2 on frees too (its entry, asked for AHEAD/2 events ago, is
