@@ -26,8 +26,8 @@ struct addrmap {
 };
 
 /* A key's hash, which every call below takes beside the key: a caller that asked for the
-   key's entry ahead (addrmap_home, prefetched) has it already, and the table's size does not
-   enter it */
+   key's entry ahead (addrmap_prefetch) has it already, and the table's size does not enter it,
+   so a rehash in between does not spoil it */
 static inline uint64_t addrmap_hash(uint64_t key)
 {
 	return u64_mix(key);
