@@ -28,6 +28,15 @@ grep -q 'replayed from NULL: 1 reallocs' "$TMP/sum" && ok "edge: realloc of an u
 grep -q 'repaired: 1 allocations of a still-live address' "$TMP/sum" && ok "inverted: repaired and counted" || bad "inverted: $(cat "$TMP/sum")"
 "$TP/wl_check" "$TMP/inv.wl" >/dev/null; eq "inverted: still replayable" 0 "$?"
 
+# a record handed out after a later one (the trace broke its promise that none precedes its
+# chunk): counted, by trace2wl and trace_stats alike, and every call still there
+"$TP/mkfixture" trace-late "$TMP/late1"
+"$BIN/trace2wl" "$TMP/late1.wl" "$TMP/late1" 2>"$TMP/sum"; eq "late record: exit 0" 0 "$?"
+grep -q 'repaired: 0 allocations of a still-live address, 1 records out of order' "$TMP/sum" && ok "late record: counted" || bad "late record: $(cat "$TMP/sum")"
+grep -q 'calls by type    malloc 3 free 1$' "$TMP/sum" && ok "late record: calls by type" || bad "late record: calls by type: $(cat "$TMP/sum")"
+"$TP/wl_check" "$TMP/late1.wl" | grep -q '^violations 0$' && ok "late record: a legal order" || bad "late record: violations"
+"$BIN/trace_stats" "$TMP/late1" | grep -q '^(1 records came out of order and were taken late)' && ok "late record: trace_stats counts it" || bad "late record: trace_stats: $("$BIN/trace_stats" "$TMP/late1")"
+
 # a thread id the kernel gave again to a new thread (past pid_max, 32,768 by default): told
 # apart by its first chunk (which follows no earlier one), a stream of its own; counted as one
 # thread alive from the first's start to the second's end, it made "threads at once" 2, and

@@ -53,6 +53,7 @@ struct tstat {
 
 struct stats {
 	const char *name;
+	struct order *ord;            /* while it is read */
 	char exe[256];
 	char settings[1400];          /* the allocators' settings the program ran with */
 	char allocator[512];          /* and the allocator's path */
@@ -288,9 +289,12 @@ static int on_event(struct stats *s, const struct order_ev *e)
 /* order.h callback */
 static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (on_event(ctx, &ev[i]) < 0)
+	struct stats *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		order_warm(s->ord);
+		if (on_event(s, &ev[i]) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -329,6 +333,7 @@ static int collect(const char *path, struct stats *s)
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	int rc = order_begin(&o, on_events, on_thread, s);
+	s->ord = &o;
 	if (rc == 0)
 		rc = order_feed(&o, &r);
 	tool_progress_end(&pr);
@@ -340,6 +345,7 @@ static int collect(const char *path, struct stats *s)
 	s->late = o.late;
 	s->nthreads = o.nthreads;
 	order_free(&o);
+	s->ord = NULL;
 	trace_close(&r);
 	return rc;
 }

@@ -6,6 +6,8 @@
  *   mkfixture trace-inverted OUT  an address allocated again while still live
  *   mkfixture trace-tidreuse OUT  thread id 7 names two threads, one after the other (the
  *                                 kernel reuses an exited thread's id): three threads in all
+ *   mkfixture trace-late OUT      a record that precedes its chunk, which the trace says none
+ *                                 does: handed out one record late
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
@@ -125,6 +127,24 @@ static void write_tidreuse(void)
 		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 45, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
 		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 50, .result = 0x3000, .size = 48, .usable = 56 },
 		{ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 60, .ptr = 0x2000 },
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		put_record(&r[i]);
+}
+
+/* Thread 3's malloc (ts 30) precedes its own chunk (ts 55) although the trace promises none
+   does: by then thread 1's malloc at ts 40 has been handed out, so it is one record late. */
+static void write_late(void)
+{
+	write_header(4244, MTRACE_HF_CHUNK_BOUND);
+	static const struct mtrace_record r[] = {
+		{ .tid = 1, .call = MTRACE_CALL_CHUNK, .ts = 5, .size = 3 * MTRACE_RECORD_SIZE },
+		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16, .usable = 24 },
+		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 40, .result = 0x2000, .size = 16, .usable = 24 },
+		{ .tid = 2, .call = MTRACE_CALL_CHUNK, .ts = 50, .size = 2 * MTRACE_RECORD_SIZE },
+		{ .tid = 2, .call = MTRACE_CALL_FREE, .ts = 60, .ptr = 0x1000 },
+		{ .tid = 3, .call = MTRACE_CALL_CHUNK, .ts = 55, .size = 2 * MTRACE_RECORD_SIZE },
+		{ .tid = 3, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x3000, .size = 16, .usable = 24 },
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		put_record(&r[i]);
@@ -250,6 +270,8 @@ int main(int argc, char **argv)
 		write_mtrace(inverted, sizeof inverted / sizeof inverted[0]);
 	else if (!strcmp(argv[1], "trace-tidreuse"))
 		write_tidreuse();
+	else if (!strcmp(argv[1], "trace-late"))
+		write_late();
 	else
 		die("unknown fixture");
 	return fclose(out) != 0;

@@ -400,8 +400,10 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				}
 			}
 		}
+		order_warm(&m->ord);
 		int k;
 		unsigned call = e->rec->call;
+		c->st.calls[call] += e->kind != ORDER_RESULT;   /* (a realloc is two events) */
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
 				k = do_free(c, m, e, h);
@@ -473,7 +475,6 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 static void copy_order_stats(struct convert *c, struct impl *m)
 {
 	c->st.records = m->ord.records;
-	memcpy(c->st.calls, m->ord.calls, sizeof c->st.calls);
 	c->st.late = m->ord.late;
 	c->st.torn = m->ord.torn;
 	c->st.ops = m->total_calls;

@@ -42,6 +42,7 @@ struct impl {
 	struct hkey *heap;
 	uint32_t nheap, cap_threads;
 	uint64_t pending, watermark, last_t;
+	uint64_t late;                /* events handed out after a later one (o->late) */
 	struct seg *free_segs;
 	struct u64map tids;           /* tid -> feed << 32 | (thread index + 1): the trace (of
 	                                 several split ones) its last first-chunk was met in */
@@ -233,6 +234,9 @@ static int flush(struct order *o, struct impl *m)
    release became its result), -1 error. */
 static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 {
+	/* older than one handed out already: it came too late to go in its place, a repair (a
+	   realloc's result is counted with its release) */
+	m->late += q->ev.t < m->last_t && q->ev.kind != ORDER_RESULT;
 	if (q->ev.t > m->last_t)
 		m->last_t = q->ev.t;
 	m->batch[m->nbatch] = q->ev;
@@ -270,7 +274,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 	const struct mtrace_record *cur[2] = { a->ev.rec, b->ev.rec };
 	/* the last record of a segment is left to advance(), which moves to the next one */
 	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1], &b->head->r[b->head->n - 1] };
-	uint64_t ts[2] = { a->ev.t, b->ev.t }, last_t = m->last_t;
+	uint64_t ts[2] = { a->ev.t, b->ev.t }, last_t = m->last_t, late = 0;
 	uint32_t id[2] = { a->ev.thread, b->ev.thread };
 	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
 	while (out < oend) {
@@ -281,6 +285,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 			break;
 		__builtin_prefetch(r + MERGE_AHEAD);   /* (never faults, past a segment too) */
 		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
+		late += t < last_t;   /* (as in hand_out) */
 		last_t = t > last_t ? t : last_t;
 		cur[k] = r + 1;
 		ts[k] = r[1].ts;
@@ -295,6 +300,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 		m->nbatch += (uint32_t)n;
 		m->pending -= n;
 		m->last_t = last_t;
+		m->late += late;
 	}
 	return n;
 }
@@ -367,9 +373,9 @@ static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t m
 /* The same, and the callback has seen them all. */
 static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 {
-	if (drain_some(o, m, upto, max) < 0)
-		return -1;
-	return flush(o, m);
+	int k = drain_some(o, m, upto, max);
+	o->late = m->late;
+	return k < 0 ? -1 : flush(o, m);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -459,7 +465,13 @@ int order_feed(struct order *o, struct trace_reader *r)
 			uint64_t wm = run->ts > slack ? run->ts - slack : 0;
 			if (wm > m->watermark)
 				m->watermark = wm;
-			if (drain(o, m, m->watermark, UINT64_MAX) < 0)
+			/* the drain hands out about a chunk's events, while the reader's next
+			   chunk waits in memory: the callback loads it, a line an event */
+			o->warm = r->buf + r->buf_pos;
+			o->warm_end = r->buf + r->buf_len;
+			int rc = drain(o, m, m->watermark, UINT64_MAX);
+			o->warm = o->warm_end = NULL;   /* (the window may go before the next) */
+			if (rc < 0)
 				return -1;
 			continue;
 		}
@@ -472,11 +484,6 @@ int order_feed(struct order *o, struct trace_reader *r)
 			m->last_tid = run->tid;
 		}
 		o->records += n;
-		for (size_t i = 0; i < n; i++) {
-			o->calls[run[i].call]++;
-			/* older than what was handed out already: handed out late, a repair */
-			o->late += run[i].ts < m->last_t;
-		}
 		if (queue_append(m, &m->q[x], run, n) < 0)
 			return oom(o);
 		if (r->format == TRACE_FMT_DJ) {

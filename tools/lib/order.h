@@ -43,9 +43,9 @@ struct order {
 	order_thread_fn new_thread;
 	void *ctx;
 	uint64_t records;                           /* calls read (not chunk records) */
-	uint64_t calls[MTRACE_CALL_LAST_API + 1];   /* by call type */
 	uint64_t late;                              /* handed out after later ones: repaired */
 	uint64_t torn;                              /* partly written records skipped */
+	const unsigned char *warm, *warm_end;       /* the input not read yet (order_warm) */
 	uint32_t nthreads;
 	int dj;                                     /* fed an original dj/malloc trace */
 	void *impl;
@@ -63,4 +63,15 @@ int  order_end(struct order *o);
    (a start and an end at the same order point overlap); 0 if memory runs out. */
 uint32_t order_max_live_threads(const struct order *o);
 void order_free(struct order *o);
+
+/* For the callback, once an event: loads the next line of the input not yet read into the
+   second-level cache.  The next feed's scan of the mapped trace then finds it there instead
+   of waiting for memory, the load hidden behind the callback's work. */
+static inline void order_warm(struct order *o)
+{
+	if (o->warm < o->warm_end) {
+		__builtin_prefetch(o->warm, 0, 2);
+		o->warm += 64;
+	}
+}
 #endif
