@@ -255,43 +255,55 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 
 /* Part of merge_two, its common case: both first events are plain calls, each followed by
    another plain call in the same segment, and come before lim.  Hands them out with only the
-   batch written per event (the choice of queue is an index, not a branch: in a trace of two
-   busy threads it changes on nearly every other event); what is left over, or stops it, is
-   the general loop's.  Returns the number handed out. */
+   batch written per event; what is left over, or stops it, is the general loop's.  Returns
+   the number handed out. */
 static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint64_t lim)
 {
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
 		return 0;
-	/* both queues' state in two-element arrays indexed by which goes first: the compiler
-	   turns selects between two sets of variables back into branches.  The lower thread
-	   index goes in element 0, so that it wins ties (see key_less) with no compare of ids. */
+	/* no branch on which queue goes first (in a trace of two busy threads it changes on
+	   nearly every other event): what does not change in two-element arrays indexed by it,
+	   what does in masked pairs below (the compiler turns plain selects back into
+	   branches).  The lower thread index goes first, so that it wins ties (see key_less)
+	   with no compare of ids. */
 	if (b->ev.thread < a->ev.thread) {
 		struct queue *x = a;
 		a = b;
 		b = x;
 	}
 	struct queue *q[2] = { a, b };
-	const struct mtrace_record *cur[2] = { a->ev.rec, b->ev.rec };
 	/* the last record of a segment is left to advance(), which moves to the next one */
 	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1], &b->head->r[b->head->n - 1] };
-	uint64_t ts[2] = { a->ev.t, b->ev.t }, last_t = m->last_t, late = 0;
 	uint32_t id[2] = { a->ev.thread, b->ev.thread };
+	/* each queue's next record and its time in registers, chosen between by masks: an event's
+	   step depends on the last one's, and kept in arrays indexed by the choice, each step
+	   waited on a store and a load of them */
+	uintptr_t c0 = (uintptr_t)a->ev.rec, c1 = (uintptr_t)b->ev.rec;
+	uint64_t t0 = a->ev.t, t1 = b->ev.t, last_t = m->last_t, late = 0;
 	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
 	while (out < oend) {
-		size_t k = ts[1] < ts[0];
-		const struct mtrace_record *r = cur[k];
-		uint64_t t = ts[k];
+		uint64_t k = t1 < t0, mk = -k;   /* mk, mp: all ones when b's goes first */
+		uintptr_t mp = (uintptr_t)mk;
+		const struct mtrace_record *r = (const struct mtrace_record *)((c0 & ~mp) | (c1 & mp));
+		uint64_t t = (t0 & ~mk) | (t1 & mk);
 		if (t >= lim || r == last[k] || !is_plain(r + 1))
 			break;
 		__builtin_prefetch(r + MERGE_AHEAD);   /* (never faults, past a segment too) */
 		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
 		late += t < last_t;   /* (as in hand_out) */
 		last_t = t > last_t ? t : last_t;
-		cur[k] = r + 1;
-		ts[k] = r[1].ts;
+		uintptr_t next = (uintptr_t)(r + 1);
+		uint64_t nt = r[1].ts;
+		c0 = (next & ~mp) | (c0 & mp);
+		c1 = (next & mp) | (c1 & ~mp);
+		t0 = (nt & ~mk) | (t0 & mk);
+		t1 = (nt & mk) | (t1 & ~mk);
 	}
 	size_t n = (size_t)(out - start);
 	if (n) {
+		const struct mtrace_record *cur[2] = { (const struct mtrace_record *)c0,
+						       (const struct mtrace_record *)c1 };
+		uint64_t ts[2] = { t0, t1 };
 		for (int k = 0; k < 2; k++) {
 			q[k]->ev.rec = cur[k];
 			q[k]->ev.t = ts[k];
@@ -467,8 +479,7 @@ int order_feed(struct order *o, struct trace_reader *r)
 				m->watermark = wm;
 			/* the drain hands out about a chunk's events, while the reader's next
 			   chunk waits in memory: the callback loads it, a line an event */
-			o->warm = r->buf + r->buf_pos;
-			o->warm_end = r->buf + r->buf_len;
+			trace_ahead(r, &o->warm, &o->warm_end);
 			int rc = drain(o, m, m->watermark, UINT64_MAX);
 			o->warm = o->warm_end = NULL;   /* (the window may go before the next) */
 			if (rc < 0)

@@ -184,14 +184,17 @@ static ssize_t fill_mapped(struct trace_reader *r, size_t want)
 		len = win;
 	if (len > size - start)
 		len = size - start;
+	/* the window's records, and the first of the next window's mapped as well: their lines
+	   can be loaded ahead (trace_ahead) before the window moves on */
+	uint64_t maplen = size - start - len < TRACE_MAP_AHEAD ? size - start : len + TRACE_MAP_AHEAD;
 	unmap_window(r);
 	/* populated: the scan's prefetches are dropped where no page is mapped yet */
-	void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED | MAP_POPULATE, r->fd, (off_t)start);
+	void *m = mmap(NULL, (size_t)maplen, PROT_READ, MAP_SHARED | MAP_POPULATE, r->fd, (off_t)start);
 	if (m == MAP_FAILED) {
 		map_end(r);
 		return lseek(r->fd, (off_t)off, SEEK_SET) < 0 ? -1 : -2;
 	}
-	r->map_len = (size_t)len;
+	r->map_len = (size_t)maplen;
 	r->map = m;
 	r->buf = m;
 	r->buf_pos = (size_t)(off - start);

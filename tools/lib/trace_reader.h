@@ -123,6 +123,18 @@ static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_rec
 	return trace_next_slow(r, rec, off);
 }
 
+/* Bytes mapped past a window's end (the next window maps them again) */
+#define TRACE_MAP_AHEAD (64u * 1024)
+
+/* The input at hand that is not handed out yet: [*p, *end), to be loaded into the caches ahead
+   of the reader (prefetches only: in a mapped file it runs on into the next window). */
+static inline void trace_ahead(const struct trace_reader *r, const unsigned char **p,
+			       const unsigned char **end)
+{
+	*p = r->buf + r->buf_pos;
+	*end = r->map ? r->map + r->map_len : r->buf + r->buf_len;
+}
+
 /* Records a run's scan asks for ahead: the next page, which the hardware does not fetch ahead
    of its own (in a mapped file they come from memory, not from a copy just made) */
 #define TRACE_PREFETCH_AHEAD 64
