@@ -120,7 +120,10 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 		s->len = 0;
 		return 0;
 	}
-	if (s->nblocks == s->cap_blocks) {
+	/* a stream that spilled last too extends its block: one copy at the end */
+	struct wl_block *lastb = s->nblocks ? &s->blocks[s->nblocks - 1] : NULL;
+	int extend = lastb && lastb->off + lastb->len == w->spill_end;
+	if (!extend && s->nblocks == s->cap_blocks) {
 		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
 		struct wl_block *b = realloc(s->blocks, cap * sizeof *b);
 		if (!b) {
@@ -132,10 +135,35 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 	}
 	if (tool_pwrite_all(w->spill_fd, s->buf, s->len, w->spill_end) < 0)
 		return fail(w, "cannot write the scratch file", w->out_path);
-	s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
+	if (extend)
+		lastb->len += s->len;
+	else
+		s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
 	w->spill_end += s->len;
 	s->spilled += s->len;
 	s->len = 0;
+	return 0;
+}
+
+/* Copy *left bytes from offset *from of fd_in to *to of fd_out without bringing them to user
+   space (copy_file_range, one copy in the kernel instead of two); the offsets and *left move
+   on by what was copied.  Where the kernel cannot (another file system, an old kernel), it
+   leaves the rest to the caller.  -1 on a write error. */
+static int copy_in_kernel(int fd_in, uint64_t *from, int fd_out, uint64_t *to, uint64_t *left)
+{
+	while (*left) {
+		off_t in = (off_t)*from, out = (off_t)*to;
+		ssize_t n = copy_file_range(fd_in, &in, fd_out, &out, *left < (1u << 30) ? (size_t)*left : 1u << 30, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == ENOSPC || errno == EIO || errno == EDQUOT || errno == EFBIG))
+			return -1;
+		if (n <= 0)
+			return 0;   /* (EXDEV, ENOSYS, EINVAL...: the caller copies) */
+		*from += (uint64_t)n;
+		*to += (uint64_t)n;
+		*left -= (uint64_t)n;
+	}
 	return 0;
 }
 
@@ -241,6 +269,8 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 			to += s->spilled;   /* which is in place already */
 		for (size_t b = 0; b < s->nblocks; b++) {
 			uint64_t at = s->blocks[b].off, left = s->blocks[b].len;
+			if (!seq && copy_in_kernel(w->spill_fd, &at, fd, &to, &left) < 0)
+				goto bad_io;
 			while (left) {
 				size_t n = left < IOBUF ? (size_t)left : IOBUF;
 				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || PUT(io, n, to) < 0)
