@@ -355,7 +355,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 }
 
 /* order.h callback: a batch of events in global order */
-#define AHEAD 8                        /* events whose map entry is asked for ahead of them */
+#define AHEAD 16                       /* events whose map entry is asked for ahead of them */
 #define ADDRMAP_CACHED (32u * 1024)   /* entries (512 KiB) a cache keeps: no slot prefetch below */
 
 /* The address an event looks up: a free's ptr or an allocation's result, the other being 0
