@@ -77,12 +77,17 @@ static const char *tmp_workload_of;   /* what the user named */
    Runs in fresh processes (--repeat, --compare)
    ------------------------------------------------------------------------------------------- */
 
-/* The timeline file of allocator a in a --compare list: FILE.NAME, NAME the allocator or its
-   library's file name, and .N (its place in the list) when an earlier one has the same NAME:
-   two libraries given by path, or one allocator in two columns of its own settings, must not
-   share one file. */
-static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a)
+/* The timeline file of allocator a in a --compare list or --repeat runs (per_column):
+   FILE.NAME, NAME the allocator or its library's file name, and .N (its place in the list)
+   when an earlier one has the same NAME: two libraries given by path, or one allocator in two
+   columns of its own settings, must not share one file.  Otherwise (one run, --malloc traced):
+   FILE itself. */
+static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a, int per_column)
 {
+	if (!per_column) {
+		snprintf(buf, cap, "%s", log);
+		return;
+	}
 	const char *slash = strrchr(names[a], '/'), *name = slash ? slash + 1 : names[a];
 	int taken = 0;
 	for (int b = 0; b < a; b++) {
@@ -371,10 +376,9 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 			/* FILE.ALLOCATOR with --compare or --repeat; FILE itself for --malloc traced */
 			int named = o->compare || reps > 1;
 			if (o->log)
-				named ? log_name(log, sizeof log, o->log, allocs, a) : (void)snprintf(log, sizeof log, "%s", o->log);
+				log_name(log, sizeof log, o->log, allocs, a, named);
 			if (o->latency)
-				named ? log_name(latency, sizeof latency, o->latency, allocs, a)
-				      : (void)snprintf(latency, sizeof latency, "%s", o->latency);
+				log_name(latency, sizeof latency, o->latency, allocs, a, named);
 			char label[200];
 			if (reps > 1)
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);

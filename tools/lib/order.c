@@ -42,7 +42,6 @@ struct impl {
 	struct hkey *heap;
 	uint32_t nheap, cap_threads;
 	uint64_t pending, watermark, last_t;
-	uint64_t late;                /* events handed out after a later one (o->late) */
 	struct seg *free_segs;
 	struct u64map tids;           /* tid -> feed << 32 | (thread index + 1): the trace (of
 	                                 several split ones) its last first-chunk was met in */
@@ -236,7 +235,7 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 {
 	/* older than one handed out already: it came too late to go in its place, a repair (a
 	   realloc's result is counted with its release) */
-	m->late += q->ev.t < m->last_t && q->ev.kind != ORDER_RESULT;
+	o->late += q->ev.t < m->last_t && q->ev.kind != ORDER_RESULT;
 	if (q->ev.t > m->last_t)
 		m->last_t = q->ev.t;
 	m->batch[m->nbatch] = q->ev;
@@ -257,7 +256,7 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
    another plain call in the same segment, and come before lim.  Hands them out with only the
    batch written per event; what is left over, or stops it, is the general loop's.  Returns
    the number handed out. */
-static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint64_t lim)
+static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, struct queue *b, uint64_t lim)
 {
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
 		return 0;
@@ -312,7 +311,7 @@ static size_t merge_plain(struct impl *m, struct queue *a, struct queue *b, uint
 		m->nbatch += (uint32_t)n;
 		m->pending -= n;
 		m->last_t = last_t;
-		m->late += late;
+		o->late += late;
 	}
 	return n;
 }
@@ -326,7 +325,7 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 	const struct hkey *third = m->nheap ? &m->heap[0] : NULL;
 	uint64_t lim = third && third->t < upto ? third->t : upto;   /* below it, no need to ask */
 	for (;;) {
-		if (merge_plain(m, a, b, lim) && m->nbatch == BATCH && flush(o, m) < 0)
+		if (merge_plain(o, m, a, b, lim) && m->nbatch == BATCH && flush(o, m) < 0)
 			return -1;
 		if (q_less(b, a)) {   /* b is first now */
 			struct queue *t = a;
@@ -385,9 +384,9 @@ static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t m
 /* The same, and the callback has seen them all. */
 static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
 {
-	int k = drain_some(o, m, upto, max);
-	o->late = m->late;
-	return k < 0 ? -1 : flush(o, m);
+	if (drain_some(o, m, upto, max) < 0)
+		return -1;
+	return flush(o, m);
 }
 
 /* ---------------------------------------------------------------------------------------------
