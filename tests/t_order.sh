@@ -1,11 +1,14 @@
-# Causal order: threads pass blocks to each other; with one shared arena and no tcache the
-# allocator reuses a freed address at once in another thread.  Sorted by order points, the trace
+# Causal order: threads pass blocks to each other (through a ring under a mutex, and without
+# a lock: xthread -l); with one shared arena and no tcache the allocator reuses a freed
+# address at once in another thread.  Sorted by order points, the trace
 # must never allocate a live address nor free one twice, and (what lets trace2wl stream with a
 # window of about a chunk a thread) no record may precede its own chunk's timestamp.
 . tests/lib.sh
-run() { # NAME TUNABLES [env...]
+ARGS="4 60000"
+run() { # NAME TUNABLES [env...]   (xthread gets $ARGS)
 	name=$1 tun=$2; shift 2
-	env GLIBC_TUNABLES="$tun" "$@" MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" "$TP/xthread" 4 60000 >/dev/null
+	# shellcheck disable=SC2086
+	env GLIBC_TUNABLES="$tun" "$@" MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" "$TP/xthread" $ARGS >/dev/null
 	f=$(one_file "$TMP/$name.*")
 	"$TP/order_check" "$f" >"$TMP/$name.txt"
 	rc=$?
@@ -22,4 +25,11 @@ run default ""
 # (a floor only: with the other core busy the threads run nearly one at a time and fewer
 # blocks change hands; 1088 were seen so, 90000 on an idle machine)
 ge "default: cross-thread frees" 500 "$(awk '$1=="cross_thread_free"{print $2}' "$TMP/default.txt")"
+# Without a lock between one thread's malloc and another's free, only the order points (an
+# allocation's after a fenced clock read, a free's before its release) keep the two apart.
+ARGS="-l 300000"
+run lockfree "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"
+eq "lockfree: every block freed by the other thread" 300000 "$(awk '$1=="cross_thread_free"{print $2}' "$TMP/lockfree.txt")"
+ge "lockfree: addresses reused across threads (the test has teeth)" 100000 "$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/lockfree.txt")"
+run lockfree-default ""
 finish
