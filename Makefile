@@ -100,7 +100,7 @@ check: all $(TEST_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 check-large: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh tests/run.sh tests/large/t_large.sh
 
-bench: all $(TEST_BINS) $(B)/bench/mbench
+bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
 	@B=$(B) sh bench/capture.sh
 	@echo
 	@B=$(B) sh bench/trace2wl.sh
@@ -109,6 +109,10 @@ bench: all $(TEST_BINS) $(B)/bench/mbench
 $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
+# the tracer's clock reads, compiled from its own header and clock.c
+$(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/clock.h | dirs
+	@mkdir -p $(B)/bench
+	$(CC) $(ALL_CFLAGS) -Imalloc bench/clockcost.c malloc/clock.c -o $@
 
 demo: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh examples/demo.sh
