@@ -110,21 +110,22 @@ fi
 echo "(mbench: $calls1 calls at 1 thread, $calls2 at 2 threads; traces written to ${BENCH_DIR:-/tmp})"
 
 # The floor under any capture that timestamps every call: the clock read at each call's order
-# point, timed alone.  Beside each target's budget it shows how much of it no code change
-# can win back on this machine.
+# point, timed back to back.  Beside each target's budget it shows how much of it no change to
+# the capture's code can win back on this machine.
 CLK=$ROOT/$B/bench/clockcost
 if [ -x "$CLK" ] && [ -s "$DIR/budgets" ]; then
 	clk=$("$CLK")
 	before=$(echo "$clk" | awk '$1 == "before" { print $2 }')
 	after=$(echo "$clk" | awk '$1 == "after" { print $2 }')
 	pair=$(echo "$clk" | awk '$1 == "pair" { print $2 }')
+	percall=$(echo "$pair / 2" | bc -l)   # a malloc and its free: one read each
 	echo
 	echo "The clock read at each call's order point, timed back to back (bench/clockcost): $before ns a"
-	echo "free's, $after ns an allocation's, $pair ns a malloc and its free: $(echo "$pair / 2" | bc -l | xargs printf '%.1f') ns a call (in a program"
+	printf '%s\n' "free's, $after ns an allocation's, $pair ns a malloc and its free: $(printf '%.1f' "$percall") ns a call (in a program"
 	echo "some of it overlaps the program's own work).  Against the targets:"
 	while IFS='|' read -r name base calls target; do
 		allow=$(echo "($target - 1) * $base / $calls" | bc -l)
 		printf '  %-30s %5.2fx allows %+6.1f ns a call; the clock reads take %5.1f ns (%3.0f%% of it)\n' \
-			"$name" "$target" "$allow" "$(echo "$pair / 2" | bc -l)" "$(echo "100 * $pair / 2 / $allow" | bc -l)"
+			"$name" "$target" "$allow" "$percall" "$(echo "100 * $percall / $allow" | bc -l)"
 	done <"$DIR/budgets"
 fi
