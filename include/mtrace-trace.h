@@ -28,7 +28,8 @@
 #define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
 #define MTRACE_MAGIC_LEN        8
 #define MTRACE_BYTE_ORDER_MARK  0x01020304u
-#define MTRACE_FORMAT_VERSION   1
+#define MTRACE_FORMAT_VERSION   2               /* what writers write */
+#define MTRACE_FORMAT_OLDEST    1               /* readers read versions OLDEST..VERSION */
 #define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
 #define MTRACE_RECORD_SIZE      64u             /* what writers use; readers accept larger */
 #define MTRACE_HEADER_MAX       65535u          /* header_size is 16 bits */
@@ -56,7 +57,17 @@ enum mtrace_clock {
                                        tracer's (the program's own allocator): not recorded */
 #define MTRACE_HF_STOPPED_EARLY 0x40u /* recording stopped before the process did, on a failure
                                        (stop_reason, stop_errno): the records end there */
-#define MTRACE_HF_KNOWN       0x7fu
+#define MTRACE_HF_MAPPINGS    0x80u /* version 2: the program's own mappings are recorded (calls
+                                       MMAP..BRK); without it a trace says nothing of them */
+#define MTRACE_HF_RESIDENT    0x100u /* version 2: frees, reallocs and munmaps of blocks of at least
+                                       resident_min bytes say how much of them was resident
+                                       (MTRACE_RF_RESIDENT) */
+#define MTRACE_HF_MEMORY      0x200u /* version 2: the process's memory is sampled (MTRACE_CALL_MEMORY
+                                       records), every memory_interval_ms at most */
+#define MTRACE_HF_CHUNK_PID   0x400u /* version 2: every chunk record holds the writing process's pid
+                                       (arg2); a chunk of another process means two processes
+                                       wrote the file, which readers refuse */
+#define MTRACE_HF_KNOWN       0x7ffu
 
 /* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
 enum mtrace_stop_reason {
@@ -67,7 +78,11 @@ enum mtrace_stop_reason {
 	MTRACE_STOP_CLOSED      = 4,    /* the program closed the file; it could not be reopened */
 	MTRACE_STOP_MAP         = 5,    /* a window of the file could not be mapped */
 	MTRACE_STOP_TOO_LARGE   = 6,    /* the largest trace this build can address */
-	MTRACE_STOP_MAX         = 6
+	MTRACE_STOP_SANDBOX     = 7,    /* the program installed a seccomp filter or strict mode: the
+	                                   trace was finished before it took effect */
+	MTRACE_STOP_OVERLAP     = 8,    /* the program unmapped, protected or mapped over the trace's
+	                                   memory */
+	MTRACE_STOP_MAX         = 8
 };
 
 /* mallopt parameters (glibc's malloc.h numbers) a header records the program's settings of */
@@ -113,7 +128,11 @@ struct mtrace_file_header {
 	uint32_t mallopt_set;           /* bit i: the program set mallopt parameter
 	                                   mtrace_mallopt_params[i], last to mallopt_value[i] */
 	int32_t  mallopt_value[MTRACE_MALLOPT_PARAMS];
-	uint64_t reserved[45];          /* zero; room for later fields without a version change */
+	uint32_t memory_interval_ms;    /* version 2, with MTRACE_HF_MEMORY: the shortest time
+	                                   between two memory samples */
+	uint32_t resident_min;          /* version 2, with MTRACE_HF_RESIDENT: the smallest block
+	                                   whose resident bytes are recorded */
+	uint64_t reserved[44];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 
@@ -137,7 +156,18 @@ enum mtrace_call {
 	MTRACE_CALL_ALIGNED_ALLOC  = 9,   /* arg2 = alignment, size            -> result */
 	MTRACE_CALL_REALLOCARRAY   = 10,  /* ptr, size = count, arg2 = element size -> result */
 	MTRACE_CALL_LAST_API       = 10,
+	/* version 2: the program's own mappings (with MTRACE_HF_MAPPINGS); anonymous ones only */
+	MTRACE_CALL_MMAP           = 11,  /* ptr = address asked for, size = length,
+	                                     arg2 = prot | flags << 32              -> result */
+	MTRACE_CALL_MUNMAP         = 12,  /* ptr, size = length */
+	MTRACE_CALL_MREMAP         = 13,  /* ptr, arg2 = old length, size = new length -> result */
+	MTRACE_CALL_BRK            = 14,  /* the program moved the break itself (brk, sbrk):
+	                                     ptr = the break before                  -> result = after */
+	MTRACE_CALL_LAST_MAP       = 14,
 	MTRACE_CALL_CHUNK          = 32,  /* bookkeeping: first record of a chunk, see below */
+	MTRACE_CALL_MEMORY         = 33,  /* bookkeeping, version 2: a sample of the process's memory:
+	                                     size = anonymous resident bytes (statm's resident less
+	                                     shared), arg2 = resident bytes, usable = virtual size */
 };
 
 /* record flags */
@@ -146,7 +176,11 @@ enum mtrace_call {
 #define MTRACE_RF_ARENA      0x04u  /* glibc: the result's chunk lives in a non-main arena */
 #define MTRACE_RF_BRK        0x08u  /* glibc: the brk heap grew during the call (any thread's doing) */
 #define MTRACE_RF_PTR_MMAP   0x10u  /* glibc: the argument ptr's chunk was mmap-served (free/realloc) */
-#define MTRACE_RF_KNOWN      0x1fu
+#define MTRACE_RF_RESIDENT   0x20u  /* free, realloc, munmap: arg2 = bytes of ptr's block resident
+                                       when it was released (its whole pages; MTRACE_HF_RESIDENT) */
+#define MTRACE_RF_OWN        0x40u  /* mapping calls: made by the allocator beneath, inside one of
+                                       the calls traced, not by the program */
+#define MTRACE_RF_KNOWN      0x7fu
 
 /*
  * Timestamp rules (what makes a causal global order possible):
@@ -160,10 +194,15 @@ enum mtrace_call {
  * Sorting records by their order points gives an order in which no block is used before it was
  * allocated and no address is handed out again before its free.
  *
+ *   - mapping calls: mmap and brk are ordered like allocating calls (ts after), munmap like free
+ *     (ts before), mremap like realloc (ts before, ts + duration after);
+ *   - a memory sample's ts is when /proc/self/statm was read.
+ *
  * A chunk record: tid = owner, ts = when the chunk was taken (read under the writer's lock, so
  * chunk timestamps never decrease in file order), size = chunk length in bytes (including this
  * record), ptr = file offset of the same thread's previous chunk (0 if none: a thread's first
- * chunk in this file - for a thread id already met in it, a new thread given a reused id).  With
+ * chunk in this file - for a thread id already met in it, a new thread given a reused id),
+ * arg2 = the writing process's pid with MTRACE_HF_CHUNK_PID.  With
  * MTRACE_HF_CHUNK_BOUND (writers reserve a record before reading its clock) every record of a
  * chunk follows the chunk's ts, so once a reader has met a chunk, nothing before that chunk's ts
  * can still come.  Without it, the first record of a chunk may precede the chunk's ts by the time
@@ -239,11 +278,14 @@ static inline const char *mtrace_call_name(unsigned call)
 	static const char *const names[] = {
 		"unwritten", "malloc", "calloc", "free", "realloc", "memalign", "valloc",
 		"pvalloc", "posix_memalign", "aligned_alloc", "reallocarray",
+		"mmap", "munmap", "mremap", "brk",
 	};
-	if (call <= MTRACE_CALL_LAST_API)
+	if (call <= MTRACE_CALL_LAST_MAP)
 		return names[call];
 	if (call == MTRACE_CALL_CHUNK)
 		return "chunk";
+	if (call == MTRACE_CALL_MEMORY)
+		return "memory";
 	return 0;
 }
 

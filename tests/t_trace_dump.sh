@@ -31,8 +31,8 @@ cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 +
 expect_bad "unknown call type" "$TMP/badcall" "offset 4160: unknown call type 77"
 cp "$f" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
 expect_bad "unknown flags" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
-cp "$f" "$TMP/badhflags"; printf '\232' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
-expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x9a"
+cp "$f" "$TMP/badhflags"; printf '\032\010' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x81a"
 # each header string must lie in the header's string area: the command line, the allocator's
 # settings and its path (offsets 64, 96, 104; their lengths 4 bytes on)
 for s in "64 command line lies" "96 allocator settings lie" "104 allocator path lies"; do

@@ -468,9 +468,9 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 		what = "not an mtrace trace (bad magic)";
 	else if (AT(byte_order_mark), h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
 		what = "bad byte-order mark";
-	else if (AT(version), h->version != MTRACE_FORMAT_VERSION)
-		snprintf(err, cap, "unsupported format version %u (this reader knows %u)",
-			 (unsigned)h->version, MTRACE_FORMAT_VERSION);
+	else if (AT(version), h->version < MTRACE_FORMAT_OLDEST || h->version > MTRACE_FORMAT_VERSION)
+		snprintf(err, cap, "unsupported format version %u (this reader knows %u to %u)",
+			 (unsigned)h->version, MTRACE_FORMAT_OLDEST, MTRACE_FORMAT_VERSION);
 	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)
 		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
 	else if (AT(record_size), h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
@@ -606,7 +606,8 @@ int trace_open(struct trace_reader *r, const char *path)
 const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec)
 {
 	static char msg[160];
-	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN) {
+	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN ||
+	    (rec->call > MTRACE_CALL_LAST_API && rec->call != MTRACE_CALL_CHUNK)) {
 		snprintf(msg, sizeof msg, "unknown call type %u", rec->call);
 		return msg;
 	}
@@ -621,6 +622,11 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	if (rec->call == MTRACE_CALL_CHUNK) {
 		if (rec->size < MTRACE_RECORD_SIZE || rec->size % MTRACE_RECORD_SIZE)
 			return "chunk record with a bad length";
+		if ((r->hdr.flags & MTRACE_HF_CHUNK_PID) && rec->arg2 != (uint32_t)r->hdr.pid) {
+			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace of process %d: "
+				 "two processes wrote this file", (unsigned long long)rec->arg2, (int)r->hdr.pid);
+			return msg;
+		}
 		return NULL;
 	}
 	if (rec->call == MTRACE_CALL_FREE && rec->result != 0)

@@ -96,14 +96,11 @@ static inline int trace_call_ok(const struct mtrace_record *p)
 	       ((p->result == 0) | ((call != MTRACE_CALL_FREE) & !(flags & MTRACE_RF_FAILED)));
 }
 
-/* What trace_record_check accepts of a native-order record: a thread, and a good call record
-   or chunk record. */
+/* What trace_record_check accepts of a native-order call record with a thread.  Chunk records
+   (one in up to 1,023) take the slow path, which checks the process that wrote them. */
 static inline int trace_fast_ok(const struct mtrace_record *p)
 {
-	return p->tid != 0 &&
-	       (trace_call_ok(p) ||
-		(p->call == MTRACE_CALL_CHUNK && (p->flags & ~MTRACE_RF_KNOWN) == 0 &&
-		 p->size >= MTRACE_RECORD_SIZE && p->size % MTRACE_RECORD_SIZE == 0));
+	return p->tid != 0 && trace_call_ok(p);
 }
 
 static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
