@@ -82,7 +82,7 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a $(B)/install-dirs | d
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
-HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan
+HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH

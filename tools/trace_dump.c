@@ -88,6 +88,16 @@ static void print_header(const struct trace_reader *r)
 		printf("# settings  %s\n", r->settings);
 	if (h->flags & MTRACE_HF_BYPASSED)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
+	if (h->flags & (MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY)) {
+		printf("# recorded ");
+		if (h->flags & MTRACE_HF_MAPPINGS)
+			printf(" the program's own mappings;");
+		if (h->flags & MTRACE_HF_RESIDENT)
+			printf(" bytes resident at release of blocks of %s bytes or more;", fmt_commas(n1, h->resident_min));
+		if (h->flags & MTRACE_HF_MEMORY)
+			printf(" memory samples, every %u ms at most;", (unsigned)h->memory_interval_ms);
+		printf("\n");
+	}
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
 	       : "a chunk's first record may precede it (older writer)");
 	if (h->flags & MTRACE_HF_STOPPED_EARLY) {
@@ -109,15 +119,45 @@ static void print_header(const struct trace_reader *r)
 
 static void print_flags(unsigned f)
 {
-	static const char *const names[] = { "failed", "mmap", "arena", "brk", "ptr-mmap" };
+	static const char *const names[] = { "failed", "mmap", "arena", "brk", "ptr-mmap", "resident", "own" };
 	int first = 1;
-	for (unsigned i = 0; i < 5; i++)
+	for (unsigned i = 0; i < 7; i++)
 		if (f & (1u << i)) {
 			printf("%s%s", first ? " [" : ",", names[i]);
 			first = 0;
 		}
 	if (!first)
 		printf("]");
+}
+
+/* A version-2 record: a mapping call or a memory sample.  0 if it is neither. */
+static int print_v2(const struct mtrace_record *x)
+{
+	char a[32], b[32], c[32];
+	switch (x->call) {
+	case MTRACE_CALL_MEMORY:
+		printf("memory: anonymous %s, resident %s, virtual %s bytes\n", fmt_commas(a, x->size),
+		       fmt_commas(b, x->arg2), fmt_commas(c, x->usable));
+		return 1;
+	case MTRACE_CALL_MMAP:
+		printf("mmap(%#" PRIx64 ", %" PRIu64 ", prot %#" PRIx64 ", flags %#" PRIx64 ")", x->ptr, x->size,
+		       x->arg2 & 0xffffffffu, x->arg2 >> 32);
+		break;
+	case MTRACE_CALL_MUNMAP:
+		printf("munmap(%#" PRIx64 ", %" PRIu64 ")", x->ptr, x->size);
+		break;
+	case MTRACE_CALL_MREMAP:
+		printf("mremap(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->arg2, x->size);
+		break;
+	case MTRACE_CALL_BRK:
+		printf("brk(%#" PRIx64 ")", x->ptr);
+		break;
+	default:
+		return 0;
+	}
+	if (x->call != MTRACE_CALL_MUNMAP)
+		printf(" = %s", (x->flags & MTRACE_RF_FAILED) ? "failed" : (snprintf(a, sizeof a, "%#" PRIx64, x->result), a));
+	return 1;
 }
 
 static void print_record(const struct trace_reader *r, const struct mtrace_record *x, uint64_t off)
@@ -127,6 +167,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	else
 		printf("%10" PRIu64 " %14.9f %7u  ", off, trace_seconds(r, x->ts), x->tid);
 	const char *name = mtrace_call_name(x->call);
+	int v2 = 0;
 	switch (x->call) {
 	case MTRACE_CALL_CHUNK:
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
@@ -146,11 +187,15 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	case MTRACE_CALL_REALLOCARRAY:
 		printf("reallocarray(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->size, x->arg2);
 		break;
-	default:   /* the memalign family */
+	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
 		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
 		break;
+	default:
+		if (print_v2(x) && x->call == MTRACE_CALL_MEMORY)
+			return;
+		v2 = 1;
 	}
-	if (x->call != MTRACE_CALL_FREE) {
+	if (!v2 && x->call != MTRACE_CALL_FREE) {
 		if (x->flags & MTRACE_RF_FAILED)
 			printf(" = %s", x->call == MTRACE_CALL_POSIX_MEMALIGN ? "" : "NULL");
 		else
@@ -158,6 +203,8 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	}
 	if (x->flags & MTRACE_RF_FAILED)
 		printf(" %s", errno_name(x->err));
+	if (x->flags & MTRACE_RF_RESIDENT)
+		printf(" resident %" PRIu64, x->arg2);
 	if (x->duration) {
 		double ns = (double)x->duration * 1e9 / (double)r->hdr.ticks_per_sec;
 		printf(" took %.0f ns", ns);
@@ -346,7 +393,7 @@ static int dump(const char *path)
 	if (!opt.check)
 		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
 	struct mtrace_record x;
-	uint64_t off, calls = 0, shown = 0;
+	uint64_t off, calls = 0, samples = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
 	   first chunk in the file follows none of its own, ptr 0) counts as another thread */
 	struct u64set tids = { 0 };
@@ -356,7 +403,9 @@ static int dump(const char *path)
 		uint64_t *nc = u64map_get(&chains, x.tid);
 		if (x.call == MTRACE_CALL_CHUNK && x.ptr == 0 && u64map_put(&chains, x.tid, nc ? *nc + 1 : 1) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
-		if (x.call != MTRACE_CALL_CHUNK) {
+		if (x.call == MTRACE_CALL_MEMORY)
+			samples++;
+		else if (x.call != MTRACE_CALL_CHUNK) {
 			calls++;
 			u64set_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
 		}
@@ -367,7 +416,9 @@ static int dump(const char *path)
 	}
 	if (shown >= opt.limit)
 		rc = 0;
-	char n1[32], n2[32];
+	char n1[32], n2[32], n3[32], sampled[80] = "";
+	if (samples)   /* (bookkeeping of the tracer, not calls) */
+		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples), samples == 1 ? "" : "s");
 	if (rc < 0)
 		tool_warn("%s", r.err);
 	else if (opt.check) {
@@ -375,13 +426,13 @@ static int dump(const char *path)
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
-		printf("%s: valid trace: %s call%s from %zu thread%s, %s unwritten records skipped%s%s\n",
-		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten),
+		printf("%s: valid trace: %s call%s from %zu thread%s%s, %s unwritten records skipped%s%s\n",
+		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "", stopped);
 	}
 	else
-		printf("# %s call%s from %zu thread%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
-		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", fmt_commas(n2, r.n_unwritten));
+		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
+		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten));
 	u64set_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);

@@ -72,6 +72,18 @@ static uint64_t anon_addr(struct anon *a, uint64_t p)
 	return ((*v + 0xffff) << KEEP_BITS) | low;
 }
 
+/* A mapping's range [p, p + len): its 64 KiB parts not met yet get consecutive stand-ins, so
+   that a munmap of part of it still falls inside it (up to 4 GiB of it: a larger reservation
+   would cost a map entry per 64 KiB) */
+static void anon_range(struct anon *a, uint64_t p, uint64_t len)
+{
+	if (len == 0 || p + len < p)
+		return;
+	uint64_t first = p >> KEEP_BITS, last = (p + len - 1) >> KEEP_BITS;
+	for (uint64_t hi = first; hi <= last && hi - first < (1u << 16); hi++)
+		anon_addr(a, hi << KEEP_BITS);
+}
+
 /* Rewrite an mtrace trace with stand-in addresses and no exe/cmdline, into out (host order,
    the same records, chunks and unwritten space in the same places). */
 static void anonymize(const char *in, FILE *out)
@@ -110,6 +122,10 @@ static void anonymize(const char *in, FILE *out)
 	while ((k = trace_next(&r, &rec, &off)) > 0) {
 		for (; next < off; next += h.record_size)   /* unwritten records stay unwritten */
 			fwrite(zero, 1, h.record_size, out);
+		if (rec.call >= MTRACE_CALL_MMAP && rec.call <= MTRACE_CALL_LAST_MAP && !(rec.flags & MTRACE_RF_FAILED))
+			anon_range(&a, rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.ptr : rec.result) : rec.result,
+				   rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.result - rec.ptr : rec.ptr - rec.result)
+				   : rec.size);
 		if (rec.call != MTRACE_CALL_CHUNK) {   /* a chunk's ptr is a file offset, not an address */
 			rec.ptr = anon_addr(&a, rec.ptr);
 			rec.result = anon_addr(&a, rec.result);

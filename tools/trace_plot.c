@@ -117,6 +117,8 @@ static int on_event(struct tracepass *p, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint64_t bytes = mtrace_record_bytes(r);
+	if (r->call - 1u >= MTRACE_CALL_LAST_API)
+		return 0;   /* a mapping call or a memory sample: not requested bytes */
 	if (e->kind == ORDER_RELEASE) {   /* a realloc's first half (a failed one is ORDER_CALL) */
 		gone(p, r->ptr, e->t);
 		note(p, e->t);

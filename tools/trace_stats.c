@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lat_hist.h"
 #include "order.h"
+#include "progmem.h"
 #include "tool.h"
 #include "u64map.h"
 
@@ -68,6 +69,10 @@ struct stats {
 	uint64_t xfree;
 	uint64_t re_moved, re_inplace, re_zero, re_null, re_unknown, re_grew, re_shrank;
 	uint64_t mmap_n, brk_n;
+	struct progmem pm;              /* the program's own mappings and memory samples */
+	uint32_t hflags, resident_min, memory_ms;   /* the header's (version 2 records) */
+	uint64_t res_n, res_size, res_bytes;   /* released blocks that say what was resident */
+	uint64_t peak_anon_idx;         /* calls handed out at the peak sample */
 	uint64_t idx;                   /* calls handed out so far: the lifetime clock in calls */
 	/* state */
 	struct u64map addr;             /* address -> block index + 1 */
@@ -155,14 +160,20 @@ static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uin
 	return 0;
 }
 
-/* Release the block at a (by thread, at t); 0 if it was not live. */
-static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, uint64_t *size)
+/* Release the block at a (by thread, at t, record r); 0 if it was not live. */
+static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, const struct mtrace_record *r,
+		     uint64_t *size)
 {
 	uint64_t v;
 	if (!u64map_take(&s->addr, a, &v))
 		return 0;
 	struct block *b = &s->b[v - 1];
 	*size = b->size;
+	if (r->flags & MTRACE_RF_RESIDENT) {   /* what of it the program had made resident */
+		s->res_n++;
+		s->res_size += b->size;
+		s->res_bytes += r->arg2;
+	}
 	s->life_calls[bucket(s->idx - b->idx)]++;
 	s->life_ns[bucket(t > b->t ? ns_of(s, t - b->t) : 0)]++;
 	if (b->thread != thread)
@@ -214,11 +225,18 @@ static int on_event(struct stats *s, const struct order_ev *e)
 	uint64_t size;
 	if (e->t > s->t_last)
 		s->t_last = e->t;
+	if (!progmem_is_api(r->call)) {   /* a mapping call or a memory sample */
+		uint64_t before = s->pm.peak_anon_t;
+		int rc = progmem_event(&s->pm, e);
+		if (s->pm.peak_anon_t != before)
+			s->peak_anon_idx = s->idx;
+		return rc;
+	}
 	if (e->kind == ORDER_RELEASE) {
 		/* a realloc's first half: the old block ends here (a failed one comes as ORDER_CALL) */
 		th->re_old = 0;
 		if (r->ptr) {
-			if (block_end(s, r->ptr, e->t, e->thread, &size))
+			if (block_end(s, r->ptr, e->t, e->thread, r, &size))
 				th->re_old = size + 1;
 			else
 				s->re_unknown++;
@@ -246,7 +264,7 @@ static int on_event(struct stats *s, const struct order_ev *e)
 		th->frees++;
 		if (r->ptr == 0)
 			s->free_null++;
-		else if (!block_end(s, r->ptr, e->t, e->thread, &size))
+		else if (!block_end(s, r->ptr, e->t, e->thread, r, &size))
 			s->skipped_free++;
 		return 0;
 	}
@@ -318,6 +336,11 @@ static int collect(const char *path, struct stats *s)
 	s->clock = r.format == TRACE_FMT_MTRACE ? r.hdr.clock : MTRACE_CLOCK_NONE;
 	s->t0 = r.hdr.start_ticks;
 	s->glibc = !!(r.hdr.flags & MTRACE_HF_GLIBC);
+	if (r.format == TRACE_FMT_MTRACE) {
+		s->hflags = r.hdr.flags;
+		s->resident_min = r.hdr.resident_min;
+		s->memory_ms = r.hdr.memory_interval_ms;
+	}
 	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED))
 		tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, path);
 	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)) {
@@ -466,6 +489,72 @@ static void histogram(const char *section, const char *unit, const uint64_t *n, 
 	}
 }
 
+/* What the program held beside its allocator, where the trace says (version 2): the memory it
+   mapped itself, its memory samples, and how much of large blocks it had made resident */
+static void program_memory(const struct stats *s)
+{
+	const struct progmem *p = &s->pm;
+	char a[40], b[40], c[40], d[32], e[32];
+	if (!(s->hflags & (MTRACE_HF_MAPPINGS | MTRACE_HF_MEMORY | MTRACE_HF_RESIDENT)))
+		return;
+	if (fmt == TEXT)
+		printf("program memory\n");
+	if (s->hflags & MTRACE_HF_MAPPINGS) {
+		if (fmt == TEXT) {
+			printf("  mapped directly by the program: %s at peak, %s mapping%s (munmap %s, mremap %s, brk %s)\n",
+			       progmem_mb(a, sizeof a, p->prog.peak), fmt_commas(d, p->prog.maps), p->prog.maps == 1 ? "" : "s",
+			       fmt_commas(b, p->prog.unmaps), fmt_commas(c, p->prog.remaps),
+			       fmt_commas(e, p->prog.brks));
+			if (p->own.maps || p->own.brks)
+				printf("  mapped by the allocator itself: %s at peak, %s mapping%s (its own, apart)\n",
+				       progmem_mb(a, sizeof a, p->own.peak), fmt_commas(d, p->own.maps),
+				       p->own.maps == 1 ? "" : "s");
+		} else {
+			kv("program", "mapped_peak_bytes", p->prog.peak);
+			kv("program", "mappings", p->prog.maps);
+			kv("program", "unmaps", p->prog.unmaps);
+			kv("program", "remaps", p->prog.remaps);
+			kv("program", "break_moves", p->prog.brks);
+			kv("program", "allocator_mapped_peak_bytes", p->own.peak);
+			kv("program", "allocator_mappings", p->own.maps);
+		}
+	}
+	if (s->hflags & MTRACE_HF_MEMORY) {
+		uint64_t growth = p->peak_anon > p->first_anon ? p->peak_anon - p->first_anon : 0;
+		if (fmt == TEXT && !p->samples)
+			printf("  memory samples: none\n");
+		else if (fmt == TEXT) {
+			printf("  memory samples: %s (every %u ms at most)\n", fmt_commas(d, p->samples), s->memory_ms);
+			printf("  peak anonymous RSS: %s at %.6f s, call %s; growth %s from the first sample's %s\n",
+			       progmem_mb(a, sizeof a, p->peak_anon), secs(s, p->peak_anon_t), fmt_commas(d, s->peak_anon_idx),
+			       progmem_mb(b, sizeof b, growth), progmem_mb(c, sizeof c, p->first_anon));
+			printf("  peak RSS %s, peak virtual size %s\n", progmem_mb(a, sizeof a, p->peak_rss),
+			       progmem_mb(b, sizeof b, p->peak_vsz));
+		} else {
+			kv("program", "memory_samples", p->samples);
+			kv("program", "anon_rss_first_bytes", p->first_anon);
+			kv("program", "anon_rss_peak_bytes", p->peak_anon);
+			kv("program", "anon_rss_peak_at_ns", ns_of(s, p->peak_anon_t > s->t0 ? p->peak_anon_t - s->t0 : 0));
+			kv("program", "anon_rss_peak_at_call", s->peak_anon_idx);
+			kv("program", "anon_rss_growth_bytes", growth);
+			kv("program", "rss_peak_bytes", p->peak_rss);
+			kv("program", "vmsize_peak_bytes", p->peak_vsz);
+		}
+	}
+	if (s->hflags & MTRACE_HF_RESIDENT) {
+		if (fmt == TEXT)
+			printf("  resident at release: %s of %s (%.0f%%) in %s blocks of %s bytes or more\n",
+			       progmem_mb(a, sizeof a, s->res_bytes), progmem_mb(b, sizeof b, s->res_size),
+			       s->res_size ? 100.0 * (double)s->res_bytes / (double)s->res_size : 0.0,
+			       fmt_commas(d, s->res_n), fmt_commas(c, s->resident_min));
+		else {
+			kv("program", "released_large_blocks", s->res_n);
+			kv("program", "released_large_bytes", s->res_size);
+			kv("program", "released_large_resident_bytes", s->res_bytes);
+		}
+	}
+}
+
 /* A class's recorded durations in nanoseconds: calls, average, then the LAT_POINTS; 0 calls:
    none recorded */
 static uint64_t duration_points(const struct stats *s, int c, uint64_t *avg, uint64_t *pt)
@@ -573,6 +662,7 @@ static void report(const struct stats *s)
 		kv("glibc", "served_by_mmap", s->mmap_n);
 		kv("glibc", "grew_the_heap", s->brk_n);
 	}
+	program_memory(s);
 	durations(s);
 	histogram("sizes", "requested bytes", s->size_n, s->size_b);
 	histogram("lifetime_calls", "calls lived", s->life_calls, NULL);
@@ -694,6 +784,7 @@ static int write_latency(const char *path, const struct stats *s)
 
 static void release(struct stats *s)
 {
+	progmem_free(&s->pm);
 	free(s->dur);
 	u64map_free(&s->addr);
 	u64map_free(&s->sizes);

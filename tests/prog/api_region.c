@@ -30,7 +30,7 @@ static int read_trace(const char *path)
 	struct mtrace_record x;
 	int rc;
 	while ((rc = trace_next(&r, &x, NULL)) > 0)
-		if (x.call != MTRACE_CALL_CHUNK) {
+		if (x.call <= MTRACE_CALL_LAST_API) {   /* (not chunks, mappings or samples) */
 			counts[x.call]++;
 			total++;
 		}

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
-	unsigned long long count[MTRACE_CALL_LAST_API + 1] = { 0 }, calls = 0, failed = 0, chunks = 0;
+	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, failed = 0, chunks = 0, samples = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
 	struct u64set tids = { 0 };
 	struct mtrace_record x;
@@ -67,6 +67,10 @@ int main(int argc, char **argv)
 			chunks++;
 			continue;
 		}
+		if (x.call == MTRACE_CALL_MEMORY) {   /* bookkeeping, not a call */
+			samples++;
+			continue;
+		}
 		if (have_size && x.size != only_size)
 			continue;
 		count[x.call]++;
@@ -79,8 +83,9 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0)
 		tool_die(1, "%s", r.err);
-	for (unsigned c = 1; c <= MTRACE_CALL_LAST_API; c++)
+	for (unsigned c = 1; c <= MTRACE_CALL_LAST_MAP; c++)
 		printf("%s %llu\n", mtrace_call_name(c), count[c]);
+	printf("samples %llu\n", samples);
 	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n", calls,
 	       tids.n, failed, chunks, (unsigned long long)r.n_unwritten, (unsigned long long)r.n_torn);
 	printf("flags_mmap %llu\nflags_arena %llu\nflags_brk %llu\n", fl_mmap, fl_arena, fl_brk);

@@ -403,6 +403,13 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		order_warm(&m->ord);
 		int k;
 		unsigned call = e->rec->call;
+		if (__builtin_expect(call > MTRACE_CALL_LAST_API, 0)) {   /* a mapping call, a sample */
+			if (call == MTRACE_CALL_MEMORY)
+				c->st.samples++;
+			else
+				c->st.calls[call] += e->kind != ORDER_RESULT;
+			continue;
+		}
 		c->st.calls[call] += e->kind != ORDER_RESULT;   /* (a realloc is two events) */
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)

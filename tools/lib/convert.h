@@ -11,7 +11,8 @@
 
 struct convert_stats {
 	uint64_t records;                       /* calls read (chunk records not counted) */
-	uint64_t calls[MTRACE_CALL_LAST_API + 1];   /* by trace call type */
+	uint64_t calls[MTRACE_CALL_LAST_MAP + 1];   /* by trace call type (mapping calls too) */
+	uint64_t samples;                       /* memory samples read */
 	uint64_t threads, waits, slots, ops;
 	uint64_t ideal_rss, ideal_rss_call;
 	uint64_t failed;                        /* failed calls, kept with MTRACE_WL_FAILED */

@@ -10,9 +10,10 @@
  * Memory: the threads, and the records not yet provably in order (about a chunk per thread;
  * a 10 ms window without the flag); never the trace's length.
  *
- * realloc and reallocarray have two order points (mtrace-trace.h): the callback sees such a
- * call twice, as ORDER_RELEASE at the release point and as ORDER_RESULT at the result point,
- * the thread's next event; a failed one (nothing released) once, as ORDER_CALL.
+ * realloc, reallocarray and mremap have two order points (mtrace-trace.h): the callback sees
+ * such a call twice, as ORDER_RELEASE at the release point and as ORDER_RESULT at the result
+ * point, the thread's next event; a failed one (nothing released) once, as ORDER_CALL.  Every
+ * other record - allocator and mapping calls, memory samples - is one event at its ts.
  *
  * Events reach the callback in batches, in order: one call per batch instead of one per event.
  */

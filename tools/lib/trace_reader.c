@@ -59,6 +59,8 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->mallopt_set);
 	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
 		MTRACE_SWAP(h->mallopt_value[i]);
+	MTRACE_SWAP(h->memory_interval_ms);
+	MTRACE_SWAP(h->resident_min);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -605,11 +607,49 @@ int trace_open(struct trace_reader *r, const char *path)
    Records
    ------------------------------------------------------------------------------------------- */
 
+/* Largest page size Linux uses (some aarch64 and ppc64 kernels): a munmap's resident bytes are
+   of whole pages, so at most its length rounded up to one */
+#define PAGE_MAX (64u * 1024)
+
+/* What is wrong with a version-2 record kind (mapping call, memory sample) or flag, or NULL */
+static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec, char *msg, size_t cap)
+{
+	const struct mtrace_file_header *h = &r->hdr;
+	unsigned call = rec->call;
+	int mapping = call > MTRACE_CALL_LAST_API && call <= MTRACE_CALL_LAST_MAP;
+	if (mapping && (h->version < 2 || !(h->flags & MTRACE_HF_MAPPINGS))) {
+		snprintf(msg, cap, "a %s record in a trace that does not record mappings (version %u, "
+			 "no mappings flag)", mtrace_call_name(call), (unsigned)h->version);
+		return msg;
+	}
+	if (call == MTRACE_CALL_MEMORY) {
+		if (h->version < 2 || !(h->flags & MTRACE_HF_MEMORY))
+			return "a memory sample in a trace that does not sample memory (no memory flag)";
+		if (rec->flags || rec->ptr || rec->result)
+			return "a memory sample with flags or pointers";
+		if (rec->size > rec->arg2)
+			return "a memory sample whose anonymous resident bytes exceed its resident bytes";
+		return NULL;
+	}
+	if ((rec->flags & MTRACE_RF_OWN) && !mapping)
+		return "the allocator's-own flag on a call that is not a mapping call";
+	if (rec->flags & MTRACE_RF_RESIDENT) {
+		if (call != MTRACE_CALL_FREE && call != MTRACE_CALL_REALLOC && call != MTRACE_CALL_MUNMAP)
+			return "resident bytes on a call other than free, realloc or munmap";
+		if (h->version < 2 || !(h->flags & MTRACE_HF_RESIDENT))
+			return "resident bytes in a trace that does not record them (no resident flag)";
+		if (call == MTRACE_CALL_MUNMAP && rec->arg2 > rec->size + PAGE_MAX - 1)
+			return "a munmap with more bytes resident than it unmaps";
+	}
+	if (call == MTRACE_CALL_MUNMAP && rec->result != 0)
+		return "munmap with a result";
+	return NULL;
+}
+
 const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec)
 {
-	static char msg[160];
-	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN ||
-	    (rec->call > MTRACE_CALL_LAST_API && rec->call != MTRACE_CALL_CHUNK)) {
+	static char msg[200];
+	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN) {
 		snprintf(msg, sizeof msg, "unknown call type %u", rec->call);
 		return msg;
 	}
@@ -635,6 +675,8 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 		return "free with a result";
 	if ((rec->flags & MTRACE_RF_FAILED) && rec->result != 0)
 		return "failed call with a non-null result";
+	if (rec->call > MTRACE_CALL_LAST_API || (rec->flags & (MTRACE_RF_OWN | MTRACE_RF_RESIDENT)))
+		return v2_check(r, rec, msg, sizeof msg);
 	return NULL;
 }
 

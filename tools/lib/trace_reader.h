@@ -85,19 +85,22 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
    inline; everything else goes through trace_next_slow. */
 int trace_next_slow(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off);
 
-/* What trace_record_check accepts of a native-order call record (not a chunk record), thread
-   id aside: a known call other than UNWRITTEN, known flags, no result where none can be. */
+/* Records of a native-order trace taken on the fast path, thread id aside: an allocator call
+   (not a chunk record) with known flags other than the version-2 ones, and no result where none
+   can be - a subset of what trace_record_check accepts.  The rest (mapping calls, memory samples,
+   resident bytes: a few in thousands) take the slow path, which checks them against the header. */
+#define TRACE_FAST_FLAGS (MTRACE_RF_KNOWN & ~(MTRACE_RF_RESIDENT | MTRACE_RF_OWN))
 static inline int trace_call_ok(const struct mtrace_record *p)
 {
 	/* & and |, not && and ||: the parts that depend on the call would be branches, which a
 	   trace of mallocs and frees in random order mispredicts half the time */
 	unsigned call = p->call, flags = p->flags;
-	return (call - 1u <= MTRACE_CALL_LAST_API - 1u) & ((flags & ~MTRACE_RF_KNOWN) == 0) &
+	return (call - 1u <= MTRACE_CALL_LAST_API - 1u) & ((flags & ~TRACE_FAST_FLAGS) == 0) &
 	       ((p->result == 0) | ((call != MTRACE_CALL_FREE) & !(flags & MTRACE_RF_FAILED)));
 }
 
-/* What trace_record_check accepts of a native-order call record with a thread.  Chunk records
-   (one in up to 1,023) take the slow path, which checks the process that wrote them. */
+/* The fast path's records, with a thread.  Chunk records (one in up to 1,023) take the slow
+   path, which checks the process that wrote them. */
 static inline int trace_fast_ok(const struct mtrace_record *p)
 {
 	return p->tid != 0 && trace_call_ok(p);

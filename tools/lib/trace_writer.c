@@ -37,8 +37,9 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 	}
 	if (!(w->f = fdopen(fd, "wb")))
 		return fail(w, "cannot write");
-	static unsigned char page[MTRACE_HEADER_SIZE];
-	memset(page, 0, sizeof page);
+	unsigned char *page = w->page = calloc(1, MTRACE_HEADER_SIZE);
+	if (!page)
+		return fail(w, "out of memory");
 	struct mtrace_file_header h;
 	mtrace_header_init(&h);
 	h.clock = MTRACE_CLOCK_MONOTONIC;
@@ -56,15 +57,46 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 		h.exe_offset = MTRACE_HEADER_STRINGS;
 		h.exe_len = (uint32_t)n;
 	}
+	w->strings = MTRACE_HEADER_STRINGS + h.exe_len;
 	memcpy(page, &h, sizeof h);
-	if (fwrite(page, 1, sizeof page, w->f) != sizeof page)
+	return 0;
+}
+
+struct mtrace_file_header *trace_writer_header(struct trace_writer *w)
+{
+	return (struct mtrace_file_header *)w->page;   /* (calloc'd: aligned for it) */
+}
+
+int trace_writer_allocator(struct trace_writer *w, const char *path)
+{
+	size_t n = strlen(path);
+	if (!w->page || n > MTRACE_HEADER_SIZE - w->strings)
+		return -1;
+	memcpy(w->page + w->strings, path, n);
+	struct mtrace_file_header *h = trace_writer_header(w);
+	h->allocator_offset = w->strings;
+	h->allocator_len = (uint32_t)n;
+	w->strings += (uint32_t)n;
+	return 0;
+}
+
+/* The header goes out before the first record (or at the end, if there is none). */
+static int put_header(struct trace_writer *w)
+{
+	if (!w->page)
+		return 0;
+	if (fwrite(w->page, 1, MTRACE_HEADER_SIZE, w->f) != MTRACE_HEADER_SIZE)
 		return fail(w, "cannot write");
-	w->pos = sizeof page;
+	free(w->page);
+	w->page = NULL;
+	w->pos = MTRACE_HEADER_SIZE;
 	return 0;
 }
 
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 {
+	if (put_header(w) < 0)
+		return -1;
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
 		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
@@ -85,6 +117,8 @@ int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 
 int trace_writer_finish(struct trace_writer *w)
 {
+	if (put_header(w) < 0)
+		return -1;
 	/* the rest of the last chunk reads as unwritten records, as a stopped thread's would */
 	static const struct mtrace_record zero;
 	while (w->in_chunk) {
@@ -113,6 +147,8 @@ int trace_writer_finish(struct trace_writer *w)
 
 void trace_writer_abort(struct trace_writer *w)
 {
+	free(w->page);
+	w->page = NULL;
 	if (w->f)
 		fclose(w->f);
 	w->f = NULL;

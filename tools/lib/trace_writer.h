@@ -9,6 +9,8 @@
 
 struct trace_writer {
 	char *path, *tmp;
+	unsigned char *page;          /* the header, written before the first record */
+	uint32_t strings;             /* where its next string goes */
 	FILE *f;
 	uint64_t in_chunk, chunk_off, prev_chunk, written;
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
@@ -19,6 +21,12 @@ struct trace_writer {
 
 /* Start a trace of process pid (exe may be NULL) whose ticks are nanoseconds. */
 int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, const char *exe);
+/* The header, until the first record is put: a writer of version-2 records sets its flags and
+   fields here (start_ticks, memory_interval_ms, resident_min, ...). */
+struct mtrace_file_header *trace_writer_header(struct trace_writer *w);
+/* Put the allocator's path in the header (before the first record).  0, or -1 if it does not
+   fit. */
+int trace_writer_allocator(struct trace_writer *w, const char *path);
 /* Append a record (its tid is used for the chunks; one thread per file). */
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec);
 int trace_writer_finish(struct trace_writer *w);
