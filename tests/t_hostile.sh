@@ -17,7 +17,7 @@ eq "cancelled threads: all 20" "cancelled 20" "$(cat "$TMP/cancel.out")"
 check "cancelled threads: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/cancel.*[0-9]")"
 
 # 2. a handler that forks, or exits, while the tracer is in the middle of its work
-run sigfork 120 sigfork 3000000; eq "a handler that forks: the program ends (no hang)" 0 "$?"
+run sigfork 120 sigfork 300000; eq "a handler that forks: the program ends (no hang)" 0 "$?"
 eq "a handler that forks: it forked" "forks 1" "$(cat "$TMP/sigfork.out")"
 bad_traces=0
 for f in "$TMP"/sigfork.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
