@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "input.h"
 #include "lat_hist.h"
 #include "order.h"
 #include "svg.h"
@@ -529,6 +530,20 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
    main
    ------------------------------------------------------------------------------------------- */
 
+/* What trace_plot reads: a trace, or one of the text files guess_kind knows (input_check_fn) */
+static const char *plot_head_check(const unsigned char *b, size_t n)
+{
+	static const char *const heads[] = { "time_ms\t", "cycles,wall_usec", "# trace_run latency",
+					     "# trace_stats latency" };
+	for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
+		if (n >= strlen(heads[i]) && !memcmp(b, heads[i], strlen(heads[i])))
+			return NULL;
+	const char *why = trace_head_check(b, n);
+	return !why ? NULL : strncmp(why, "not ", 4) ? why :
+	       "neither a trace, a trace_run --log timeline, a --compare --csv table nor a latency "
+	       "distribution (bad magic)";
+}
+
 static const char *guess_kind(const char *path)
 {
 	char head[40] = { 0 };
@@ -585,7 +600,7 @@ int main(int argc, char **argv)
 			if (streams++)
 				tool_die(EXIT_USAGE, "%s: only one input may be standard input or a pipe",
 					 tool_display_name(argv[i]));
-			argv[i] = (char *)tool_input_to_file(argv[i]);
+			argv[i] = (char *)input_reopenable(argv[i], plot_head_check, 0, progress);
 			if (!out)
 				out = "-";
 		}

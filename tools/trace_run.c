@@ -69,10 +69,6 @@ struct opts {
 	struct replay_opts ro;
 };
 
-/* A temporary plain copy of the workload (see materialize), and the name the user gave it */
-static char tmp_workload[TOOL_TMP_CAP];
-static const char *tmp_workload_of;   /* what the user named */
-
 /* ---------------------------------------------------------------------------------------------
    Runs in fresh processes (--repeat, --compare)
    ------------------------------------------------------------------------------------------- */
@@ -101,30 +97,32 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 }
 
 /* ---------------------------------------------------------------------------------------------
-   A workload on standard input, compressed, or in the dj/malloc encoding is first written out
-   plain, in our encoding, to a temporary file: the replay maps its workload, and --compare's
-   runs and the re-execution for --malloc read it again.  The translation happens here, before
-   the re-execution, so that its tables never come from the allocator under test.
-   MTRACE_RUN_TMP names the file across the re-execution (the process that replays from it last
-   removes it at exit), MTRACE_RUN_NAME what the user gave, for messages.
+   A workload on standard input, compressed, or in the dj/malloc encoding is first made plain,
+   in our encoding, in a temporary copy without a name (wl_input_plain: "/proc/self/fd/N"):
+   the replay maps its workload, and --compare's runs and the re-execution for --malloc, which
+   inherit the descriptor, read it again; no end of the tool, SIGKILL included, leaves it
+   behind.  The translation happens here, before the re-execution, so that its tables never
+   come from the allocator under test.  MTRACE_RUN_COPY names the copy across the
+   re-execution and in --compare's runs, MTRACE_RUN_NAME what the user gave, for messages.
    ------------------------------------------------------------------------------------------- */
 
+static const char *copy_of;   /* what the user named, when the workload is a copy of it */
+
 /* The plain workload in our encoding for the user's WORKLOAD (wl_input_plain), or, after the
-   re-execution, the one the first execution made; *shown: the name for messages. */
+   re-execution or in a run of --compare, the copy the first process made; *shown: the name
+   for messages. */
 static const char *materialize(const char *workload, const char **shown, int progress)
 {
-	const char *env = getenv("MTRACE_RUN_TMP"), *name = getenv("MTRACE_RUN_NAME");
+	const char *copy = getenv("MTRACE_RUN_COPY"), *name = getenv("MTRACE_RUN_NAME");
 	*shown = workload;
-	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
-		tool_temp_add(tmp_workload);
-		if (name)
-			*shown = name;
+	if (copy && name && !strcmp(copy, workload)) {
+		*shown = name;
+		tool_display_as(workload, name);
 		return workload;
 	}
-	const char *plain = wl_input_plain(workload, tmp_workload, progress);
-	if (tmp_workload[0])
-		tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
+	const char *plain = wl_input_plain(workload, progress);
+	if (strcmp(plain, workload))
+		copy_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
 	return plain;
 }
 
@@ -219,7 +217,10 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		close(pfd[0]);
 		close(pfd[1]);
 		unsetenv("MTRACE_RUN_ENV");
-		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
+		if (copy_of) {   /* the copy it inherits, and what to call it */
+			setenv("MTRACE_RUN_COPY", workload, 1);
+			setenv("MTRACE_RUN_NAME", copy_of, 1);
+		}
 		setenv("MTRACE_RUN_PROGRESS", label, 1);
 		setenv("MTRACE_RUN_COLUMN", col->label, 1);
 		for (int i = 0; i < col->nenv; i++)
@@ -541,19 +542,13 @@ int main(int argc, char **argv)
 	   (as a column of --compare), once the workload is read */
 	int as_traced = o.malloc_name && !strcmp(o.malloc_name, "traced");
 	if (!o.compare && o.repeat <= 1 && !as_traced)
-		ensure_environment(o.malloc_name, o.tunables, argv, tmp_workload_of ?
-				   (const char *const[]){ "MTRACE_RUN_TMP", tmp_workload,
-							  "MTRACE_RUN_NAME", tmp_workload_of, NULL } : NULL);
+		ensure_environment(o.malloc_name, o.tunables, argv, copy_of ?
+				   (const char *const[]){ "MTRACE_RUN_COPY", workload,
+							  "MTRACE_RUN_NAME", copy_of, NULL } : NULL);
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
 		wl_input_die_named(r.err, workload, shown);
-	if (tmp_workload[0] && !o.compare && o.repeat <= 1 && !as_traced) {
-		/* mapped: the temporary file can go now, so that even a replay killed by SIGKILL
-		   (an allocator under test that exhausts memory meets the OOM killer) leaves none */
-		unlink(tmp_workload);
-		tool_temp_done(tmp_workload);
-	}
 	r.name = shown;
 	struct replay_plan plan;
 	struct tool_progress vp;

@@ -166,9 +166,6 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
-static char input_copy[4200];    /* tool_input_to_file's copy */
-static const char *input_copy_of; /* of what the user gave: "-" or a path */
-
 int tool_output_open(const char *path, char *tmp)
 {
 	if (tool_output_in_place(path)) {
@@ -346,26 +343,26 @@ int tool_input_is_stream(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-const char *tool_input_to_file(const char *path)
+#define MAX_SHOWN 4
+static struct { char path[32]; const char *as; } shown_as[MAX_SHOWN];   /* copies of inputs */
+
+void tool_display_as(const char *path, const char *as)
 {
-	int in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (in < 0)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
-	int fd = tool_mkstemp(input_copy, sizeof input_copy);
-	tool_temp_add(input_copy);
-	input_copy_of = path;
-	if (tool_copy_fd(in, fd) < 0 || close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "copying %s to %s: %s", tool_display_name(path), input_copy,
-			 strerror(errno));
-	if (in > 0)
-		close(in);
-	return input_copy;
+	for (int i = 0; i < MAX_SHOWN; i++)
+		if (!shown_as[i].as) {
+			snprintf(shown_as[i].path, sizeof shown_as[i].path, "%s", path);
+			shown_as[i].as = as;
+			return;
+		}
 }
 
 const char *tool_display_name(const char *path)
 {
-	if (input_copy[0] && !strcmp(path, input_copy))
-		path = input_copy_of;
+	for (int i = 0; i < MAX_SHOWN && shown_as[i].as; i++)
+		if (!strcmp(path, shown_as[i].path)) {
+			path = shown_as[i].as;
+			break;
+		}
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 

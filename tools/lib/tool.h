@@ -78,11 +78,11 @@ const char *tool_package_of(const char *prog);
 
 /* Can path be read only once: "-" (standard input), a pipe (bash's <(...)), a device? */
 int tool_input_is_stream(const char *path);
-/* Copy such an input (one per tool) to a new file in $TMPDIR (else /tmp), removed at exit, for
-   a tool that reads its input more than once; its path.  Exits 3 on failure. */
-const char *tool_input_to_file(const char *path);
-/* How messages name path: "<stdin>" for standard input, what the user gave for the copy made
-   by tool_input_to_file, else path itself. */
+/* From now on messages name path (a copy of an input: input.h), as: what the user gave ("-", a
+   path; its storage must last) */
+void tool_display_as(const char *path, const char *as);
+/* How messages name path: "<stdin>" for standard input, what the user gave for a copy of an
+   input, else path itself. */
 const char *tool_display_name(const char *path);
 
 /* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or
