@@ -469,6 +469,26 @@ if [ "${SANITIZE:-}" != 1 ]; then
 		ok "--compare names the allocator and the signal" || bad "compare crash: $(cat "$TMP/err")"
 	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: the others' figures stand, the crashed column says failed" ||
 		bad "compare crash table: $(head -n 2 "$TMP/out")"
+	# an allocator that deadlocks (its 500th malloc never returns): after --timeout seconds
+	# without a call completed, the replay ends as a crash does, saying where, exit 3; under
+	# --compare the other columns' figures print.  (timeout 300: the test fails, not hangs,
+	# where the replay would wait for ever.)
+	LIBFWD_HANG_AT=500 timeout 300 "$R" --timeout=2 --malloc "$TP/libfwd.so" -l "$TMP/hang.tsv" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "a deadlocked allocator: exit 3" 3 "$?"
+	grep -q "^trace_run: the replay made no progress for 2 s (--timeout): no call completed in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
+		ok "a deadlocked allocator: says so, and where" || bad "deadlock: $(cat "$TMP/err")"
+	at=$(sed -n 's/.*at its call \([0-9,]*\) of .*/\1/p' "$TMP/err" | tr -d ,)
+	cmd=$(sed -n 's/^trace_run: the calls before it: //p' "$TMP/err")
+	"$BIN"/$cmd | awk -v at="$at" '$2 == at && $3 ~ /^malloc\(/ { f = 1 } END { exit !f }' &&
+		ok "a deadlocked allocator: the command given shows its call $at, a malloc" || bad "deadlock hint: '$cmd'"
+	eq "a deadlocked allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c hang.tsv)"
+	timeout 300 "$R" --timeout=2 --compare "glibc,$TP/libfwd.so(LIBFWD_HANG_AT=500)" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
+	eq "--compare with a deadlocked allocator: exit 3" 3 "$?"
+	grep -q "the replay with $TP/libfwd.so(LIBFWD_HANG_AT=500) failed: exit status 3" "$TMP/err" &&
+		ok "--compare names the deadlocked column" || bad "compare deadlock: $(cat "$TMP/err")"
+	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: glibc's figures print beside the deadlocked column" ||
+		bad "compare deadlock table: $(head -n 2 "$TMP/out")"
+	"$R" --timeout=x "$TMP/m.wl" 2>/dev/null; eq "--timeout=x: exit 2" 2 "$?"
 	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" --csv "$TMP/m.wl" >"$TMP/out" 2>/dev/null
 	eq "--compare --csv with a crashing allocator: exit 3, glibc's row alone" "3 glibc" "$? $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/out" | xargs)"
 	mkdir -p "$TMP/sp ace"; cp "$TP/libfwd.so" "$TMP/sp ace/"

@@ -48,6 +48,9 @@ static const char usage_text[] =
 	"                          for workloads without that figure): streams beyond wait, in\n"
 	"                          order, for a thread to come free (and one is added when a\n"
 	"                          stream waits for one nobody has taken)\n"
+	"      --timeout=S         end a replay in which no call completes for S seconds (an\n"
+	"                          allocator that deadlocked) as a crash is, saying where\n"
+	"                          (default 60; 0: never); --compare's other columns still print\n"
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
@@ -194,6 +197,8 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		snprintf(bufs[6], sizeof bufs[6], "--threads=%u", o->ro.max_threads);
 		args[n++] = bufs[6];
 	}
+	snprintf(bufs[8], sizeof bufs[8], "--timeout=%u", o->ro.timeout_s);
+	args[n++] = bufs[8];
 	for (int i = 0; i < o->nmallopt; i++) {   /* (at most 32, and 16 of the column's) */
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
@@ -453,10 +458,11 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
-		{ "latency", required_argument, 0, 'L' },
+		{ "latency", required_argument, 0, 'L' }, { "timeout", required_argument, 0, 6 },
 		{ 0, 0, 0, 0 },
 	};
-	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
+	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1,
+				  .timeout_s = REPLAY_TIMEOUT_DEFAULT } };
 	int ch;
 	uint64_t v;
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
@@ -507,6 +513,11 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = 1; break;
+		case 6:
+			if (parse_u64(optarg, &v) < 0 || v > 86400 * 7)
+				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'", optarg);
+			o.ro.timeout_s = (unsigned)v;
+			break;
 		case 'p': o.ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)

@@ -65,6 +65,9 @@ struct rthread {
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t end_ticks;
+	uint32_t waiting;             /* 1 + the thread it sleeps waiting for, or 0 (the sampler
+	                                 reads it: a replay that stalls names a stream that does
+	                                 not wait) */
 } __attribute__((aligned(128)));
 
 struct ctx {
@@ -132,6 +135,7 @@ static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, 
 		cpu_relax();
 	}
 	me->slept++;
+	__atomic_store_n(&me->waiting, u + 1, __ATOMIC_RELAXED);
 	/* Sleep on the futex word of u's signal point k (every count waited for is one): u sets
 	   it and wakes its sleepers when it gets there, and no one else (waking every sleeper of
 	   u at each of its signal points made a thousand-thread replay crawl).  We count ourselves
@@ -166,6 +170,7 @@ static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, 
 			nanosleep(&ts, NULL);   /* (not a signal point: cannot happen) */
 		ns = ns < 32000000 ? ns * 2 : 64000000;
 	}
+	__atomic_store_n(&me->waiting, 0, __ATOMIC_RELAXED);
 	e->u = u, e->count = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
 }
 
@@ -418,32 +423,29 @@ static void put(char *b, size_t cap, size_t *k, const char *s)
 		b[(*k)++] = *s++;
 }
 
-static void on_crash(int sig)
+/* Calls stream me has completed (n[] is counted when a call returns) */
+static uint64_t calls_done(const struct rthread *me)
 {
-	/* one report: a thread crashing while another reports waits for the end it brings */
-	static int reporting;
-	if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL))
-		for (;;)
-			pause();
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
-		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
-	};
+	uint64_t done = 0;
+	for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
+		done += __atomic_load_n(&me->n[i], __ATOMIC_RELAXED);
+	return done;
+}
+
+/* "NAME: WHAT in stream S (thread T), at its call C of N (most likely in the allocator under
+   test)", and the trace_dump command that shows the calls before it, on stderr (me: the
+   stream, or NULL).  Async-signal-safe: the crash handler's, and the sampler's when the replay
+   stalls. */
+static void say_where(const char *what, const struct rthread *me)
+{
 	char msg[400];
 	size_t k = 0;
 #define PUT(s) put(msg, sizeof msg - 1, &k, (s))
 	PUT(tool_name);
-	PUT(crash_ctx ? ": the replay crashed (" : ": crashed before the replay began (");
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i].sig == sig)
-			PUT(names[i].name);
-	PUT(")");
-	struct rthread *me = crash_me;
+	PUT(": ");
+	PUT(what);
 	if (me && crash_ctx) {
 		char num[32];
-		uint64_t done = 0;
-		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
-			done += me->n[i];
 		const struct mtrace_wl_thread *tt = &crash_ctx->r->threads[me->idx];
 		PUT(" in stream ");
 		PUT(fmt_commas(num, me->idx));
@@ -451,20 +453,19 @@ static void on_crash(int sig)
 		num[fmt_u(num, tt->tid)] = 0;
 		PUT(num);
 		PUT("), at its call ");
-		PUT(fmt_commas(num, done));   /* (n[] counts the call in flight too) */
+		PUT(fmt_commas(num, calls_done(me)));
 		PUT(" of ");
 		PUT(fmt_commas(num, tt->ncalls));
 	}
 	PUT(" (most likely in the allocator under test)");
 	PUT("\n");
+#undef PUT
 	ssize_t w = write(2, msg, k);
 	if (me && crash_ctx) {
 		/* where to look: the stream's calls up to the one in flight */
 		static char hint[4600];
 		char num[32];
-		uint64_t done = 0;
-		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
-			done += me->n[i];
+		uint64_t done = calls_done(me);
 		k = 0;
 		put(hint, sizeof hint - 1, &k, tool_name);
 		put(hint, sizeof hint - 1, &k, ": the calls before it: trace_dump -s ");
@@ -478,8 +479,29 @@ static void on_crash(int sig)
 		put(hint, sizeof hint - 1, &k, "\n");
 		w = write(2, hint, k);
 	}
-#undef PUT
 	(void)w;
+}
+
+static void on_crash(int sig)
+{
+	/* one report: a thread crashing while another reports waits for the end it brings */
+	static int reporting;
+	if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
+		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
+	};
+	char what[100];
+	size_t k = 0;
+	put(what, sizeof what - 1, &k, crash_ctx ? "the replay crashed (" : "crashed before the replay began (");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].sig == sig)
+			put(what, sizeof what - 1, &k, names[i].name);
+	put(what, sizeof what - 1, &k, ")");
+	what[k] = 0;
+	say_where(what, crash_ctx ? crash_me : NULL);
 	tool_remove_temps();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -666,15 +688,57 @@ static void progress(struct ctx *x, int end)
 	(void)w;
 }
 
+/* A replay in which no call has completed for timeout_s seconds (an allocator that deadlocked,
+   most likely) is ended as a crash is: where it stands, then exit 3.  Time is counted in the
+   sampler's intervals, which a stopped process (^Z) or a loaded machine only lengthens.
+   still_ms: how long no call has completed so far; *last: the calls then. */
+static void check_stalled(struct ctx *x, uint64_t *still_ms, uint64_t *last)
+{
+	unsigned limit = x->o->timeout_s;
+	*still_ms += x->o->interval_ms;
+	if (!limit || (*still_ms < 1000 && *still_ms < (uint64_t)limit * 1000))
+		return;   /* (the calls are added up at most once a second) */
+	uint64_t done = 0;
+	for (uint32_t i = 0; i < x->nt; i++)
+		done += calls_done(&x->t[i]);
+	if (done != *last) {
+		*last = done;
+		*still_ms = 0;
+		return;
+	}
+	if (*still_ms < (uint64_t)limit * 1000)
+		return;
+	/* the stream to blame: the first one taken, not finished and not waiting for another */
+	const struct rthread *stuck = NULL;
+	uint32_t taken = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < x->nt && i < taken && !stuck; i++)
+		if (!__atomic_load_n(&x->t[i].end_ticks, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&x->t[i].waiting, __ATOMIC_RELAXED))
+			stuck = &x->t[i];
+	char what[120], num[32];
+	size_t k = 0;
+	progress(x, 1);
+	put(what, sizeof what - 1, &k, "the replay made no progress for ");
+	num[fmt_u(num, limit)] = 0;
+	put(what, sizeof what - 1, &k, num);
+	put(what, sizeof what - 1, &k, " s (--timeout): no call completed");
+	what[k] = 0;
+	say_where(what, stuck);
+	tool_remove_temps();
+	_exit(EXIT_SYSTEM);
+}
+
 static void *sampler(void *arg)
 {
 	struct ctx *x = arg;
 	struct timespec iv = { x->o->interval_ms / 1000, (long)(x->o->interval_ms % 1000) * 1000000 };
+	uint64_t still_ms = 0, last = 0;
 	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
 		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
 		sample(x);
 		progress(x, 0);
+		check_stalled(x, &still_ms, &last);
 		nanosleep(&iv, NULL);
 	}
 	sample(x);
