@@ -575,6 +575,20 @@ int main(int argc, char **argv)
 	if (valid < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
 
+	/* blocks that, touched, would take more memory than the machine has free: refused before
+	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
+	const char *avail_what;
+	uint64_t avail = run_memory_available(&avail_what);
+	if (o.ro.touch != TOUCH_NONE && plan.ideal_rss > avail && !getenv("MTRACE_RUN_PROGRESS")) {
+		char a[32], b[32];
+		tool_die(EXIT_SYSTEM, "%s: its blocks reach %s MiB live at their peak (its ideal RSS), more "
+			 "than the %s MiB of memory available here (%s): touched, they would push the "
+			 "machine into swap or the OOM killer; replay it where there is more memory, or with "
+			 "--touch=none (the blocks are not written to: RSS is then what the allocator itself "
+			 "writes)", tool_display_name(shown), fmt_commas(a, plan.ideal_rss >> 20),
+			 fmt_commas(b, avail >> 20), avail_what);
+	}
+
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
 	memcpy(traced.settings, r.h.settings, sizeof traced.settings);

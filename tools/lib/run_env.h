@@ -7,6 +7,7 @@
 #ifndef RUN_ENV_H
 #define RUN_ENV_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* One column of --compare: an allocator and settings of its own, written NAME or
    NAME(SETTING ...), settings separated by spaces: glibc.*=VALUE a glibc tunable (or
@@ -53,4 +54,8 @@ int tunables_tune_malloc(const char *spec);
 /* --mallopt NAME=VALUE: checked (an int, a known M_* name), and applied if apply (a refusal
    warns: the value is out of range, or the allocator is not glibc). */
 void check_mallopt(const char *arg, int apply, const char *opt);
+/* Bytes of memory a replay can touch without pushing the machine into swap or the OOM killer:
+   MemAvailable, or less if this process's memory cgroup (v1 or v2) allows less; UINT64_MAX if
+   neither is known.  *what: which it is, for messages. */
+uint64_t run_memory_available(const char **what);
 #endif
