@@ -244,10 +244,13 @@ int main(int argc, char **argv)
 	} else {
 		snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
 		snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
-		fi = mkstemp(tmp_in);
-		fo = mkstemp(tmp_out);
-		if (fi < 0 || fo < 0)
-			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		char err[sizeof tmp_out + 300];
+		if ((fi = tool_mkstemp_beside(out, tmp_in, err, sizeof err)) < 0 ||
+		    (fo = tool_mkstemp_beside(out, tmp_out, err, sizeof err)) < 0) {
+			if (fi >= 0)
+				unlink(tmp_in);
+			tool_die(EXIT_SYSTEM, "%s", err);
+		}
 		tool_temp_add(tmp_out);
 	}
 	unlink(tmp_in);   /* we keep the descriptor */

@@ -626,9 +626,12 @@ int main(int argc, char **argv)
 			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
 	} else {
 		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
-		int fd = mkstemp(tmp);
-		if (fd < 0 || !(f = fdopen(fd, "w")))
-			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		char err[sizeof tmp + 300];
+		int fd = tool_mkstemp_beside(out, tmp, err, sizeof err);
+		if (fd < 0)
+			tool_die(EXIT_SYSTEM, "%s", err);
+		if (!(f = fdopen(fd, "w")))
+			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
 		tool_temp_add(tmp);   /* a failed run (tool_die exits) leaves no half-written output */
 		tool_output_mode(fd);
 	}

@@ -166,6 +166,21 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
+int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
+{
+	int fd = mkstemp(tmpl);
+	if (fd >= 0)
+		return fd;
+	int e = errno;
+	const char *slash = strrchr(out, '/');
+	int dirlen = slash ? (slash == out ? 1 : (int)(slash - out)) : 1;
+	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is renamed "
+		 "into place, in %.*s: %s (write the output to another directory, or to standard output)",
+		 out, dirlen, slash ? out : ".", strerror(e));
+	errno = e;
+	return -1;
+}
+
 int tool_output_open(const char *path, char *tmp)
 {
 	if (tool_output_in_place(path)) {
@@ -173,11 +188,11 @@ int tool_output_open(const char *path, char *tmp)
 		return tool_open_in_place(path, 0);
 	}
 	snprintf(tmp, TOOL_TMP_CAP, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	char err[TOOL_TMP_CAP + 300];
+	int fd = tool_mkstemp_beside(path, tmp, err, sizeof err);
 	if (fd < 0) {
-		int e = errno;
 		tmp[0] = 0;
-		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", path, strerror(e));
+		tool_die(EXIT_SYSTEM, "%s", err);
 	}
 	tool_temp_add(tmp);
 	tool_output_mode(fd);

@@ -51,6 +51,12 @@ void tool_temp_add(const char *path);
 void tool_temp_done(const char *path);
 /* Remove them now (async-signal-safe: for a handler of a fatal signal). */
 void tool_remove_temps(void);
+/* mkstemp(tmpl) for the temporary file an output (out) is written to before it is renamed into
+   place, beside it: its descriptor, or -1 with a message in err (cap bytes) that names out,
+   says it is that file, in out's directory, that cannot be made, and what to do (write
+   elsewhere, or to standard output).  A writable output in a directory that is not is the
+   case it is for. */
+int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
    Exits 3 on failure. */
 int tool_mkstemp(char *path, size_t cap);
