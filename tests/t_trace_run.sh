@@ -237,6 +237,30 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan: its shadow memory, and a quarantine 
 		bad "Max RSS growth $growth KiB for a workload of $file_kb KiB whose ideal RSS is $(csv "$TMP/big.csv" ideal_rss_kb) KiB"
 fi
 
+# --- failures that show: a replay made to fail (an address-space limit its malloc of 1 GiB
+# does not fit; under ASan, the largest allocation it allows) where the program's call
+# succeeded: counted on a line of its own right after the original 12, named with the first
+# call, exit 4 (0 with --allow-failures); a --compare column so marked, without ratios
+printf '= Start\n+ 0x10000 0x100\n+ 0x20000 0x40000000\n- 0x20000\n- 0x10000\n= End\n' >"$TMP/gig.log"
+"$BIN/trace_import" "$TMP/gig.log" "$TMP/gig.trace" && "$BIN/trace2wl" -q "$TMP/gig.wl" "$TMP/gig.trace"
+limited() { if [ "${SANITIZE:-}" = 1 ]; then ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=512" "$@"; else (ulimit -v 400000; "$@"); fi; }
+limited "$R" "$TMP/gig.wl" >"$TMP/out" 2>"$TMP/err"
+eq "a replay whose malloc fails: exit 4" 4 "$?"
+first='1 call that succeeded in the program failed (the first: a malloc of 1,073,741,824 bytes, stream 0, its call 2)'
+eq "... the failure on line 13, after the 12" "FAILED: $first: the figures above are not comparable" "$(sed -n 13p "$TMP/out")"
+sed -n 1,12p "$TMP/out" | grep -q FAILED && bad "... the 12 lines changed" || ok "... the 12 lines as they were"
+eq "... and on stderr, naming the workload" "trace_run: $TMP/gig.wl: $first: the figures are not comparable (--allow-failures accepts them)" "$(cat "$TMP/err")"
+limited "$R" --allow-failures "$TMP/gig.wl" >"$TMP/out" 2>"$TMP/err"
+eq "--allow-failures: exit 0, still reported" "0 1 0" "$? $(grep -c '^FAILED: ' "$TMP/out") $(wc -c <"$TMP/err")"
+limited "$R" --csv "$TMP/gig.wl" >"$TMP/out" 2>/dev/null
+eq "--csv: exit 4, the failure in its fields" "4 1 1073741824 2" "$? $(csv "$TMP/out" replay_failed_calls) $(csv "$TMP/out" first_failed_bytes) $(csv "$TMP/out" first_failed_call)"
+limited "$R" --compare glibc,glibc "$TMP/gig.wl" >"$TMP/out" 2>"$TMP/err"
+eq "--compare, calls failed: exit 4" 4 "$?"
+grep -q '^wall time (usec) *[0-9,]*! *[0-9,]*!$' "$TMP/out" && ok "--compare: both columns marked, no ratio" || bad "compare marks: $(head -n 3 "$TMP/out")"
+eq "--compare: what failed, under the table" 2 "$(grep -c "^(!: with glibc, $first: its figures are not comparable)$" "$TMP/out")"
+grep -q 'ratios to' "$TMP/out" && bad "--compare: ratios offered" || ok "--compare: no ratios offered"
+eq "--compare: a line on stderr for each" 2 "$(grep -c "^trace_run: the replay with glibc: $first" "$TMP/err")"
+
 # --- the list of allocators: an empty name, or more than 16, refused (one was dropped, the
 # 17th left out without a word)
 "$R" --compare glibc,,glibc "$TMP/m.wl" >/dev/null 2>"$TMP/err"; eq "--compare with an empty name: exit 2" 2 "$?"

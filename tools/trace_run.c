@@ -53,6 +53,8 @@ static const char usage_text[] =
 	"                          (default 60; 0: never); --compare's other columns still print\n"
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
+	"      --allow-failures    exit 0 when calls that succeeded in the program failed in\n"
+	"                          the replay (they are reported all the same)\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
 	"  -p, --progress          show the workload's check and the calls replayed on\n"
 	"                          stderr from the start (by default only on a terminal,\n"
@@ -61,13 +63,20 @@ static const char usage_text[] =
 	"  -V, --version           show the version and exit\n"
 	"\n"
 	"The summary's first 12 lines keep the original trace_run layout, line for line.\n"
+	"Calls that failed in the replay where the program's succeeded are counted on a\n"
+	"line of their own after those 12, and mark a --compare column '!' (no ratios).\n"
+	"\n"
 	"Exit status: 0 done; 1 the workload is missing, malformed or would deadlock;\n"
-	"2 bad command line; 3 the allocator or the system failed us.\n";
+	"2 bad command line; 3 the allocator or the system failed us (a crash, --timeout,\n"
+	"not enough memory); 4 calls failed in the replay that succeeded in the program.\n";
+
+/* Some call failed in the replay that succeeded in the program (unless --allow-failures) */
+#define EXIT_CALLS_FAILED 4
 
 struct opts {
 	const char *malloc_name, *compare, *log, *latency, *tunables, *format;
 	const char *mallopts[32];
-	int nmallopt;
+	int nmallopt, allow_failures;
 	unsigned repeat;
 	struct replay_opts ro;
 };
@@ -199,6 +208,7 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 	}
 	snprintf(bufs[8], sizeof bufs[8], "--timeout=%u", o->ro.timeout_s);
 	args[n++] = bufs[8];
+	args[n++] = "--allow-failures";   /* (its figures come back; the failures are judged here) */
 	for (int i = 0; i < o->nmallopt; i++) {   /* (at most 32, and 16 of the column's) */
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
@@ -411,22 +421,38 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	if (isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
-		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi);
-	for (int a = 0; a < na; a++)
-		if (!failed[a])
-			report_medians(runs + (size_t)a * reps, reps, med[a], lo[a], hi[a]);
+		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi), (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
+	for (int a = 0; a < na; a++) {
+		if (failed[a])
+			continue;
+		report_medians(runs + (size_t)a * reps, reps, med[a], lo[a], hi[a]);
+		/* the first run whose calls failed where the program's succeeded: not comparable */
+		for (unsigned r = 0; r < reps && !fails[a][F_RFAIL]; r++)
+			if (runs[(size_t)a * reps + r][F_RFAIL])
+				memcpy(fails[a], runs[(size_t)a * reps + r], sizeof fails[a]);
+		if (fails[a][F_RFAIL] && !o->allow_failures) {
+			char what[300];
+			tool_warn("the replay with %s: %s: its figures are not comparable (--allow-failures "
+				  "accepts them)", names[a], report_failures(fails[a], what, sizeof what));
+			if (status == EXIT_OK)
+				status = EXIT_CALLS_FAILED;
+		}
+	}
 	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
+		if (fails[0][F_RFAIL])   /* said of the run it happened in */
+			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP, (NFIELDS - F_RFAIL_OP) * sizeof (int64_t)),
+			med[0][F_RFAIL] = fails[0][F_RFAIL];
 		if (o->format && !strcmp(o->format, "csv"))
 			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else
 			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0], &cols[0]);
-		return EXIT_OK;
+		return status;
 	}
-	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
+	report_compare(o->format, names, na, med, lo, hi, failed, fails, reps, timer);
 	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
 		/* the column that replays the program as it ran */
 		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
@@ -459,6 +485,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' }, { "timeout", required_argument, 0, 6 },
+		{ "allow-failures", no_argument, 0, 7 },
 		{ 0, 0, 0, 0 },
 	};
 	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1,
@@ -513,6 +540,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = 1; break;
+		case 7: o.allow_failures = 1; break;
 		case 6:
 			if (parse_u64(optarg, &v) < 0 || v > 86400 * 7)
 				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'", optarg);
@@ -637,5 +665,11 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
+	if (f[F_RFAIL] && !o.allow_failures) {
+		char what[300];
+		tool_warn("%s: %s: the figures are not comparable (--allow-failures accepts them)",
+			  tool_display_name(shown), report_failures(f, what, sizeof what));
+		return EXIT_CALLS_FAILED;
+	}
 	return EXIT_OK;
 }

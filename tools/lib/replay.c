@@ -65,6 +65,8 @@ struct rthread {
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t end_ticks;
+	uint64_t fail_bytes, fail_call;   /* its first call that failed here only: bytes asked */
+	unsigned fail_op;             /* for, its number in the stream (calls_done), its opcode */
 	uint32_t waiting;             /* 1 + the thread it sleeps waiting for, or 0 (the sampler
 	                                 reads it: a replay that stalls names a stream that does
 	                                 not wait) */
@@ -228,8 +230,21 @@ static inline uint64_t get(const uint8_t **p)
 	}
 }
 
+static uint64_t calls_done(const struct rthread *me);
+
+/* A call that succeeded in the trace failed here: counted, and the first one noted */
+static __attribute__((noinline)) void failed_here(struct rthread *me, unsigned op, uint64_t bytes)
+{
+	if (me->rfail++ == 0) {
+		me->fail_op = op;
+		me->fail_bytes = bytes;
+		me->fail_call = calls_done(me);
+	}
+}
+
 /* Put a new block in slot s (0: not kept). */
-static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace)
+static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace,
+			unsigned op)
 {
 	struct ctx *x = me->x;
 	if (failed_in_trace || s == 0) {
@@ -241,7 +256,7 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 		return;
 	}
 	if (!p) {
-		me->rfail++;
+		failed_here(me, op, bytes);
 		return;
 	}
 	x->slot[s].p = p;
@@ -297,45 +312,45 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, malloc(a));
-			keep(me, s, q, a, failed);
+			keep(me, s, q, a, failed, op);
 			break;
 		case MTRACE_WL_CALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, calloc(a, b));
-			keep(me, s, q, a * b, failed);
+			keep(me, s, q, a * b, failed, op);
 			break;
 		case MTRACE_WL_MEMALIGN:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, memalign(a, b));
-			keep(me, s, q, b, failed);
+			keep(me, s, q, b, failed, op);
 			break;
 		case MTRACE_WL_ALIGNED_ALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, aligned_alloc(a, b));
-			keep(me, s, q, b, failed);
+			keep(me, s, q, b, failed, op);
 			break;
 		case MTRACE_WL_POSIX_MEMALIGN: {
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			void *out = NULL;
 			int e = TIMED(op, posix_memalign(&out, a, b));
-			keep(me, s, e == 0 ? out : NULL, b, failed);
+			keep(me, s, e == 0 ? out : NULL, b, failed, op);
 			break;
 		}
 		case MTRACE_WL_VALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, valloc(a));
-			keep(me, s, q, a, failed);
+			keep(me, s, q, a, failed, op);
 			break;
 		case MTRACE_WL_PVALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, pvalloc(a));
-			keep(me, s, q, a, failed);
+			keep(me, s, q, a, failed, op);
 			break;
 		case MTRACE_WL_FREE:
 			s = get(&p);
@@ -354,7 +369,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (q == NULL && (bytes != 0 || old == NULL)) {
 				/* failed here (and maybe in the trace): the old block stays */
 				if (!failed)
-					me->rfail++;
+					failed_here(me, op, bytes);
 				break;
 			}
 			if (failed)
@@ -877,6 +892,12 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		res->implicit_frees += t->implicit;
 		res->failed_replayed += t->failed;
 		res->replay_failures += t->rfail;
+		if (t->rfail && res->replay_failures == t->rfail) {   /* the first stream with one */
+			res->fail_op = t->fail_op;
+			res->fail_bytes = t->fail_bytes;
+			res->fail_stream = i;
+			res->fail_call = t->fail_call;
+		}
 	}
 	if (x->timed) {
 		for (unsigned c = 0; c < LAT_CLASSES; c++)

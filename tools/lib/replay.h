@@ -48,6 +48,9 @@ struct replay_result {
 	uint64_t implicit_frees;      /* allocations into an occupied slot: old block freed first */
 	uint64_t failed_replayed;     /* calls that failed in the trace (results freed untimed) */
 	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here */
+	unsigned fail_op;             /* the first of them (in the first stream that had one): */
+	uint32_t fail_stream;         /* its opcode, stream, number in the stream (as the crash */
+	uint64_t fail_call, fail_bytes;   /* report counts) and the bytes it asked for */
 	uint64_t harness_kb;          /* the harness's own tables */
 	uint32_t nthreads;
 	uint32_t workers;             /* replay threads that ran them */
