@@ -237,6 +237,31 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan: its shadow memory, and a quarantine 
 		bad "Max RSS growth $growth KiB for a workload of $file_kb KiB whose ideal RSS is $(csv "$TMP/big.csv" ideal_rss_kb) KiB"
 fi
 
+# --- one meaning per figure: Max RSS is the growth of the peak resident set during the replay,
+# in a single run's summary and in --compare's table alike (the table showed the absolute peak,
+# harness included), with its START -> END; the units are said once, after the 12 lines.  A
+# 4 MiB block, touched: the process's own few MiB before the replay would show as a difference.
+printf '= Start\n+ 0x10000 0x400000\n- 0x10000\n= End\n' >"$TMP/four.log"
+"$BIN/trace_import" "$TMP/four.log" "$TMP/four.trace" && "$BIN/trace2wl" -q "$TMP/four.wl" "$TMP/four.trace"
+"$R" "$TMP/four.wl" >"$TMP/one"
+"$R" --compare glibc "$TMP/four.wl" >"$TMP/cmp1"
+g1=$(sed -n 's/^\([0-9,]*\) Kb Max RSS (\([0-9,]*\) -> \([0-9,]*\))$/\1 \2 \3/p' "$TMP/one" | tr -d ,)
+g2=$(awk '/^Max RSS \(KiB\)/ { print $NF }' "$TMP/cmp1" | tr -d ,)
+se=$(awk '/^  START -> END \(KiB\)/ { print $(NF - 2), $NF }' "$TMP/cmp1" | tr -d ,)
+set -- $g1
+[ $# -eq 3 ] && [ "$1" -eq $(($3 - $2)) ] && ok "a single run: Max RSS ($1 KiB) is END - START ($3 - $2)" || bad "single run Max RSS: '$g1'"
+single=${1:-0}
+set -- $se
+[ $# -eq 2 ] && [ "${g2:-x}" -eq $(($2 - $1)) ] 2>/dev/null && ok "--compare: Max RSS ($g2 KiB) is END - START ($2 - $1)" ||
+	bad "compare Max RSS: '$g2', START -> END '$se': $(grep RSS "$TMP/cmp1")"
+# (the same replay in two processes: within a tenth of each other; the peak with the process's
+# own pages, which the table gave before, is more than that apart)
+[ "${g2:-0}" -gt 0 ] && [ $(( (single - g2) * 10 )) -le "$g2" ] && [ $(( (g2 - single) * 10 )) -le "$g2" ] &&
+	ok "a single run and --compare: the same Max RSS ($single, $g2 KiB)" || bad "Max RSS: single run $single KiB, --compare $g2 KiB"
+grep -q '^Units: Kb is KiB; "usec across N threads" is the replay threads'"'"' user CPU time;$' "$TMP/one" &&
+	ok "the units said after the 12 lines" || bad "units: $(grep -i units "$TMP/one")"
+"$R" --help | grep -q "Kb\$" && "$R" --help | grep -q "^is KiB" && ok "--help says what Kb is" || bad "--help: units"
+
 # --- failures that show: a replay made to fail (an address-space limit its malloc of 1 GiB
 # does not fit; under ASan, the largest allocation it allows) where the program's call
 # succeeded: counted on a line of its own right after the original 12, named with the first
@@ -364,7 +389,7 @@ if [ "${SANITIZE:-}" != 1 ]; then   # (ASan's allocator has no arenas)
 	"$R" --compare "$TP/libfwd.so,$TP/libfwd.so(LIBFWD_SLOW=500)" -r 3 "$TMP/m.wl" >"$TMP/sp"; eq "--compare -r 3: exit 0" 0 "$?"
 	grep -q '^avg malloc (cycles) .*[0-9]x)$' "$TMP/sp" && ok "--compare -r 3: a slower malloc, unmarked" || bad "slow malloc marked: $(grep '^avg malloc' "$TMP/sp")"
 	ge "--compare -r 3: the slower malloc's ratio" 5 "$(awk '/^avg malloc/ { gsub(/[(x)~]/, "", $NF); print int($NF) }' "$TMP/sp")"
-	grep -q '^ideal RSS (Kb) .*(1.00x~)$' "$TMP/sp" && ok "--compare -r 3: the same figure in every run, marked ~" || bad "ideal RSS: $(grep '^ideal' "$TMP/sp")"
+	grep -q '^ideal RSS (KiB) .*(1.00x~)$' "$TMP/sp" && ok "--compare -r 3: the same figure in every run, marked ~" || bad "ideal RSS: $(grep '^ideal' "$TMP/sp")"
 	grep -q "^(~: the columns' runs overlap" "$TMP/sp" && ok "--compare -r 3: the mark explained" || bad "no note on ~: $(tail -n 2 "$TMP/sp")"
 	"$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >"$TMP/sp1"
 	grep -q '~' "$TMP/sp1" && bad "--compare, one run: marks ($(grep '~' "$TMP/sp1" | head -n 1))" || ok "--compare, one run: no marks"

@@ -374,7 +374,7 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		if (nf && !strcmp(fields[0], "cycles")) {   /* a header line */
 			for (int i = 0; i < nf; i++) {
 				if (!strcmp(fields[i], "wall_usec")) wall = i;
-				if (!strcmp(fields[i], "maxrss_end_kb")) rss = i;
+				if (!strcmp(fields[i], "maxrss_growth_kb")) rss = i;   /* Max RSS, as trace_run means it */
 				if (!strcmp(fields[i], "allocator")) alloc = i;
 				if (!strcmp(fields[i], "malloc_p99_cycles")) p99[0] = i;
 				if (!strcmp(fields[i], "free_p99_cycles")) p99[1] = i;
@@ -390,7 +390,7 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		const char *e1, *e2;
 		if (parse_amount(fields[wall], &e1, &w[n]) < 0 || *e1 ||
 		    parse_amount(fields[rss], &e2, &r[n]) < 0 || *e2)
-			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_end_kb must be numbers "
+			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_growth_kb must be numbers "
 				  "from 0 to 10^18", path, no);
 		for (int k = 0; k < 2; k++) {
 			const char *e3;

@@ -151,6 +151,8 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	printf("Timer: %s\n", timer);
 	printf("Allocator: %s\n", alloc);
 	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", report_num(f[F_HARNESS_KB]));
+	printf("Units: Kb is KiB; \"usec across N threads\" is the replay threads' user CPU time;\n"
+	       "Max RSS is how much the peak resident set grew during the replay (START -> END).\n");
 	if (runs > 1)
 		printf("Median of %u runs, each in a fresh process\n", runs);
 }
@@ -226,10 +228,11 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		    int64_t (*fails)[NFIELDS], unsigned reps, const char *timer)
 {
 	int marks = reps >= SPREAD_MIN_RUNS;
+	/* Max RSS as a single run means it: the growth, then its two ends (row field -1) */
 	static const struct { const char *label; int field; } rows[] = {
-		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
-		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
-		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
+		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (KiB)", F_RSS_GROWTH },
+		{ "  START -> END (KiB)", -1 }, { "peak VmRSS (KiB)", F_PEAK_RSS },
+		{ "ideal RSS (KiB)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
 		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
 		{ "avg free (cycles)", F_FREE_AVG },
 		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
@@ -259,9 +262,15 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		printf("]\n");
 		return;
 	}
-	int w[16];   /* a column as wide as its name, 22 at least (a column with settings is wider) */
-	for (int a = 0; a < na && a < 16; a++)
-		w[a] = strlen(names[a]) > 22 ? (int)strlen(names[a]) : 22;
+	int w[16];   /* a column as wide as its name or its START -> END, 22 at least */
+	for (int a = 0; a < na && a < 16; a++) {
+		char cell[80];
+		size_t n = (size_t)snprintf(cell, sizeof cell, "%s -> %s!", report_num(med[a][F_RSS_START]),
+					    report_num(med[a][F_RSS_END]));
+		if (n < strlen(names[a]))
+			n = strlen(names[a]);
+		w[a] = n > 22 ? (int)n : 22;
+	}
 	printf("%-26s", "");
 	for (int a = 0; a < na; a++)
 		printf(" %*s", w[a], names[a]);
@@ -269,11 +278,16 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
-			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
+			int f = rows[i].field;
+			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
 			char cell[64];
 			if (failed[a])
 				printf(" %*s", w[a], "failed");
-			else if (calls_failed[a]) {
+			else if (f < 0) {
+				snprintf(cell, sizeof cell, "%s -> %s%s", report_num(med[a][F_RSS_START]),
+					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
+				printf(" %*s", w[a], cell);
+			} else if (calls_failed[a]) {
 				snprintf(cell, sizeof cell, "%s!", report_num(v));
 				printf(" %*s", w[a], cell);
 			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
@@ -295,6 +309,7 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			printf("(!: with %s, %s%s: its figures are not comparable)\n", names[a],
 			       report_failures(fails[a], what, sizeof what), reps > 1 ? " in a run at least" : "");
 		}
+	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run says it)\n");
 	if (marks)
 		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
 		       "machine's spread)\n");
