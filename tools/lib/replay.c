@@ -279,11 +279,13 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 }
 
 /* A call with only itself between the timer's two reads (timed is a constant in each copy of
-   replay_loop, so an untimed replay has no trace of the timer). */
-#define TIMED(OP, EXPR) ({ uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
+   replay_loop, so an untimed replay has no trace of the timer).  It is counted first: a crash
+   or a stall inside it names it (calls_done), not the call before. */
+#define TIMED(OP, EXPR) ({ __atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); \
+	uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
 	if (timed) { uint64_t d_ = cycles_end() - t0_; me->cyc[OP] += d_; \
 		unsigned c_ = lat_class[OP]; h->b[c_][hist_bucket(d_)]++; if (d_ > h->max[c_]) h->max[c_] = d_; } \
-	__atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); r_; })
+	r_; })
 
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed,
 							       struct hist *h)
