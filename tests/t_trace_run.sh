@@ -540,6 +540,19 @@ if [ "${SANITIZE:-}" != 1 ]; then
 		ok "--compare names the deadlocked column" || bad "compare deadlock: $(cat "$TMP/err")"
 	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: glibc's figures print beside the deadlocked column" ||
 		bad "compare deadlock table: $(head -n 2 "$TMP/out")"
+	# one that hangs before the replay: in its first malloc (the check that it is in place, a
+	# dlopen, on this glibc), or in its constructor, which runs before trace_run's main: an
+	# alarm set before the re-execution ends it (its default action: 128+14)
+	LIBFWD_HANG_AT=1 timeout 300 "$R" --timeout=2 --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "an allocator that hangs in its first malloc: exit 3" 3 "$?"
+	grep -q "^trace_run: the allocator under test made no progress before the replay began (--timeout)\|^trace_run: the replay made no progress for 2 s" "$TMP/err" &&
+		ok "an allocator that hangs in its first malloc: says so" || bad "first malloc: $(cat "$TMP/err")"
+	LIBFWD_HANG_AT=start timeout 300 "$R" --timeout=2 --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>&1
+	eq "an allocator that hangs in its constructor: ends by SIGALRM" 142 "$?"
+	timeout 300 "$R" --timeout=2 --compare "glibc,$TP/libfwd.so(LIBFWD_HANG_AT=start)" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
+	eq "--compare, a constructor that hangs: exit 3, the others print" "3 1" "$? $(grep -c '^wall time (usec) *[0-9,]* *failed$' "$TMP/out")"
+	grep -q "the replay with $TP/libfwd.so(LIBFWD_HANG_AT=start) failed: killed by signal 14" "$TMP/err" &&
+		ok "--compare, a constructor that hangs: named" || bad "constructor: $(cat "$TMP/err")"
 	"$R" --timeout=x "$TMP/m.wl" 2>/dev/null; eq "--timeout=x: exit 2" 2 "$?"
 	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" --csv "$TMP/m.wl" >"$TMP/out" 2>/dev/null
 	eq "--compare --csv with a crashing allocator: exit 3, glibc's row alone" "3 glibc" "$? $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/out" | xargs)"

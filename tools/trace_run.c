@@ -585,7 +585,7 @@ int main(int argc, char **argv)
 	if (!o.compare && o.repeat <= 1 && !as_traced)
 		ensure_environment(o.malloc_name, o.tunables, argv, copy_of ?
 				   (const char *const[]){ "MTRACE_RUN_COPY", workload,
-							  "MTRACE_RUN_NAME", copy_of, NULL } : NULL);
+							  "MTRACE_RUN_NAME", copy_of, NULL } : NULL, o.ro.timeout_s);
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)

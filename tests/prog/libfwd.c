@@ -2,12 +2,14 @@
  * own entry points (__libc_*), so it defines malloc without being libc.so.
  * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator;
  * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs);
- * LIBFWD_HANG_AT=N: the Nth malloc never returns, as an allocator that deadlocked;
+ * LIBFWD_HANG_AT=N: the Nth malloc never returns, as an allocator that deadlocked; =start: its
+ * constructor never returns;
  * LIBFWD_SLOW=N: each malloc first counts to N, a slower allocator by a known amount. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void *__libc_malloc(size_t);
@@ -26,6 +28,8 @@ __attribute__((constructor)) static void setup(void)
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	kill_at = k ? strtoul(k, NULL, 10) : 0;
 	const char *h = getenv("LIBFWD_HANG_AT");
+	while (h && !strcmp(h, "start"))
+		pause();
 	hang_at = h ? strtoul(h, NULL, 10) : 0;
 	const char *w = getenv("LIBFWD_SLOW");
 	slow = w ? strtoul(w, NULL, 10) : 0;

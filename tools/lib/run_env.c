@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,23 @@ static void check_preloaded(const char *name, const char *lib)
 			 "measure glibc's", label);
 }
 
+/* The alarm set before the re-execution went off after it: the allocator's start-up (its
+   constructor, which runs before main, ends the process by the alarm's default action; the
+   check, here) did not return */
+static void on_start_timeout(int sig)
+{
+	(void)sig;
+	static const char msg[] = ": the allocator under test made no progress before the replay began "
+				  "(--timeout): its start-up hangs, most likely\n";
+	ssize_t w = write(2, tool_name, strlen(tool_name));
+	w = write(2, msg, sizeof msg - 1);
+	(void)w;
+	tool_remove_temps();
+	_exit(EXIT_SYSTEM);
+}
+
 void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
-			const char *const *extra_env)
+			const char *const *extra_env, unsigned timeout_s)
 {
 	const char *name = malloc_name ? malloc_name : "glibc";
 	char buf[4096];
@@ -109,8 +125,12 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 	snprintf(want, sizeof want, "%s|%s", lib, tunables ? tunables : "");
 	const char *have = getenv("MTRACE_RUN_ENV");
 	if (have && !strcmp(have, want)) {
-		if (*lib)
+		if (*lib) {
+			signal(SIGALRM, on_start_timeout);
 			check_preloaded(name, lib);
+			alarm(0);   /* (the replay has its own watch: --timeout in replay.c) */
+			signal(SIGALRM, SIG_DFL);
+		}
 		return;
 	}
 	if (!*lib && !tunables && !have)
@@ -142,7 +162,10 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 		setenv("GLIBC_TUNABLES", tunables, 1);
 	for (const char *const *e = extra_env; e && e[0]; e += 2)
 		setenv(e[0], e[1], 1);
+	if (*lib && timeout_s)
+		alarm(timeout_s);
 	execv("/proc/self/exe", argv);
+	alarm(0);
 	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
 }
 

@@ -40,9 +40,11 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 /* Re-execute this program (argv) with allocator malloc_name (NULL: glibc) preloaded and
    GLIBC_TUNABLES set to tunables (or not), once: after the re-execution, check the allocator is
    in place and return.  extra_env: NAME, VALUE pairs ending with NULL (or NULL) set for the new
-   image only, as setenv allocates.  Returns at once for plain glibc and no tunables. */
+   image only, as setenv allocates.  Returns at once for plain glibc and no tunables.  An
+   allocator that hangs in its start-up (its constructor, or the check) ends the process after
+   timeout_s seconds (0: never): an alarm set before the re-execution, which it outlives. */
 void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
-			const char *const *extra_env);
+			const char *const *extra_env, unsigned timeout_s);
 
 /* Each NAME=VALUE of a GLIBC_TUNABLES spec against `ld.so --list-tunables` (glibc 2.33 on;
    nothing is checked where it cannot list): unknown name, value out of range, not a number. */
