@@ -82,7 +82,6 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 			 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
 	if (WEXITSTATUS(st))
 		exit(WEXITSTATUS(st));   /* (it said why) */
-	tool_display_as(copy, workload);
 	return copy;
 }
 
