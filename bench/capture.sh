@@ -20,9 +20,10 @@ now_ns() { date +%s%N; }
 
 # tracers available ($TRACERS narrows them: TRACERS="untraced mtrace mtrace-nothread", say).
 # mtrace-nothread is mtrace with MTRACE_CTL_NOTHREAD=1: the program's threads populate the
-# trace's pages themselves, as before the populating thread.
+# trace's pages themselves; mtrace-nosamples is mtrace with MTRACE_CTL_MEMORY_MS=0: no samples
+# of the process's memory.
 ONLY=${TRACERS:-}
-TRACERS="untraced mtrace mtrace-nothread"
+TRACERS="untraced mtrace mtrace-nosamples mtrace-nothread"
 command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
 LTTWRAP=$(ls /usr/lib/*/liblttng-ust-libc-wrapper.so* /usr/lib/liblttng-ust-libc-wrapper.so* 2>/dev/null | head -n 1)
 if [ -n "$ONLY" ]; then
@@ -47,6 +48,7 @@ run() {
 	untraced) "$@" >/dev/null 2>&1 ;;
 	mtrace) MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-nothread) MTRACE_CTL_NOTHREAD=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-nosamples) MTRACE_CTL_MEMORY_MS=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
 	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
 	esac
@@ -107,6 +109,15 @@ if [ -n "$PY" ]; then
 	TARGET=
 	echo "(python: $pycalls allocator calls per run)"
 fi
+# sort of a large file: few calls, most of them for large buffers, whose resident bytes the
+# tracer asks the kernel for when they are freed
+SORTMB=${SORTMB:-200}
+awk -v n=$((SORTMB * 1024 * 1024 / 12)) 'BEGIN { srand(7); for (i = 0; i < n; i++) printf "%011d\n", int(rand() * 1e11) }' >"$DIR/sort.in"
+callsS=$(MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/so" LD_PRELOAD="$LIB" sort "$DIR/sort.in" >/dev/null &&
+	for f in "$DIR"/so.*; do "$ROOT/$B/tests/trace_count" "$f" | awk '$1 == "calls" { print $2 }'; done | awk '{ t += $1 } END { print t }')
+rm -f "$DIR"/so.*
+bench "sort, $SORTMB MB" "$callsS" sort -o "$DIR/sort.out" "$DIR/sort.in"
+rm -f "$DIR/sort.in" "$DIR/sort.out"
 echo "(mbench: $calls1 calls at 1 thread, $calls2 at 2 threads; traces written to ${BENCH_DIR:-/tmp})"
 
 # The floor under any capture that timestamps every call: the clock read at each call's order
