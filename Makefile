@@ -76,9 +76,9 @@ $(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
 LIBDIR_FROM_BIN := $(shell realpath -s -m --relative-to='$(BINDIR)' '$(LIBDIR)')
 $(B)/install-dirs: FORCE | dirs
 	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
-$(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a $(B)/install-dirs | dirs
+$(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h $(B)/libmtools.a $(B)/install-dirs | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
-		$< -o $@ $(B)/libmtools.a
+		mtracectl/mtracectl.c mtracectl/switch.c -o $@ $(B)/libmtools.a
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.

@@ -74,7 +74,10 @@ enum mtrace_clock {
 #define MTRACE_HF_CHUNK_PID   0x400u /* version 2: every chunk record holds the writing process's pid
                                        (arg2); a chunk of another process means two processes
                                        wrote the file, which readers refuse */
-#define MTRACE_HF_KNOWN       0x7ffu
+#define MTRACE_HF_MIDWAY      0x800u /* version 3: recording began in the middle of the process's
+                                       life (switched on from outside), with start_threads
+                                       threads alive: blocks freed may predate the trace */
+#define MTRACE_HF_KNOWN       0xfffu
 
 /* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
 enum mtrace_stop_reason {
@@ -142,7 +145,11 @@ struct mtrace_file_header {
 	uint64_t reset_off;             /* version 3: mtrace_reset discarded the records below this
 	                                   offset; readers skip what is left there (calls being
 	                                   written at the reset, whose chunk records are gone) */
-	uint64_t reserved[43];          /* zero; room for later fields without a version change */
+	uint32_t start_threads;         /* version 3, with MTRACE_HF_MIDWAY: the threads alive when
+	                                   recording began */
+	uint32_t window;                /* version 3, with MTRACE_HF_MIDWAY: which of the process's
+	                                   windows switched on from outside this is (1, 2, ...) */
+	uint64_t reserved[42];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 

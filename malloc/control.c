@@ -180,7 +180,8 @@ static void make_absolute(char *base, size_t cap)
 	base[c] = '/';
 }
 
-static int open_locked(const char *base)
+/* Under lock: open a trace file at base (NULL: the previous one's, or the environment's). */
+int mt_open_base(const char *base)
 {
 	if (base == NULL) {
 		/* the base of the previous file, so start after stop goes on beside it */
@@ -208,7 +209,7 @@ MT_API int mtrace_init(const char *base)
 		errno = EBUSY;
 		r = -1;
 	} else
-		r = open_locked(base);
+		r = mt_open_base(base);
 	API_LEAVE(r);
 }
 
@@ -220,7 +221,7 @@ MT_API int mtrace_start(void)
 		errno = EPERM;   /* no system call of ours is allowed any more */
 		r = -1;
 	} else if (!mt_g.have_file)
-		r = open_locked(NULL);
+		r = mt_open_base(NULL);
 	if (r == 0 && mt_g.failed) {
 		errno = EIO;
 		r = -1;

@@ -111,10 +111,14 @@ static inline uint64_t start_ticks(const struct mt_thread *t)
 }
 
 /* Not recording: is this the first call of a child made without fork() (whose page of
-   mt_hot was wiped)?  Then it becomes a process of its own, and records if it should. */
-static MT_NOINLINE int new_process_records(void)
+   mt_hot was wiped)?  Then it becomes a process of its own.  Or has a request to start come
+   from outside?  Either way, it records now if it should. */
+static MT_NOINLINE int records_now(void)
 {
-	mt_new_process();
+	if (mt_new_process_due())
+		mt_new_process();
+	if (mt_control_due())
+		mt_control_act();
 	return mt_hot->active;
 }
 
@@ -169,9 +173,11 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
    malloc, calloc, the aligned family
    ------------------------------------------------------------------------------------------- */
 
-/* Not recording now: the first call of a new process sets it up (and may record). */
+/* Not recording now: the first call of a new process sets it up, a dormant process's carries a
+   request from outside out (and either may record). */
 #define NOT_RECORDING(t) (MT_UNLIKELY((t)->busy | !mt_hot->active) &&                     \
-			  ((t)->busy || !mt_new_process_due() || !new_process_records()))
+			  ((t)->busy || !(mt_new_process_due() | mt_control_due()) ||           \
+			   !records_now()))
 
 /* The common shape of an allocating entry point.  CALL_EXPR runs the allocator; FAILED decides
    failure from p; the untraced path repeats CALL_EXPR (or BOOT while dlsym recurses). */

@@ -122,6 +122,11 @@ static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
    chunk.  Out of line: once every interval. */
 void mt_sample_due(struct mt_thread *t, uint64_t ts)
 {
+	if (MT_UNLIKELY(mt_control_due())) {   /* (a request from outside: looked for here too) */
+		mt_control_act();
+		if (!mt_hot->active)
+			return;
+	}
 	uint64_t due = mt_hot->sample_due, anon, resident, size;
 	if (ts < due || !__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks,
 						     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))

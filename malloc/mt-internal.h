@@ -164,6 +164,10 @@ struct mt_global {
 	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
 	                                   mapped unlocked (guard.c) */
 	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
+	uint32_t ctl_seen;              /* the last request from outside looked at (remote.c) */
+	uint32_t window;                /* the trace switched on from outside being opened (its
+	                                   number, named BASE.<pid>.w<N>), or 0 */
+	int start_threads;              /* with window: the threads alive then */
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
@@ -226,6 +230,16 @@ void mt_unlock(struct mt_lock_state *s);
 void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
 void mt_new_gen(void);                 /* under lock: every chunk goes stale */
 void mt_init_once(void);
+int mt_open_base(const char *base);    /* under lock: NULL the previous base, or the environment's */
+
+/* remote.c: switched on and off from outside (include/mtrace-control.h) */
+#include "mtrace-control.h"
+extern struct mtrace_control mtrace_control;
+void mt_control_act(void);             /* not under lock: carry out a request that came */
+static inline int mt_control_due(void)
+{
+	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_g.ctl_seen;
+}
 
 /* writer.c */
 struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start);

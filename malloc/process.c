@@ -54,6 +54,7 @@ void mt_new_process(void)
 	mt_hot->alive = 1;
 	mt_g.pid = getpid();
 	mt_g.have_file = 0;
+	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
 	if (had_file) {
 		struct mt_lock_state ls;
 		mt_lock(&ls);
@@ -61,6 +62,8 @@ void mt_new_process(void)
 			mt_set_active(was_active);
 		mt_unlock(&ls);
 	}
+	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
+	mtrace_control.file[0] = 0;
 }
 
 /* ---------------------------------------------------------------------------------------------

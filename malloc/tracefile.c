@@ -201,6 +201,11 @@ static void header_init(char *page, pid_t ppid)
 	hdr.pid = (int32_t)getpid();
 	hdr.ppid = (int32_t)ppid;
 	hdr.resident_min = (uint32_t)MT_RESIDENT_MIN;
+	if (mt_g.window) {   /* (remote.c) */
+		hdr.flags |= MTRACE_HF_MIDWAY;
+		hdr.window = mt_g.window;
+		hdr.start_threads = (uint32_t)mt_g.start_threads;
+	}
 	hdr.memory_interval_ms = mt_g.memory_ms;
 	hdr.mallopt_set = mt_g.mallopt_set;   /* (set before this file: a fork child's parent's) */
 	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
@@ -308,15 +313,26 @@ void mt_file_fd_close(void)
    Opening and finishing
    ------------------------------------------------------------------------------------------- */
 
-/* BASE.<pid>, or BASE.<pid>.<n> with the first n not taken; never through a symlink. */
+/* BASE.<pid>, or BASE.<pid>.<n> with the first n not taken; never through a symlink.  A window
+   switched on from outside is BASE.<pid>.w<N>, N of four digits at least: one process's windows
+   sort in time. */
 static int create_file(const char *base, char *path, size_t cap)
 {
-	char pid[24];
+	char pid[24], win[24];
 	pid[mt_fmt_u64(pid, (unsigned long long)getpid())] = 0;
+	if (mt_g.window) {
+		char num[24];
+		size_t k = mt_fmt_u64(num, mt_g.window), z = k < 4 ? 4 - k : 0;
+		memcpy(win, ".w0000", 2 + z);
+		memcpy(win + 2 + z, num, k);
+		win[2 + z + k] = 0;
+	} else
+		win[0] = 0;
 	for (unsigned n = 0; n < 10000; n++) {
 		size_t at = append(path, 0, cap - 1, base);
 		at = append(path, at, cap - 1, ".");
 		at = append(path, at, cap - 1, pid);
+		at = append(path, at, cap - 1, win);
 		if (n) {
 			char num[24];
 			num[mt_fmt_u64(num, n)] = 0;

@@ -445,6 +445,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 {
 	int saved_errno = errno, cancel;
 	struct mtrace_slot *r = NULL;
+	if (MT_UNLIKELY(mt_control_due()))   /* a request from outside (a stop, say) */
+		mt_control_act();
 	if (!mt_hot->active)
 		goto out0;
 	/* nothing here may be a cancellation point for the program's thread (see mt_lock) */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "switch.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "../malloc/mt-size.h"   /* MTRACE_CTL_MAX_SIZE's grammar, as the tracer reads it */
@@ -30,8 +31,12 @@
 
 static const char usage_text[] =
 	"Usage: mtracectl [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
+	"  or:  mtracectl --start|--stop|--status|--for=DURATION [-o BASE] PID\n"
 	"Run PROGRAM with every malloc, free, calloc, realloc, reallocarray, posix_memalign,\n"
 	"aligned_alloc, memalign, valloc and pvalloc call traced, one trace file per process.\n"
+	"With --dormant the tracer is loaded but records nothing until it is switched on from\n"
+	"outside: --start PID, --stop PID, --status PID, --for=DURATION PID (start, wait,\n"
+	"stop, print the trace's name; DURATION in s, or with ms, s, m or h after it).\n"
 	"\n"
 	"  -o, --output=BASE  trace files are BASE.<pid> (BASE.<pid>.<n> if taken), or\n"
 	"                     DIR/mtrace.out.<pid> when BASE is a directory;\n"
@@ -44,6 +49,9 @@ static const char usage_text[] =
 	"                     bytes (K, M, G, T after the number: KiB ... TiB); the program\n"
 	"                     goes on, and the trace says where and why it stopped\n"
 	"  -q, --quiet        print nothing but errors\n"
+	"      --dormant      load the tracer in PROGRAM (and its children) recording nothing\n"
+	"      --wait=SECONDS how long --start, --stop and --for wait for PID's next allocator\n"
+	"                     call, which carries the request out (default 5)\n"
 	"  -l, --lib=PATH     the preload library (default: found next to this program)\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
@@ -55,7 +63,10 @@ static const char usage_text[] =
 	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces.\n"
 	"\n"
 	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
-	"failed; 126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n";
+	"failed; 126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n"
+	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 3 no\n"
+	"allocator call within the wait (the request stands); 125 no such process, no\n"
+	"tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
 
 #define EXIT_TOOL    125
 #define EXIT_NOTRACE 126
@@ -66,6 +77,43 @@ static int quiet;
 /* ---------------------------------------------------------------------------------------------
    Finding things
    ------------------------------------------------------------------------------------------- */
+
+/* "10", "10s", "500ms", "5m", "1h": milliseconds.  0, or -1. */
+static int parse_duration_ms(const char *s, unsigned long *ms)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	double unit = 1000;
+	if (!strcmp(end, "ms"))
+		unit = 1;
+	else if (!strcmp(end, "m"))
+		unit = 60000;
+	else if (!strcmp(end, "h"))
+		unit = 3600000;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (errno || end == s || v < 0 || v * unit > 1e12)
+		return -1;
+	*ms = (unsigned long)(v * unit + 0.5);
+	return 0;
+}
+
+/* BASE made absolute from here (the process is elsewhere), a directory as DIR/mtrace.out. */
+static const char *absolute_base(const char *base, char *buf, size_t cap)
+{
+	char cwd[PATH_MAX], real[PATH_MAX];
+	struct stat st;
+	if (base[0] != '/') {
+		if (!getcwd(cwd, sizeof cwd) || snprintf(buf, cap, "%s/%s", cwd, base) >= (int)cap)
+			tool_die(EXIT_TOOL, "%s: cannot make the trace name absolute", base);
+	} else
+		snprintf(buf, cap, "%s", base);
+	if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode) && realpath(buf, real) &&
+	    snprintf(buf, cap, "%s/mtrace.out", strcmp(real, "/") ? real : "") >= (int)cap)
+		tool_die(EXIT_TOOL, "%s: too long a trace name", real);
+	return buf;
+}
 
 static int readable(const char *path)
 {
@@ -299,11 +347,16 @@ int main(int argc, char **argv)
 		{ "lib", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-thread", no_argument, 0, 'T' },
 		{ "max-size", required_argument, 0, 's' },
+		{ "dormant", no_argument, 0, 'D' }, { "start", no_argument, 0, 'S' },
+		{ "stop", no_argument, 0, 'X' }, { "status", no_argument, 0, 'I' },
+		{ "for", required_argument, 0, 'F' }, { "wait", required_argument, 0, 'W' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL;
 	uint64_t cap;
-	int durations = 0, private_hdr = 0, no_thread = 0, c;
+	int durations = 0, private_hdr = 0, no_thread = 0, dormant = 0, remote = 0, c;
+	unsigned long for_ms = 0;
+	uint64_t wait_s = 5;
 	/* '+': options end at PROGRAM, whose own options are its business */
 	while ((c = getopt_long(argc, argv, "+o:dpTqs:l:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -319,10 +372,34 @@ int main(int argc, char **argv)
 					 "with K, M, G or T after it), not '%s'", optarg);
 			max_size = optarg;
 			break;
+		case 'D': dormant = 1; break;
+		case 'S': case 'X': case 'I':
+			if (remote && remote != (c == 'S' ? 's' : c == 'X' ? 'x' : 'i'))
+				tool_die(EXIT_USAGE, "--start, --stop, --status and --for: one at a time");
+			remote = c == 'S' ? 's' : c == 'X' ? 'x' : 'i';
+			break;
+		case 'F':
+			if (parse_duration_ms(optarg, &for_ms) < 0)
+				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, 1h), not '%s'", optarg);
+			if (remote && remote != 'f')
+				tool_die(EXIT_USAGE, "--start, --stop, --status and --for: one at a time");
+			remote = 'f';
+			break;
+		case 'W':
+			if (parse_u64(optarg, &wait_s) < 0 || wait_s > 86400)
+				tool_die(EXIT_USAGE, "--wait wants seconds, not '%s'", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_TOOL;
 		}
+	}
+	if (remote) {
+		if (optind != argc - 1)
+			tool_die(EXIT_USAGE, "--start, --stop, --status and --for take one process id");
+		char absb[PATH_MAX + 2];
+		const char *b = output ? absolute_base(output, absb, sizeof absb) : NULL;
+		return switch_main(remote, argv[optind], b, for_ms, (unsigned)wait_s * 1000, quiet);
 	}
 	if (optind == argc) {
 		fputs("mtracectl: no program given\nTry 'mtracectl --help'.\n", stderr);
@@ -396,6 +473,8 @@ int main(int argc, char **argv)
 		setenv("MTRACE_CTL_NOTHREAD", "1", 1);
 	if (max_size)
 		setenv("MTRACE_CTL_MAX_SIZE", max_size, 1);
+	if (dormant)
+		setenv("MTRACE_CTL_START", "0", 1);
 
 	sigset_t old_mask;
 	forward_setup(&old_mask);

@@ -8,16 +8,24 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include "mtrace.h"
 
 extern char **environ;
+void mtrace_init_dormant(void);   /* malloc/remote.c */
 
 __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, char **envp)
 {
 	int saved = errno;   /* the program must see the errno it would have seen without us */
 	if (environ == NULL)
 		environ = envp;   /* run first (-z initfirst): before libc's own initialisation sets it */
-	mtrace_start();
+	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID) */
+	const char *start = getenv("MTRACE_CTL_START");
+	if (start && strcmp(start, "0") == 0)
+		mtrace_init_dormant();
+	else
+		mtrace_start();
 	errno = saved;
 }
 

@@ -99,6 +99,9 @@ static void print_header(const struct trace_reader *r)
 			printf(" memory samples, every %u ms at most;", (unsigned)h->memory_interval_ms);
 		printf("\n");
 	}
+	if (h->flags & MTRACE_HF_MIDWAY)
+		printf("# midway    switched on from outside (window %u), %u threads alive then: blocks freed "
+		       "here may come from before it\n", (unsigned)h->window, (unsigned)h->start_threads);
 	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
 	       : "a chunk's first record may precede it (older writer)");
 	if (h->flags & MTRACE_HF_STOPPED_EARLY) {

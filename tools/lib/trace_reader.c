@@ -64,6 +64,8 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->memory_interval_ms);
 	MTRACE_SWAP(h->resident_min);
 	MTRACE_SWAP(h->reset_off);
+	MTRACE_SWAP(h->start_threads);
+	MTRACE_SWAP(h->window);
 }
 
 void trace_swap_record(struct mtrace_record *rec)

@@ -1,0 +1,103 @@
+/* remote.c - a dormant tracer switched on and off from outside (include/mtrace-control.h).
+ *
+ * With MTRACE_CTL_START=0 the preload loads, resolves the allocator and records nothing: no
+ * file, no thread.  mtracectl --start PID writes a request into mtrace_control; the process's
+ * next call that is not recorded (every call, while dormant) sees it by one compare, and the
+ * thread that makes it opens a trace file of its own (BASE.<pid>.w<N>, N the window's number,
+ * so that one process's windows sort in time) whose header says the trace begins midway.
+ * While recording, a request is looked for where the tracer goes anyway: a thread's next chunk
+ * and the memory samples (every 10 ms of calls).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+MT_API struct mtrace_control mtrace_control = {
+	.magic = MTRACE_CONTROL_MAGIC,
+	.size = sizeof(struct mtrace_control),
+};
+
+/* The threads of this process now (field 20 of /proc/self/stat), or 0. */
+static int threads_now(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
+	for (int field = 2; p && field < 20; field++)
+		p = strchr(p + 1, ' ');
+	int v = 0;
+	while (p && *++p >= '0' && *p <= '9')
+		v = v * 10 + (*p - '0');
+	return v;
+}
+
+/* Under lock: a trace file for a window switched on from outside. */
+static int start_window(const char *base)
+{
+	mt_g.window = mtrace_control.windows + 1;
+	mt_g.start_threads = threads_now();
+	int r = mt_open_base(base[0] ? base : NULL);
+	int e = errno;
+	mt_g.window = 0;
+	if (r < 0)
+		return e ? e : EIO;
+	mtrace_control.windows++;
+	mt_g.paused = 0;
+	mt_set_active(1);
+	return 0;
+}
+
+void mt_control_act(void)
+{
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;   /* what this allocates is not the program's */
+	mt_init_once();
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
+	if (req != mt_g.ctl_seen) {
+		mt_g.ctl_seen = req;   /* (once, even if refused: never a slow path for each call) */
+		uint32_t cmd = mtrace_control.cmd;
+		int err = 0;
+		mtrace_control.base[MTRACE_CONTROL_PATH_MAX - 1] = 0;
+		if (mtrace_control.check != mtrace_control_check(req, cmd, mtrace_control.base))
+			err = EINVAL;
+		else if (mt_g.sandboxed)
+			err = EPERM;   /* no system call of ours is allowed any more */
+		else if (cmd == MTRACE_CMD_START)
+			err = mt_g.have_file ? EALREADY : start_window(mtrace_control.base);
+		else if (cmd == MTRACE_CMD_STOP) {
+			if (mt_g.have_file)
+				mt_file_finish(&mt_tls);
+			else
+				err = EALREADY;
+		} else
+			err = EINVAL;
+		mtrace_control.error = err;
+		mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
+		size_t n = strlen(mt_names.path);
+		if (n >= sizeof mtrace_control.file)
+			n = sizeof mtrace_control.file - 1;
+		memcpy(mtrace_control.file, mt_names.path, n);
+		mtrace_control.file[n] = 0;
+		__atomic_store_n(&mtrace_control.done, req, __ATOMIC_RELEASE);
+	}
+	mt_unlock(&ls);
+	mt_tls.busy = busy;
+}
+
+/* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */
+void mtrace_init_dormant(void)
+{
+	mt_init_once();
+}

@@ -1,0 +1,84 @@
+# A dormant tracer (mtracectl --dormant, MTRACE_CTL_START=0): no file, no thread until it is
+# switched on from outside (mtracectl --start/--stop/--status/--for PID); each window records
+# exactly the calls made in it, in a file of its own whose header says it starts midway; only
+# whoever may inspect the process may switch it; children stay dormant and are switched on
+# their own.
+. tests/lib.sh
+W=$TP/windows
+M=$BIN/mtracectl
+# switch WHAT PID: mtracectl --WHAT PID, its output in $TMP/sw.out
+sw() { "$M" --"$1" -o "$TMP/win" --wait=60 "$2" >"$TMP/sw.out" 2>&1; }
+
+# a program never switched on leaves no file, starts no thread
+MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/never" LD_PRELOAD="$LIB" "$TP/popcheck" 400000 >"$TMP/out"
+eq "dormant, never switched on: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+eq "dormant, never switched on: no file" 0 "$(ls "$TMP"/never.* 2>/dev/null | wc -l)"
+
+"$M" --dormant -q -o "$TMP/win" -- "$W" fork >"$TMP/w.out" 2>"$TMP/w.err" &
+wpid=$!
+i=0; while ! grep -q '^[0-9]' "$TMP/w.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+pid=$(grep '^[0-9]' "$TMP/w.out" | head -n 1)
+child=$(sed -n 's/^child //p' "$TMP/w.out")
+check "the program runs dormant (pid $pid)" test -n "$pid"
+sw status "$pid"; eq "--status: dormant" "mtracectl: process $pid: dormant" "$(cat "$TMP/sw.out")"
+eq "dormant: no file yet" 0 "$(ls "$TMP"/win.* 2>/dev/null | wc -l)"
+sw start "$pid"; eq "--start: exit 0" 0 "$?"
+w1=$(sed -n 's/^mtracectl: process [0-9]*: recording to \([^,]*\),.*/\1/p' "$TMP/sw.out")
+eq "--start: says where it records" "$TMP/win.$pid.w0001" "$w1"
+sw start "$pid"; eq "--start again: refused (exit 1)" 1 "$?"
+grep -q 'is recording already' "$TMP/sw.out" && ok "--start again: says it is recording already" || bad "start again: $(cat "$TMP/sw.out")"
+sw status "$pid"; grep -q "recording to $w1" "$TMP/sw.out" && ok "--status: recording, to which file" || bad "status: $(cat "$TMP/sw.out")"
+sw stop "$pid"; eq "--stop: exit 0" 0 "$?"
+grep -q "trace finished: $w1" "$TMP/sw.out" && ok "--stop: names the finished trace" || bad "stop: $(cat "$TMP/sw.out")"
+sw stop "$pid"; eq "--stop again: refused (exit 1)" 1 "$?"
+sw start "$pid"
+w2=$(sed -n 's/^mtracectl: process [0-9]*: recording to \([^,]*\),.*/\1/p' "$TMP/sw.out")
+eq "a second window: its own file, sorting after the first" "$TMP/win.$pid.w0002" "$w2"
+sw stop "$pid"
+wait $wpid; eq "the program ends well" 0 "$?"
+eq "the program saw every switch" done "$(tail -n 1 "$TMP/w.out")"
+for f in "$w1" "$w2"; do check "$(basename "$f") validates" "$BIN/trace_dump" -c "$f"; done
+eq "window 1: its 1,000 malloc(1002)" 1000 "$(count "$w1" malloc 1002)"
+eq "window 1: none from before it" 0 "$(count "$w1" malloc 1001)"
+eq "window 1: none from after it" 0 "$(( $(count "$w1" malloc 1003) + $(count "$w1" malloc 1004) ))"
+eq "window 2: its 1,000 malloc(1004)" 1000 "$(count "$w2" malloc 1004)"
+eq "window 2: none from outside it" 0 "$(( $(count "$w2" malloc 1002) + $(count "$w2" malloc 1003) ))"
+"$BIN/trace_dump" -H "$w1" | grep -q 'midway' && ok "the header says the trace starts midway" || bad "midway: $("$BIN/trace_dump" -H "$w1" | head -n 20)"
+eq "fork and exec: the children stayed dormant (no file of theirs)" 2 "$(ls "$TMP"/win.* | wc -l)"
+
+# --for: start, wait, stop, print the trace's name; a child switched on its own
+"$M" --dormant -q -o "$TMP/fc" -- "$W" fork >"$TMP/f.out" 2>&1 &
+fpid=$!
+i=0; while ! grep -q '^child ' "$TMP/f.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+child=$(sed -n 's/^child //p' "$TMP/f.out")
+"$M" --for=300ms -o "$TMP/cw" --wait=60 "$child" >"$TMP/for.out" 2>&1
+eq "--for on a fork child: exit 0" 0 "$?"
+cf=$(cat "$TMP/for.out")
+check "--for: prints the trace's name ($cf)" test "$cf" = "$TMP/cw.$child.w0001"
+ge "--for: the child's calls in its window" 10 "$(count "$cf" malloc 1)"
+sw start "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"; sw stop "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"
+sw start "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"; sw stop "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"
+wait $fpid
+
+# errors: no such process, a process without the tracer, one we may not inspect
+"$M" --status 4194000 >"$TMP/e" 2>&1; eq "no such process: exit 125" 125 "$?"
+grep -q 'no process 4194000' "$TMP/e" && ok "... says so" || bad "... $(cat "$TMP/e")"
+sleep 30 & spid=$!
+"$M" --start "$spid" >"$TMP/e" 2>&1; eq "a process without the tracer: exit 125" 125 "$?"
+grep -q 'has no tracer loaded' "$TMP/e" && ok "... says so, and how to start one" || bad "... $(cat "$TMP/e")"
+kill $spid
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/root" LD_PRELOAD="$LIB" "$W" --idle >"$TMP/r.out" &
+	rpid=$!
+	i=0; while ! grep -q '^[0-9]' "$TMP/r.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$M" --start "$(cat "$TMP/r.out")" >"$TMP/e" 2>&1
+	eq "a user who may not inspect the process: refused (exit 125)" 125 "$?"
+	grep -q 'you may not inspect it' "$TMP/e" && ok "... with a clear message" || bad "... $(cat "$TMP/e")"
+	eq "... and nothing was switched on" 0 "$(ls "$TMP"/root.* 2>/dev/null | wc -l)"
+	kill $rpid
+else
+	echo "# not root or no setpriv: the refused switch is left out"
+fi
+"$M" --start >/dev/null 2>&1; eq "--start without a pid: exit 2" 2 "$?"
+"$M" --start --stop 1 >/dev/null 2>&1; eq "--start --stop: exit 2" 2 "$?"
+finish
