@@ -386,6 +386,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
 	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
+	size_t shown = 0;   /* columns of the widest "trace_run: LABEL" line */
 	for (unsigned r = 0; r < reps; r++)
 		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
 			if (failed[a])
@@ -402,8 +403,10 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
 			else
 				snprintf(label, sizeof label, "%s", names[a]);
-			if (isatty(2))
-				fprintf(stderr, "\rtrace_run: %s        ", label);
+			if (isatty(2)) {
+				char line[300];
+				fwrite(line, 1, tool_progress_line(line, sizeof line, label, "", "", &shown), stderr);
+			}
 			char why[200];
 			if (child_run(o, &cols[a], label, workload, (o->log && r == 0) ? log : NULL,
 				      (o->latency && r == 0) ? latency : NULL, runs[(size_t)a * reps + r],
@@ -421,7 +424,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	if (nfailed == na)
 		tool_die(EXIT_SYSTEM, "every replay failed");
 	if (isatty(2))
-		fprintf(stderr, "\r%60s\r", "");
+		tool_progress_clear(&shown);
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
 		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi), (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;

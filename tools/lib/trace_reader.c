@@ -253,6 +253,9 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 {
 	char err[300];
 	pid_t child, feeder;
+	struct stat st;
+	if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode))
+		r->compressed_size = (uint64_t)st.st_size;
 	int fd = input_decompress(prog, r->fd, r->buf, have, &child, &feeder, err, sizeof err);
 	if (fd < 0)
 		return fail(r, 0, "%s", err);
@@ -265,6 +268,13 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 	r->buf_len = r->buf_pos = 0;
 	r->eof = 0;
 	return 0;
+}
+
+void trace_progress_start(struct tool_progress *p, int on, const struct trace_reader *r)
+{
+	tool_progress_start(p, on, r->child ? -1 : r->fd, r->name);
+	if (r->child && !r->feeder)   /* (it reads the file itself: its standard input) */
+		tool_progress_child(p, r->child, 0, r->compressed_size);
 }
 
 /* After end of input: did the decompressor fail?  Reaps it. */
