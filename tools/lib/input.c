@@ -229,6 +229,9 @@ const char *input_reopenable(const char *path, input_check_fn *check, int decomp
 	const char *prog = input_compression(head, (size_t)n);
 	if (!stream && !prog) {
 		close(fd);
+		const char *why = n > 0 ? check(head, (size_t)n) : NULL;   /* (empty: the reader says so) */
+		if (why)
+			tool_die(EXIT_BADFILE, "%s: offset 0: %s", shown, why);
 		return path;   /* a plain file: read as it is */
 	}
 	pid_t child = 0, feeder = 0;

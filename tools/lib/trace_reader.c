@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
+#include "hint.h"
 #include "input.h"
 #include "mtrace-workload.h"
 #include "tool.h"
@@ -19,6 +20,7 @@
 #define READ_BUF (256u << 10)
 
 int trace_reader_decompress = 1;
+const char *trace_reader_wants = "a trace";
 
 static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
@@ -532,6 +534,9 @@ int trace_open(struct trace_reader *r, const char *path)
 		r->format = TRACE_FMT_WORKLOAD;
 		return fail(r, 0, WORKLOAD_NOT_TRACE);
 	}
+	char hint[600];   /* a text file, a glibc mtrace() log: said so, not "bad magic" */
+	if (hint_text(r->buf, (size_t)have, r->name, trace_reader_wants, hint, sizeof hint))
+		return fail(r, 0, "%s", hint);
 	if ((size_t)have < sizeof r->hdr)
 		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
 			    have, sizeof r->hdr);

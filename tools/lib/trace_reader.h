@@ -67,6 +67,9 @@ struct trace_reader {
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
 extern int trace_reader_decompress;
+/* What a tool reads, for the message about a text file that is not it ("a trace": "text, not
+   a trace"); trace_dump, which also prints workloads, says "a trace or a workload". */
+extern const char *trace_reader_wants;
 /* Plain files of at least map_min bytes are mapped map_window bytes at a time (4 MiB and 1 MiB;
    the fuzzer maps every file, a page at a time, and compares with reading it). */
 extern uint64_t trace_reader_map_min, trace_reader_map_window;

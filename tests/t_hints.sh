@@ -1,0 +1,42 @@
+# The likely slips get the next step, with the user's own file names, and the commands given
+# work as printed: a trace given to trace_run, a text file or a glibc mtrace() log given to a
+# tool that reads traces.
+. tests/lib.sh
+cd "$TMP"
+traced "$TMP/x" "$TP/xthread" 2 200 >/dev/null
+T=$(one_file "$TMP/x.*")
+t=$(basename "$T")
+gzip -c "$T" >"$TMP/packed.gz"
+
+# --- trace_run TRACE: a trace, and the commands that make a workload of it and replay that
+"$BIN/trace_run" "$t" >/dev/null 2>"$TMP/err"; eq "trace_run TRACE: exit 1" 1 "$?"
+want="trace_run: $t: offset 0: a trace, not a workload: make one of it, then replay that (trace2wl xthread.wl $t && trace_run xthread.wl)"
+eq "trace_run TRACE: the commands, with its names" "$want" "$(cat "$TMP/err")"
+cmd=$(sed -n 's/.*replay that (\(.*\))$/\1/p' "$TMP/err")
+sh -c "PATH='$BIN':\$PATH; $cmd" >"$TMP/out" 2>&1; eq "the commands as printed: exit 0" 0 "$?"
+grep -q "usec wall time$" "$TMP/out" && ok "the commands as printed: a replay" || bad "the commands as printed: $(head -n 3 "$TMP/out")"
+"$BIN/trace_run" packed.gz >/dev/null 2>"$TMP/err"; eq "trace_run TRACE.gz: exit 1" 1 "$?"
+eq "trace_run TRACE.gz: the commands" "trace_run: packed.gz: offset 0 of its decompressed data: a trace, not a workload: make one of it, then replay that (trace2wl xthread.wl packed.gz && trace_run xthread.wl)" "$(cat "$TMP/err")"
+cp "$T" "$TMP/my trace"
+"$BIN/trace_run" "my trace" >/dev/null 2>"$TMP/err"
+grep -q "(trace2wl xthread.wl 'my trace' && trace_run xthread.wl)$" "$TMP/err" && ok "a name with a space: quoted" || bad "quoted: $(cat "$TMP/err")"
+
+# --- text: named as text, not "bad magic" or "truncated header"; an mtrace() log as such
+printf 'hello\n' >"$TMP/short.txt"
+cp "$ROOT/README.md" "$TMP/long.txt"
+for f in short.txt long.txt; do
+	"$BIN/trace_dump" "$f" >/dev/null 2>"$TMP/err"; eq "trace_dump $f: exit 1" 1 "$?"
+	eq "trace_dump $f: not a trace or a workload" "trace_dump: $f: offset 0: text, not a trace or a workload" "$(cat "$TMP/err")"
+done
+"$BIN/trace2wl" "$TMP/o.wl" short.txt 2>"$TMP/err"; eq "trace2wl text: exit 1" 1 "$?"
+eq "trace2wl text: not a trace" "trace2wl: short.txt: offset 0: text, not a trace" "$(cat "$TMP/err")"
+"$BIN/trace_run" short.txt 2>"$TMP/err"; eq "trace_run text: exit 1" 1 "$?"
+eq "trace_run text: not a workload" "trace_run: short.txt: offset 0: text, not a workload" "$(cat "$TMP/err")"
+printf '= Start\n@ ./prog:[0x40113e] + 0x4052a0 0x10\n- 0x4052a0\n= End\n' >"$TMP/app.log"
+"$BIN/trace_dump" app.log >/dev/null 2>"$TMP/err"; eq "trace_dump LOG: exit 1" 1 "$?"
+eq "trace_dump LOG: trace_import reads it" "trace_dump: app.log: offset 0: a glibc mtrace() log, not a trace or a workload: trace_import makes a trace of it (trace_import app.log app.mtrace)" "$(cat "$TMP/err")"
+cmd=$(sed -n 's/.*makes a trace of it (\(.*\))$/\1/p' "$TMP/err")
+sh -c "PATH='$BIN':\$PATH; $cmd" 2>&1; eq "the trace_import command as printed: exit 0" 0 "$?"
+"$BIN/trace_dump" -c app.mtrace >/dev/null; eq "its trace reads" 0 "$?"
+
+finish
