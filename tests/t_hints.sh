@@ -1,6 +1,6 @@
 # The likely slips get the next step, with the user's own file names, and the commands given
 # work as printed: a trace given to trace_run, a text file or a glibc mtrace() log given to a
-# tool that reads traces.
+# tool that reads traces, a mistyped allocator (a usage error, exit 2, with the name meant).
 . tests/lib.sh
 cd "$TMP"
 traced "$TMP/x" "$TP/xthread" 2 200 >/dev/null
@@ -38,5 +38,16 @@ eq "trace_dump LOG: trace_import reads it" "trace_dump: app.log: offset 0: a gli
 cmd=$(sed -n 's/.*makes a trace of it (\(.*\))$/\1/p' "$TMP/err")
 sh -c "PATH='$BIN':\$PATH; $cmd" 2>&1; eq "the trace_import command as printed: exit 0" 0 "$?"
 "$BIN/trace_dump" -c app.mtrace >/dev/null; eq "its trace reads" 0 "$?"
+
+# --- a mistyped allocator: exit 2, the known names and the one meant
+"$BIN/trace2wl" -q "$TMP/x.wl" "$T"
+"$BIN/trace_run" -m jemaloc x.wl >/dev/null 2>"$TMP/err"; eq "-m jemaloc: exit 2" 2 "$?"
+grep -q "^trace_run: --malloc jemaloc: no allocator of that name; did you mean jemalloc? (known: glibc, jemalloc, tcmalloc, mimalloc, traced, or the path of a shared object)$" "$TMP/err" &&
+	ok "-m jemaloc: did you mean jemalloc, and the known names" || bad "-m jemaloc: $(cat "$TMP/err")"
+"$BIN/trace_run" -m nosuch x.wl >/dev/null 2>"$TMP/err"; eq "-m nosuch: exit 2" 2 "$?"
+grep -q "no allocator of that name (known: " "$TMP/err" && ok "-m nosuch: no guess, the known names" || bad "-m nosuch: $(cat "$TMP/err")"
+"$BIN/trace_run" -c glibc,tcmaloc x.wl >/dev/null 2>"$TMP/err"; eq "--compare glibc,tcmaloc: exit 2" 2 "$?"
+grep -q "^trace_run: --compare: 'tcmaloc': no allocator of that name; did you mean tcmalloc?" "$TMP/err" &&
+	ok "--compare: the column's name meant" || bad "--compare tcmaloc: $(cat "$TMP/err")"
 
 finish

@@ -328,6 +328,7 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 }
 
 static struct run_variant cols[16];
+static int ncompare;   /* --compare's columns, parsed with the options (a usage error first) */
 
 /* Column c named "traced": the allocator the program ran on, with the settings it ran with,
    as the workload says (a column NAME(SETTING ...) of its own, named so) */
@@ -353,7 +354,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 {
 	int na;
 	if (o->compare)
-		na = run_variants_parse(o->compare, cols, 16);
+		na = ncompare;
 	else {   /* --repeat, or --malloc traced: the one allocator (checked plain by main) */
 		na = 1;
 		snprintf(cols[0].label, sizeof cols[0].label, "%s", o->malloc_name ? o->malloc_name : "glibc");
@@ -497,6 +498,7 @@ int main(int argc, char **argv)
 				  .timeout_s = REPLAY_TIMEOUT_DEFAULT } };
 	int ch;
 	uint64_t v;
+	char named[600];   /* "--malloc NAME", for its message */
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -508,6 +510,8 @@ int main(int argc, char **argv)
 					 "columns (--compare '%s' is one); for --malloc, give them with --tunables, "
 					 "--mallopt or in the environment", optarg, optarg);
 			o.malloc_name = optarg;
+			snprintf(named, sizeof named, "--malloc %s", optarg);
+			allocator_check_name(optarg, named);
 			break;
 		case 'c': o.compare = optarg; break;
 		case 'r':
@@ -571,6 +575,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n", optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;
 	}
+	if (o.compare)
+		ncompare = run_variants_parse(o.compare, cols, 16);
 	const char *workload = argv[optind], *shown;   /* shown: in messages */
 	char err[800];
 	if (o.latency && o.ro.no_timing)
