@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hint.h"
 #include "switch.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -60,10 +61,12 @@ static const char usage_text[] =
 	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
 	"\n"
 	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to mtracectl\n"
-	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces.\n"
+	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
+	"that makes a workload of one (next: trace2wl ...).\n"
 	"\n"
 	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
-	"failed; 126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n"
+	"failed, or no trace can be written where BASE says (checked before PROGRAM runs);\n"
+	"126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n"
 	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 3 no\n"
 	"allocator call within the wait (the request stands); 125 no such process, no\n"
 	"tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
@@ -193,6 +196,36 @@ static int is_static_elf(const char *path)
 	return result;
 }
 
+/* The traces' directory must take files before the program runs: else it would run to its end
+   untraced, the tracer only warning from inside it.  A file made and removed there is the test
+   (permissions, a read-only filesystem, an ACL or a full inode table all show).  base: the
+   absolute BASE (ending in '/' for a directory); given: what the user named it as, for the
+   message. */
+static void check_output_place(const char *base, const char *given)
+{
+	char dir[PATH_MAX + 2], probe[PATH_MAX + 32];
+	const char *slash = strrchr(base, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - base) + 1 : 0, base);
+	if (!slash)
+		snprintf(dir, sizeof dir, "./");
+	struct stat st;
+	int fd = -1, e = stat(dir, &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+	if (!e) {
+		snprintf(probe, sizeof probe, "%s.mtracectl-XXXXXX", dir);
+		fd = mkstemp(probe);
+		e = fd < 0 ? errno : 0;
+	}
+	if (e) {
+		size_t n = strlen(dir);
+		if (n > 1)
+			dir[n - 1] = 0;   /* (its '/' off, as a directory is named) */
+		tool_die(EXIT_TOOL, "%s: no trace can be written in %s: %s (the program was not run)", given,
+			 dir, strerror(e));
+	}
+	close(fd);
+	unlink(probe);
+}
+
 /* ---------------------------------------------------------------------------------------------
    The report
    ------------------------------------------------------------------------------------------- */
@@ -219,13 +252,25 @@ static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
 	return k == 0;
 }
 
+/* The line after the list: the command that makes a workload of the trace (of the one with
+   the most calls, when there are several: a workload is made of one process's) and replays it */
+static void next_step(const char *trace, const char *exe, int traces)
+{
+	char wl[300], qwl[700], qtrace[2 * PATH_MAX];
+	hint_shell_word(qwl, sizeof qwl, hint_workload_name(wl, sizeof wl, trace, exe));
+	fprintf(stderr, "mtracectl: next: %strace2wl %s %s && trace_run %s\n",
+		traces > 1 ? "a workload per trace (one process each); of the one with the most calls: " : "",
+		qwl, hint_shell_word(qtrace, sizeof qtrace, trace), qwl);
+}
+
 static void report(const char *manifest)
 {
 	FILE *f = fopen(manifest, "r");
 	if (f == NULL)
 		return;
-	char line[PATH_MAX + 2];
-	int n = 0;
+	char line[PATH_MAX + 2], best[PATH_MAX + 2] = "", best_exe[4096] = "";
+	int n = 0, opened = 0;
+	uint64_t best_calls = 0;
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = 0;
 		struct stat st;
@@ -239,7 +284,12 @@ static void report(const char *manifest)
 			if (count_calls(&r, st.st_size, &nc))
 				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc), nc == 1 ? "" : "s");
 			else
-				snprintf(calls, sizeof calls, "calls not counted (not closed by the tracer)");
+				snprintf(calls, sizeof calls, "calls not counted (not closed by the tracer)"), nc = 0;
+			if (!opened++ || nc > best_calls) {   /* the next step's example */
+				best_calls = nc;
+				snprintf(best, sizeof best, "%s", line);
+				snprintf(best_exe, sizeof best_exe, "%s", r.exe);
+			}
 			char why[200], stopped[260] = "";
 			if (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)
 				snprintf(stopped, sizeof stopped, " (tracing stopped early: %s)",
@@ -258,6 +308,8 @@ static void report(const char *manifest)
 	fclose(f);
 	if (n == 0)
 		fprintf(stderr, "mtracectl: no trace was written\n");
+	if (opened)
+		next_step(best, best_exe, opened);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -426,6 +478,15 @@ int main(int argc, char **argv)
 		snprintf(dirbase, sizeof dirbase, "%s/", strcmp(real, "/") ? real : "");
 		base = dirbase;
 	}
+
+	char given[PATH_MAX + 64];   /* how the user named the traces' place, for the message */
+	if (output)
+		snprintf(given, sizeof given, "--output %s", output);
+	else if (base && *base)
+		snprintf(given, sizeof given, "MTRACE_CTL_FILE=%s", getenv("MTRACE_CTL_FILE"));
+	else
+		snprintf(given, sizeof given, "/tmp/mtrace.out (the default)");
+	check_output_place(base && *base ? base : "/tmp/mtrace.out", given);
 
 	char libbuf[PATH_MAX], progbuf[PATH_MAX];
 	const char *lib = find_lib(lib_opt, libbuf, sizeof libbuf);

@@ -1,5 +1,7 @@
 # lib.sh - sourced by every test: paths, a scratch directory, and assertions that count failures.
 set -u
+# progress lines fit $COLUMNS when stderr is no terminal: the logs here keep them whole
+unset COLUMNS
 B=${B:-build}
 ROOT=${ROOT:-$(pwd)}
 LIB=$ROOT/$B/lib/libmtracectl.so

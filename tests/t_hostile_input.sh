@@ -29,7 +29,7 @@ refused "trace_pack /dev/zero" "^trace_pack: /dev/zero: offset 0: not an mtrace 
 	"$BIN/trace_pack" -o "$TMP/o/x.gz" /dev/zero
 refused "trace_run /dev/zero" "^trace_run: /dev/zero: offset 0: not an mtrace workload (bad magic)$" \
 	"$BIN/trace_run" /dev/zero
-refused "trace_run of a trace on standard input" "^trace_run: <stdin>: offset 0: a trace, not a workload (trace2wl converts it)$" \
+refused "trace_run of a trace on standard input" "^trace_run: <stdin>: offset 0: a trace, not a workload: convert it on the way (... | trace2wl - | trace_run -)$" \
 	sh -c "'$BIN/trace_run' - <'$T'"
 refused "trace_pack of a workload on standard input" "^trace_pack: <stdin>: offset 0: a workload, not a trace" \
 	sh -c "'$BIN/trace_pack' -o '$TMP/o/x.gz' - <'$TMP/m.wl'"

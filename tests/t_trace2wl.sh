@@ -187,7 +187,7 @@ check "301 streams: the thread table ($table) is the file's last 301 x 32 bytes"
 traced "$TMP/pg" "$ROOT/$B/bench/mbench" 2 600000 >/dev/null
 pgt=$(one_file "$TMP/pg.*")
 "$BIN/trace2wl" -p -q "$TMP/pg.wl" "$pgt" 2>"$TMP/progress"
-grep -q 'trace2wl: .*: [0-9]*% ([0-9]* MiB of [0-9]*)' "$TMP/progress" && ok "-p: progress with percent and MiB" || bad "progress: $(od -c "$TMP/progress" | head -n 3)"
+grep -q 'trace2wl: .*: [0-9]*% ([0-9,]* MiB of [0-9,]* MiB)' "$TMP/progress" && ok "-p: progress with percent and MiB" || bad "progress: $(od -c "$TMP/progress" | head -n 3)"
 "$BIN/trace2wl" -q "$TMP/pg2.wl" "$pgt" 2>"$TMP/noprogress"
 eq "no -p, stderr not a terminal: no progress" "" "$(cat "$TMP/noprogress")"
 

@@ -47,7 +47,7 @@ eq "hand: 2 failed calls" 2 "$(count "$TMP/hand" failed)"
 awk 'BEGIN { for (i = 0; i < 100000; i++) printf "+ 0x%x 0x10\n- 0x%x\n", 4096 + 16 * i, 4096 + 16 * i }' >"$TMP/long.log"
 "$I" -p "$TMP/long.log" "$TMP/long" 2>"$TMP/err"; eq "long log, -p: exit 0" 0 "$?"
 eq "long log: every call" 200000 "$(count "$TMP/long" calls)"
-tr '\r' '\n' <"$TMP/err" | grep -q "^trace_import: $TMP/long.log: [0-9]*% ([0-9]* MiB of [0-9]*)" &&
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_import: $TMP/long.log: [0-9]*% ([0-9,]* MiB of [0-9,]* MiB)" &&
 	ok "-p: progress" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"
 "$I" "$TMP/long.log" "$TMP/long2" 2>"$TMP/err"; eq "no -p: nothing on stderr" 0 "$(wc -c <"$TMP/err")"
 bad_log() { # DESCRIPTION CONTENT PATTERN

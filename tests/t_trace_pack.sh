@@ -25,7 +25,7 @@ check "-q: the same trace packed" cmp "$TMP/q.raw" "$TMP/n.raw"
 # progress: -p shows the check, then the compression (how far the compressor has read its
 # input, and of how much); nothing without -p when stderr is no terminal
 "$P" -p -o "$TMP/pg.gz" "$f" >/dev/null 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
-tr '\r' '\n' <"$TMP/err" | grep -q "^trace_pack: compressing $f with gzip: [0-9]*% ([0-9]* MiB of [0-9]*)" &&
+tr '\r' '\n' <"$TMP/err" | grep -q "^trace_pack: compressing $f with gzip: [0-9]*% ([0-9,]* MiB of [0-9,]* MiB)" &&
 	ok "-p: the compression's progress" || bad "-p: $(cat -A "$TMP/err" | head -c 400)"
 tr '\r' '\n' <"$TMP/err" | grep -q "^trace_pack: $f: [0-9]*% " && ok "-p: the check's progress" || bad "-p check: $(cat -A "$TMP/err" | head -c 400)"
 "$P" -o "$TMP/pg2.gz" "$f" >/dev/null 2>"$TMP/err"

@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY) && !quiet)
 			tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", r.name, trace_stop_text(&r.hdr, why, sizeof why));
 		struct tool_progress pr;
-		tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
+		trace_progress_start(&pr, progress, &r);
 		r.progress = tool_progress;
 		r.progress_arg = &pr;
 		int rc = convert_feed(&cv, &r);

@@ -443,6 +443,7 @@ static int dump(const char *path)
 int main(int argc, char **argv)
 {
 	tool_name = "trace_dump";
+	trace_reader_wants = "a trace or a workload";
 	static const struct option longopts[] = {
 		{ "header", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "all", no_argument, 0, 'a' }, { "limit", required_argument, 0, 'n' },

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
 	int k;
 	struct tool_progress pr;
-	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
+	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {

@@ -154,7 +154,8 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	struct tool_progress pr;
 	char what[4300];
 	snprintf(what, sizeof what, "%s, time range", r.name);
-	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, what);
+	trace_progress_start(&pr, progress, &r);
+	pr.name = what;
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {   /* the time range first */
@@ -178,7 +179,7 @@ static void trace_pass(const char *path, struct tracepass *p, char *exe, size_t 
 	memcpy(exe, base, bl);
 	exe[bl] = 0;
 	struct order o;
-	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
+	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 || order_end(&o) < 0) {

@@ -328,6 +328,7 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 }
 
 static struct run_variant cols[16];
+static int ncompare;   /* --compare's columns, parsed with the options (a usage error first) */
 
 /* Column c named "traced": the allocator the program ran on, with the settings it ran with,
    as the workload says (a column NAME(SETTING ...) of its own, named so) */
@@ -353,7 +354,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 {
 	int na;
 	if (o->compare)
-		na = run_variants_parse(o->compare, cols, 16);
+		na = ncompare;
 	else {   /* --repeat, or --malloc traced: the one allocator (checked plain by main) */
 		na = 1;
 		snprintf(cols[0].label, sizeof cols[0].label, "%s", o->malloc_name ? o->malloc_name : "glibc");
@@ -386,6 +387,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
 	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
+	size_t shown = 0;   /* columns of the widest "trace_run: LABEL" line */
 	for (unsigned r = 0; r < reps; r++)
 		for (int a = 0; a < na; a++) {   /* interleaved: drift hits every allocator alike */
 			if (failed[a])
@@ -402,8 +404,10 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
 			else
 				snprintf(label, sizeof label, "%s", names[a]);
-			if (isatty(2))
-				fprintf(stderr, "\rtrace_run: %s        ", label);
+			if (isatty(2)) {
+				char line[300];
+				fwrite(line, 1, tool_progress_line(line, sizeof line, label, "", "", &shown), stderr);
+			}
 			char why[200];
 			if (child_run(o, &cols[a], label, workload, (o->log && r == 0) ? log : NULL,
 				      (o->latency && r == 0) ? latency : NULL, runs[(size_t)a * reps + r],
@@ -421,7 +425,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	if (nfailed == na)
 		tool_die(EXIT_SYSTEM, "every replay failed");
 	if (isatty(2))
-		fprintf(stderr, "\r%60s\r", "");
+		tool_progress_clear(&shown);
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
 		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi), (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
@@ -494,6 +498,7 @@ int main(int argc, char **argv)
 				  .timeout_s = REPLAY_TIMEOUT_DEFAULT } };
 	int ch;
 	uint64_t v;
+	char named[600];   /* "--malloc NAME", for its message */
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
@@ -505,6 +510,8 @@ int main(int argc, char **argv)
 					 "columns (--compare '%s' is one); for --malloc, give them with --tunables, "
 					 "--mallopt or in the environment", optarg, optarg);
 			o.malloc_name = optarg;
+			snprintf(named, sizeof named, "--malloc %s", optarg);
+			allocator_check_name(optarg, named);
 			break;
 		case 'c': o.compare = optarg; break;
 		case 'r':
@@ -568,6 +575,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n", optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;
 	}
+	if (o.compare)
+		ncompare = run_variants_parse(o.compare, cols, 16);
 	const char *workload = argv[optind], *shown;   /* shown: in messages */
 	char err[800];
 	if (o.latency && o.ro.no_timing)

@@ -352,7 +352,7 @@ static int collect(const char *path, struct stats *s)
 		tool_die(EXIT_SYSTEM, "out of memory");
 	struct order o;
 	struct tool_progress pr;
-	tool_progress_start(&pr, progress, r.child ? -1 : r.fd, r.name);
+	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	int rc = order_begin(&o, on_events, on_thread, s);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,7 +135,7 @@ static ssize_t read_full(int fd, unsigned char *b, size_t cap)
    /proc/self/fd name.  Exits 3 when it cannot be written, or would leave the filesystem less
    than a tenth free; 1 when src cannot be read. */
 static const char *copy_in(const char *shown, const unsigned char *head, size_t n, int src, int progress,
-			   const char *doing)
+			   const char *doing, pid_t child, uint64_t compressed)
 {
 	if (ncopies == MAX_COPIES)
 		tool_die(EXIT_SYSTEM, "%s: more inputs to copy than %d", shown, MAX_COPIES);
@@ -161,6 +162,7 @@ static const char *copy_in(const char *shown, const unsigned char *head, size_t 
 	char what[4400];
 	snprintf(what, sizeof what, "%s %s", doing, shown);
 	tool_progress_start(&p, progress, -1, what);
+	tool_progress_child(&p, child, 0, compressed);   /* (a decompressor reading the file) */
 	static unsigned char buf[1 << 16];
 	uint64_t done = 0;
 	const unsigned char *b = head;
@@ -202,7 +204,7 @@ void input_release(const char *name)
 
 const char *input_copy(int src, const char *shown, int progress)
 {
-	const char *copy = copy_in(shown, NULL, 0, src, progress, "copying");
+	const char *copy = copy_in(shown, NULL, 0, src, progress, "copying", 0, 0);
 	tool_display_as(copy, shown);
 	return copy;
 }
@@ -227,10 +229,15 @@ const char *input_reopenable(const char *path, input_check_fn *check, int decomp
 	const char *prog = input_compression(head, (size_t)n);
 	if (!stream && !prog) {
 		close(fd);
+		const char *why = n > 0 ? check(head, (size_t)n) : NULL;   /* (empty: the reader says so) */
+		if (why)
+			tool_die(EXIT_BADFILE, "%s: offset 0: %s", shown, why);
 		return path;   /* a plain file: read as it is */
 	}
 	pid_t child = 0, feeder = 0;
 	int src = fd;
+	struct stat st;
+	uint64_t compressed = !stream && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	if (prog) {
 		char err[300];
 		src = input_decompress(prog, fd, head, (size_t)n, &child, &feeder, err, sizeof err);
@@ -253,7 +260,8 @@ const char *input_reopenable(const char *path, input_check_fn *check, int decomp
 		input_reap(&child, &feeder, 1);
 		tool_die(EXIT_BADFILE, "%s: offset 0%s: %s", shown, prog ? " of its decompressed data" : "", why);
 	}
-	const char *copy = copy_in(shown, head, (size_t)n, src, progress, prog ? "decompressing" : "copying");
+	const char *copy = copy_in(shown, head, (size_t)n, src, progress, prog ? "decompressing" : "copying",
+					   feeder ? 0 : child, compressed);
 	if (src > 0)
 		close(src);
 	if (input_reap(&child, &feeder, 0))

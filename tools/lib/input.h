@@ -35,8 +35,9 @@ int input_reap(pid_t *child, pid_t *feeder, int stop);
 typedef const char *input_check_fn(const unsigned char *b, size_t n);
 
 /* A name the tool can open, read and map as often as it likes, for the plain bytes of path:
-   path itself when it is a regular file (plain, or compressed and decompress is 0: the trace
-   reader decompresses as it reads), else a copy, once its first plain bytes pass check:
+   path itself when it is a regular file (plain - its first bytes checked when decompress is 1 -
+   or compressed and decompress is 0: the trace reader decompresses and checks as it reads),
+   else a copy, once its first plain bytes pass check:
    "/proc/self/fd/N", a descriptor the tool keeps (and the programs it runs inherit), which
    tool_display_name shows as path.  Exits naming path: 1 if it cannot be read, does not pass
    check or its compressed data is corrupt; 3 if its decompressor is missing or the copy cannot

@@ -93,7 +93,7 @@ struct ctx {
 	uint64_t peak_live, peak_rss_kb, peak_vsz_kb, samples;
 	int log_errno;   /* the first failed write to the timeline; later samples are not written */
 	uint64_t progress_ns;         /* when the progress line was last written (0: never) */
-	size_t progress_len;          /* the longest one written, without its \r */
+	size_t progress_len;          /* columns of the widest one written */
 	char progress_line[300];
 };
 
@@ -664,13 +664,8 @@ static void progress(struct ctx *x, int end)
 		return;
 	uint64_t now = clock_ns();
 	if (end) {
-		if (x->progress_ns) {   /* spaces over the longest line written, then back */
-			char blank[sizeof x->progress_line + 2];
-			memset(blank, ' ', sizeof blank);
-			blank[0] = blank[x->progress_len + 1] = '\r';
-			ssize_t w = write(2, blank, x->progress_len + 2);
-			(void)w;
-		}
+		if (x->progress_ns)
+			tool_progress_clear(&x->progress_len);
 		return;
 	}
 	if (x->progress_ns ? now - x->progress_ns < 1000000000u
@@ -683,25 +678,21 @@ static void progress(struct ctx *x, int end)
 			done += __atomic_load_n(&x->t[i].n[k], __ATOMIC_RELAXED);
 	if (done > total)
 		total = done;
-	char *line = x->progress_line, num[32];
-	size_t k = 0;
-#define PUT(s) put(line, sizeof x->progress_line, &k, (s))
-	PUT("\r");
-	PUT(tool_name);
-	PUT(": ");
-	PUT(o->progress_name ? o->progress_name : "replaying");
-	PUT(": ");
-	num[fmt_u(num, total ? done * 100 / total : 100)] = 0;
-	PUT(num);
-	PUT("% (");
+	char pct[32], detail[96], num[32];
+	size_t k = fmt_u(pct, total ? done * 100 / total : 100);
+	pct[k++] = '%';
+	pct[k] = 0;
+	k = 0;
+#define PUT(s) put(detail, sizeof detail - 1, &k, (s))
 	PUT(fmt_commas(num, done));
 	PUT(" of ");
 	PUT(fmt_commas(num, total));
-	PUT(" calls)  ");
+	PUT(" calls");
 #undef PUT
-	if (k - 1 > x->progress_len)
-		x->progress_len = k - 1;
-	ssize_t w = write(2, line, k);
+	detail[k] = 0;
+	k = tool_progress_line(x->progress_line, sizeof x->progress_line,
+			       o->progress_name ? o->progress_name : "replaying", pct, detail, &x->progress_len);
+	ssize_t w = write(2, x->progress_line, k);
 	(void)w;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
+#include "hint.h"
 #include "run_env.h"
 #include "tool.h"
 
@@ -75,6 +76,29 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 	}
 	*why = "unknown allocator (glibc, jemalloc, tcmalloc, mimalloc, or a path to a .so)";
 	return NULL;
+}
+
+void allocator_check_name(const char *name, const char *what)
+{
+	const char *names[2 + sizeof known / sizeof known[0]];
+	int n = 0;
+	names[n++] = "glibc";
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		names[n++] = known[i].name;
+	names[n++] = "traced";
+	if (strchr(name, '/'))
+		return;   /* a path (allocator_path says whether it can be read) */
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, names[i]))
+			return;
+	const char *near = hint_closest(name, names, n);
+	char mean[600] = "";
+	if (near)
+		snprintf(mean, sizeof mean, "; did you mean %s?", near);
+	else if (access(name, F_OK) == 0)   /* a library in this directory, named without its path */
+		snprintf(mean, sizeof mean, "; a library here is named with its path: ./%s", name);
+	tool_die(EXIT_USAGE, "%s: no allocator of that name%s (known: glibc, jemalloc, tcmalloc, mimalloc, "
+		 "traced, or the path of a shared object)", what, mean);
 }
 
 /* After the re-execution: is the allocator in place?  ld.so only warns when it cannot preload
@@ -256,6 +280,9 @@ int run_variants_parse(const char *list, struct run_variant *v, int max)
 		memset(c, 0, sizeof *c);
 		memcpy(c->label, p, len);
 		memcpy(c->alloc, p, an);
+		char what[600];
+		snprintf(what, sizeof what, "--compare: '%s'", c->alloc);
+		allocator_check_name(c->alloc, what);
 		if (open)
 			parse_settings(c, open + 1, (size_t)(close - open - 1));
 		if (!*q)

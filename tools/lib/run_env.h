@@ -37,6 +37,10 @@ const char *allocator_name_of(const char *file);
    NULL with *why set if it cannot be found (a missing one names its Debian package). */
 const char *allocator_path(const char *name, char *buf, size_t cap, const char **why);
 
+/* Exit 2 (a usage error) if name is none of glibc, jemalloc, tcmalloc, mimalloc, traced nor a
+   path, saying which it likely meant; what: how messages begin ("--malloc NAME"). */
+void allocator_check_name(const char *name, const char *what);
+
 /* Re-execute this program (argv) with allocator malloc_name (NULL: glibc) preloaded and
    GLIBC_TUNABLES set to tunables (or not), once: after the re-execution, check the allocator is
    in place and return.  extra_env: NAME, VALUE pairs ending with NULL (or NULL) set for the new

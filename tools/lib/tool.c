@@ -304,47 +304,6 @@ int tool_wait_ok(pid_t pid)
 	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* How far the child pid is: the file position of its descriptor child_fd, or, when child_fd
-   is -1, the size of our descriptor fd (what it has written). */
-static uint64_t child_done(pid_t pid, int child_fd, int fd)
-{
-	struct stat st;
-	if (child_fd < 0)
-		return fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, child_fd);
-	int f = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = f >= 0 ? read(f, buf, sizeof buf - 1) : -1;
-	if (f >= 0)
-		close(f);
-	unsigned long long pos = 0;
-	if (n > 0) {
-		buf[n] = 0;
-		sscanf(buf, "pos: %llu", &pos);
-	}
-	return pos;
-}
-
-int tool_wait_ok_progress(pid_t pid, struct tool_progress *p, int child_fd, int fd)
-{
-	int st = 0;
-	if (pid <= 0)
-		return 0;   /* it could not be started */
-	for (;;) {
-		pid_t r = waitpid(pid, &st, p->on ? WNOHANG : 0);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return 0;
-		if (r == 0) {
-			tool_progress(child_done(pid, child_fd, fd), p);
-			usleep(50000);
-		}
-	}
-	tool_progress_end(p);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 const char *tool_package_of(const char *prog)
 {
 	return strcmp(prog, "xz") == 0 ? "xz-utils" : prog;
@@ -379,56 +338,6 @@ const char *tool_display_name(const char *path)
 			break;
 		}
 	return strcmp(path, "-") ? path : "<stdin>";
-}
-
-void tool_progress_start(struct tool_progress *p, int on, int fd, const char *name)
-{
-	struct stat st;
-	p->on = on;
-	p->shown = 0;
-	p->total = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	p->last = on == 2 ? 0 : time(NULL);   /* unless forced, nothing for a read that ends within the second */
-	p->name = name;
-	p->unit = NULL;
-}
-
-void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name, const char *unit)
-{
-	tool_progress_start(p, on, -1, name);
-	p->total = total;
-	p->unit = unit;
-}
-
-void tool_progress(uint64_t bytes, void *arg)
-{
-	struct tool_progress *p = arg;
-	if (!p->on)
-		return;
-	time_t now = time(NULL);
-	if (now == p->last)
-		return;
-	p->last = now;
-	p->shown = 1;
-	if (p->unit) {
-		char a[32], b[32];
-		if (bytes > p->total)
-			p->total = bytes;   /* a header's count is a hint, not a promise */
-		fprintf(stderr, "\r%s: %s: %.0f%% (%s of %s %s)  ", tool_name, p->name,
-			p->total ? 100.0 * (double)bytes / (double)p->total : 100.0, fmt_commas(a, bytes),
-			fmt_commas(b, p->total), p->unit);
-	} else if (p->total)
-		fprintf(stderr, "\r%s: %s: %.0f%% (%llu MiB of %llu)  ", tool_name, p->name,
-			100.0 * (double)bytes / (double)p->total, (unsigned long long)(bytes >> 20),
-			(unsigned long long)(p->total >> 20));
-	else
-		fprintf(stderr, "\r%s: %s: %llu MiB  ", tool_name, p->name, (unsigned long long)(bytes >> 20));
-}
-
-void tool_progress_end(struct tool_progress *p)
-{
-	if (p->shown)
-		fprintf(stderr, "\r%70s\r", "");
-	p->shown = 0;
 }
 
 int tool_on_path(const char *prog)

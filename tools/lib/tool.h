@@ -91,17 +91,45 @@ void tool_display_as(const char *path, const char *as);
    input, else path itself. */
 const char *tool_display_name(const char *path);
 
-/* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or
-   MiB read when the size is not known (a pipe, a decompressor).  tool_progress fits the trace
-   reader's progress hook. */
-struct tool_progress { int on, shown; uint64_t total; time_t last; const char *name, *unit; };
+/* Progress of a long read on stderr (progress.c), at most once a second: "NAME: 42% (512 MiB
+   of 1,220 MiB)", or the MiB read when the size is not known (a pipe).  tool_progress fits the
+   trace reader's progress hook.  Every line fits the terminal (tool_progress_line). */
+struct tool_progress {
+	int on, shown;
+	uint64_t total;
+	time_t last;
+	const char *name, *unit;
+	size_t widest;                /* columns of the widest line shown */
+	pid_t child;                  /* tool_progress_child's */
+	int child_fd;
+	uint64_t child_at;
+};
 /* on: 1 when stderr is a terminal (shown from the first second on), 2 forced (-p: from the
    start); fd: the input, to learn its size (-1: unknown) */
 void tool_progress_start(struct tool_progress *p, int on, int fd, const char *name);
 /* The same for work counted in units other than bytes: "NAME: 42% (N of TOTAL UNIT)" */
 void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name, const char *unit);
+/* Count, instead of the bytes tool_progress is given, how far child pid (a decompressor) has
+   read its descriptor child_fd, against total (the compressed file's size; 0: unknown, and
+   nothing changes): "NAME: 42% (290 MiB of 700 MiB compressed)". */
+void tool_progress_child(struct tool_progress *p, pid_t pid, int child_fd, uint64_t total);
 void tool_progress(uint64_t bytes, void *arg);
 void tool_progress_end(struct tool_progress *p);   /* clears the line */
+
+/* The width of the terminal stderr shows on: its window's when stderr is a terminal (80 if it
+   does not say), else $COLUMNS (stderr piped on to one, through tee), else 0: no limit. */
+int tool_term_width(void);
+/* The progress line "\rTOOL: NAME: PCT (DETAIL)" into line (cap bytes), no wider than the
+   terminal less a column (one that fills the last column wraps on some terminals): NAME
+   shortened in its middle ("..."), DETAIL ("" for none) left out if NAME would keep fewer than
+   16 columns, the line cut as a last resort; spaces after it cover the rest of the widest line
+   shown before (*widest columns, updated).  Its length in bytes.  Allocates nothing and uses
+   no stdio: replay's sampler builds its line so while the allocator under test runs. */
+size_t tool_progress_line(char *line, size_t cap, const char *name, const char *pct, const char *detail,
+			  size_t *widest);
+/* "\r", spaces over *widest columns (the terminal's width at most), "\r", with write(2);
+   *widest becomes 0.  As tool_progress_line, no allocation. */
+void tool_progress_clear(size_t *widest);
 
 /* Is prog an executable in $PATH? */
 int tool_on_path(const char *prog);

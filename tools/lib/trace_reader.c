@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
+#include "hint.h"
 #include "input.h"
 #include "mtrace-workload.h"
 #include "tool.h"
@@ -20,6 +21,7 @@
 #define TRACE_DEC 512   /* version 3: records decoded at a time */
 
 int trace_reader_decompress = 1;
+const char *trace_reader_wants = "a trace";
 
 static int fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
@@ -257,6 +259,9 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 {
 	char err[300];
 	pid_t child, feeder;
+	struct stat st;
+	if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode))
+		r->compressed_size = (uint64_t)st.st_size;
 	int fd = input_decompress(prog, r->fd, r->buf, have, &child, &feeder, err, sizeof err);
 	if (fd < 0)
 		return fail(r, 0, "%s", err);
@@ -269,6 +274,13 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 	r->buf_len = r->buf_pos = 0;
 	r->eof = 0;
 	return 0;
+}
+
+void trace_progress_start(struct tool_progress *p, int on, const struct trace_reader *r)
+{
+	tool_progress_start(p, on, r->child ? -1 : r->fd, r->name);
+	if (r->child && !r->feeder)   /* (it reads the file itself: its standard input) */
+		tool_progress_child(p, r->child, 0, r->compressed_size);
 }
 
 /* After end of input: did the decompressor fail?  Reaps it. */
@@ -528,6 +540,9 @@ int trace_open(struct trace_reader *r, const char *path)
 		r->format = TRACE_FMT_WORKLOAD;
 		return fail(r, 0, WORKLOAD_NOT_TRACE);
 	}
+	char hint[600];   /* a text file, a glibc mtrace() log: said so, not "bad magic" */
+	if (hint_text(r->buf, (size_t)have, r->name, trace_reader_wants, hint, sizeof hint))
+		return fail(r, 0, "%s", hint);
 	if ((size_t)have < sizeof r->hdr)
 		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
 			    have, sizeof r->hdr);

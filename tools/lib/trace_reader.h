@@ -32,6 +32,7 @@ struct trace_reader {
 	const char *compression;        /* "gzip", "xz", "zstd" or NULL */
 	pid_t child;                    /* the decompressor's pid, or 0 */
 	pid_t feeder;                   /* the pid copying a pipe on stdin to it, or 0 */
+	uint64_t compressed_size;       /* a compressed file's size (0: a pipe's, not known) */
 	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
@@ -73,6 +74,9 @@ struct trace_reader {
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
 extern int trace_reader_decompress;
+/* What a tool reads, for the message about a text file that is not it ("a trace": "text, not
+   a trace"); trace_dump, which also prints workloads, says "a trace or a workload". */
+extern const char *trace_reader_wants;
 /* Plain files of at least map_min bytes are mapped map_window bytes at a time (4 MiB and 1 MiB;
    the fuzzer maps every file, a page at a time, and compares with reading it). */
 extern uint64_t trace_reader_map_min, trace_reader_map_window;
@@ -83,6 +87,11 @@ const char *trace_head_check(const unsigned char *b, size_t n);
 
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);
+
+/* Progress p (tool.h) of reading r, opened: of its file's size, or, for a compressed file, how
+   far the decompressor has read it (tool_progress_start's on) */
+struct tool_progress;
+void trace_progress_start(struct tool_progress *p, int on, const struct trace_reader *r);
 
 /* Next committed record, in host order: 1; end of file: 0; error: -1 with r->err set.
    *off receives the record's file offset. */

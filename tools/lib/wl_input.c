@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
+#include "hint.h"
 #include "input.h"
 #include "mtrace-workload.h"
 #include "tool.h"
@@ -38,13 +39,40 @@ static void translate_progress(uint64_t done, uint64_t total, void *p)
 	tool_progress(done, p);
 }
 
-/* What a workload's first bytes are: ours, or a dj/malloc one (input_check_fn) */
+static const char *checking;   /* the workload wl_head_check looks at, as the user gave it */
+
+/* "a trace, not a workload" and the commands that make one of it and replay that, with the
+   user's file names; the n bytes at b are the trace's first (its header names the program) */
+static const char *trace_hint(const unsigned char *b, size_t n)
+{
+	static char msg[1600];
+	if (!checking || !strcmp(checking, "-"))
+		return "a trace, not a workload: convert it on the way (... | trace2wl - | trace_run -)";
+	char exe[512] = "", wl[300], qwl[700], qtrace[1000], err[200];
+	struct mtrace_file_header h;
+	uint64_t at;
+	if (n >= sizeof h) {
+		memcpy(&h, b, sizeof h);
+		if (trace_header_check(&h, &at, err, sizeof err) == 0 && (uint64_t)h.exe_offset + h.exe_len <= n)
+			snprintf(exe, sizeof exe, "%.*s", (int)h.exe_len, (const char *)b + h.exe_offset);
+	}
+	hint_shell_word(qwl, sizeof qwl, hint_workload_name(wl, sizeof wl, checking, exe));
+	snprintf(msg, sizeof msg, "a trace, not a workload: make one of it, then replay that (trace2wl %s %s && "
+		 "trace_run %s)", qwl, hint_shell_word(qtrace, sizeof qtrace, checking), qwl);
+	return msg;
+}
+
+/* What a workload's first bytes are: ours (or its start: a file cut short, which the reader
+   names), or a dj/malloc one (input_check_fn) */
 static const char *wl_head_check(const unsigned char *b, size_t n)
 {
-	if ((n >= MTRACE_WL_MAGIC_LEN && !memcmp(b, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) || dj_wl_head(b, n))
+	static char text[800];
+	if (!memcmp(b, MTRACE_WL_MAGIC, n < MTRACE_WL_MAGIC_LEN ? n : MTRACE_WL_MAGIC_LEN) || dj_wl_head(b, n))
 		return NULL;
-	return trace_head_check(b, n) ? "not an mtrace workload (bad magic)"
-				      : "a trace, not a workload (trace2wl converts it)";
+	if (!trace_head_check(b, n))
+		return trace_hint(b, n);
+	const char *t = hint_text(b, n, checking ? tool_display_name(checking) : "-", "a workload", text, sizeof text);
+	return t ? t : "not an mtrace workload (bad magic)";
 }
 
 /* The dj/malloc workload plain (the user's workload, or a plain copy of it) translated into
@@ -87,6 +115,7 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 
 const char *wl_input_plain(const char *workload, int progress)
 {
+	checking = workload;
 	const char *plain = input_reopenable(workload, wl_head_check, 1, progress);
 	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
 		const char *ours = translate_dj(plain, workload, progress);
