@@ -237,7 +237,7 @@ int switch_read(pid_t pid, uint64_t addr, struct mtrace_control *c)
 }
 
 /* Ask for cmd (with base), and wait up to wait_ms for it to be carried out: 1 done (c holds the
-   process's answer), 0 not yet, -1 on error (errno). */
+   process's answer), 2 the process ended meanwhile, 0 not yet, -1 on error (errno). */
 int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *base, unsigned wait_ms,
 		   struct mtrace_control *c)
 {
@@ -257,8 +257,11 @@ int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *base, uns
 	    poke(pid, addr + offsetof(struct mtrace_control, request), &req, sizeof req) < 0)
 		return -1;
 	for (unsigned waited = 0;; waited += 10) {
-		if (switch_read(pid, addr, c) < 0)
+		if (switch_read(pid, addr, c) < 0) {
+			if (errno == ESRCH)   /* it ended: its exit finished whatever it recorded */
+				return 2;
 			return -1;
+		}
 		if (c->done == req)
 			return 1;
 		if (waited >= wait_ms)
@@ -339,6 +342,10 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 	int k = switch_request(pid, addr, cmd, base, wait_ms, &c);
 	if (k < 0)
 		tool_die(EXIT_UNREACH, "process %d: %s", (int)pid, strerror(errno));
+	if (k == 2) {
+		printf("mtracectl: process %d has ended (its exit finished its trace)\n", (int)pid);
+		return 0;
+	}
 	if (k == 0) {
 		fprintf(stderr, "mtracectl: process %d made no allocator call in %u ms: the request "
 			"stands, and takes effect at its next call\n", (int)pid, wait_ms);
@@ -352,6 +359,10 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 	while (nanosleep(&d, &d) < 0 && errno == EINTR)
 		;
 	k = switch_request(pid, addr, MTRACE_CMD_STOP, NULL, wait_ms, &c);
+	if (k == 2) {   /* it ended during the window: its exit finished the trace */
+		printf("%s\n", c.file);
+		return 0;
+	}
 	if (k <= 0) {
 		fprintf(stderr, "mtracectl: process %d %s: the stop waits for its next allocator call\n",
 			(int)pid, k < 0 ? strerror(errno) : "made no allocator call since");

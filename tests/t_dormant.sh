@@ -16,8 +16,8 @@ eq "dormant, never switched on: no file" 0 "$(ls "$TMP"/never.* 2>/dev/null | wc
 
 "$M" --dormant -q -o "$TMP/win" -- "$W" fork >"$TMP/w.out" 2>"$TMP/w.err" &
 wpid=$!
-i=0; while ! grep -q '^[0-9]' "$TMP/w.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-pid=$(grep '^[0-9]' "$TMP/w.out" | head -n 1)
+i=0; while ! grep -q '^pid ' "$TMP/w.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+pid=$(sed -n 's/^pid //p' "$TMP/w.out")
 child=$(sed -n 's/^child //p' "$TMP/w.out")
 check "the program runs dormant (pid $pid)" test -n "$pid"
 sw status "$pid"; eq "--status: dormant" "mtracectl: process $pid: dormant" "$(cat "$TMP/sw.out")"
@@ -36,7 +36,7 @@ w2=$(sed -n 's/^mtracectl: process [0-9]*: recording to \([^,]*\),.*/\1/p' "$TMP
 eq "a second window: its own file, sorting after the first" "$TMP/win.$pid.w0002" "$w2"
 sw stop "$pid"
 wait $wpid; eq "the program ends well" 0 "$?"
-eq "the program saw every switch" done "$(tail -n 1 "$TMP/w.out")"
+eq "the program saw every switch" done "$(grep -x done "$TMP/w.out")"
 for f in "$w1" "$w2"; do check "$(basename "$f") validates" "$BIN/trace_dump" -c "$f"; done
 eq "window 1: its 1,000 malloc(1002)" 1000 "$(count "$w1" malloc 1002)"
 eq "window 1: none from before it" 0 "$(count "$w1" malloc 1001)"
@@ -56,8 +56,8 @@ eq "--for on a fork child: exit 0" 0 "$?"
 cf=$(cat "$TMP/for.out")
 check "--for: prints the trace's name ($cf)" test "$cf" = "$TMP/cw.$child.w0001"
 ge "--for: the child's calls in its window" 10 "$(count "$cf" malloc 1)"
-sw start "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"; sw stop "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"
-sw start "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"; sw stop "$(grep '^[0-9]' "$TMP/f.out" | head -n 1)"
+fp=$(sed -n 's/^pid //p' "$TMP/f.out")
+sw start "$fp"; sw stop "$fp"; sw start "$fp"; sw stop "$fp"
 wait $fpid
 
 # errors: no such process, a process without the tracer, one we may not inspect
@@ -70,8 +70,8 @@ kill $spid
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/root" LD_PRELOAD="$LIB" "$W" --idle >"$TMP/r.out" &
 	rpid=$!
-	i=0; while ! grep -q '^[0-9]' "$TMP/r.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$M" --start "$(cat "$TMP/r.out")" >"$TMP/e" 2>&1
+	i=0; while ! grep -q '^idle ' "$TMP/r.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$M" --start "$(sed -n 's/^idle //p' "$TMP/r.out")" >"$TMP/e" 2>&1
 	eq "a user who may not inspect the process: refused (exit 125)" 125 "$?"
 	grep -q 'you may not inspect it' "$TMP/e" && ok "... with a clear message" || bad "... $(cat "$TMP/e")"
 	eq "... and nothing was switched on" 0 "$(ls "$TMP"/root.* 2>/dev/null | wc -l)"

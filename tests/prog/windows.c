@@ -7,8 +7,9 @@
  *   recording: 1,000 malloc(1004)     (window 2)
  *   dormant:   exit
  * While it waits it makes one malloc(1) a millisecond (what carries a request out); it prints
- * its pid first, and "done" at the end.  With "fork", a child (dormant, untouched) and an
- * exec'd program (windows --idle) run beside it; --idle makes calls until killed.
+ * "pid N" first, and "done" at the end.  With "fork", a child ("child N": dormant, it makes
+ * calls until killed) and an exec'd program ("idle N": windows --idle, the same) run beside
+ * it.
  *   windows [fork] | windows --idle */
 #include <dlfcn.h>
 #include <signal.h>
@@ -52,7 +53,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && strcmp(argv[1], "--idle") == 0) {
-		printf("%d\n", (int)getpid());
+		printf("idle %d\n", (int)getpid());
 		for (;;)
 			poke();
 	}
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
 		}
 		printf("child %d\n", (int)child);
 	}
-	printf("%d\n", (int)getpid());
+	printf("pid %d\n", (int)getpid());
 	batch(1001);
 	if (wait_for(MTRACE_STATE_RECORDING) < 0)
 		return 1;
