@@ -9,6 +9,7 @@
 #include "cycles.h"
 #include "replay.h"
 #include "run_env.h"
+#include "run_fidelity.h"
 #include "run_report.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -29,10 +30,15 @@ static const char usage_text[] =
 	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
 	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians;\n"
 	"                          from 3 on, --compare marks ~ a ratio whose columns' runs overlap\n"
-	"  -t, --touch=MODE        after each allocation write to the block: pages (default: one\n"
-	"                          byte per page and the last byte), full (every byte), none\n"
+	"  -t, --touch=MODE        after each allocation write to the block: resident (default:\n"
+	"                          a byte a page of as much as the program had resident, where\n"
+	"                          the workload says; else as pages), pages (one byte a page\n"
+	"                          and the last byte), full (every byte), none\n"
+	"      --pace[=F]          make each thread wait for the time its next call came in the\n"
+	"                          program after an idle time (F times its speed; default 1)\n"
 	"  -i, --interval=MS       sample VmRSS every MS milliseconds (default 10)\n"
 	"  -l, --log=FILE          write the samples as TSV: time_ms vmrss_kb vmsize_kb ideal_kb\n"
+	"                          calls anon_kb mapped_kb (and program_ms with --pace)\n"
 	"                          (with --compare/--repeat: FILE.<allocator>, first run; a\n"
 	"                          library by its file name, .N after it if two share one)\n"
 	"  -L, --latency=FILE      write each call class's distribution of call times as TSV:\n"
@@ -57,7 +63,9 @@ static const char usage_text[] =
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
-	"The summary's first 12 lines keep the original trace_run layout, line for line.\n"
+	"The summary's first 12 lines keep the original trace_run layout, line for line.  A\n"
+	"workload with the program's memory samples gets a line after it that sets the program's\n"
+	"peak anonymous RSS growth beside this replay's.\n"
 	"Exit status: 0 done; 1 the workload is missing, malformed or would deadlock;\n"
 	"2 bad command line; 3 the allocator or the system failed us.\n";
 
@@ -167,8 +175,14 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 	args[n++] = "--csv";
 	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", col->alloc);
 	args[n++] = bufs[0];
-	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none" : "pages");
+	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none"
+		 : o->ro.touch == TOUCH_PAGES ? "pages" : "resident");
 	args[n++] = bufs[1];
+	char pace[64];
+	if (o->ro.pace > 0) {
+		snprintf(pace, sizeof pace, "--pace=%.17g", o->ro.pace);
+		args[n++] = pace;
+	}
 	snprintf(bufs[2], sizeof bufs[2], "--interval=%u", o->ro.interval_ms);
 	args[n++] = bufs[2];
 	if (o->ro.trim_every) {
@@ -251,11 +265,9 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		return -1;
 	line++;
 	for (int i = 0; i < NFIELDS; i++) {
-		char *end;
-		f[i] = strtoll(line, &end, 10);
-		if (*end != ',')
+		if (report_parse_value(i, &line, &f[i]) < 0)
 			return -1;
-		line = end + 1;
+		line++;
 	}
 	return 0;
 }
@@ -307,6 +319,39 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
 		       t->allocator[0] ? t->allocator : "unknown", t->settings[0] ? t->settings : "no settings",
 		       ours, mine[0] ? mine : "no settings");
+}
+
+/* Is every setting of a (NAME=VALUE separated by spaces) one of b's? */
+static int settings_in(const char *a, const char *b)
+{
+	for (const char *w = a; *w;) {
+		size_t n = strcspn(w, " ");
+		int found = n == 0;
+		for (const char *v = b; *v && !found;) {
+			size_t m = strcspn(v, " ");
+			found = m == n && !strncmp(v, w, n);
+			v += m + (v[m] == ' ');
+		}
+		if (!found)
+			return 0;
+		w += n + (w[n] == ' ');
+	}
+	return 1;
+}
+
+static int same_settings(const char *a, const char *b)
+{
+	return settings_in(a, b) && settings_in(b, a);
+}
+
+/* Does this replay run on the allocator the program ran on, with its settings?  Only then do
+   the program's figures beside it measure the replay, not another allocator. */
+static int as_the_program(const struct opts *o, const struct as_traced *t, const char *alloc)
+{
+	char mine[2048];
+	replay_settings(o, NULL, mine, sizeof mine);
+	return t->allocator[0] && !strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc)) &&
+	       same_settings(t->settings, mine);
 }
 
 static struct run_variant cols[16];
@@ -416,8 +461,10 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
-		else
+		else {
 			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0], &cols[0]);
+			report_fidelity_text(med[0], traced->allocator);
+		}
 		return EXIT_OK;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
@@ -452,10 +499,10 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
-		{ "latency", required_argument, 0, 'L' },
+		{ "latency", required_argument, 0, 'L' }, { "pace", optional_argument, 0, 6 },
 		{ 0, 0, 0, 0 },
 	};
-	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1 } };
+	struct opts o = { .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1 } };
 	int ch;
 	uint64_t v;
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
@@ -477,10 +524,11 @@ int main(int argc, char **argv)
 			o.repeat = (unsigned)v;
 			break;
 		case 't':
-			if (!strcmp(optarg, "pages") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_PAGES;
+			if (!strcmp(optarg, "resident") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_RESIDENT;
+			else if (!strcmp(optarg, "pages")) o.ro.touch = TOUCH_PAGES;
 			else if (!strcmp(optarg, "full")) o.ro.touch = TOUCH_FULL;
 			else if (!strcmp(optarg, "none")) o.ro.touch = TOUCH_NONE;
-			else tool_die(EXIT_USAGE, "--touch wants pages, full or none, not '%s'", optarg);
+			else tool_die(EXIT_USAGE, "--touch wants resident, pages, full or none, not '%s'", optarg);
 			break;
 		case 'i':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 3600000)
@@ -506,6 +554,14 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = 1; break;
+		case 6: {
+			char *end;
+			o.ro.pace = optarg ? strtod(optarg, &end) : 1;
+			if (optarg && (!*optarg || *end || !(o.ro.pace > 0 && o.ro.pace <= 1e6)))
+				tool_die(EXIT_USAGE, "--pace wants a speed factor above 0 (1: the program's "
+					 "speed, 10: ten times faster), not '%s'", optarg);
+			break;
+		}
 		case 'p': o.ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
@@ -607,6 +663,9 @@ int main(int argc, char **argv)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];
 	report_fields(&res, plan.ideal_rss, f);
+	struct fidelity fid;
+	fidelity_compute(&r, res.curve, as_the_program(&o, &traced, alloc_name), &fid);
+	report_fidelity_fields(&fid, &res, f);
 	if (o.format && !strcmp(o.format, "csv"))
 		report_csv_header(), report_csv_row(f, alloc, timer);
 	else if (o.format && !strcmp(o.format, "json"))
@@ -614,6 +673,7 @@ int main(int argc, char **argv)
 	else {
 		report_text(f, alloc, timer, 1);
 		print_settings(&o, &traced, alloc_name, NULL);
+		report_fidelity_text(f, traced.allocator);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));

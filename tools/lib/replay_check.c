@@ -237,7 +237,11 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				park_head[u] = t;
 				break;
 			}
+			if (op.op == MTRACE_WL_RESIDENT || op.op == MTRACE_WL_AT)
+				continue;   /* not calls */
 			v[t].count++;
+			if (op.op > MTRACE_WL_LAST_CALL)
+				continue;   /* a mapping call: its map id was checked, it holds no slot */
 			uint64_t s = op.a[0], s2 = 0, bytes = op.a[op.n - 1];
 			if (op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY)
 				s2 = op.a[1];

@@ -24,6 +24,8 @@ const char *const report_field_names[NFIELDS] = {
 	"free_p90_cycles", "free_p99_cycles", "free_p999_cycles", "free_max_cycles",
 	"memalign_p50_cycles", "memalign_p90_cycles", "memalign_p99_cycles", "memalign_p999_cycles",
 	"memalign_max_cycles",
+	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error", "fidelity_curve_error",
+	"fidelity_applies", "replay_mapped_kb", "resident_touches",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -144,8 +146,10 @@ void report_csv_header(void)
 
 void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
 {
-	for (int i = 0; i < NFIELDS; i++)
-		printf("%lld,", (long long)f[i]);
+	for (int i = 0; i < NFIELDS; i++) {
+		report_value(stdout, i, f[i], 0);
+		putchar(',');
+	}
 	print_csv_field(stdout, alloc);
 	putchar(',');
 	print_csv_field(stdout, timer);
@@ -155,8 +159,11 @@ void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
 void report_json(const int64_t *f, const char *alloc, const char *timer)
 {
 	printf("{");
-	for (int i = 0; i < NFIELDS; i++)
-		printf("\"%s\": %lld, ", report_field_names[i], (long long)f[i]);
+	for (int i = 0; i < NFIELDS; i++) {
+		printf("\"%s\": ", report_field_names[i]);
+		report_value(stdout, i, f[i], 1);
+		printf(", ");
+	}
 	printf("\"allocator\": ");
 	print_json_string(stdout, alloc);
 	printf(", \"timer\": ");
@@ -215,6 +222,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
 		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
 		{ "total call time (cycles)", F_TOTAL },
+		/* with the program's samples: its memory beside each column's */
+		{ "program RSS growth (Kb)", F_PROG_GROWTH }, { "replay RSS growth (Kb)", F_REPLAY_GROWTH },
+		{ "vs the program, at peak", F_PEAK_ERR }, { "vs the program, by call", F_CURVE_ERR },
 	};
 	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
 	if (format && !strcmp(format, "csv")) {
@@ -243,16 +253,26 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	for (int a = 0; a < na; a++)
 		printf(" %*s", w[a], names[a]);
 	printf("\n");
+	int samples = 0, other = 0;   /* a column has the program's figures; one not as traced */
+	for (int a = 0; a < na; a++)
+		if (!failed[a] && med[a][F_PROG_GROWTH] != F_NA) {
+			samples = 1;
+			other |= !med[a][F_FID_APPLIES];
+		}
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (rows[i].field >= F_PROG_GROWTH && !samples)
+			continue;
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
 			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
+			char cell[64];
 			if (failed[a])
 				printf(" %*s", w[a], "failed");
+			else if (report_fidelity_cell(cell, sizeof cell, rows[i].field, v))
+				printf(" %*s", w[a], cell);
 			else if (a == 0 || b == 0 || failed[0])
 				printf(" %*s", w[a], report_num(v));
 			else {
-				char cell[64];
 				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v), (double)v / (double)b,
 					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
 				printf(" %*s", w[a], cell);
@@ -263,6 +283,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
 	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
 	       timer);
+	if (other)
+		printf("(the program's figures beside a column not on the traced allocator and settings: what "
+		       "that allocator would have used, not a fidelity figure)\n");
 	if (marks)
 		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
 		       "machine's spread)\n");

@@ -1,0 +1,25 @@
+/* run_fidelity.h - how far a replay's memory can be trusted: the program's memory samples (the
+ * workload's table) set beside the replay's, call by call.  Figures: the program's peak
+ * anonymous RSS growth (above its first sample), the replay's (above its start), the error at
+ * the peak, and the curves' mean distance over the calls as a share of the program's peak.
+ * When the replay ran on another allocator or other settings than the program, the same
+ * figures say what that allocator would have used, not how faithful the replay is.
+ */
+#ifndef RUN_FIDELITY_H
+#define RUN_FIDELITY_H
+#include <stdint.h>
+#include "replay_prog.h"
+#include "wl_reader.h"
+
+struct fidelity {
+	int have;                     /* the workload holds the program's samples */
+	int applies;                  /* the replay ran on the traced allocator with its settings */
+	uint64_t prog_growth;         /* bytes */
+	uint64_t replay_growth;       /* bytes */
+	double peak_error;            /* (replay - program) / program */
+	double curve_error;           /* mean |replay - program| over the calls / program's peak */
+};
+
+/* The figures of a replay (its curve c) of workload r; applies: see above. */
+void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, int applies, struct fidelity *f);
+#endif
