@@ -63,6 +63,10 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a | dirs
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
+# a program that traces itself (its memory is what a replay is held to): plain, as traced
+# programs are, with the shared writer compiled in
+$(B)/tests/selftrace: tests/prog/selftrace.c tools/lib/trace_writer.c tools/lib/tool.c $(HEADERS) | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_writer.c tools/lib/tool.c -o $@ -ldl
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(B)/lib/libmtrace.so | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)

@@ -786,7 +786,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	int cr = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 	if (cr >= 0) {
 		ssize_t w = write(cr, "5", 1);
-		(void)w;
+		res->hwm_reset = w == 1;
 		close(cr);
 	}
 	struct rusage ru0, ru1;

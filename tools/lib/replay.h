@@ -51,6 +51,8 @@ struct replay_result {
 	uint64_t resident_told;       /* blocks and mappings touched as the program had them
 	                                 resident (the workload said) */
 	uint64_t mapped_peak;         /* bytes: the program's own mappings replayed, at the most */
+	int hwm_reset;                /* the high-water mark of RSS restarted with the replay: Max
+	                                 RSS growth is the replay's own */
 	const struct replay_curve *curve;   /* (calls, anonymous RSS) as sampled; valid until the
 	                                 process ends */
 	uint64_t harness_kb;          /* the harness's own tables */

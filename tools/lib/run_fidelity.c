@@ -47,7 +47,8 @@ static double at(struct walk *w, uint64_t c)
 	return v - (double)w->base;
 }
 
-void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, int applies, struct fidelity *f)
+void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth, int applies,
+		      struct fidelity *f)
 {
 	*f = (struct fidelity){ 0 };
 	const struct mtrace_wl_header *h = &r->h;
@@ -65,7 +66,11 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, i
 			peak = s.anon;
 	}
 	f->prog_growth = peak > first ? peak - first : 0;
+	/* the replay's: as sampled, or its high-water mark's when higher (a peak between two samples;
+	   the few file pages a replay brings in count there, as the program's samples leave out) */
 	f->replay_growth = c->anon_peak > c->anon0 ? c->anon_peak - c->anon0 : 0;
+	if (hwm_growth > f->replay_growth)
+		f->replay_growth = hwm_growth;
 	if (!f->prog_growth) {
 		f->peak_error = f->curve_error = NAN;   /* nothing to compare with */
 		return;

@@ -20,6 +20,8 @@ struct fidelity {
 	double curve_error;           /* mean |replay - program| over the calls / program's peak */
 };
 
-/* The figures of a replay (its curve c) of workload r; applies: see above. */
-void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, int applies, struct fidelity *f);
+/* The figures of a replay (its curve c, the growth of its RSS's high-water mark in bytes: the
+   exact peak a sampler may miss, or 0 unknown) of workload r; applies: see above. */
+void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth, int applies,
+		      struct fidelity *f);
 #endif
