@@ -70,11 +70,29 @@ eq "--pace: the timeline says the program's time" "program_ms" "$(head -n 1 "$TM
 eq "--pace-threshold=0: no AT" 0 "$(wl "$TMP/p0.wl" at)"
 "$BIN/trace2wl" -q --pace-threshold=x "$TMP/px.wl" "$TMP/p" 2>/dev/null; eq "--pace-threshold=x: exit 2" 2 "$?"
 
+# --- trace_plot rss: the program's curve beside the replays', by calls, or by the program's
+# time when every replay was paced
+"$R" -i 2 -l "$TMP/fast.tsv" "$TMP/p.wl" >/dev/null
+"$BIN/trace_plot" -o "$TMP/bycalls.svg" "$TMP/p.wl" "$TMP/fast.tsv" 2>/dev/null; eq "trace_plot: workload and timeline: exit 0" 0 "$?"
+grep -q '>the program, as traced<' "$TMP/bycalls.svg" && ok "trace_plot: the program's curve" || bad "trace_plot: no program curve"
+grep -q '>calls completed (all threads)<' "$TMP/bycalls.svg" && ok "trace_plot: by calls" || bad "trace_plot: not by calls"
+"$BIN/trace_plot" -o "$TMP/bytime.svg" "$TMP/p.wl" "$TMP/pace.tsv" 2>/dev/null; eq "trace_plot: a paced timeline: exit 0" 0 "$?"
+grep -q 'time (paced replays: where they were in it)<' "$TMP/bytime.svg" && ok "trace_plot: paced: by the program's time" || bad "trace_plot: paced: not by time"
+"$BIN/trace_plot" -o "$TMP/mixed.svg" "$TMP/p.wl" "$TMP/pace.tsv" "$TMP/fast.tsv" 2>/dev/null; eq "trace_plot: paced and unpaced: exit 0" 0 "$?"
+grep -q '>calls completed (all threads)<' "$TMP/mixed.svg" && ok "trace_plot: paced and unpaced: by calls" || bad "trace_plot: mixed: not by calls"
+"$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/p.wl" 2>"$TMP/err"; eq "trace_plot: the workload alone: exit 2" 2 "$?"
+cut -f 1-4 "$TMP/fast.tsv" >"$TMP/old.tsv"
+"$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/p.wl" "$TMP/old.tsv" 2>"$TMP/err"; eq "trace_plot: a timeline without calls: exit 2" 2 "$?"
+grep -q 'no calls column' "$TMP/err" && ok "trace_plot: says why" || bad "trace_plot: $(cat "$TMP/err")"
+"$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/old.tsv" 2>/dev/null; eq "trace_plot: the older timeline alone still draws" 0 "$?"
+
 # --- a trace without samples: as before
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace2wl" -q --pace-threshold=0 "$TMP/edge.wl" "$TMP/edge"
 "$R" "$TMP/edge.wl" >"$TMP/e.txt"; eq "no samples: replayed" 0 "$?"
 grep -q '^Program as traced' "$TMP/e.txt" && bad "no samples: no fidelity line" || ok "no samples: no fidelity line"
+"$R" -i 2 -l "$TMP/e.tsv" "$TMP/edge.wl" >/dev/null
+"$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/edge.wl" "$TMP/e.tsv" 2>"$TMP/err"; eq "trace_plot: a workload without samples: exit 1" 1 "$?"
 "$R" --csv "$TMP/edge.wl" >"$TMP/e.csv"
 eq "no samples: csv fields empty" "" "$(csv "$TMP/e.csv" program_rss_growth_kb)$(csv "$TMP/e.csv" fidelity_peak_error)"
 "$R" --json "$TMP/edge.wl" >"$TMP/e.json"

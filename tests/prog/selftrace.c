@@ -13,6 +13,8 @@
  *     decay     100 MiB in 1 MiB blocks, written, freed, then 1.5 s idle, then one more call
  *               (for an allocator that gives memory back on a timer)
  *
+ * Besides every 10 ms, each phase ends with a sample (where its peak is, which samples 10 ms
+ * apart may miss): the replay is held to the program's peak, not to where a sample fell.
  * The trace names the allocator that served malloc (the library holding it) and the
  * allocators' settings in the environment, as the tracer's header would.
  */
@@ -163,11 +165,13 @@ static void phases(void)
 		small[i] = xmalloc(small_n[i]);
 		memset(small[i], i, small_n[i]);
 	}
+	sample();
 	for (int i = 0; i < SMALL; i++)
 		if (i % 10) {
 			xfree(small[i], small_n[i]);
 			small[i] = NULL;
 		}
+	sample();
 	idle(150);
 	void *large[LARGE];
 	size_t large_n[LARGE];
@@ -176,8 +180,10 @@ static void phases(void)
 		large[i] = xmalloc(large_n[i]);
 		memset(large[i], i, large_n[i]);
 	}
+	sample();
 	for (int i = 0; i < LARGE; i++)
 		xfree(large[i], large_n[i]);
+	sample();
 	for (int i = 0; i < SMALL; i++)
 		if (small[i])
 			xfree(small[i], small_n[i]);
