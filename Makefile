@@ -86,10 +86,11 @@ $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
-FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency
+FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
+	fuzz_replay_maps
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 
 FUZZ_SECONDS ?= 60
 fuzz: all $(TEST_BINS)
