@@ -1,7 +1,15 @@
 # mtrace: malloc API tracer and workload simulator.  `make`, `make check`, `make bench`,
-# `make install PREFIX=/usr/local DESTDIR=`.
+# `make install PREFIX=/usr/local DESTDIR=` (and LIBDIR=/usr/lib/x86_64-linux-gnu for Debian's
+# multiarch layout, BINDIR=, INCLUDEDIR=, MANDIR=, DOCDIR=), `make uninstall` with the same.
 VERSION  := 0.1.0
+# libmtrace's ABI (the control API of include/mtrace.h): its SONAME is libmtrace.so.$(SOVERSION)
+SOVERSION := 0
 PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/mtrace
 DESTDIR  ?=
 CC       ?= cc
 CXX      ?= c++
@@ -31,7 +39,8 @@ TLIB_SRC   := $(wildcard tools/lib/*.c)
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
 TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
-LIBS       := $(B)/lib/libmtrace.so $(B)/lib/libmtracectl.so
+LIBMTRACE  := $(B)/lib/libmtrace.so.$(VERSION)
+LIBS       := $(LIBMTRACE) $(B)/lib/libmtracectl.so
 TEST_C     := $(filter-out tests/prog/lib%.c,$(wildcard tests/prog/*.c))
 TEST_LIBS  := $(patsubst tests/prog/%.c,$(B)/tests/%.so,$(wildcard tests/prog/lib*.c))
 TEST_CXX   := $(wildcard tests/prog/*.cc)
@@ -44,8 +53,14 @@ $(B)/malloc/%.o: malloc/%.c $(wildcard malloc/*.h) $(HEADERS) | dirs
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 $(B)/mtracectl/preload.o: mtracectl/preload.c $(HEADERS) | dirs
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
-$(B)/lib/libmtrace.so: $(MALLOC_OBJ)
-	$(CC) -shared -Wl,-soname,libmtrace.so -Wl,-z,nodelete $^ -o $@ $(LDLIBS)
+# libmtrace is linked against (-lmtrace): versioned as a Debian library, the real file
+# libmtrace.so.VERSION, the SONAME link libmtrace.so.SOVERSION, the development link libmtrace.so.
+# libmtracectl.so is a preload, named by its path (LD_PRELOAD, mtracectl --lib) and never
+# linked against, so no program records a SONAME of it: unversioned, the name dj/malloc gave it.
+$(LIBMTRACE): $(MALLOC_OBJ)
+	$(CC) -shared -Wl,-soname,libmtrace.so.$(SOVERSION) -Wl,-z,nodelete $^ -o $@ $(LDLIBS)
+	ln -sf libmtrace.so.$(VERSION) $(B)/lib/libmtrace.so.$(SOVERSION)
+	ln -sf libmtrace.so.$(SOVERSION) $(B)/lib/libmtrace.so
 $(B)/lib/libmtracectl.so: $(MALLOC_OBJ) $(B)/mtracectl/preload.o
 	$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete -Wl,-z,initfirst $^ -o $@ $(LDLIBS)
 
@@ -55,8 +70,15 @@ $(B)/libmtools.a: $(TLIB_OBJ)
 	rm -f $@; ar rcs $@ $^
 $(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a $(LDLIBS) -lm
-$(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(PREFIX)/lib"' $< -o $@ $(B)/libmtools.a
+# mtracectl finds the preload where it was installed: LIBDIR seen from BINDIR (so also in a
+# DESTDIR staging tree, or a tree moved elsewhere), then ../lib (the build tree), then LIBDIR.
+# Rebuilt when those change (a file that changes only with them).
+LIBDIR_FROM_BIN := $(shell realpath -s -m --relative-to='$(BINDIR)' '$(LIBDIR)')
+$(B)/install-dirs: FORCE | dirs
+	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
+$(B)/bin/mtracectl: mtracectl/mtracectl.c $(B)/libmtools.a $(B)/install-dirs | dirs
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
+		$< -o $@ $(B)/libmtools.a
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
@@ -68,9 +90,9 @@ $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 $(B)/tests/selftrace: tests/prog/selftrace.c tools/lib/trace_writer.c tools/lib/tool.c $(HEADERS) | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_writer.c tools/lib/tool.c -o $@ -ldl
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
-$(B)/tests/api_secure: tests/prog/api_secure.c $(B)/lib/libmtrace.so | dirs
+$(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
-$(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c tools/lib/tool.c $(B)/lib/libmtrace.so | dirs
+$(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c tools/lib/tool.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c tools/lib/tool.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
@@ -122,22 +144,43 @@ $(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/clock.h | dirs
 demo: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh examples/demo.sh
 
+# what is installed: man page links for libmtrace and each function of <mtrace.h> (man
+# mtrace_init), the format documents and the example program README's commands build
+LP := (
+MAN3_LINKS := libmtrace $(shell sed -n 's/^[a-z].*[ *]\(mtrace_[a-z_]*\)$(LP).*/\1/p' include/mtrace.h)
+DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/performance.md $(wildcard doc/*.svg)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 755 $(LIBS) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(TOOL_BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(PREFIX)/share/man/man3/
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DOCDIR)/examples
+	install -m 644 $(LIBS) $(DESTDIR)$(LIBDIR)/
+	ln -sf libmtrace.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmtrace.so.$(SOVERSION)
+	ln -sf libmtrace.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libmtrace.so
+	install -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(MANDIR)/man3/
+	for f in $(MAN3_LINKS); do ln -sf libmtracectl.3 $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; done
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 bench/mbench.c $(DESTDIR)$(DOCDIR)/examples/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: mtrace' 'Description: control API of the mtrace malloc tracer (libmtrace.so)' \
 		'Version: $(VERSION)' 'Libs: -L$${libdir} -lmtrace' 'Cflags: -I$${includedir}' \
-		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/mtrace.pc
+		>$(DESTDIR)$(LIBDIR)/pkgconfig/mtrace.pc
+
+# every file install wrote, and the documentation's own directories; the shared ones (bin,
+# lib, man1, ...) stay
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOL_BINS))) \
+		$(addprefix $(DESTDIR)$(LIBDIR)/,libmtrace.so libmtrace.so.$(SOVERSION) $(notdir $(LIBS)) pkgconfig/mtrace.pc) \
+		$(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)) $(MAN3_LINKS:%=%.3)) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)) examples/mbench.c)
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(B) build-san build-fuzz
 
-.PHONY: all check check-large bench demo install clean dirs fuzz
+FORCE:
+.PHONY: all check check-large bench demo install uninstall clean dirs fuzz FORCE
 .SECONDARY:

@@ -3,6 +3,7 @@
  * to it), as allocation-heavy programs do.
  *   mbench THREADS OPS_PER_THREAD [SLOTS]
  * Prints the number of allocator calls made. */
+#include <mcheck.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +53,10 @@ int main(int argc, char **argv)
 		slots = atol(argv[3]);
 	if (threads < 1 || threads > 64)
 		return 2;
+	/* glibc's own log of the calls when MALLOC_TRACE names a file (and, from glibc 2.34,
+	   libc_malloc_debug.so is preloaded), as README's trace_import example makes; otherwise
+	   nothing */
+	mtrace();
 	pthread_t t[64];
 	for (long i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, (void *)i);

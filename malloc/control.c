@@ -1,10 +1,4 @@
-/* control.c - the public mtrace_* API (include/mtrace.h) and fork handling.
- *
- * Fork: the child must never write into the parent's file, which it shares through the
- * MAP_SHARED windows.  The prepare handler takes our lock (so no chunk hand-out is half done) and
- * sets the forking thread's guard; the child handler drops every window and chunk it inherited,
- * and opens a file of its own whose header names the parent.  A parent thread that was in the
- * middle of a record finishes it in the parent, where its chunk still belongs.
+/* control.c - initialisation, the lock, and the public mtrace_* API (include/mtrace.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,12 +11,60 @@
 #include "mt-internal.h"
 #include "mt-size.h"
 
-struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW };
+static struct mt_hot hot_static;           /* until initialisation, or if no page can be had */
+struct mt_hot *mt_hot = &hot_static;
+struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW,
+			  .drop_win = { MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW },
+			  .win_shift = MT_WINDOW_SHIFT };
 char *mt_win[MT_MAX_WINDOWS];
 uint64_t mt_win_done[MT_MAX_WINDOWS];
 uint64_t mt_win_count[MT_MAX_WINDOWS];
 uint32_t mt_win_held[MT_MAX_WINDOWS];
 struct mt_names mt_names;
+
+/* ---------------------------------------------------------------------------------------------
+   The lock
+   ------------------------------------------------------------------------------------------- */
+
+/* Signals a handler can run for while the lock is held: all but those a fault raises in the
+   thread itself, which must not be blocked (the kernel would kill the process). */
+static sigset_t lock_mask;
+
+void mt_lock(struct mt_lock_state *s)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel);
+	if (!mt_g.sandboxed)   /* (a sandbox may forbid even rt_sigprocmask) */
+		pthread_sigmask(SIG_BLOCK, &lock_mask, &s->old);
+	pthread_mutex_lock(&mt_g.lock);
+}
+
+void mt_unlock(struct mt_lock_state *s)
+{
+	mt_file_fd_close();
+	pthread_mutex_unlock(&mt_g.lock);
+	if (!mt_g.sandboxed)
+		pthread_sigmask(SIG_SETMASK, &s->old, NULL);
+	pthread_setcancelstate(s->cancel, NULL);
+}
+
+static void lock_mask_init(void)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS };
+	sigfillset(&lock_mask);
+	for (unsigned i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		sigdelset(&lock_mask, faults[i]);
+}
+
+void mt_set_active(int on)
+{
+	mt_g.active = on;
+	mt_hot->active = on;
+}
+
+void mt_new_gen(void)
+{
+	mt_hot->gen = ++mt_g.gen;
+}
 
 /* ---------------------------------------------------------------------------------------------
    Initialisation
@@ -46,45 +88,21 @@ static void copy_env(char *dst, size_t cap, const char *name, const char *dflt)
 	dst[n] = 0;
 }
 
-static uint8_t fork_saved_busy;
-
-static void fork_prepare(void)
+/* mt_hot in a page a child made by any kind of fork finds zeroed (see struct mt_hot).  Without
+   MADV_WIPEONFORK (Linux < 4.14) it stays in static memory, and a slow path compares the pid. */
+static void hot_init(void)
 {
-	fork_saved_busy = mt_tls.busy;
-	mt_tls.busy = 1;   /* nothing between here and the child handler goes to the parent's file */
-	pthread_mutex_lock(&mt_g.lock);
-}
-
-static void fork_parent(void)
-{
-	pthread_mutex_unlock(&mt_g.lock);
-	mt_tls.busy = fork_saved_busy;
-}
-
-static void fork_child(void)
-{
-	pthread_mutex_init(&mt_g.lock, NULL);
-	mt_populate_fork_child();
-	struct mt_thread *t = &mt_tls;
-	t->start = t->cur = t->end = t->last = NULL;
-	t->tid = 0;
-	t->file_id = 0;
-	/* munmap only changes the child's address space; the parent's file is untouched */
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		if (mt_win[w] != NULL) {
-			munmap(mt_win[w], MT_WINDOW_SIZE);
-			mt_win[w] = NULL;
-		}
-	int had_file = mt_g.fd >= 0 && !mt_g.failed;
-	int was_active = mt_g.active;
-	mt_g.active = 0;
-	mt_g.gen++;
-	if (mt_g.fd >= 0 && mt_fd_ours(0))   /* (a number the program took over stays open) */
-		close(mt_g.fd);
-	mt_g.fd = -1;
-	if (had_file && mt_file_open(mt_names.base, getppid()) == 0)
-		mt_g.active = was_active;
-	t->busy = fork_saved_busy;
+	void *p = mt_libc.mmap(NULL, (size_t)getpagesize(), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED && madvise(p, (size_t)getpagesize(), MADV_WIPEONFORK) == 0) {
+		memcpy(p, &hot_static, sizeof hot_static);
+		mt_hot = p;
+		mt_g.hot_wipes = 1;
+	} else if (p != MAP_FAILED)
+		mt_libc.munmap(p, (size_t)getpagesize());
+	mt_hot->alive = 1;
+	mt_g.hot_set = 1;
+	mt_g.pid = getpid();
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -93,8 +111,10 @@ static void init(void)
 {
 	mt_clock_init();
 	mt_resolve();
-	mt_g.quiet = env_flag("MTRACE_CTL_QUIET");
-	mt_g.durations = env_flag("MTRACE_CTL_DURATIONS");
+	mt_guard_init();
+	lock_mask_init();
+	hot_init();
+	mt_g.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");
 	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_g.pop_state = MT_POP_OFF;
@@ -103,10 +123,10 @@ static void init(void)
 		mt_g.max_size_bad = 1;   /* said when a file would open: a cap asked for is not ignored */
 	mt_populate_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
-	mt_stderr_init();
+	mt_messages_init();
 	mt_check_bypass();
 	mt_thread_key_init();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	mt_fork_init();
 }
 
 void mt_init_once(void)
@@ -125,9 +145,12 @@ void mt_init_once(void)
 	mt_init_once();                      \
 	uint8_t saved_busy = mt_tls.busy;    \
 	mt_tls.busy = 1;                     \
-	pthread_mutex_lock(&mt_g.lock)
+	struct mt_lock_state ls;             \
+	mt_lock(&ls)
 #define API_LEAVE(ret)                       \
-	pthread_mutex_unlock(&mt_g.lock);    \
+	int saved_errno = errno;             \
+	mt_unlock(&ls);                      \
+	errno = saved_errno;                 \
 	mt_tls.busy = saved_busy;            \
 	return (ret)
 
@@ -180,7 +203,7 @@ MT_API int mtrace_init(const char *base)
 {
 	API_ENTER();
 	int r;
-	if (mt_g.fd >= 0) {
+	if (mt_g.have_file) {
 		errno = EBUSY;
 		r = -1;
 	} else
@@ -192,7 +215,10 @@ MT_API int mtrace_start(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (mt_g.fd < 0)
+	if (mt_g.sandboxed) {
+		errno = EPERM;   /* no system call of ours is allowed any more */
+		r = -1;
+	} else if (!mt_g.have_file)
 		r = open_locked(NULL);
 	if (r == 0 && mt_g.failed) {
 		errno = EIO;
@@ -200,7 +226,7 @@ MT_API int mtrace_start(void)
 	}
 	if (r == 0) {
 		mt_g.paused = 0;
-		mt_g.active = 1;
+		mt_set_active(1);
 	}
 	API_LEAVE(r);
 }
@@ -209,7 +235,7 @@ MT_API int mtrace_stop(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (mt_g.fd < 0) {
+	if (!mt_g.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else
@@ -221,7 +247,7 @@ MT_API int mtrace_pause(void)
 {
 	API_ENTER();
 	mt_g.paused = 1;
-	mt_g.active = 0;
+	mt_set_active(0);
 	API_LEAVE(0);
 }
 
@@ -229,12 +255,12 @@ MT_API int mtrace_unpause(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (mt_g.fd < 0 || mt_g.failed) {
-		errno = mt_g.fd < 0 ? EINVAL : EIO;
+	if (!mt_g.have_file || mt_g.failed) {
+		errno = !mt_g.have_file ? EINVAL : EIO;
 		r = -1;
 	} else {
 		mt_g.paused = 0;
-		mt_g.active = 1;
+		mt_set_active(1);
 	}
 	API_LEAVE(r);
 }
@@ -243,7 +269,7 @@ MT_API int mtrace_sync(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (mt_g.fd < 0) {
+	if (!mt_g.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else {
@@ -251,12 +277,13 @@ MT_API int mtrace_sync(void)
 			if (mt_win[w] != NULL)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
 		mt_header_update(0);
-		if (r == 0 && !mt_fd_ours(1)) {
-			errno = EBADF;
+		int fd = r == 0 ? mt_file_fd() : -1;
+		if (r == 0 && fd < 0) {
+			errno = ESTALE;
 			r = -1;
 		}
 		if (r == 0)
-			r = fdatasync(mt_g.fd);
+			r = fdatasync(fd);
 	}
 	API_LEAVE(r);
 }
@@ -265,39 +292,40 @@ MT_API int mtrace_reset(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (mt_g.fd < 0) {
+	if (!mt_g.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else {
 		/* every thread's chunk goes stale; the space already handed out is never reused, only
 		   zeroed, so a thread finishing a record this instant cannot collide with a new one */
 		mt_release_locked(&mt_tls);
-		mt_g.gen++;
+		mt_new_gen();
 		mt_g.released = 0;
-		for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+			for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 			mt_win_count[w] = 0;
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
-		if (to > from && !mt_fd_ours(1)) {   /* never punch holes in a file of the program's */
-			errno = EBADF;
+		int fd = to > from ? mt_file_fd() : -1;
+		if (to > from && fd < 0) {   /* never punch holes in a file that is not ours */
+			errno = ESTALE;
 			r = -1;
 		} else if (to > from &&
-		    fallocate(mt_g.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
 			      (off_t)(to - from)) < 0)
-			r = mt_zero_fill(mt_g.fd, from, to);   /* no hole punching on this filesystem */
+			r = mt_zero_fill(fd, from, to);   /* no hole punching on this filesystem */
 	}
 	API_LEAVE(r);
 }
 
 MT_API const char *mtrace_file(void)
 {
-	return mt_g.fd >= 0 ? mt_names.path : NULL;
+	return mt_g.have_file ? mt_names.path : NULL;
 }
 
 MT_API unsigned long long mtrace_count(void)
 {
 	struct mt_thread *t = &mt_tls;
 	unsigned long long n = __atomic_load_n(&mt_g.released, __ATOMIC_RELAXED);
-	if (t->start != NULL && t->file_id == mt_g.file_id && t->gen == mt_g.gen)
+	if (t->start != NULL && t->file_id == mt_g.file_id && t->gen == mt_hot->gen)
 		n += (unsigned long long)(t->cur - t->start - 1);
 	return n;
 }

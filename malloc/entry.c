@@ -69,12 +69,32 @@ static inline unsigned ptr_info(void *p)
    a signal handler) made us a child whose mapping of the parent's file is gone. */
 static inline int still_mine(const struct mt_thread *t)
 {
-	return t->gen == mt_g.gen;
+	return t->gen == mt_hot->gen;
 }
 
-static inline uint64_t start_ticks(void)
+/* The clock at an order point.  A thread the program switched the TSC off for (PR_SET_TSC)
+   would die of SIGSEGV reading it: it asks the kernel instead. */
+static inline uint64_t ticks_before(const struct mt_thread *t)
 {
-	return mt_g.durations ? mt_ticks_before() : 0;
+	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_before();
+}
+
+static inline uint64_t ticks_after(const struct mt_thread *t)
+{
+	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_after();
+}
+
+static inline uint64_t start_ticks(const struct mt_thread *t)
+{
+	return mt_hot->durations ? ticks_before(t) : 0;
+}
+
+/* Not recording: is this the first call of a child made without fork() (whose page of
+   mt_hot was wiped)?  Then it becomes a process of its own, and records if it should. */
+static MT_NOINLINE int new_process_records(void)
+{
+	mt_new_process();
+	return mt_hot->active;
 }
 
 /* Record into r (reserved before any clock was read: a chunk's records never precede its ts)
@@ -90,7 +110,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		mt_put_body(r, 0, (uintptr_t)p, size, arg2, usable);
-		uint64_t ts = mt_ticks_after();
+		uint64_t ts = ticks_after(t);
 		mt_put_tail(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0,
 			    ts, t0 ? ts - t0 : 0);
 	}
@@ -100,18 +120,22 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
    malloc, calloc, the aligned family
    ------------------------------------------------------------------------------------------- */
 
+/* Not recording now: the first call of a new process sets it up (and may record). */
+#define NOT_RECORDING(t) (MT_UNLIKELY((t)->busy | !mt_hot->active) &&                     \
+			  ((t)->busy || !mt_new_process_due() || !new_process_records()))
+
 /* The common shape of an allocating entry point.  CALL_EXPR runs the allocator; FAILED decides
    failure from p; the untraced path repeats CALL_EXPR (or BOOT while dlsym recurses). */
 #define ALLOC_ENTRY(CALL, CALL_EXPR, BOOT, SIZE, ARG2)                                   \
 	struct mt_thread *t = &mt_tls;                                                   \
-	if (MT_UNLIKELY(t->busy | !mt_g.active)) {                                       \
+	if (NOT_RECORDING(t)) {                                                          \
 		if (MT_UNLIKELY(t->busy == MT_BUSY_OWN || !mt_ready()))                  \
 			return BOOT;                                                     \
 		return CALL_EXPR;                                                        \
 	}                                                                                \
 	t->busy = 1;                                                                     \
 	struct mtrace_record *r = mt_reserve(t, 1);                                      \
-	uint64_t t0 = start_ticks();                                                     \
+	uint64_t t0 = start_ticks(t);                                                    \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
 	int err = p ? 0 : errno;                                                         \
@@ -155,7 +179,7 @@ MT_API void *pvalloc(size_t size)
 MT_API int posix_memalign(void **out, size_t align, size_t size)
 {
 	struct mt_thread *t = &mt_tls;
-	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+	if (NOT_RECORDING(t)) {
 		if (MT_UNLIKELY(t->busy == MT_BUSY_OWN || !mt_ready())) {
 			if (align < sizeof(void *) || (align & (align - 1)))
 				return EINVAL;
@@ -169,7 +193,7 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 	}
 	t->busy = 1;
 	struct mtrace_record *r = mt_reserve(t, 1);
-	uint64_t t0 = start_ticks();
+	uint64_t t0 = start_ticks(t);
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
 	record_alloc(t, r, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size, align,
@@ -187,7 +211,7 @@ MT_API void free(void *p)
 	struct mt_thread *t = &mt_tls;
 	if (MT_UNLIKELY(mt_is_boot_ptr(p)))
 		return;   /* bootstrap blocks are never given back */
-	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+	if (NOT_RECORDING(t)) {
 		if (MT_LIKELY(mt_ready()))
 			mt_real.free(p);
 		return;
@@ -196,9 +220,9 @@ MT_API void free(void *p)
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
 	   point before the allocator can hand the block to another thread */
 	struct mtrace_record *r = mt_reserve(t, 0);
-	uint64_t ts = mt_ticks_before();
+	uint64_t ts = ticks_before(t);
 	unsigned flags = ptr_info(p);
-	if (MT_LIKELY(r != NULL && !mt_g.durations)) {
+	if (MT_LIKELY(r != NULL && !mt_hot->durations)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
 		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0, 0, 0);
@@ -207,7 +231,7 @@ MT_API void free(void *p)
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
 			mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0,
-				      0, mt_ticks_after() - ts);
+				      0, ticks_after(t) - ts);
 	}
 	t->busy = 0;
 }
@@ -230,7 +254,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, 
 				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
 				  size_t size, size_t arg2, int failed, int err)
 {
-	uint64_t t1 = mt_ticks_after();
+	uint64_t t1 = ticks_after(t);
 	uint64_t usable;
 	unsigned flags = pflags | result_info(p, &usable);
 	if (brk_now() != brk0)
@@ -247,14 +271,14 @@ MT_API void *realloc(void *old, size_t size)
 	struct mt_thread *t = &mt_tls;
 	if (MT_UNLIKELY(mt_is_boot_ptr(old)))
 		return boot_realloc(old, size);
-	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+	if (NOT_RECORDING(t)) {
 		if (MT_UNLIKELY(!mt_ready()))
 			return old ? NULL : mt_boot_alloc(size, 16);
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
 	struct mtrace_record *r = mt_reserve(t, 0);
-	uint64_t t0 = mt_ticks_before();
+	uint64_t t0 = ticks_before(t);
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
@@ -277,14 +301,14 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 		}
 		return boot_realloc(old, total);
 	}
-	if (MT_UNLIKELY(t->busy | !mt_g.active)) {
+	if (NOT_RECORDING(t)) {
 		if (MT_UNLIKELY(!mt_ready()))
 			return NULL;
 		return mt_real.reallocarray(old, n, size);
 	}
 	t->busy = 1;
 	struct mtrace_record *r = mt_reserve(t, 0);
-	uint64_t t0 = mt_ticks_before();
+	uint64_t t0 = ticks_before(t);
 	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.reallocarray(old, n, size);

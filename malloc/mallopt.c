@@ -27,12 +27,13 @@ MT_API int mallopt(int param, int value)
 	if (r == 1) {
 		for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
 			if (mtrace_mallopt_params[i].param == param) {
-				pthread_mutex_lock(&mt_g.lock);
+				struct mt_lock_state ls;
+				mt_lock(&ls);
 				mt_g.mallopt_set |= 1u << i;
 				mt_g.mallopt_value[i] = value;
-				if (mt_g.fd >= 0 && !mt_g.failed)
+				if (mt_g.have_file && !mt_g.failed)
 					mt_header_mallopt();
-				pthread_mutex_unlock(&mt_g.lock);
+				mt_unlock(&ls);
 			}
 	}
 	errno = err;

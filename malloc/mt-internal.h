@@ -4,8 +4,12 @@
  *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
  *   writer.c     handing out chunks of records: windows, disk reservation, thread exit
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
- *   tracefile.c  creating, naming, finishing the trace file and its header
- *   control.c    the public mtrace_* API and fork handling
+ *   tracefile.c  creating, naming, finishing the trace file and its header; messages
+ *   control.c    initialisation, the lock, and the public mtrace_* API
+ *   process.c    new processes (fork, and children made without it), _exit
+ *   guard.c      what the program does to the process that the tracer must see first:
+ *                sandboxes, the time-stamp counter switched off, memory locked, the trace's
+ *                own mappings unmapped or replaced
  *   clock.c      the tick counter
  */
 #ifndef MT_INTERNAL_H
@@ -14,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/types.h>
 #include "mtrace-trace.h"
 #include "clock.h"
@@ -22,7 +27,6 @@
 #define MT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
-#define MT_HIGH_FD  512         /* our descriptors live at or above this number */
 
 /* ---------------------------------------------------------------------------------------------
    The allocator beneath us
@@ -79,6 +83,9 @@ struct mt_thread {
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
 	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
 	                                   each counted as it is handed out */
+	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
+	                                   thread (PR_SET_TSC): its clock is read another way */
+	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
 	                                   next calls come to mt_reserve_slow until one allocates */
@@ -97,7 +104,8 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_WINDOW_SHIFT 24
 #define MT_MAX_WINDOWS  (1u << 12)
 #endif
-#define MT_WINDOW_SIZE  ((uint64_t)1 << MT_WINDOW_SHIFT)
+#define MT_WINDOW_SHIFT_MIN 22  /* 4 MiB: under an address-space limit (RLIMIT_AS) */
+#define MT_WINDOW_SIZE  ((uint64_t)1 << mt_g.win_shift)
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_RESERVE ((uint64_t)64 << 10) /* a new file's first reservation */
 #define MT_FIRST_CHUNK  1024u           /* a thread's first chunk: small, threads may be short */
@@ -110,29 +118,48 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
 #endif
 
-struct mt_global {
-	/* hot: read by every call */
+/* What every call reads: one cache line in a page of its own that a child made by any kind of
+   fork (fork, _Fork, clone, syscall(SYS_fork)) finds zeroed (MADV_WIPEONFORK): it then sees
+   tracing off and alive 0, and its first call sets it up as a new process before it could
+   write into the parent's file.  Written only under the lock; each field has a cold copy in
+   mt_g, which the child keeps. */
+struct mt_hot {
 	volatile int active;            /* recording now */
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
 	int durations;                  /* MTRACE_HF_DURATIONS */
-	int pad0;
-	char pad1[64 - 16];
+	volatile int alive;             /* 1 in the process that set the page up */
+};
+extern struct mt_hot *mt_hot;
 
-	/* cold: under lock */
+struct mt_global {
 	pthread_mutex_t lock;
-	int fd;                         /* -1 when no file is open */
+	/* cold copies of struct mt_hot, for a child whose page was wiped */
+	int active;
+	uint32_t gen;
+	int durations;
+	int hot_wipes;                  /* mt_hot is a MADV_WIPEONFORK page (Linux 4.14) */
+	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
+	pid_t pid;                      /* the process the trace file belongs to */
+
+	int fd;                         /* the trace file, open only while the lock is held; -1 */
+	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
-	int quiet;
+	int quiet;                      /* no informational lines (see mt_info) */
 	int private_header;             /* leave exe/cmdline out */
 	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int paused;
 	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
+	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
+	                                   call of ours from now on (guard.c) */
+	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
+	                                   mapped unlocked (guard.c) */
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
 	dev_t dev;
 	ino_t ino;
+	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
 	uint64_t start_ticks, start_ns; /* the calibration reference */
@@ -147,6 +174,7 @@ struct mt_global {
 	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
 	uint32_t pop_file_id;           /* the file pop_end is about */
 	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
+	uint32_t drop_win[4];           /* windows writers drop pages in now, or MT_NO_WINDOW */
 	uint64_t pop_end;               /* the file's pages below this are populated */
 	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
 	/* what the writers populated themselves: the file's pages below wpop_end (of file
@@ -155,7 +183,7 @@ struct mt_global {
 	uint32_t wpop_file_id;
 	uint64_t wpop_end;
 };
-enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_OFF };
+enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_QUITTING, MT_POP_OFF };
 extern struct mt_global mt_g;
 
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
@@ -172,6 +200,21 @@ struct mt_names {
 };
 extern struct mt_names mt_names;
 
+/* control.c: the lock.  Every path that takes it from a program's thread blocks the signals a
+   handler could interrupt it with (a handler that forks, exits or calls the API would wait for
+   the lock its own thread holds) and turns cancellation off (the lock is held across system
+   calls that are cancellation points); unlocking closes the trace file's descriptor, which is
+   open only while the lock is held, so the program never meets a descriptor of ours. */
+struct mt_lock_state {
+	sigset_t old;
+	int cancel;
+};
+void mt_lock(struct mt_lock_state *s);
+void mt_unlock(struct mt_lock_state *s);
+void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
+void mt_new_gen(void);                 /* under lock: every chunk goes stale */
+void mt_init_once(void);
+
 /* writer.c */
 struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start);
 void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
@@ -181,6 +224,7 @@ void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
 unsigned long long mt_count_records(void);           /* under lock: every record written */
 void mt_thread_key_init(void);
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
+void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
 int  mt_map_window(uint32_t w);                      /* under lock */
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
@@ -190,6 +234,10 @@ int  mt_populated(uint64_t end);       /* under lock: is the file populated belo
 int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start the thread,
                                           -1 it is due but may_start is 0 */
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
+void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
+int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
+void mt_drop_done(int pin);            /* under lock */
+int  mt_drop_pinned(uint32_t w);       /* under lock */
 void mt_populate_init(void);           /* once, at initialisation */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
@@ -199,16 +247,51 @@ int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
 void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
                                                       reason: enum mtrace_stop_reason */
-int  mt_reopen(void);                              /* under lock: after the program closed our fd */
-int  mt_fd_ours(int reopen);                       /* under lock: is mt_g.fd (still) our file? */
+int  mt_file_fd(void);                             /* under lock: the file's descriptor, opened
+                                                      (by name, the same file checked) if it is
+                                                      not: -1 if the file is gone */
+void mt_file_fd_close(void);                       /* under lock */
 void mt_warn(const char *msg1, const char *msg2, int err);
-void mt_stderr_init(void);                         /* once, at initialisation */
+void mt_info(const char *msg1, const char *msg2);
+void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
-/* control.c */
-void mt_init_once(void);
+/* process.c */
+void mt_new_process(void);             /* a child: trace into a file of its own */
+void mt_fork_init(void);
+static inline int mt_new_process_due(void)
+{
+	return !mt_hot->alive && mt_g.hot_set;
+}
+
+/* The clock outside the hot path, in whatever thread: a thread the program switched the TSC off
+   for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
+uint64_t mt_ticks_soft(void);          /* guard.c */
+uint64_t mt_ns_soft(void);             /* guard.c */
+static inline uint64_t mt_ticks_now(void)
+{
+	return MT_UNLIKELY(mt_tls.notsc) ? mt_ticks_soft() : mt_ticks_before();
+}
+static inline uint64_t mt_ns_now(void)
+{
+	return MT_UNLIKELY(mt_tls.notsc) ? mt_ns_soft() : mt_monotonic_ns();
+}
+
+/* guard.c: the functions of libc the tracer wraps, for its own calls */
+struct mt_libc {
+	void *(*mmap)(void *, size_t, int, int, int, int64_t);   /* libc's mmap64 */
+	int (*munmap)(void *, size_t);
+	int (*mprotect)(void *, size_t, int);
+	long (*syscall)(long, ...);
+	void (*exit)(int);
+};
+extern struct mt_libc mt_libc;
+void mt_guard_init(void);
+int mt_overlaps_trace(const void *addr, size_t len); /* not under lock */
+void mt_trace_overlapped(const void *addr, size_t len, const char *what);
+void mt_tsc_check(struct mt_thread *t);
 
 /* ---------------------------------------------------------------------------------------------
    The record fast path
@@ -218,7 +301,7 @@ void mt_init_once(void);
    call may start the populating thread (see mt_populate_wanted). */
 static inline struct mtrace_record *mt_reserve(struct mt_thread *t, int may_start)
 {
-	if (MT_LIKELY(t->cur != t->end && t->gen == mt_g.gen)) {
+	if (MT_LIKELY(t->cur != t->end && t->gen == mt_hot->gen)) {
 		/* records are written as a stream of fresh cache lines: ask for ownership of the line
 		   16 records ahead so its fetch overlaps the calls in between (a hint: never faults) */
 		__builtin_prefetch(t->cur + 16, 1, 0);

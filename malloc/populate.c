@@ -54,8 +54,10 @@
    its trace (it grew by a whole 256 MiB window, and without end for a program whose exiting
    threads leave small chunks everywhere).  A writer still holding a chunk back there takes a
    minor fault on its next record.  From MT_DROP_LAG behind the writers, MT_DROP_STEP at once. */
-#define MT_DROP_LAG   ((uint64_t)8 << 20)
+#define MT_DROP_LAG   ((uint64_t)4 << 20)
 #define MT_DROP_STEP  ((uint64_t)4 << 20)
+#define MT_DROP_FORCE ((uint64_t)4 << 20)    /* how far the thread may fall behind (mt_drop_claim) */
+#define MT_SWEEP_EVERY ((uint64_t)32 << 20)  /* see next_sweep */
 
 static pthread_cond_t pop_cond;   /* on CLOCK_MONOTONIC: set up by init_cond() */
 static uint64_t page_size = 4096;
@@ -64,8 +66,11 @@ static uint64_t page_size = 4096;
    takes the kernel 20 ms or so, which the writer that released the last chunk of a window
    would otherwise spend under the lock.  Under lock. */
 #define MT_POP_UNMAPS 8
-static char *unmap_queue[MT_POP_UNMAPS];
+static struct { char *base; size_t size; } unmap_queue[MT_POP_UNMAPS];
 static int n_unmap;
+
+static pthread_t pop_thread;
+static int pop_joinable;    /* pop_thread was started and not joined */
 
 /* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
 static ssize_t read_proc(const char *path, char *buf, size_t cap)
@@ -179,7 +184,8 @@ int mt_populate_unmap(char *base)
 {
 	if (mt_g.pop_state != MT_POP_RUNNING || n_unmap == MT_POP_UNMAPS)
 		return 0;
-	unmap_queue[n_unmap++] = base;
+	unmap_queue[n_unmap].base = base;
+	unmap_queue[n_unmap++].size = MT_WINDOW_SIZE;
 	if (mt_g.pop_waiting) {
 		mt_g.pop_waiting = 0;
 		pthread_cond_signal(&pop_cond);
@@ -208,39 +214,115 @@ int mt_populate_wanted(int may_start)
 static uint32_t drop_file_id;   /* the file drop_end is about */
 static uint64_t drop_end;       /* the file's pages below this were dropped (or never mapped) */
 
-/* Under lock: the next range to drop, [*from, *to) in window *w, or 0 if none is due. */
-static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w)
+/* A thread that writes slowly (python's, waiting for the interpreter lock) may hold its chunk
+   past the drop line: its pages are then dropped under it and made resident again as it goes
+   on.  So every MT_SWEEP_EVERY of dropping, what lies behind the line is dropped once more, a
+   step at a time (no page there: the kernel only walks the page tables).  What the trace adds
+   to the program's memory is then bounded whatever the number of threads. */
+static uint64_t sweep_pos, sweep_to, sweep_next;
+
+/* Under lock: the next step of the sweep, [*from, *to) in window *w, or 0. */
+static int next_sweep(uint64_t *from, uint64_t *to, uint32_t *w)
 {
-	if (mt_g.fd < 0 || !mt_g.active)
+	if (sweep_pos >= sweep_to) {
+		if (drop_end < sweep_next)
+			return 0;
+		sweep_pos = (uint64_t)mt_g.win_lo << mt_g.win_shift;
+		sweep_to = drop_end;
+		sweep_next = drop_end + MT_SWEEP_EVERY;
+	}
+	while (sweep_pos < sweep_to) {
+		uint64_t wend = ((sweep_pos >> mt_g.win_shift) + 1) << mt_g.win_shift;
+		*w = (uint32_t)(sweep_pos >> mt_g.win_shift);
+		if (mt_win[*w] != NULL) {
+			*from = sweep_pos;
+			*to = sweep_pos + MT_DROP_STEP < sweep_to ? sweep_pos + MT_DROP_STEP : sweep_to;
+			if (*to > wend)
+				*to = wend;
+			sweep_pos = *to;
+			return 1;
+		}
+		sweep_pos = wend;
+	}
+	return 0;
+}
+
+/* Under lock: the next range to drop, [*from, *to) in window *w, or 0 if none is due: pages
+   lag bytes behind the writers and more.  Claimed at once (drop_end moves past it). */
+static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
+{
+	if (!mt_g.have_file || !mt_g.active)
 		return 0;
 	if (drop_file_id != mt_g.file_id) {
 		drop_file_id = mt_g.file_id;
-		drop_end = 0;
+		drop_end = sweep_pos = sweep_to = sweep_next = 0;
 	}
-	uint64_t goal = mt_g.next_off > MT_DROP_LAG ? (mt_g.next_off - MT_DROP_LAG) & ~(page_size - 1) : 0;
+	uint64_t goal = mt_g.next_off > lag ? (mt_g.next_off - lag) & ~(page_size - 1) : 0;
 	if (goal < drop_end + MT_DROP_STEP)
 		return 0;
 	for (;;) {
-		uint64_t wend = ((drop_end >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
-		*w = (uint32_t)(drop_end >> MT_WINDOW_SHIFT);
+		uint64_t wend = ((drop_end >> mt_g.win_shift) + 1) << mt_g.win_shift;
+		*w = (uint32_t)(drop_end >> mt_g.win_shift);
 		if (mt_win[*w] != NULL)
 			break;
 		drop_end = wend;   /* unmapped already: nothing there to drop */
 		if (drop_end >= goal)
 			return 0;
 	}
-	uint64_t wend = ((drop_end >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	uint64_t wend = ((drop_end >> mt_g.win_shift) + 1) << mt_g.win_shift;
 	*from = drop_end;
 	*to = goal < drop_end + MT_DROP_STEP ? goal : drop_end + MT_DROP_STEP;
 	if (*to > wend)
 		*to = wend;
+	drop_end = *to;
 	return 1;
+}
+
+/* Under lock, by a writer: when the thread lags far behind (the program's threads keep every
+   core busy) or there is none, a writer drops a step of pages itself, so that the trace's
+   share of the program's memory stays bounded.  A pin for the range, whose window stays
+   mapped until mt_drop_done; or -1. */
+int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
+{
+	int pin = 0;
+	while (pin < 4 && mt_g.drop_win[pin] != MT_NO_WINDOW)
+		pin++;
+	if (pin == 4 || !mt_g.have_file)
+		return -1;
+	if (drop_file_id != mt_g.file_id) {
+		drop_file_id = mt_g.file_id;
+		drop_end = sweep_pos = sweep_to = sweep_next = 0;
+	}
+	if (mt_g.next_off - drop_end <= MT_DROP_LAG + MT_DROP_FORCE ||
+	    !next_drop(from, to, w, MT_DROP_LAG)) {
+		if (mt_g.pop_state == MT_POP_RUNNING || !next_sweep(from, to, w))
+			return -1;   /* (the thread sweeps when there is one) */
+	}
+	mt_g.drop_win[pin] = *w;
+	return pin;
+}
+
+/* Under lock: the writer's drop is done. */
+void mt_drop_done(int pin)
+{
+	uint32_t w = mt_g.drop_win[pin];
+	mt_g.drop_win[pin] = MT_NO_WINDOW;
+	if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
+		mt_maybe_unmap(w);
+}
+
+int mt_drop_pinned(uint32_t w)
+{
+	for (int i = 0; i < 4; i++)
+		if (mt_g.drop_win[i] == w)
+			return 1;
+	return 0;
 }
 
 /* Under lock: the next range to populate, [*from, *to) in window *w, or 0 if there is none now. */
 static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 {
-	if (mt_g.fd < 0 || !mt_g.active)
+	if (!mt_g.have_file || !mt_g.active)
 		return 0;
 	if (mt_g.pop_file_id != mt_g.file_id) {
 		mt_g.pop_file_id = mt_g.file_id;
@@ -255,7 +337,7 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 	if (lo >= goal)
 		return 0;
 	uint64_t hi = lo + MT_POP_STEP < goal ? lo + MT_POP_STEP : goal;
-	uint64_t wend = ((lo >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	uint64_t wend = ((lo >> mt_g.win_shift) + 1) << mt_g.win_shift;
 	if (hi > wend)
 		hi = wend;
 	if (hi > mt_g.reserved_end) {
@@ -268,7 +350,7 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 				return 0;
 		}
 	}
-	*w = (uint32_t)(lo >> MT_WINDOW_SHIFT);
+	*w = (uint32_t)(lo >> mt_g.win_shift);
 	if (*w >= MT_MAX_WINDOWS || mt_map_window(*w) < 0)
 		return 0;
 	*from = lo;
@@ -276,75 +358,123 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 	return 1;
 }
 
+/* The thread's lock: its signals are all blocked and it is never cancelled, so it needs none of
+   mt_lock's care, but the descriptor it may open is closed as every holder's is. */
+static void pop_lock(void)
+{
+	pthread_mutex_lock(&mt_g.lock);
+}
+
+static void pop_unlock(void)
+{
+	mt_file_fd_close();
+	pthread_mutex_unlock(&mt_g.lock);
+}
+
+/* Under lock: MADV_DONTNEED on [from, to) of window w, pinned while the lock is let go. */
+static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
+{
+	char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
+	mt_g.pop_win = w;   /* pinned: nobody unmaps it under us */
+	pop_unlock();
+	madvise(base, (size_t)(to - from), MADV_DONTNEED);
+	pop_lock();
+	mt_g.pop_win = MT_NO_WINDOW;
+	if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
+		mt_maybe_unmap(w);
+}
+
 static void *pop_main(void *unused)
 {
 	(void)unused;
 	mt_tls.busy = 1;   /* whatever this thread allocates is not the program's */
-	pthread_mutex_lock(&mt_g.lock);
+	mt_tsc_check(&mt_tls);   /* (created with the TSC off if its creator was) */
+	pop_lock();
 	for (;;) {
 		uint64_t from, to;
 		uint32_t w;
+		if (mt_g.pop_state == MT_POP_QUITTING)
+			break;
 		if (n_unmap) {
-			char *base = unmap_queue[--n_unmap];
-			pthread_mutex_unlock(&mt_g.lock);
-			munmap(base, MT_WINDOW_SIZE);
-			pthread_mutex_lock(&mt_g.lock);
+			n_unmap--;
+			char *base = unmap_queue[n_unmap].base;
+			size_t size = unmap_queue[n_unmap].size;
+			pop_unlock();
+			mt_libc.munmap(base, size);
+			pop_lock();
 			continue;
 		}
-		if (next_drop(&from, &to, &w)) {
-			char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
-			mt_g.pop_win = w;   /* pinned: nobody unmaps it under us */
-			pthread_mutex_unlock(&mt_g.lock);
-			madvise(base, (size_t)(to - from), MADV_DONTNEED);
-			pthread_mutex_lock(&mt_g.lock);
-			mt_g.pop_win = MT_NO_WINDOW;
-			drop_end = to;
-			if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
-				mt_maybe_unmap(w);
+		if (next_drop(&from, &to, &w, MT_DROP_LAG)) {
+			drop_pages(from, to, w);
+			continue;
+		}
+		if (next_sweep(&from, &to, &w)) {
+			drop_pages(from, to, w);
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
-			struct timespec until;
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_nsec += MT_POP_IDLE_NS;
-			if (until.tv_nsec >= 1000000000L)
-				until.tv_sec++, until.tv_nsec -= 1000000000L;
+			uint64_t wake = mt_ns_now() + MT_POP_IDLE_NS;
+			struct timespec until = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
 			mt_g.pop_waiting = 1;
 			if (pthread_cond_timedwait(&pop_cond, &mt_g.lock, &until) == ETIMEDOUT &&
-			    mt_g.pop_waiting && n_unmap == 0 && alone()) {
+			    mt_g.pop_waiting && n_unmap == 0 && mt_g.pop_state != MT_POP_QUITTING &&
+			    alone()) {
 				/* the program's threads have all ended: end too, the last thread, and
 				   glibc calls exit(0), whose handlers are the program's (traced) */
-				mt_g.pop_state = MT_POP_OFF;
-				mt_g.pop_waiting = 0;
-				pthread_mutex_unlock(&mt_g.lock);
-				mt_tls.busy = 0;
-				return NULL;
+				break;
 			}
 			continue;
 		}
 		uint32_t file_id = mt_g.file_id;
 		char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
 		mt_g.pop_win = w;
-		pthread_mutex_unlock(&mt_g.lock);
+		pop_unlock();
 
 		int r = madvise(base, (size_t)(to - from), MADV_POPULATE_WRITE);
 
-		pthread_mutex_lock(&mt_g.lock);
+		pop_lock();
 		mt_g.pop_win = MT_NO_WINDOW;
 		if (r != 0 && errno != EINTR && errno != EAGAIN && file_id == mt_g.file_id &&
 		    mt_g.active) {
 			/* an old kernel (EINVAL) or something we do not understand: the writers go
 			   on populating their own chunks, as without this thread.  (An error after a
 			   stop, which cut the file short, is no reason to give up.) */
-			mt_g.pop_state = MT_POP_OFF;
-			pthread_mutex_unlock(&mt_g.lock);
-			return NULL;
+			break;
 		}
 		if (r == 0 && file_id == mt_g.file_id && to > mt_g.pop_end)
 			mt_g.pop_end = to;
-		if (file_id == mt_g.file_id && mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
+		if (file_id == mt_g.file_id && mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
 			mt_maybe_unmap(w);   /* the writers left it while we were in it */
 	}
+	mt_g.pop_state = MT_POP_OFF;
+	mt_g.pop_waiting = 0;
+	while (n_unmap) {   /* (the writers unmap their windows themselves from now on) */
+		n_unmap--;
+		mt_libc.munmap(unmap_queue[n_unmap].base, unmap_queue[n_unmap].size);
+	}
+	pop_unlock();
+	mt_tls.busy = 0;
+	return NULL;
+}
+
+/* Before a sandbox forbids what the thread does: have it end, and wait until it has (joined:
+   even its last system calls are done).  Not under lock. */
+void mt_populate_quit(void)
+{
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	while (mt_g.pop_state == MT_POP_STARTING) {   /* another thread is creating it */
+		mt_unlock(&ls);
+		sched_yield();
+		mt_lock(&ls);
+	}
+	int joinable = pop_joinable;
+	pop_joinable = 0;
+	mt_g.pop_state = mt_g.pop_state == MT_POP_RUNNING ? MT_POP_QUITTING : MT_POP_OFF;
+	pthread_cond_signal(&pop_cond);
+	mt_unlock(&ls);
+	if (joinable)
+		pthread_join(pop_thread, NULL);   /* (cancellation is off: see mt_lock) */
 }
 
 /* The thread's deadlines are on CLOCK_MONOTONIC: the wall clock may jump. */
@@ -370,7 +500,8 @@ void mt_populate_start(void)
 		pthread_attr_t attr;
 		pthread_t th;
 		if (pthread_attr_init(&attr) == 0) {
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			/* joinable, so that a sandbox can wait for it to be gone (it is never joined
+			   otherwise: it ends with the process, or alone as the last thread) */
 			pthread_attr_setstacksize(&attr, 64 * 1024);
 			/* the ordinary policy, whatever the creating thread's: a real-time policy
 			   inherited would let our kernel work preempt the program's threads */
@@ -385,6 +516,8 @@ void mt_populate_start(void)
 			uint8_t busy = mt_tls.busy;
 			mt_tls.busy = MT_BUSY_OWN;
 			ok = pthread_create(&th, &attr, pop_main, NULL) == 0;
+			if (ok)
+				pop_thread = th, pop_joinable = 1;
 			mt_tls.busy = busy;
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			pthread_attr_destroy(&attr);
@@ -392,10 +525,11 @@ void mt_populate_start(void)
 				pthread_setname_np(th, "mtrace-populate");
 		}
 	}
-	pthread_mutex_lock(&mt_g.lock);
+	struct mt_lock_state ls;
+	mt_lock(&ls);
 	if (mt_g.pop_state == MT_POP_STARTING)
 		mt_g.pop_state = ok ? MT_POP_RUNNING : MT_POP_OFF;
-	pthread_mutex_unlock(&mt_g.lock);
+	mt_unlock(&ls);
 }
 
 /* The child of fork has only the forking thread, and copies of windows the parent's thread had
@@ -403,14 +537,19 @@ void mt_populate_start(void)
 void mt_populate_fork_child(void)
 {
 	init_cond();
-	while (n_unmap)
-		munmap(unmap_queue[--n_unmap], MT_WINDOW_SIZE);
-	if (mt_g.pop_state != MT_POP_OFF)
-		mt_g.pop_state = MT_POP_NONE;
+	while (n_unmap) {
+		n_unmap--;
+		mt_libc.munmap(unmap_queue[n_unmap].base, unmap_queue[n_unmap].size);
+	}
+	pop_joinable = 0;
+	if (mt_g.pop_state != MT_POP_OFF || mt_g.sandboxed)
+		mt_g.pop_state = mt_g.sandboxed ? MT_POP_OFF : MT_POP_NONE;
 	mt_g.pop_waiting = 0;
 	mt_g.pop_win = MT_NO_WINDOW;
+	for (int i = 0; i < 4; i++)
+		mt_g.drop_win[i] = MT_NO_WINDOW;
 	mt_g.pop_end = 0;
 	mt_g.pop_file_id = 0;
 	drop_file_id = 0;
-	drop_end = 0;
+	drop_end = sweep_pos = sweep_to = sweep_next = 0;
 }

@@ -6,9 +6,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "mt-internal.h"
@@ -53,79 +56,80 @@ static const char *err_text(int err)
 	return "error";
 }
 
-/* Our own copy of the program's stderr, taken at initialisation, with its identity: a daemon
-   may close every descriptor and get fd 2 back for its log file, and a warning must never land
-   in a file of the program's. */
-static int err_fd = -1;
-static dev_t err_dev;
-static ino_t err_ino;
-
-void mt_stderr_init(void)
+/* Messages go to the program's stderr as it is at the moment (we hold no descriptor of our own),
+   in one write each (so that lines of processes do not mix) and of any length.  Informational
+   lines ("writing to", "N entries recorded") only when asked: MTRACE_CTL_VERBOSE, or stderr a
+   terminal and MTRACE_CTL_QUIET unset (a user trying the preload by hand sees them; programs
+   whose stderr is read, test suites, never do).  Warnings that tracing stopped always print. */
+void mt_messages_init(void)
 {
-	struct stat st;
-	if (fstat(2, &st) < 0)
-		return;
-	err_fd = fcntl(2, F_DUPFD_CLOEXEC, MT_HIGH_FD);   /* out of the way of the program's numbers */
-	if (err_fd < 0)
-		err_fd = 2;   /* RLIMIT_NOFILE too low: use 2 itself, still checked before each write */
-	err_dev = st.st_dev;
-	err_ino = st.st_ino;
+	const char *v = secure_getenv("MTRACE_CTL_VERBOSE"), *q = secure_getenv("MTRACE_CTL_QUIET");
+	int verbose = v && *v && strcmp(v, "0") != 0, quiet = q && *q && strcmp(q, "0") != 0;
+	mt_g.quiet = !verbose && (quiet || !isatty(2));
 }
 
-/* "mtrace-ctl: MSG1 MSG2: error text\n" in one write (so lines of processes don't mix).
-   Warnings always print, while our stderr is still the one we were given: a user must learn
-   that tracing stopped. */
-void mt_warn(const char *msg1, const char *msg2, int err)
+static void say(const char *msg1, const char *msg2, int err)
 {
-	struct stat st;
-	if (err_fd < 0 || fstat(err_fd, &st) < 0 || st.st_dev != err_dev || st.st_ino != err_ino)
-		return;
-	char buf[1024];
-	size_t n = append(buf, 0, sizeof buf - 1, "mtrace-ctl: ");
-	n = append(buf, n, sizeof buf - 1, msg1);
+	struct iovec iov[6];
+	int n = 0;
+#define PIECE(s) (iov[n].iov_base = (void *)(s), iov[n].iov_len = strlen(s), n++)
+	PIECE("mtrace-ctl: ");
+	PIECE(msg1);
 	if (msg2) {
-		n = append(buf, n, sizeof buf - 1, " ");
-		n = append(buf, n, sizeof buf - 1, msg2);
+		PIECE(" ");
+		PIECE(msg2);
 	}
 	if (err) {
-		n = append(buf, n, sizeof buf - 1, ": ");
-		n = append(buf, n, sizeof buf - 1, err_text(err));
+		PIECE(": ");
+		PIECE(err_text(err));
 	}
-	buf[n++] = '\n';
-	ssize_t w = write(err_fd, buf, n);
+	PIECE("\n");
+#undef PIECE
+	ssize_t w = writev(2, iov, n);
 	(void)w;
 }
 
-/* Informational lines ("writing to", "N entries recorded"): MTRACE_CTL_QUIET silences them. */
-static void mt_info(const char *msg1, const char *msg2)
+void mt_warn(const char *msg1, const char *msg2, int err)
+{
+	say(msg1, msg2, err);
+}
+
+void mt_info(const char *msg1, const char *msg2)
 {
 	if (!mt_g.quiet)
-		mt_warn(msg1, msg2, 0);
+		say(msg1, msg2, 0);
 }
 
 /* Under lock: tracing stops for good (for this file); the program goes on untouched.  The
    header says so at once (its block exists, so this needs no space), for a process that never
-   stops cleanly: readers then know the records end early, and why. */
+   stops cleanly: readers then know the records end early, and why.  what: the warning, or
+   NULL for an end that is no failure (a sandbox: the process is told nothing). */
 void mt_fail(unsigned reason, const char *what, int err)
 {
 	if (mt_g.failed)
 		return;
 	mt_g.failed = 1;
-	mt_g.active = 0;
-	mt_g.gen++;
+	mt_set_active(0);
+	mt_new_gen();
 	hdr.flags |= MTRACE_HF_STOPPED_EARLY;
 	hdr.stop_reason = reason;
 	hdr.stop_errno = err;
 	mt_header_update(0);
-	char msg[256];
-	size_t n = append(msg, 0, sizeof msg - 1, what);
+	if (what == NULL)
+		return;
+	static const char tail[] = "; tracing stopped, the program goes on";
+	struct iovec iov[6] = { { "mtrace-ctl: ", 12 }, { (void *)what, strlen(what) } };
+	int n = 2;
 	if (err) {
-		n = append(msg, n, sizeof msg - 1, ": ");
-		n = append(msg, n, sizeof msg - 1, err_text(err));
+		iov[n++] = (struct iovec){ ": ", 2 };
+		iov[n].iov_base = (void *)err_text(err);
+		iov[n].iov_len = strlen(iov[n].iov_base);
+		n++;
 	}
-	n = append(msg, n, sizeof msg - 1, "; tracing stopped, the program goes on");
-	msg[n] = 0;
-	mt_warn(msg, NULL, 0);
+	iov[n++] = (struct iovec){ (void *)tail, sizeof tail - 1 };
+	iov[n++] = (struct iovec){ "\n", 1 };
+	ssize_t w = writev(2, iov, n);
+	(void)w;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -174,13 +178,25 @@ static void header_init(char *page, pid_t ppid)
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
 		    (mt_g.bypassed ? MTRACE_HF_BYPASSED : 0);
-	struct timespec rt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	mt_g.start_ns = mt_monotonic_ns();
-	mt_g.start_ticks = mt_ticks_before();
+	struct timespec rt = { 0, 0 };
+	if (MT_UNLIKELY(mt_tls.notsc)) {
+		/* the vDSO would read the TSC; and a thread that cannot read it keeps the
+		   calibration it inherited */
+		mt_libc.syscall(SYS_clock_gettime, CLOCK_REALTIME, &rt);
+		uint64_t ticks = mt_ticks_soft(), ns = mt_ns_soft();
+		mt_g.start_ticks = ticks;
+		mt_g.start_ns = ns;
+		if (mt_g.ticks_per_sec == 0)
+			mt_g.ticks_per_sec = 1000000000u;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &rt);
+		mt_g.start_ns = mt_monotonic_ns();
+		mt_g.start_ticks = mt_ticks_before();
+		mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
+	}
 	hdr.start_time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	hdr.start_ticks = mt_g.start_ticks;
-	hdr.ticks_per_sec = mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
+	hdr.ticks_per_sec = mt_g.ticks_per_sec;
 	hdr.pid = (int32_t)getpid();
 	hdr.ppid = (int32_t)ppid;
 	hdr.mallopt_set = mt_g.mallopt_set;   /* (set before this file: a fork child's parent's) */
@@ -229,36 +245,59 @@ void mt_header_mallopt(void)
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
 void mt_header_update(int finished)
 {
-	if (mt_g.fd < 0 || !mt_fd_ours(1))
+	int fd = mt_g.have_file ? mt_file_fd() : -1;
+	if (fd < 0)
 		return;
-	uint64_t ns = mt_monotonic_ns();
-	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && ns - mt_g.start_ns >= 1000000) {
+	uint64_t ns = mt_ns_now();
+	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && !mt_tls.notsc && ns - mt_g.start_ns >= 1000000) {
 		uint64_t ticks = mt_ticks_before();
 		hdr.ticks_per_sec = (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 /
 					       (double)(ns - mt_g.start_ns));
 	}
 	if (finished) {
-		hdr.stop_ticks = mt_ticks_before();
+		hdr.stop_ticks = mt_ticks_now();
 		if (!mt_g.failed)
 			hdr.flags |= MTRACE_HF_FINISHED;
 	}
-	ssize_t w = pwrite(mt_g.fd, &hdr, sizeof hdr, 0);
+	ssize_t w = pwrite(fd, &hdr, sizeof hdr, 0);
 	(void)w;   /* the header's block exists already: this cannot run out of space */
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The descriptor: open only while the lock is held, so that the program never meets it (in
+   /proc/self/fd, a closefrom, the numbers its opens get, its children).  Opened again by name
+   when needed: never through a symbolic link, and only while it is still the same file.
+   ------------------------------------------------------------------------------------------- */
+
+int mt_file_fd(void)
+{
+	if (mt_g.fd >= 0)
+		return mt_g.fd;
+	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_dev != mt_g.dev || st.st_ino != mt_g.ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return mt_g.fd = fd;
+}
+
+void mt_file_fd_close(void)
+{
+	if (mt_g.fd >= 0) {
+		int e = errno;
+		close(mt_g.fd);
+		mt_g.fd = -1;
+		errno = e;
+	}
 }
 
 /* ---------------------------------------------------------------------------------------------
    Opening and finishing
    ------------------------------------------------------------------------------------------- */
-
-/* Move fd above the numbers programs use: a program may expect its first open() to return 3. */
-static int move_high(int fd)
-{
-	int h = fcntl(fd, F_DUPFD_CLOEXEC, MT_HIGH_FD);
-	if (h < 0)
-		return fd;   /* RLIMIT_NOFILE too low: keep the low number */
-	close(fd);
-	return h;
-}
 
 /* BASE.<pid>, or BASE.<pid>.<n> with the first n not taken; never through a symlink. */
 static int create_file(const char *base, char *path, size_t cap)
@@ -277,43 +316,15 @@ static int create_file(const char *base, char *path, size_t cap)
 		}
 		path[at] = 0;
 		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return move_high(fd);
-		if (errno != EEXIST)
+		if (fd >= 0 || errno != EEXIST)
 			return fd;
 	}
 	errno = EEXIST;
 	return -1;
 }
 
-/* Is mt_g.fd still our file?  A daemon may have closed every descriptor and the number may
-   now be one of its files, which we must never write, truncate or close.  With reopen, a lost
-   file is opened again by its name (1 if that worked). */
-int mt_fd_ours(int reopen)
-{
-	struct stat st;
-	if (mt_g.fd >= 0 && fstat(mt_g.fd, &st) == 0 && st.st_dev == mt_g.dev && st.st_ino == mt_g.ino)
-		return 1;
-	return reopen && mt_reopen() == 0;
-}
-
-/* Under lock: our descriptor was closed by the program (a daemon's closefrom): open the file
-   again by name - never through a symlink, and only if it is still the same file - and keep
-   the new descriptor high.  0, or -1. */
-int mt_reopen(void)
-{
-	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || st.st_dev != mt_g.dev || st.st_ino != mt_g.ino) {
-		close(fd);
-		return -1;
-	}
-	mt_g.fd = move_high(fd);
-	return 0;
-}
-
+/* The file's name, a line in the manifest (mtracectl's list); one write, whole (O_APPEND).
+   No buffer on the stack: a fork child may run this on a handler's small stack. */
 static void add_to_manifest(void)
 {
 	if (!mt_names.manifest[0])
@@ -321,12 +332,23 @@ static void add_to_manifest(void)
 	int fd = open(mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	char line[sizeof mt_names.path + 1];
-	size_t n = append(line, 0, sizeof line - 1, mt_names.path);
-	line[n++] = '\n';
-	ssize_t w = write(fd, line, n);   /* O_APPEND: one line per write, whole */
+	struct iovec line[2] = { { mt_names.path, strlen(mt_names.path) }, { "\n", 1 } };
+	ssize_t w = writev(fd, line, 2);
 	(void)w;
 	close(fd);
+}
+
+/* A window's size: 256 MiB of address space, unless the process has a limit on its address
+   space (RLIMIT_AS), which the windows count against: then a 64th of the limit, 4 MiB at least
+   (a program that gets 600 MiB under a 683 MiB limit untraced must get it traced). */
+static unsigned window_shift(void)
+{
+	struct rlimit rl;
+	unsigned shift = MT_WINDOW_SHIFT;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		while (shift > MT_WINDOW_SHIFT_MIN && ((uint64_t)1 << shift) > rl.rlim_cur / 64)
+			shift--;
+	return shift;
 }
 
 /* Under lock.  Returns 0, or -1 with errno (after one warning). */
@@ -360,61 +382,58 @@ int mt_file_open(const char *base, pid_t ppid)
 	}
 	struct stat st;
 	fstat(fd, &st);
+	mt_file_fd_close();   /* (none is open under the lock but this one) */
 	mt_g.dev = st.st_dev;
 	mt_g.ino = st.st_ino;
 	mt_g.fd = fd;
 	mt_g.failed = 0;
+	mt_g.pid = getpid();
 	header_init(page, ppid);
 	if (pwrite(fd, page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
 		int e = errno ? errno : ENOSPC;
 		mt_warn("cannot write trace file", mt_names.path, e);
-		close(fd);
+		mt_file_fd_close();
 		unlink(mt_names.path);
-		mt_g.fd = -1;
 		errno = e;
 		return -1;
 	}
+	mt_g.have_file = 1;
 	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
 	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0, mt_win_held[w] = 0;
 	mt_g.win_lo = mt_g.win_hi = 0;
+	mt_g.win_shift = window_shift();
 	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
 	mt_g.released = 0;
 	mt_g.file_id++;
-	mt_g.gen++;
+	mt_new_gen();
 	mt_info("writing to", mt_names.path);
 	add_to_manifest();
 	return 0;
 }
 
-/* Under lock: stop recording, complete the header, trim the file, close it. */
+/* Under lock: stop recording, complete the header, trim the file, give it up. */
 void mt_file_finish(struct mt_thread *self)
 {
-	if (mt_g.fd < 0)
+	if (!mt_g.have_file)
 		return;
-	mt_g.active = 0;
+	mt_set_active(0);
 	mt_release_locked(self);
-	mt_g.gen++;
+	mt_new_gen();
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
-	if (mt_fd_ours(1)) {   /* (else the number is the program's now: leave it alone) */
-		mt_header_update(1);
-		/* every chunk ever handed out lies below next_off, so writers still finishing a
-		   record never touch the part cut off */
-		if (ftruncate(mt_g.fd, (off_t)mt_g.next_off) < 0) {
-			/* keeps the reserved tail: unwritten records, which readers skip */
-		}
-		close(mt_g.fd);
+	mt_header_update(1);
+	/* every chunk ever handed out lies below next_off, so writers still finishing a record
+	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
+	   which readers skip.  (A file that is no longer ours, mt_file_fd says, is left alone.) */
+	int fd = mt_file_fd();
+	if (fd >= 0 && ftruncate(fd, (off_t)mt_g.next_off) < 0) {
 	}
 	mt_unmap_idle_windows();
-	mt_g.fd = -1;
+	mt_g.have_file = 0;
 	char num[24];
 	num[mt_fmt_u64(num, recorded)] = 0;
-	char msg[64];
-	size_t n = append(msg, 0, sizeof msg - 1, num);
-	n = append(msg, n, sizeof msg - 1, " entries recorded");
-	msg[n] = 0;
-	mt_info(msg, NULL);
+	mt_info(num, "entries recorded");
 }

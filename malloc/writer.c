@@ -97,14 +97,15 @@ int mt_extend_file(uint64_t need_end, int quiet)
 			return -1;
 		}
 	}
-	if (!mt_fd_ours(!quiet)) {
+	int fd = mt_file_fd();
+	if (fd < 0) {
 		if (!quiet)
-			mt_fail(MTRACE_STOP_CLOSED, "the program closed the trace file and it cannot be opened again", EBADF);
+			mt_fail(MTRACE_STOP_CLOSED, "the trace file was removed or replaced and cannot be opened again", errno);
 		return -1;
 	}
-	if (reserve(mt_g.fd, cur, target) < 0) {
+	if (reserve(fd, cur, target) < 0) {
 		/* maybe there is room for what is needed now, if not for the step */
-		if (target == need_end || reserve(mt_g.fd, cur, need_end) < 0) {
+		if (target == need_end || reserve(fd, cur, need_end) < 0) {
 			if (!quiet)
 				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace", errno);
 			return -1;
@@ -126,23 +127,31 @@ int mt_extend_file(uint64_t need_end, int quiet)
    No MADV_HUGEPAGE: with THP defrag at its default ("madvise") that advice makes faults compact
    memory synchronously, which cost more than it saved (python benchmark 2.37 s -> 2.11 s
    without it). */
-static void *map_window(uint32_t w)
+static void *map_window(int fd, uint32_t w)
 {
-	char *area = mmap(NULL, MT_WINDOW_SIZE + MT_HUGE, PROT_NONE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *area = mt_libc.mmap(NULL, MT_WINDOW_SIZE + MT_HUGE, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED)
 		return MAP_FAILED;
 	char *at = (char *)(((uintptr_t)area + (uintptr_t)MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
-	void *m = mmap(at, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mt_g.fd,
-		       (off_t)((uint64_t)w << MT_WINDOW_SHIFT));
+	/* after the program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole
+	   when it is mapped accessible: mapped inaccessible, unlocked, then opened up instead */
+	int lockfree = mt_g.mlock_future;
+	void *m = mt_libc.mmap(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_FIXED, fd, (int64_t)((uint64_t)w << mt_g.win_shift));
+	if (m != MAP_FAILED && lockfree &&
+	    (munlock(m, MT_WINDOW_SIZE) != 0 || mt_libc.mprotect(m, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE) != 0))
+		m = MAP_FAILED;
 	if (m == MAP_FAILED) {
-		munmap(area, MT_WINDOW_SIZE + MT_HUGE);
+		int e = errno;
+		mt_libc.munmap(area, MT_WINDOW_SIZE + MT_HUGE);
+		errno = e;
 		return MAP_FAILED;
 	}
 	if (at > area)
-		munmap(area, (size_t)(at - area));
+		mt_libc.munmap(area, (size_t)(at - area));
 	if (at + MT_WINDOW_SIZE < area + MT_WINDOW_SIZE + MT_HUGE)
-		munmap(at + MT_WINDOW_SIZE, (size_t)(area + MT_WINDOW_SIZE + MT_HUGE - (at + MT_WINDOW_SIZE)));
+		mt_libc.munmap(at + MT_WINDOW_SIZE, (size_t)(area + MT_WINDOW_SIZE + MT_HUGE - (at + MT_WINDOW_SIZE)));
 	return m;
 }
 
@@ -155,11 +164,10 @@ int mt_map_window(uint32_t w)
 {
 	if (mt_win[w] != NULL)
 		return 0;
-	if (!mt_fd_ours(1)) {   /* never map a file of the program's that took our number */
-		errno = EBADF;
+	int fd = mt_file_fd();
+	if (fd < 0)
 		return -1;
-	}
-	void *m = map_window(w);
+	void *m = map_window(fd, w);
 	if (m == MAP_FAILED)
 		return -1;
 	mt_win[w] = m;
@@ -172,7 +180,7 @@ int mt_map_window(uint32_t w)
 
 static uint64_t window_handed(uint32_t w)
 {
-	uint64_t lo = (uint64_t)w << MT_WINDOW_SHIFT, hi = lo + MT_WINDOW_SIZE;
+	uint64_t lo = (uint64_t)w << mt_g.win_shift, hi = lo + MT_WINDOW_SIZE;
 	if (mt_g.next_off <= lo)
 		return 0;   /* mapped ahead by the populating thread */
 	return mt_g.next_off >= hi ? MT_WINDOW_SIZE : mt_g.next_off - lo;
@@ -182,10 +190,23 @@ static uint64_t window_handed(uint32_t w)
    thread is not working in it (the populating thread does the unmapping when it can). */
 void mt_maybe_unmap(uint32_t w)
 {
-	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w) && w != mt_g.pop_win) {
+	if (mt_win[w] != NULL && mt_win_done[w] == window_handed(w) && w != mt_g.pop_win &&
+	    !mt_drop_pinned(w)) {
 		if (!mt_populate_unmap(mt_win[w]))
-			munmap(mt_win[w], MT_WINDOW_SIZE);
+			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
 		mt_win[w] = NULL;
+	}
+}
+
+/* Under lock: the program took the windows meeting [lo, lo + len) over (unmapped, protected or
+   mapped over them): they are not ours to unmap any more. */
+void mt_forget_windows(void *lo, size_t len)
+{
+	uintptr_t a = (uintptr_t)lo, b = a + len;
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
+		uintptr_t base = (uintptr_t)mt_win[w];
+		if (base && a < base + MT_WINDOW_SIZE && base < b)
+			mt_win[w] = NULL;
 	}
 }
 
@@ -195,14 +216,15 @@ void mt_release_locked(struct mt_thread *t)
 {
 	if (t->start == NULL)
 		return;
-	if (t->file_id == mt_g.file_id && mt_g.fd >= 0) {
+	if (t->file_id == mt_g.file_id && mt_g.have_file) {
 		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
 			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1));
-		uint32_t w = (uint32_t)(t->chunk_off >> MT_WINDOW_SHIFT);
-		mt_win_done[w] += (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
+		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
+		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
+		mt_win_done[w] += len;
 		if (!t->exiting)   /* (an exit chunk was never counted as held) */
 			mt_win_held[w]--;
-		if (mt_g.next_off >= ((uint64_t)w + 1) << MT_WINDOW_SHIFT)
+		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
 			mt_maybe_unmap(w);   /* the window is behind the writers: give it back */
 	}
 	t->start = t->cur = t->end = t->last = NULL;
@@ -212,9 +234,10 @@ void mt_release_chunk(struct mt_thread *t)
 {
 	if (t->start == NULL)
 		return;
-	pthread_mutex_lock(&mt_g.lock);
+	struct mt_lock_state ls;
+	mt_lock(&ls);
 	mt_release_locked(t);
-	pthread_mutex_unlock(&mt_g.lock);
+	mt_unlock(&ls);
 }
 
 /* Under lock: n records of the chunk at file offset off are counted (its thread released it,
@@ -222,7 +245,7 @@ void mt_release_chunk(struct mt_thread *t)
 void mt_count_released(uint64_t off, uint64_t n)
 {
 	mt_g.released += n;
-	mt_win_count[off >> MT_WINDOW_SHIFT] += n;
+	mt_win_count[off >> mt_g.win_shift] += n;
 }
 
 /* Under lock: the records written so far.  Windows whose chunks are all released have theirs
@@ -256,52 +279,53 @@ void mt_unmap_idle_windows(void)
 		mt_maybe_unmap(w);
 }
 
-struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
+/* Is t's chunk record still what t wrote there?  A program that mapped something over the trace
+   (with a system call of its own: its libc calls are seen before, in guard.c) has replaced it:
+   zeros, or its own data.  Three loads, where the records are written anyway. */
+static int chunk_intact(const struct mt_thread *t)
 {
-	int saved_errno = errno;
-	struct mtrace_record *r = NULL;
-	if (!mt_g.active)
-		goto out;
-	if (t->tid == 0)
-		t->tid = (uint32_t)gettid();
-	if (t->start_due) {
-		/* the detour start_due set up: the chunk still has room */
-		if (t->cur < t->last && t->gen == mt_g.gen && t->file_id == mt_g.file_id &&
-		    !t->exiting) {
-			r = t->cur++;
-			if (!may_start) {
-				t->end = t->cur;   /* another free: around once more */
-				goto out;
-			}
-			t->start_due = 0;
-			t->end = t->last;
-			pthread_mutex_lock(&mt_g.lock);
-			int start = mt_populate_wanted(1) > 0;
-			pthread_mutex_unlock(&mt_g.lock);
-			if (start)
-				mt_populate_start();
-			goto out;
-		}
-		t->start_due = 0;   /* a new chunk is due anyway */
-	}
+	const struct mtrace_record *c = t->start;
+	return c->call == MTRACE_CALL_CHUNK && c->tid == t->tid &&
+	       c->size == (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE &&
+	       c->arg2 == (uint64_t)(uint32_t)mt_g.pid;
+}
 
-	pthread_mutex_lock(&mt_g.lock);
+/* What take_chunk leaves for the slow path to do once the lock is released. */
+struct chunk_out {
+	int fresh;                      /* a new chunk: its record is to be written */
+	int drop;                       /* pages to drop: [drop_from, drop_to) of window drop_w,
+	                                   pinned by pin drop (or -1) */
+	uint64_t drop_from, drop_to;
+	uint32_t drop_w;
+	int start_helper;               /* mt_populate_wanted's answer */
+	char *pop_at;                   /* pages to populate, or NULL */
+	size_t pop_len;
+	uint64_t ts, prev, len;         /* the chunk record's fields */
+};
+
+/* Under lock, from the slow path: the next record for t, from its exiting chunk or a new one. */
+static struct mtrace_record *take_chunk(struct mt_thread *t, int may_start, struct chunk_out *o)
+{
 	if (t->exiting && t->start && t->cur < t->last && t->file_id == mt_g.file_id &&
-	    t->gen == mt_g.gen && mt_g.active && mt_g.fd >= 0) {
+	    t->gen == mt_g.gen && mt_g.active && mt_g.have_file) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted here */
 		mt_count_released(t->chunk_off, 1);
-		r = t->cur++;
+		struct mtrace_record *r = t->cur++;
 		t->end = t->cur;
-		pthread_mutex_unlock(&mt_g.lock);
-		goto out;
+		return r;
+	}
+	if (t->start && t->file_id == mt_g.file_id && t->gen == mt_g.gen && mt_g.have_file &&
+	    !chunk_intact(t)) {
+		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own memory: "
+			"records written there since its last check are in the program's memory", 0);
+		mt_forget_windows(t->start, MTRACE_RECORD_SIZE);
+		t->start = t->cur = t->end = t->last = NULL;
 	}
 	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
 	mt_release_locked(t);
-	if (!mt_g.active || mt_g.fd < 0) {
-		pthread_mutex_unlock(&mt_g.lock);
-		goto out;
-	}
+	if (!mt_g.active || !mt_g.have_file)
+		return NULL;
 	uint64_t off = mt_g.next_off;
 	/* small while the thread is new, doubling up to MT_CHUNK (a short thread leaves little
 	   unused space, whose pages cost as much to populate as used ones); small again once it
@@ -311,89 +335,147 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	if (prev && !t->exiting && t->chunk_len)
 		want = t->chunk_len >= MT_CHUNK / 2 ? MT_CHUNK : t->chunk_len * 2;
 	uint64_t len = want;
-	uint64_t wend = ((off >> MT_WINDOW_SHIFT) + 1) << MT_WINDOW_SHIFT;
+	uint64_t wend = ((off >> mt_g.win_shift) + 1) << mt_g.win_shift;
 	if (off + len > wend)
 		len = wend - off;   /* chunks never straddle windows */
-	uint32_t w = (uint32_t)(off >> MT_WINDOW_SHIFT);
+	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
 	if (w >= MT_MAX_WINDOWS) {
 		mt_fail(MTRACE_STOP_TOO_LARGE, "the trace reached the largest size this build supports", EFBIG);
-		pthread_mutex_unlock(&mt_g.lock);
-		goto out;
+		return NULL;
 	}
-	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0) {
-		pthread_mutex_unlock(&mt_g.lock);
-		goto out;
-	}
+	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0)
+		return NULL;
 	if (mt_map_window(w) < 0) {
-		mt_fail(errno == EBADF ? MTRACE_STOP_CLOSED : MTRACE_STOP_MAP, "cannot map the trace file", errno);
-		pthread_mutex_unlock(&mt_g.lock);
-		goto out;
+		mt_fail(errno == ESTALE ? MTRACE_STOP_CLOSED : MTRACE_STOP_MAP,
+			mt_g.mlock_future ? "cannot map the trace file (the program locks its memory with "
+			"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
+		return NULL;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_g.next_off = off + len;
-	uint32_t gen = mt_g.gen, file_id = mt_g.file_id;
-	/* read under the lock: chunk timestamps then never decrease in file order, which lets a
-	   reader merge threads while streaming */
-	uint64_t taken = mt_ticks_before();
 	if (t->exiting)
 		mt_count_released(off, 1);   /* the record handed out below (nothing can fail now) */
 	else
 		mt_win_held[w]++;
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
-	int start_helper = mt_populate_wanted(may_start);
+	o->start_helper = mt_populate_wanted(may_start);
 	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that
 	   call has not finished yet, a page fault does the rest: nothing is lost) */
 	uint64_t ps = (uint64_t)getpagesize();
 	uint64_t pop_lo = off & ~(ps - 1), pop_hi = (off + len + ps - 1) & ~(ps - 1);
 	if (!populated) {
-		if (mt_g.wpop_file_id != file_id) {
-			mt_g.wpop_file_id = file_id;
+		if (mt_g.wpop_file_id != mt_g.file_id) {
+			mt_g.wpop_file_id = mt_g.file_id;
 			mt_g.wpop_end = 0;
 		}
 		if (pop_lo < mt_g.wpop_end)
 			pop_lo = mt_g.wpop_end < pop_hi ? mt_g.wpop_end : pop_hi;
 		if (pop_hi > mt_g.wpop_end)
 			mt_g.wpop_end = pop_hi;
-		populated = pop_lo == pop_hi;
+		if (pop_lo < pop_hi) {   /* (pop_lo is in base's window: windows begin on pages) */
+			o->pop_at = base - (off - pop_lo);
+			o->pop_len = (size_t)(pop_hi - pop_lo);
+		}
 	}
-	pthread_mutex_unlock(&mt_g.lock);
 
-	if (MT_UNLIKELY(start_helper > 0))
-		mt_populate_start();
-	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
-	if (!populated)   /* (pop_lo is in base's window: windows begin on pages) */
-		madvise(base - (off - pop_lo), (size_t)(pop_hi - pop_lo), MADV_POPULATE_WRITE);
-
+	/* the chunk record's clock is read under the lock, so chunk timestamps never decrease in
+	   file order (which lets a reader merge threads while streaming); the record is written
+	   once the lock is released and its page populated */
+	o->drop = mt_drop_claim(&o->drop_from, &o->drop_to, &o->drop_w);
+	o->fresh = 1;
+	o->ts = mt_ticks_now();
+	o->prev = prev;
+	o->len = len;
 	struct mtrace_record *c = (struct mtrace_record *)base;
-	c->ts = taken;
-	c->ptr = prev;
-	c->result = 0;
-	c->size = len;
-	c->arg2 = 0;
-	c->usable = 0;
-	c->duration = 0;
-	mt_commit(c, t->tid, MTRACE_CALL_CHUNK, 0, 0);
 	t->start = c;
 	t->cur = c + 1;
 	t->end = t->last = c + len / MTRACE_RECORD_SIZE;
+	t->chunk_off = off;
+	t->chunk_len = want;
+	t->gen = mt_g.gen;
+	t->file_id = mt_g.file_id;
+	return t->cur;
+}
+
+struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
+{
+	int saved_errno = errno, cancel;
+	struct mtrace_record *r = NULL;
+	if (!mt_hot->active)
+		goto out0;
+	/* nothing here may be a cancellation point for the program's thread (see mt_lock) */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	if (MT_UNLIKELY(!mt_g.hot_wipes) && getpid() != mt_g.pid) {
+		/* a child made without fork() on a kernel without MADV_WIPEONFORK: it wrote into
+		   the parent's chunk until here, and goes on in a file of its own */
+		mt_new_process();
+		if (!mt_hot->active)
+			goto out;
+	}
+	if (t->tid == 0)
+		t->tid = (uint32_t)gettid();
+	if (!t->tsc_checked)
+		mt_tsc_check(t);
+	struct mt_lock_state ls;
+	if (t->start_due) {
+		/* the detour start_due set up: the chunk still has room */
+		if (t->cur < t->last && t->gen == mt_hot->gen && t->file_id == mt_g.file_id &&
+		    !t->exiting) {
+			r = t->cur++;
+			if (!may_start) {
+				t->end = t->cur;   /* another free: around once more */
+				goto out;
+			}
+			t->start_due = 0;
+			t->end = t->last;
+			mt_lock(&ls);
+			int start = mt_populate_wanted(1) > 0;
+			mt_unlock(&ls);
+			if (start)
+				mt_populate_start();
+			goto out;
+		}
+		t->start_due = 0;   /* a new chunk is due anyway */
+	}
+
+	struct chunk_out o = { .drop = -1 };
+	mt_lock(&ls);
+	r = take_chunk(t, may_start, &o);
+	mt_unlock(&ls);
+	if (r == NULL || !o.fresh)
+		goto out;   /* no record, or one of an exiting thread's chunk */
+
+	if (MT_UNLIKELY(o.start_helper > 0))
+		mt_populate_start();
+	/* one system call instead of one page fault per 4 KiB; failure (old kernel) is harmless */
+	if (o.pop_at)
+		madvise(o.pop_at, o.pop_len, MADV_POPULATE_WRITE);
+	if (MT_UNLIKELY(o.drop >= 0)) {
+		madvise(mt_win[o.drop_w] + (o.drop_from & (MT_WINDOW_SIZE - 1)),
+			(size_t)(o.drop_to - o.drop_from), MADV_DONTNEED);
+		mt_lock(&ls);
+		mt_drop_done(o.drop);
+		mt_unlock(&ls);
+	}
+	struct mtrace_record *c = t->start;
+	mt_put_record(c, t->tid, MTRACE_CALL_CHUNK, 0, 0, o.ts, o.prev, 0, o.len,
+		      (uint32_t)mt_g.pid, 0, 0);
 	if (t->exiting)
 		t->end = t->cur + 1;   /* its next record comes through here again, to be counted */
-	else if (MT_UNLIKELY(start_helper < 0)) {
+	else if (MT_UNLIKELY(o.start_helper < 0)) {
 		t->start_due = 1;      /* the next call comes through here again (see start_due) */
 		t->end = t->cur + 1;
 	}
-	t->chunk_off = off;
-	t->chunk_len = want;
-	t->gen = gen;
-	t->file_id = file_id;
 	if (!t->key_set && mt_g.key_ok) {
 		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the guard
 		   keeps that call out of the trace */
 		pthread_setspecific(mt_g.key, (void *)1);
 		t->key_set = 1;
 	}
-	r = t->cur++;
+	t->cur++;
 out:
+	pthread_setcancelstate(cancel, NULL);
+out0:
 	errno = saved_errno;
 	return r;
 }

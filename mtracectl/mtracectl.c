@@ -24,6 +24,9 @@
 #ifndef MTRACE_LIBDIR
 #define MTRACE_LIBDIR "/usr/local/lib"
 #endif
+#ifndef MTRACE_LIBDIR_FROM_BIN   /* the library directory as seen from the installed mtracectl's */
+#define MTRACE_LIBDIR_FROM_BIN "../lib"
+#endif
 
 static const char usage_text[] =
 	"Usage: mtracectl [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
@@ -73,16 +76,21 @@ static const char *find_lib(const char *given, char *buf, size_t cap)
 	const char *env = getenv("MTRACE_CTL_LIB");
 	if (env && *env)
 		return env;
-	char self[PATH_MAX - 32];
+	/* where it was installed, seen from this program (so also in a DESTDIR staging tree, or an
+	   installation moved elsewhere), then the build tree's ../lib */
+	char self[PATH_MAX - 64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0) {
 		self[n] = 0;
 		char *slash = strrchr(self, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(buf, cap, "%s/../lib/libmtracectl.so", self);
-			if (readable(buf))
-				return buf;
+			static const char *const rel[] = { MTRACE_LIBDIR_FROM_BIN, "../lib" };
+			for (int i = 0; i < 2; i++) {
+				snprintf(buf, cap, "%s/%s/libmtracectl.so", self, rel[i]);
+				if (readable(buf))
+					return buf;
+			}
 		}
 	}
 	snprintf(buf, cap, "%s/libmtracectl.so", MTRACE_LIBDIR);

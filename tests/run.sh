@@ -18,8 +18,15 @@ for t in $tests; do
 	case $rc in
 	0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
 	77) skip=$((skip + 1)); echo "SKIP $name: $(tail -n 1 "$log")"; skipped="$skipped $name" ;;
-	*) fail=$((fail + 1)); echo "FAIL $name (exit $rc, ${secs}s); the end of $log:"
-	   tail -n 25 "$log" | sed 's/^/    /' ;;
+	*) fail=$((fail + 1)); echo "FAIL $name (exit $rc, ${secs}s), $log:"
+	   # the checks that failed, wherever they are in the log, then how it ended
+	   nots=$(grep -c '^not ok' "$log")
+	   if [ "$nots" -gt 0 ]; then
+		grep '^not ok' "$log" | head -n 40 | sed 's/^/    /'
+		[ "$nots" -gt 40 ] && echo "    ... $((nots - 40)) more not ok lines"
+		echo "    its last lines:"
+	   fi
+	   tail -n 10 "$log" | sed 's/^/    /' ;;
 	esac
 done
 [ $skip -gt 0 ] && echo "skipped ($skip):$skipped"

@@ -1,7 +1,7 @@
 # However a traced program ends (exit, _exit, abort, a signal, SIGKILL mid-run) it ends as it
 # would untraced, and its trace reads cleanly up to the last complete record.
 . tests/lib.sh
-for how in exit _exit abort segv term; do
+for how in exit _exit _Exit abort segv term; do
 	"$TP/dies" $how >/dev/null 2>&1; rc1=$?
 	traced "$TMP/d_$how" "$TP/dies" $how >/dev/null 2>&1; rc2=$?
 	eq "$how: same exit status" "$rc1" "$rc2"
@@ -12,6 +12,22 @@ for how in exit _exit abort segv term; do
 	# build runs a /bin/sh, which ends by _exit, per command; 2-4 MiB each before)
 	check "$how: the untrimmed file stays small ($(stat -c %s "$f") bytes)" test "$(stat -c %s "$f")" -le 65536
 done
+# _exit and _Exit finish the trace as exit() does (dash ends every process so, python's
+# multiprocessing workers too); a vfork child's _exit leaves its parent's trace alone
+for how in exit _exit _Exit; do
+	eq "$how: trace finished" 1 "$(count "$(one_file "$TMP/d_$how.*")" finished)"
+done
+traced "$TMP/vf" "$TP/dies" vfork >/dev/null 2>&1
+eq "vfork child's _exit: exit status" 0 "$?"
+f=$(one_file "$TMP/vf.*")
+eq "vfork child's _exit: the parent's calls after it are traced" 3 "$(count "$f" malloc 1008)"
+eq "vfork child's _exit: the parent's trace is finished by the parent" 1 "$(count "$f" finished)"
+if [ -x /bin/dash ]; then
+	traced "$TMP/sh" /bin/dash -c "\"$TP/dies\" exit; \"$TP/dies\" _exit; true" >/dev/null 2>&1
+	n=0; fin=0
+	for f in "$TMP"/sh.*; do n=$((n + 1)); fin=$((fin + $(count "$f" finished))); done
+	eq "dash and its children: every trace finished" "$n" "$fin"
+fi
 # a free the allocator aborts in (glibc detects this double free) is in the trace: its record
 # is complete before the allocator is called, which is what someone chasing heap corruption needs
 "$TP/dies" doublefree >/dev/null 2>&1; rc1=$?

@@ -80,6 +80,9 @@ grep -q '>calls completed (all threads)<' "$TMP/bycalls.svg" && ok "trace_plot: 
 grep -q 'time (paced replays: where they were in it)<' "$TMP/bytime.svg" && ok "trace_plot: paced: by the program's time" || bad "trace_plot: paced: not by time"
 "$BIN/trace_plot" -o "$TMP/mixed.svg" "$TMP/p.wl" "$TMP/pace.tsv" "$TMP/fast.tsv" 2>/dev/null; eq "trace_plot: paced and unpaced: exit 0" 0 "$?"
 grep -q '>calls completed (all threads)<' "$TMP/mixed.svg" && ok "trace_plot: paced and unpaced: by calls" || bad "trace_plot: mixed: not by calls"
+if command -v python3 >/dev/null; then   # read back: no overlaps, units on the axes (t_charts.sh)
+	python3 tests/svgcheck.py "$TMP/bycalls.svg" "$TMP/bytime.svg" >"$TMP/chk"; eq "trace_plot: the charts read well" 0 "$?"
+fi
 "$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/p.wl" 2>"$TMP/err"; eq "trace_plot: the workload alone: exit 2" 2 "$?"
 cut -f 1-4 "$TMP/fast.tsv" >"$TMP/old.tsv"
 "$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/p.wl" "$TMP/old.tsv" 2>"$TMP/err"; eq "trace_plot: a timeline without calls: exit 2" 2 "$?"

@@ -1,6 +1,6 @@
 # The populating thread (malloc/populate.c): it starts only once a trace has grown past 16 MiB,
-# never with MTRACE_CTL_NOTHREAD=1 or after the program installed a seccomp filter (but under one
-# it was started with, as in a container, it does), blocks every signal, really takes
+# never with MTRACE_CTL_NOTHREAD=1 or after the program installed a seccomp filter (which ends
+# the trace; but under one it was started with, as in a container, it does), blocks every signal, really takes
 # the page population off the program's thread, leaves the trace exact, comes back in a forked
 # child and survives stop/start, is never started from a free (which glibc may call holding a
 # lock pthread_create takes), and a full disk or a file size limit still gets one warning.
@@ -38,7 +38,10 @@ eq "untraced: none (the check itself sees none)" "threads 0" "$(sed -n 1p "$TMP/
 
 if traced "$TMP/c" "$TP/popcheck" $N seccomp >"$TMP/out" 2>"$TMP/err"; then
 	eq "under a seccomp filter of the program's own: no thread" "threads 0" "$(sed -n 1p "$TMP/out")"
-	exact "under a seccomp filter" $N "$(one_file "$TMP/c.*")"
+	f=$(one_file "$TMP/c.*")
+	check "under a seccomp filter: trace validates" "$BIN/trace_dump" -c "$f"
+	"$BIN/trace_dump" -H "$f" | grep -q 'seccomp' && ok "under a seccomp filter: the trace ends before it, and says why" ||
+		bad "under a seccomp filter: $("$BIN/trace_dump" -H "$f" | grep status)"
 	traced "$TMP/e" "$TP/popcheck" $N seccomp-exec >"$TMP/out"
 	eq "started under a filter (as in a container): the thread" "threads 1" "$(sed -n 1p "$TMP/out")"
 else

@@ -6,8 +6,14 @@ chmod 755 "$TMP"
 mkdir "$TMP/evil"; chmod 777 "$TMP/evil"
 cp "$TP/api_secure" "$TMP/sec"
 chmod 755 "$TMP/sec"
+# the unprivileged user may not reach the build (a checkout in a private directory): the
+# control run finds libmtrace in a copy beside the program (the setuid run, as root, reaches
+# it through the program's absolute RUNPATH, as it must: secure mode ignores the environment)
+mkdir "$TMP/lib"
+cp -P "$ROOT/$B/lib"/libmtrace.so* "$TMP/lib/"
+chmod -R a+rX "$TMP/lib"
 # control: not setuid, the variable is honoured
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/evil/x" "$TMP/sec")
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$TMP/lib" MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/evil/x" "$TMP/sec")
 case "$out" in "$TMP/evil/x."*) ok "not setuid: MTRACE_CTL_FILE chooses the file ($out)" ;; *) bad "control run: '$out'" ;; esac
 rm -f "$TMP"/evil/*
 chown root:root "$TMP/sec"; chmod 4755 "$TMP/sec"

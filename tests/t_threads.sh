@@ -20,7 +20,7 @@ eq "400 threads x 100 malloc(777)" 40000 "$(count "$f" malloc 777)"
 u=$(count "$f" unwritten)
 check "threads of 200 calls leave little unused space ($u unwritten records for 400 threads)" test "$u" -lt 30000
 # the closing count includes what exiting threads record after their exit destructor
-MTRACE_CTL_FILE="$TMP/th3" LD_PRELOAD="$LIB" "$TP/threads" 200 50 10 >/dev/null 2>"$TMP/err3"
+MTRACE_CTL_VERBOSE=1 MTRACE_CTL_FILE="$TMP/th3" LD_PRELOAD="$LIB" "$TP/threads" 200 50 10 >/dev/null 2>"$TMP/err3"
 f=$(one_file "$TMP/th3.*")
 eq "stderr: 'N entries recorded', N every record in the file (200 threads)" \
 	"mtrace-ctl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/err3")"

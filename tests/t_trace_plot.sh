@@ -1,6 +1,5 @@
 # trace_plot: every kind of chart is well-formed, self-contained SVG with labelled axes in
-# units; bad input is refused; where Debian's chromium is installed, a chart renders to a PNG
-# that is not blank.
+# units; bad input is refused.  (How the charts read, and their rendering: t_charts.)
 . tests/lib.sh
 PL="$BIN/trace_plot"
 xmlok() { # FILE: well-formed XML?
@@ -19,7 +18,7 @@ grep -q '<polyline' "$TMP/live.svg" && ok "live: a line" || bad "live: no line"
 grep -q '>live requested bytes<' "$TMP/live.svg" && grep -q '>allocations per second<' "$TMP/live.svg" && ok "live: both axes named" || bad "live: axis labels"
 grep -q '[0-9] \(KiB\|MiB\|B\)<' "$TMP/live.svg" && ok "live: byte ticks in units" || bad "live: byte ticks"
 grep -q '[0-9] \(ms\|s\|us\)<' "$TMP/live.svg" && ok "live: time ticks in units" || bad "live: time ticks"
-ge "sizes: bars" 3 "$(grep -c '<rect x=.* fill="#1f77b4"' "$TMP/sizes.svg")"
+ge "sizes: bars" 3 "$(grep -c '<rect class="bar"' "$TMP/sizes.svg")"
 grep -q '>requested size<' "$TMP/sizes.svg" && ok "sizes: axis named" || bad "sizes: axis"
 
 "$ROOT/$B/bin/trace2wl" -q "$TMP/w.wl" "$t"
@@ -33,7 +32,7 @@ grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RS
 "$PL" -o "$TMP/cmp.svg" "$TMP/cmp.csv" 2>/dev/null; eq "compare: exit 0" 0 "$?"
 check "compare: well-formed XML" xmlok "$TMP/cmp.svg"
 grep -q '>glibc<' "$TMP/cmp.svg" && grep -q '>wall time<' "$TMP/cmp.svg" && grep -q '>Max RSS<' "$TMP/cmp.svg" && ok "compare: bars per allocator for time and RSS" || bad "compare chart"
-grep -q '>malloc p99<' "$TMP/cmp.svg" && grep -q '>free p99<' "$TMP/cmp.svg" && ok "compare: the 99th percentiles of malloc and free" || bad "compare: no percentile panels"
+grep -q '>malloc p99 (cycles)<' "$TMP/cmp.svg" && grep -q '>free p99 (cycles)<' "$TMP/cmp.svg" && ok "compare: the 99th percentiles of malloc and free" || bad "compare: no percentile panels"
 # a column with settings: its name holds a comma, quoted in the CSV (it was cut there)
 "$ROOT/$B/bin/trace_run" --compare 'glibc,glibc(MALLOC_ARENA_MAX=1,A=2)' --csv "$TMP/w.wl" >"$TMP/cmpq.csv"
 "$PL" -o "$TMP/cmpq.svg" "$TMP/cmpq.csv" 2>/dev/null; eq "compare, a quoted name: exit 0" 0 "$?"
@@ -41,7 +40,7 @@ grep -q '>glibc(MALLOC_ARENA_MAX=1,A=2)<' "$TMP/cmpq.svg" && ok "compare, a quot
 # a CSV of an older trace_run (no percentile columns) still draws its two panels
 awk -F, -v OFS=, '{ $0 = $0; n = split($0, f, ","); out = ""; for (i = 1; i <= n; i++) if (i <= 29 || i >= n - 1) out = out (out == "" ? "" : ",") f[i]; print out }' "$TMP/cmp.csv" >"$TMP/old.csv"
 "$PL" -o "$TMP/old.svg" "$TMP/old.csv" 2>/dev/null; eq "compare, an older CSV: exit 0" 0 "$?"
-grep -q '>Max RSS<' "$TMP/old.svg" && ! grep -q 'p99<' "$TMP/old.svg" && ok "compare, an older CSV: time and RSS, no percentile panel" || bad "old csv chart"
+grep -q '>Max RSS<' "$TMP/old.svg" && ! grep -q 'p99' "$TMP/old.svg" && ok "compare, an older CSV: time and RSS, no percentile panel" || bad "old csv chart"
 sed '2s/^\(\([^,]*,\)\{31\}\)[^,]*/\1x/' "$TMP/cmp.csv" >"$TMP/badp.csv"
 "$PL" -o "$TMP/badp.svg" "$TMP/badp.csv" 2>"$TMP/err"; eq "compare CSV with a malloc p99 of 'x': exit 1" 1 "$?"
 grep -q 'badp.csv: line 2: malloc_p99_cycles must be a number' "$TMP/err" && ok "compare CSV: a bad percentile named" || bad "bad p99: $(cat "$TMP/err")"
@@ -109,18 +108,6 @@ head -c 3000 "$t" >"$TMP/cut"
 "$PL" -k pie "$t" 2>/dev/null; eq "unknown kind: exit 2" 2 "$?"
 "$PL" --help | grep -q '^Usage: trace_plot' && ok "--help" || bad "--help"
 
-# a real browser
-if command -v chromium >/dev/null 2>&1 && command -v python3 >/dev/null; then
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$TMP/chrome" --window-size=900,560 --screenshot="$TMP/live.png" \
-		"file://$TMP/live.svg" >/dev/null 2>&1
-	check "chromium rendered the chart to a PNG" test -s "$TMP/live.png"
-	share=$(python3 tests/pngcheck.py "$TMP/live.png" 2>&1)
-	check "the rendering is not blank ($share of the pixels are ink)" awk -v s="$share" 'BEGIN { exit !(s > 0.005 && s < 0.6) }'
-else
-	echo "# chromium (or python3) is not installed: the rendering case is not run"
-fi
 # progress: -p forces it (stderr is no terminal here): both passes over the trace
 "$PL" -p -k live -o "$TMP/pg.svg" "$t" 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
 tr '\r' '\n' <"$TMP/err" | grep -q "^trace_plot: $t, time range: [0-9]*% " && tr '\r' '\n' <"$TMP/err" | grep -q "^trace_plot: $t: [0-9]*% " &&

@@ -11,7 +11,7 @@ listed_calls() { # TRACE: the calls mtracectl's list gives it
 for t in "$TMP"/w.*; do eq "listed with its calls: $(basename "$t")" "$(count "$t" calls)" "$(listed_calls "$t")"; done
 "$BIN/mtracectl" -o "$TMP/ex" -- "$TP/dies" _exit >/dev/null 2>"$TMP/err"
 t=$(one_file "$TMP/ex.*")
-"$BIN/trace_dump" -H "$t" | grep -q '^# status    not finished' && ok "_exit: the trace is not closed by the tracer" || bad "_exit: header says finished"
+"$BIN/trace_dump" -H "$t" | grep -q '^# status    finished' && ok "_exit: the trace is finished, as at exit()" || bad "_exit: $("$BIN/trace_dump" -H "$t" | grep '^# status')"
 eq "_exit: its calls counted all the same" "$(count "$t" calls)" "$(listed_calls "$t")"
 grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
 "$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"

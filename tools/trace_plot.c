@@ -23,9 +23,10 @@ static const char usage_text[] =
 	"  live      (a trace) live requested bytes over time, and the allocation rate\n"
 	"  sizes     (a trace) request sizes, power-of-two histogram\n"
 	"  lifetime  (a trace) block lifetimes, power-of-two histogram\n"
-	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid; with a\n"
-	"            workload among them, the program's anonymous RSS as traced beside the\n"
-	"            replays', by calls (by the program's time when every replay was paced)\n"
+	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
+	"            (--vmsize adds a panel of VmSize, the address space); with a workload\n"
+	"            among them, the program's anonymous RSS as traced beside the replays',\n"
+	"            by calls (by the program's time when every replay was paced)\n"
 	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
 	"            per allocator\n"
 	"  latency   (`trace_run --latency`, `trace_stats --latency` files) each call class's time\n"
@@ -36,7 +37,9 @@ static const char usage_text[] =
 	"  -t, --title=TEXT     the chart's title\n"
 	"  -l, --label=NAME     legend name of the next timeline or distribution (repeatable;\n"
 	"                       default: file names, the allocator for distributions)\n"
-	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560)\n"
+	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560;\n"
+	"                       300 x 300 at least)\n"
+	"      --vmsize         rss: VmSize too, in a panel of its own\n"
 	"  -p, --progress       show progress even when standard error is not a terminal (on a\n"
 	"                       terminal it shows after a second)\n"
 	"  -h, --help           show this help and exit\n"
@@ -209,15 +212,19 @@ static void plot_live(struct svg *s, const struct tracepass *p, int h)
 		if (p->hi[b] > ymax)
 			ymax = p->hi[b];
 	}
-	double top = 40, ph = (h - top) * 0.62;
+	double top = SVG_TOP, ph = (h - top) * 0.62;
+	s->headings = 1;   /* stacked panels: their titles the same way */
 	svg_panel(s, top, ph, 0, span, SVG_SECONDS, NULL, 0, ymax * 1.05, SVG_BYTES, "live requested bytes");
-	svg_line(s, x, y, n, colors[0], "live requested bytes (ideal RSS)");
+	svg_line(s, x, y, n, colors[0]);
 	svg_panel(s, top + ph, h - top - ph, 0, span, SVG_SECONDS, "time since the trace started", 0, rmax * 1.05,
 		  SVG_RATE, "allocations per second");
-	svg_line(s, rx, ry, NBINS, colors[1], NULL);
+	svg_line(s, rx, ry, NBINS, colors[1]);
 }
 
-static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu, int h)
+/* A power-of-two histogram: a bar per bucket from the first used to the last, named by its
+   lower bound */
+static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu, const char *counted,
+		      int h)
 {
 	int lo = NB, hi = -1;
 	for (int k = 0; k < NB; k++)
@@ -229,7 +236,7 @@ static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum s
 		lo = hi = 0;
 	static char labels[NB][40];
 	const char *names[NB];
-	double v[NB], vmax = 0;
+	double v[NB];
 	size_t m = 0;
 	for (int k = lo; k <= hi; k++) {
 		char a[32];
@@ -239,12 +246,9 @@ static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum s
 		snprintf(labels[m], sizeof labels[m], "%s%s", k == 0 ? "" : "\xe2\x89\xa5", svg_fmt(a, from, xu));
 		names[m] = labels[m];
 		v[m] = (double)n[k];
-		if (v[m] > vmax)
-			vmax = v[m];
 		m++;
 	}
-	svg_panel(s, 40, h - 40, 0, 1, SVG_COUNT, what, 0, vmax * 1.1, SVG_COUNT, "calls");
-	svg_bars(s, names, v, m, colors[0], SVG_COUNT);
+	svg_bar_panel(s, SVG_TOP, h - SVG_TOP, names, v, m, colors[0], SVG_COUNT, what, counted, 1, 1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -315,6 +319,7 @@ static void read_timeline(const char *path, struct series *s)
 	char line[1024];
 	unsigned long no = 0;
 	int ncol = 4;   /* the columns a line must have: the first four, and the later ones known */
+	static const char *const words[EXTRA_COLS - 3] = { "four", "five", "six", "seven", "eight" };
 	memset(s, 0, sizeof *s);
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
@@ -333,12 +338,12 @@ static void read_timeline(const char *path, struct series *s)
 		const char *p = line;
 		for (int k = 0; k < ncol; k++) {
 			if ((k && *p++ != '\t') || parse_amount(p, &p, &v[k]) < 0)
-				tool_die(EXIT_BADFILE, "%s: line %lu: not %d numbers (time, VmRSS, VmSize, "
-					  "ideal RSS%s: each a number from 0 to 10^18)", path, no, ncol,
+				tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers (time, VmRSS, VmSize, "
+					  "ideal RSS%s: each a number from 0 to 10^18)", path, no, words[ncol - 4],
 					  ncol > 4 ? ", and the later columns its header names" : "");
 		}
 		if (*p != 0 && *p != '\t')
-			tool_die(EXIT_BADFILE, "%s: line %lu: not %d numbers", path, no, ncol);
+			tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers", path, no, words[ncol - 4]);
 		double t = v[0], a = v[1], b = v[2], c = v[3];
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 1024;
@@ -411,43 +416,76 @@ static void plot_rss_program(struct svg *sv, char **paths, int n, const char **l
 		xmax = 1;
 	if (ymax <= 0)
 		ymax = 1;
-	svg_panel(sv, 40, h - 40, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT, bytime ?
+	const char **names = calloc((size_t)n + 1, sizeof *names), **cols = calloc((size_t)n + 1, sizeof *cols);
+	char (*lab)[300] = calloc((size_t)n, sizeof *lab);
+	if (!names || !cols || !lab)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	names[0] = "the program, as traced";
+	cols[0] = "#000";
+	for (int i = 0; i < n; i++) {
+		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
+		snprintf(lab[i], sizeof lab[i], "replay: %s", name);
+		names[i + 1] = lab[i];
+		cols[i + 1] = colors[i % 6];
+	}
+	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
+	svg_panel(sv, top, h - top, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT, bytime ?
 		  "the program's time (paced replays: where they were in it)" : "calls completed (all threads)",
 		  0, ymax * 1.05, SVG_BYTES, "anonymous RSS above the start");
-	svg_line(sv, px, py, m, "#000", "the program, as traced");
-	for (int i = 0; i < n; i++) {
-		char lab[300];
-		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
-		snprintf(lab, sizeof lab, "replay: %s", name);
-		svg_line(sv, s[i].t, s[i].anon, s[i].n, colors[i % 6], lab);
-	}
+	svg_line(sv, px, py, m, "#000");
+	for (int i = 0; i < n; i++)
+		svg_line(sv, s[i].t, s[i].anon, s[i].n, colors[i % 6]);
+	free(lab);
+	free(cols);
+	free(names);
 	free(px);
 	free(py);
 }
 
-static void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h)
+
+
+/* VmRSS and ideal RSS of each run over time; VmSize (the address space, often a hundred times
+   the RSS: it would flatten the others) only when asked, in a panel of its own below */
+static void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, int vmsize)
 {
 	struct series *s = calloc((size_t)n, sizeof *s);
-	double tmax = 0, ymax = 0;
+	const char **names = calloc((size_t)n + 1, sizeof *names), **cols = calloc((size_t)n + 1, sizeof *cols);
+	char (*lab)[300] = calloc((size_t)n, sizeof *lab);
+	if (!s || !names || !cols || !lab)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	double tmax = 0, ymax = 0, vmax = 0;
 	for (int i = 0; i < n; i++) {
 		read_timeline(paths[i], &s[i]);
 		for (size_t j = 0; j < s[i].n; j++) {
 			if (s[i].t[j] > tmax) tmax = s[i].t[j];
 			if (s[i].rss[j] > ymax) ymax = s[i].rss[j];
 			if (s[i].ideal[j] > ymax) ymax = s[i].ideal[j];
-			if (n == 1 && s[i].vsz[j] > ymax) ymax = s[i].vsz[j];
+			if (s[i].vsz[j] > vmax) vmax = s[i].vsz[j];
 		}
-	}
-	svg_panel(sv, 40, h - 40, 0, tmax, SVG_SECONDS, "time since the replay started", 0, ymax * 1.05, SVG_BYTES, "memory");
-	for (int i = 0; i < n; i++) {
-		char lab[300];
 		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
-		snprintf(lab, sizeof lab, n == 1 ? "VmRSS" : "VmRSS: %s", name);
-		svg_line(sv, s[i].t, s[i].rss, s[i].n, colors[i % 6], lab);
-		if (n == 1)
-			svg_line(sv, s[i].t, s[i].vsz, s[i].n, colors[2], "VmSize");
+		snprintf(lab[i], sizeof lab[i], n == 1 ? "VmRSS" : "VmRSS: %s", name);
+		names[i] = lab[i];
+		cols[i] = colors[i % 6];
 	}
-	svg_line(sv, s[0].t, s[0].ideal, s[0].n, "#000", "ideal RSS (requested bytes live)");
+	names[n] = "ideal RSS (requested bytes live)";
+	cols[n] = "#000";
+	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
+	double ph = vmsize ? (h - top) * 0.62 : h - top;
+	sv->headings = vmsize;   /* stacked panels: their titles the same way */
+	svg_panel(sv, top, ph, 0, tmax, SVG_SECONDS, vmsize ? NULL : "time since the replay started", 0, ymax * 1.05,
+		  SVG_BYTES, "resident memory");
+	for (int i = 0; i < n; i++)
+		svg_line(sv, s[i].t, s[i].rss, s[i].n, colors[i % 6]);
+	svg_line(sv, s[0].t, s[0].ideal, s[0].n, "#000");
+	if (vmsize) {
+		svg_panel(sv, top + ph, h - top - ph, 0, tmax, SVG_SECONDS, "time since the replay started", 0,
+			  vmax * 1.05, SVG_BYTES, "VmSize");
+		for (int i = 0; i < n; i++)
+			svg_line(sv, s[i].t, s[i].vsz, s[i].n, colors[i % 6]);
+	}
+	free(lab);
+	free(cols);
+	free(names);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -503,31 +541,28 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 	fclose(f);
 	if (n == 0)
 		tool_die(EXIT_BADFILE, "%s: no result lines", path);
-	double wm = 0, rm = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (w[i] > wm) wm = w[i];
-		if (r[i] > rm) rm = r[i];
-	}
 	/* and, from trace_run's percentiles (not in older CSVs, nor with --no-timing), the 99th of
 	   malloc and free: the calls a program waits longest for */
-	int panels = 2 + (p99[0] >= 0) + (p99[1] >= 0);
-	double ph = (h - 40) / (double)panels, top = 40;
-	svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, wm * 1.15, SVG_SECONDS, "wall time");
-	svg_bars(sv, np, w, n, colors[0], SVG_SECONDS);
-	top += ph;
-	svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, rm * 1.15, SVG_BYTES, "Max RSS");
-	svg_bars(sv, np, r, n, colors[1], SVG_BYTES);
-	for (int k = 0; k < 2; k++) {
-		if (p99[k] < 0)
-			continue;
-		double lm = 0;
-		for (size_t i = 0; i < n; i++)
-			if (lat[k][i] > lm)
-				lm = lat[k][i];
-		top += ph;
-		svg_panel(sv, top, ph, 0, 1, SVG_COUNT, NULL, 0, lm > 0 ? lm * 1.15 : 1, SVG_COUNT,
-			  k ? "free p99" : "malloc p99");   /* (in cycles: short, read down the axis) */
-		svg_bars(sv, np, lat[k], n, colors[2 + k], SVG_COUNT);
+	struct { const double *v; enum svg_unit u; const char *title, *color; } panel[4] = {
+		{ w, SVG_SECONDS, "wall time", colors[0] }, { r, SVG_BYTES, "Max RSS", colors[1] },
+	};
+	int panels = 2;
+	for (int k = 0; k < 2; k++)
+		if (p99[k] >= 0)
+			panel[panels++] = (typeof(panel[0])){ lat[k], SVG_COUNT, k ? "free p99 (cycles)" : "malloc p99 (cycles)",
+							       colors[2 + k] };
+	/* the allocators' names under every panel when they fit across; turned, under the last
+	   alone, which gets the height they take (the bars stand one above the other) */
+	double nh = svg_names_height(sv, np, n), top = SVG_TOP;
+	sv->headings = 1;
+	int every = nh <= 22;
+	double ph = (h - SVG_TOP - (every ? 0 : nh - 8)) / panels;
+	for (int k = 0; k < panels; k++) {
+		int last = k == panels - 1;
+		double height = ph + (last && !every ? nh - 8 : 0);
+		svg_bar_panel(sv, top, height, np, panel[k].v, n, panel[k].color, panel[k].u, NULL, panel[k].title,
+			      every || last, 0);
+		top += height;
 	}
 }
 
@@ -582,8 +617,20 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
 		for (int c = 0; c < LAT_CLASSES; c++)
 			if (d[i].n[c] && log10(d[i].calls[c]) > xmax)
 				xmax = log10(d[i].calls[c]) < 6 ? log10(d[i].calls[c]) : 6;
-	double ph = (h - 40) / (double)panels, top = 40;
-	sv->legend_left = 1;   /* the curves rise to the right: the top left stays clear */
+	/* the legend above the panels: a run's colour is the same in each */
+	const char **names = calloc((size_t)n, sizeof *names), **cols = calloc((size_t)n, sizeof *cols);
+	if (!names || !cols)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const char *slash = strrchr(paths[i], '/');
+		names[i] = labels[i] ? labels[i] : d[i].name[0] ? d[i].name : slash ? slash + 1 : paths[i];
+		cols[i] = colors[i % 6];
+	}
+	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n);
+	/* the percentile axis named once, under the last panel (it gets the room that takes) */
+	double ph = (h - top - 18) / (double)panels;
+	int drawn = 0;
+	sv->headings = 1;
 	enum { POINTS = 400 };
 	static double xs[POINTS + 1], ys[POINTS + 1];
 	for (int o = 0; o < LAT_CLASSES; o++) {
@@ -602,8 +649,10 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
 		double y0 = floor(log10(ylo > 1 ? ylo : 1)), y1 = ceil(log10(yhi > 1 ? yhi : 1));
 		char ylabel[64];
 		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class_names[c]);
-		svg_panel(sv, top, ph, 0, xmax, SVG_NINES, "share of the calls that took at most that long",
-			  y0, y1 > y0 ? y1 : y0 + 1, SVG_LOG10, ylabel);
+		int last = ++drawn == panels;
+		svg_panel(sv, top, ph + (last ? 18 : 0), 0, xmax, SVG_NINES,
+			  last ? "share of the calls that took at most that long" : NULL, y0, y1 > y0 ? y1 : y0 + 1,
+			  SVG_LOG10, ylabel);
 		for (int i = 0; i < n; i++) {
 			if (!d[i].n[c])
 				continue;
@@ -613,13 +662,12 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
 				double v = lat_at(&d[i], c, xs[k]);
 				ys[k] = log10(v > 1 ? v : 1);
 			}
-			const char *slash = strrchr(paths[i], '/');
-			const char *name = labels[i] ? labels[i] : d[i].name[0] ? d[i].name : slash ? slash + 1 : paths[i];
-			/* the legend once, in the first panel: the colours stay the same below */
-			svg_line(sv, xs, ys, POINTS + 1, colors[i % 6], top == 40 ? name : NULL);
+			svg_line(sv, xs, ys, POINTS + 1, colors[i % 6]);
 		}
 		top += ph;
 	}
+	free(cols);
+	free(names);
 	free(d);
 }
 
@@ -643,6 +691,8 @@ static const char *guess_kind(const char *path)
 	return "live";
 }
 
+enum { OPT_VMSIZE = 256 };
+
 int main(int argc, char **argv)
 {
 	tool_name = "trace_plot";
@@ -650,11 +700,11 @@ int main(int argc, char **argv)
 		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
 		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, 'l' },
 		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, 'H' },
-		{ "progress", no_argument, 0, 'p' },
+		{ "progress", no_argument, 0, 'p' }, { "vmsize", no_argument, 0, OPT_VMSIZE },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
-	int nlabels = 0, c;
+	int nlabels = 0, c, vmsize = 0;
 	uint64_t w = 900, h = 560;
 	progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:phV", longopts, NULL)) != -1) {
@@ -664,8 +714,9 @@ int main(int argc, char **argv)
 		case 't': title = optarg; break;
 		case 'l': if (nlabels < 64) labels[nlabels++] = optarg; break;
 		case 'W': if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000) tool_die(EXIT_USAGE, "--width: 300 to 10000"); break;
-		case 'H': if (parse_u64(optarg, &h) < 0 || h < 200 || h > 10000) tool_die(EXIT_USAGE, "--height: 200 to 10000"); break;
+		case 'H': if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000) tool_die(EXIT_USAGE, "--height: 300 to 10000"); break;
 		case 'p': progress = 2; break;
+		case OPT_VMSIZE: vmsize = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_plot --help'.\n", stderr); return EXIT_USAGE;
@@ -693,6 +744,8 @@ int main(int argc, char **argv)
 	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") && strcmp(kind, "rss") &&
 	    strcmp(kind, "compare") && strcmp(kind, "latency"))
 		tool_die(EXIT_USAGE, "unknown --kind '%s' (live, sizes, lifetime, rss, compare, latency)", kind);
+	if (vmsize && strcmp(kind, "rss"))
+		tool_die(EXIT_USAGE, "--vmsize: only rss charts draw VmSize");
 	if (strcmp(kind, "rss") && strcmp(kind, "latency") && ninputs != 1)
 		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss and latency overlay several)", kind);
 	char def[4200], tmp[4300];
@@ -768,13 +821,13 @@ int main(int argc, char **argv)
 	if (!strcmp(kind, "live"))
 		plot_live(&s, tp, (int)h);
 	else if (!strcmp(kind, "sizes"))
-		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, (int)h);
+		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, "allocations (count)", (int)h);
 	else if (!strcmp(kind, "lifetime"))
-		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, (int)h);
+		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, "blocks freed (count)", (int)h);
 	else if (!strcmp(kind, "rss") && program.map)
 		plot_rss_program(&s, timelines, ntimelines, labels, &program, (int)h);
 	else if (!strcmp(kind, "rss"))
-		plot_rss(&s, argv + optind, ninputs, labels, (int)h);
+		plot_rss(&s, argv + optind, ninputs, labels, (int)h, vmsize);
 	else if (!strcmp(kind, "latency"))
 		plot_latency(&s, argv + optind, ninputs, labels, (int)h);
 	else

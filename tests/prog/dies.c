@@ -1,12 +1,14 @@
 /* dies - end in every way a program can; each first makes malloc(1006) x3.
- *   dies exit|_exit|abort|segv|term|spin|doublefree
+ *   dies exit|_exit|_Exit|abort|segv|term|spin|doublefree|vfork
  * (spin: two threads allocate until killed; doublefree: frees a malloc(1007) twice, which the
- * allocator may abort on) */
+ * allocator may abort on; vfork: a vfork child that ends by _exit, then malloc(1008) x3 and
+ * exit(0)) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *spin(void *arg)
@@ -28,6 +30,18 @@ int main(int argc, char **argv)
 		exit(3);
 	if (!strcmp(how, "_exit"))
 		_exit(4);
+	if (!strcmp(how, "_Exit"))
+		_Exit(5);
+	if (!strcmp(how, "vfork")) {
+		pid_t pid = vfork();
+		if (pid == 0)
+			_exit(0);   /* the parent's memory, the parent's trace: not this process's */
+		int st;
+		waitpid(pid, &st, 0);
+		for (int i = 0; i < 3; i++)
+			free(malloc(1008));
+		exit(0);
+	}
 	if (!strcmp(how, "abort"))
 		abort();
 	if (!strcmp(how, "segv"))

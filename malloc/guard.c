@@ -1,0 +1,341 @@
+/* guard.c - what a program does to its process that the tracer must see before it takes effect.
+ *
+ *   - a seccomp filter or strict mode: a sandbox may kill the process at the tracer's next
+ *     system call, so the trace is finished before the filter is installed, the populating
+ *     thread ended, and the tracer makes no system call afterwards;
+ *   - the time-stamp counter switched off for a thread (PR_SET_TSC): reading it would raise
+ *     SIGSEGV, so that thread's clock is read from the kernel;
+ *   - mlockall: the trace's pages are not the program's to lock;
+ *   - munmap, mprotect, mmap or mremap over the trace's own windows: the program's bug, but
+ *     records must never be written into memory that is its own now, so tracing stops first.
+ * The wrappers pass every call on with its arguments, result and errno unchanged.  Calls made
+ * inside libc (glibc's malloc mapping memory) never come through here; the tracer's own calls
+ * go to libc's functions directly (mt_libc).
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS   /* mmap and mmap64 are defined below under their own names */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/seccomp.h>
+#include "mt-internal.h"
+
+struct mt_libc mt_libc;
+
+static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+static int (*real_mlockall)(int);
+static int (*real_munlockall)(void);
+static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
+static void *(*real_mremap)(void *, size_t, size_t, int, void *);
+
+static void *next_fn(const char *name)
+{
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
+	void *f = dlsym(RTLD_NEXT, name);
+	mt_tls.busy = busy;
+	return f;
+}
+
+/* Once, at initialisation (and by any wrapper called before it). */
+void mt_guard_init(void)
+{
+	if (mt_libc.syscall)
+		return;
+	mt_libc.mmap = next_fn("mmap64");   /* a 64-bit offset on every target */
+	mt_libc.munmap = next_fn("munmap");
+	mt_libc.mprotect = next_fn("mprotect");
+	mt_libc.exit = next_fn("_exit");
+	real_prctl = next_fn("prctl");
+	real_mlockall = next_fn("mlockall");
+	real_munlockall = next_fn("munlockall");
+	real_mmap64 = next_fn("mmap64");
+	real_mremap = next_fn("mremap");
+	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"), __ATOMIC_RELEASE);
+}
+
+static inline void ready(void)
+{
+	if (MT_UNLIKELY(__atomic_load_n(&mt_libc.syscall, __ATOMIC_ACQUIRE) == NULL))
+		mt_guard_init();
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Sandboxes
+   ------------------------------------------------------------------------------------------- */
+
+/* Before a seccomp filter or strict mode takes effect: finish the trace (its header says why
+   the records end), end the populating thread and wait until it is gone, and from now on make
+   no system call (mt_g.sandboxed).  Once only, whatever the call's outcome. */
+static void sandbox_coming(void)
+{
+	if (__atomic_load_n(&mt_g.sandboxed, __ATOMIC_ACQUIRE))
+		return;
+	mt_init_once();
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	mt_populate_quit();
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	if (mt_g.have_file && !mt_g.failed) {
+		mt_fail(MTRACE_STOP_SANDBOX, NULL, 0);   /* no failure: nothing to say */
+		mt_file_finish(&mt_tls);
+	}
+	mt_set_active(0);
+	mt_new_gen();
+	mt_unlock(&ls);
+	__atomic_store_n(&mt_g.sandboxed, 1, __ATOMIC_RELEASE);
+	pthread_setcancelstate(cancel, NULL);
+	mt_tls.busy = busy;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The time-stamp counter
+   ------------------------------------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC from the kernel itself: the vDSO reads the TSC, which faults here. */
+uint64_t mt_ns_soft(void)
+{
+	struct timespec ts = { 0, 0 };
+	mt_libc.syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The same in the trace's ticks, converted with the calibration the header holds. */
+uint64_t mt_ticks_soft(void)
+{
+	uint64_t ns = mt_ns_soft();
+	if (mt_clock_kind != MTRACE_CLOCK_TSC || mt_g.ticks_per_sec == 0)
+		return ns;
+	return mt_g.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_g.start_ns) *
+					     (double)mt_g.ticks_per_sec / 1e9);
+}
+
+/* A thread's first slow path: was it created with the TSC off (the setting is inherited)? */
+void mt_tsc_check(struct mt_thread *t)
+{
+	t->tsc_checked = 1;
+#if defined(__x86_64__) || defined(__i386__)
+	int v = 0;
+	if (mt_clock_kind == MTRACE_CLOCK_TSC && real_prctl &&
+	    real_prctl(PR_GET_TSC, (unsigned long)&v, 0, 0, 0) == 0)
+		t->notsc = v == PR_TSC_SIGSEGV;
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------------
+   prctl, seccomp, syscall
+   ------------------------------------------------------------------------------------------- */
+
+static void before_prctl(int option, unsigned long a2)
+{
+	if (option == PR_SET_SECCOMP)
+		sandbox_coming();
+}
+
+static void after_prctl(int option, unsigned long a2, int r)
+{
+	if (option == PR_SET_TSC && r == 0)
+		mt_tls.notsc = a2 == PR_TSC_SIGSEGV, mt_tls.tsc_checked = 1;
+}
+
+MT_API int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+	va_end(ap);
+	ready();
+	before_prctl(option, a2);
+	int r = real_prctl(option, a2, a3, a4, a5);
+	int e = errno;
+	after_prctl(option, a2, r);
+	errno = e;
+	return r;
+}
+
+MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
+{
+	ready();
+	if (operation == SECCOMP_SET_MODE_STRICT || operation == SECCOMP_SET_MODE_FILTER)
+		sandbox_coming();
+	return (int)mt_libc.syscall(SYS_seccomp, operation, flags, args);
+}
+
+/* syscall() reads six arguments whatever the call takes, as libc's own does. */
+MT_API long syscall(long number, ...)
+{
+	va_list ap;
+	va_start(ap, number);
+	long a[6];
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	ready();
+	if (number == SYS_seccomp && ((unsigned long)a[0] == SECCOMP_SET_MODE_STRICT ||
+				      (unsigned long)a[0] == SECCOMP_SET_MODE_FILTER))
+		sandbox_coming();
+	if (number == SYS_prctl)
+		before_prctl((int)a[0], (unsigned long)a[1]);
+	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (number == SYS_prctl) {
+		int e = errno;
+		after_prctl((int)a[0], (unsigned long)a[1], (int)r);
+		errno = e;
+	}
+	return r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   mlockall
+   ------------------------------------------------------------------------------------------- */
+
+/* Under lock: unlock the windows' pages (mlockall locked them with the program's). */
+static void unlock_windows(void)
+{
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		if (mt_win[w] != NULL)
+			munlock(mt_win[w], MT_WINDOW_SIZE);
+}
+
+/* The kernel refuses MCL_CURRENT to an unprivileged process whose address space exceeds
+   RLIMIT_MEMLOCK, the trace's windows counted: one that would have succeeded untraced ends its
+   trace there (the windows are then given back) and asks again. */
+MT_API int mlockall(int flags)
+{
+	ready();
+	int r = real_mlockall(flags);
+	int e = errno;
+	if (r != 0 && e == ENOMEM && (flags & MCL_CURRENT) && !mt_g.sandboxed) {
+		struct mt_lock_state ls;
+		mt_lock(&ls);
+		int had = mt_g.have_file && mt_g.win_hi > mt_g.win_lo;
+		if (had) {
+			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond what "
+				"RLIMIT_MEMLOCK allows with the trace's windows: the trace ends here", ENOMEM);
+			mt_file_finish(&mt_tls);
+		}
+		mt_unlock(&ls);
+		if (had) {
+			r = real_mlockall(flags);
+			e = errno;
+		}
+	}
+	if (r == 0 && !mt_g.sandboxed) {
+		struct mt_lock_state ls;
+		mt_lock(&ls);
+		if (flags & MCL_FUTURE)
+			mt_g.mlock_future = 1;
+		unlock_windows();
+		mt_unlock(&ls);
+	}
+	errno = e;
+	return r;
+}
+
+MT_API int munlockall(void)
+{
+	ready();
+	int r = real_munlockall();
+	if (r == 0)
+		mt_g.mlock_future = 0;
+	return r;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The trace's own windows
+   ------------------------------------------------------------------------------------------- */
+
+/* Does [addr, addr + len) meet a window of the trace?  Read without the lock, so it may miss
+   a window being mapped this instant (the program cannot know of that one yet). */
+int mt_overlaps_trace(const void *addr, size_t len)
+{
+	if (!mt_g.have_file || len == 0)
+		return 0;
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	uint32_t wlo = __atomic_load_n(&mt_g.win_lo, __ATOMIC_RELAXED);
+	uint32_t whi = __atomic_load_n(&mt_g.win_hi, __ATOMIC_RELAXED);
+	uint64_t size = MT_WINDOW_SIZE;
+	for (uint32_t w = wlo; w < whi && w < MT_MAX_WINDOWS; w++) {
+		uintptr_t b = (uintptr_t)__atomic_load_n(&mt_win[w], __ATOMIC_RELAXED);
+		if (b && lo < b + size && b < hi)
+			return 1;
+	}
+	return 0;
+}
+
+/* The program is about to unmap, protect or map over a window: stop tracing (one warning, the
+   header says why) and forget those windows, which are the program's from now on. */
+void mt_trace_overlapped(const void *addr, size_t len, const char *what)
+{
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	if (mt_overlaps_trace(addr, len)) {
+		mt_fail(MTRACE_STOP_OVERLAP, what, 0);
+		mt_forget_windows((void *)addr, len);
+	}
+	mt_unlock(&ls);
+	mt_tls.busy = busy;
+}
+
+#define OVERLAP_WARNING(call) "the program " call " the trace's own memory: the trace ends here"
+
+MT_API int munmap(void *addr, size_t len)
+{
+	ready();
+	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
+		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
+	return mt_libc.munmap(addr, len);
+}
+
+MT_API int mprotect(void *addr, size_t len, int prot)
+{
+	ready();
+	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
+		mt_trace_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
+	return mt_libc.mprotect(addr, len, prot);
+}
+
+MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	ready();
+	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
+		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
+	return mt_libc.mmap(addr, len, prot, flags, fd, off);
+}
+
+MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	ready();
+	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
+		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
+	return real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	ready();
+	if (MT_UNLIKELY(mt_overlaps_trace(old, old_len) ||
+			((flags & MREMAP_FIXED) && mt_overlaps_trace(want, new_len))))
+		mt_trace_overlapped(mt_overlaps_trace(old, old_len) ? old : want,
+				    mt_overlaps_trace(old, old_len) ? old_len : new_len,
+				    OVERLAP_WARNING("moves or maps over"));
+	return real_mremap(old, old_len, new_len, flags, want);
+}

@@ -1,0 +1,132 @@
+/* process.c - new processes, and processes that end without exit().
+ *
+ * A child must never write into its parent's file, which it shares through the MAP_SHARED
+ * windows.  fork() runs our atfork handlers: the prepare handler takes the lock (so no chunk
+ * hand-out is half done) with the forking thread's guard set; the child handler drops every
+ * window and chunk the child inherited and opens a file of its own whose header names the
+ * parent.  _Fork(), syscall(SYS_fork) and clone() run no handler: the child finds the page of
+ * mt_hot wiped (MADV_WIPEONFORK), so tracing is off for it from its first instruction, and its
+ * first call does what the child handler would have done.  A parent thread that was in the
+ * middle of a record finishes it in the parent, where its chunk still belongs.
+ *
+ * _exit and _Exit (dash ends every process so; so do python's multiprocessing workers) finish
+ * the trace as exit() does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "mtrace.h"
+#include "mt-internal.h"
+
+/* ---------------------------------------------------------------------------------------------
+   A new process
+   ------------------------------------------------------------------------------------------- */
+
+/* In the child, with one thread (the one that forked), whatever state the others left behind:
+   the lock may be held by a thread that does not exist here. */
+void mt_new_process(void)
+{
+	pthread_mutex_init(&mt_g.lock, NULL);
+	mt_populate_fork_child();
+	struct mt_thread *t = &mt_tls;
+	t->start = t->cur = t->end = t->last = NULL;
+	t->tid = 0;
+	t->file_id = 0;
+	t->start_due = 0;
+	/* munmap only changes the child's address space; the parent's file is untouched */
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		if (mt_win[w] != NULL) {
+			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
+			mt_win[w] = NULL;
+		}
+	if (mt_g.fd >= 0)   /* (only if another thread held it open when the child was made) */
+		close(mt_g.fd);
+	mt_g.fd = -1;
+	int had_file = mt_g.have_file && !mt_g.failed;
+	int was_active = mt_g.active;
+	/* the page of mt_hot is the child's own: a wiped one is set up again */
+	mt_hot->durations = mt_g.durations;
+	mt_set_active(0);
+	mt_new_gen();
+	mt_hot->alive = 1;
+	mt_g.pid = getpid();
+	mt_g.have_file = 0;
+	if (had_file) {
+		struct mt_lock_state ls;
+		mt_lock(&ls);
+		if (mt_file_open(mt_names.base, getppid()) == 0)
+			mt_set_active(was_active);
+		mt_unlock(&ls);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   fork()
+   ------------------------------------------------------------------------------------------- */
+
+static uint8_t fork_saved_busy;
+static sigset_t fork_saved_mask;
+static int fork_saved_cancel;
+
+/* The lock is held from here to the parent or child handler: no signal handler may run in
+   between (one that forks would wait for the lock forever). */
+static void fork_prepare(void)
+{
+	struct mt_lock_state ls;
+	fork_saved_busy = mt_tls.busy;
+	mt_tls.busy = 1;   /* nothing between here and the child handler goes to the parent's file */
+	mt_lock(&ls);
+	fork_saved_mask = ls.old;
+	fork_saved_cancel = ls.cancel;
+}
+
+static void fork_parent(void)
+{
+	struct mt_lock_state ls = { .old = fork_saved_mask, .cancel = fork_saved_cancel };
+	mt_unlock(&ls);
+	mt_tls.busy = fork_saved_busy;
+}
+
+static void fork_child(void)
+{
+	mt_new_process();
+	if (!mt_g.sandboxed)
+		pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
+	pthread_setcancelstate(fork_saved_cancel, NULL);
+	mt_tls.busy = fork_saved_busy;
+}
+
+void mt_fork_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   _exit, _Exit
+   ------------------------------------------------------------------------------------------- */
+
+/* Finish the trace as exit() would, unless this is not the process it belongs to: a vfork
+   child shares the parent's memory, and must leave the parent's trace alone. */
+static void finish_at_exit(void)
+{
+	if (!mt_g.have_file || mt_g.sandboxed || mt_new_process_due() || getpid() != mt_g.pid)
+		return;
+	mtrace_stop();
+}
+
+MT_API void _exit(int status)
+{
+	finish_at_exit();
+	mt_libc.exit(status);
+	__builtin_unreachable();
+}
+
+MT_API void _Exit(int status)
+{
+	finish_at_exit();
+	mt_libc.exit(status);
+	__builtin_unreachable();
+}
