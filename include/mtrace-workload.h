@@ -221,8 +221,7 @@ static inline int mtrace_wl_operands(unsigned op)
 /* Is op a call (what a thread's op count counts)? */
 static inline int mtrace_wl_is_call(unsigned op)
 {
-	op &= 0x7f;
-	return op != MTRACE_WL_END && op <= MTRACE_WL_LAST_MAP;
+	return (op & 0x7f) - 1u < MTRACE_WL_LAST_MAP;   /* 1 to LAST_MAP, in one compare */
 }
 
 static inline const char *mtrace_wl_op_name(unsigned op)

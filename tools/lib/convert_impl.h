@@ -56,11 +56,11 @@ struct impl {
 		uint64_t fresh, fresh_end;   /* its block of never-used slots */
 		uint64_t re_slot;     /* its realloc between release and result: the old slot */
 		uint64_t re_map;      /* its mremap between release and result: map id + 1, 0 none */
-		uint64_t last_t;      /* its last call's order point (pace) */
 	} *own;
 	uint64_t pool;                /* the shared free slots, a stack linked through their
 	                                 slotinfo.size (unused while free); 0 ends it */
 	uint64_t *count;              /* calls emitted, per thread */
+	uint64_t *last_t;             /* per thread: its last call's order point (pace) */
 	uint32_t nthreads, cap_threads;
 	uint64_t live, total_calls;
 	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
@@ -81,7 +81,8 @@ struct impl {
 	size_t npieces, cap_pieces;
 	int pieces_oom;
 	struct progmem pm;            /* the program's memory as the summary tells it */
-	uint64_t pace_ticks;          /* idle time an AT marks, in the trace's ticks; 0: none */
+	uint64_t pace_ticks;          /* idle time an AT marks, in the trace's ticks; INT64_MAX:
+	                                 none (gaps are compared signed) */
 	uint64_t t_start, tps;        /* the first trace's start and clock rate */
 	uint64_t t_last;              /* the last order point met */
 	int pm_failed;                /* progmem ran out of memory: no figures */

@@ -47,7 +47,7 @@ void convert_prog_begin(struct convert *c, struct impl *m, const struct trace_re
 		m->flags |= MTRACE_WL_HF_MAPPINGS;
 	if (c->pace_us) {
 		uint64_t t = mul_div_u64(c->pace_us, h->ticks_per_sec, 1000000u);
-		m->pace_ticks = t ? t : 1;
+		m->pace_ticks = t > INT64_MAX ? INT64_MAX : t ? t : 1;
 		m->flags |= MTRACE_WL_HF_PACE;
 	}
 }
@@ -292,8 +292,8 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 		return 0;
 	}
 	/* the program's own call: paced as its allocator calls are (convert.c) */
-	uint64_t *last = &m->own[x].last_t;
-	if (e->t > *last && e->t - *last >= m->pace_ticks && e->kind != ORDER_RESULT &&
+	uint64_t *last = &m->last_t[x];
+	if ((int64_t)(e->t - *last) >= (int64_t)m->pace_ticks && e->kind != ORDER_RESULT &&
 	    convert_pace_mark(c, m, x, e->t) < 0)
 		return -1;
 	*last = e->t;
@@ -314,8 +314,8 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 void convert_prog_end(struct convert *c, struct impl *m, struct mtrace_wl_header *h)
 {
 	for (uint32_t i = 0; i < m->nthreads; i++)
-		if (m->own[i].last_t > m->t_last)
-			m->t_last = m->own[i].last_t;
+		if (m->last_t[i] > m->t_last)
+			m->t_last = m->last_t[i];
 	h->nmaps = m->nmaps;
 	h->mapped_peak = m->pm.prog.peak;
 	h->duration_us = usec(m, m->t_last);
