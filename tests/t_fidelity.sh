@@ -89,6 +89,12 @@ cut -f 1-4 "$TMP/fast.tsv" >"$TMP/old.tsv"
 grep -q 'no calls column' "$TMP/err" && ok "trace_plot: says why" || bad "trace_plot: $(cat "$TMP/err")"
 "$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/old.tsv" 2>/dev/null; eq "trace_plot: the older timeline alone still draws" 0 "$?"
 
+# a workload whose marks lie past its trace's end would make a paced replay wait for as long as
+# the file says: refused
+"$TP/mkfixture" wl-at "$TMP/at.wl"
+"$R" --pace "$TMP/at.wl" >/dev/null 2>"$TMP/err"; eq "an AT after the trace's end: refused" 1 "$?"
+grep -q "a call at 5000000 us, after the trace's end (1000 us)" "$TMP/err" && ok "an AT after the end: says where" || bad "AT: $(cat "$TMP/err")"
+
 # --- a trace without samples: as before
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace2wl" -q --pace-threshold=0 "$TMP/edge.wl" "$TMP/edge"

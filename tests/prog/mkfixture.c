@@ -17,6 +17,7 @@
  *   mkfixture wl-maps OUT         map ids used as a hostile workload may: unmaps past the
  *                                 mapping's end, twice over, a map into a held id, a remap of
  *                                 a gone one (a replay must survive them unharmed)
+ *   mkfixture wl-at OUT           a call marked at 5 s in a workload whose trace lasted 1 ms
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
  */
@@ -261,8 +262,8 @@ static void workload(const char *kind, const char *path)
 	h.nslots = 3;
 	uint64_t a[4];
 #define OP(t, op, ...) do { uint64_t v_[] = { __VA_ARGS__ }; memcpy(a, v_, sizeof v_); \
-	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if ((op) != MTRACE_WL_WAIT) h.ncalls++, h.counts[op]++; \
-	else h.nwaits++; } while (0)
+	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if (mtrace_wl_is_call(op)) h.ncalls++, h.counts[op]++; \
+	else if ((op) == MTRACE_WL_WAIT) h.nwaits++; } while (0)
 	if (!strcmp(kind, "wl-ok") || !strcmp(kind, "wl-racy") || !strcmp(kind, "wl-badslot") ||
 	    !strcmp(kind, "wl-badthread")) {
 		OP(0, MTRACE_WL_MALLOC, !strcmp(kind, "wl-badslot") ? 7 : 1, 16);
@@ -296,6 +297,13 @@ static void workload(const char *kind, const char *path)
 		OP(0, MTRACE_WL_FREE, 1);
 		OP(1, MTRACE_WL_WAIT, 0, 9);
 		OP(1, MTRACE_WL_UNMAP, 1, 0, 1 << 17);
+	} else if (!strcmp(kind, "wl-at")) {
+		h.version = 2;
+		h.flags = MTRACE_WL_HF_PACE;
+		h.pace_us = 1000;
+		h.duration_us = 1000;
+		OP(0, MTRACE_WL_AT, 5000000);
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
 	} else if (!strcmp(kind, "wl-never")) {
 		OP(0, MTRACE_WL_WAIT, 1, 5);   /* thread 1 makes one call, never a fifth */
 		OP(0, MTRACE_WL_MALLOC, 1, 16);

@@ -237,6 +237,14 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				park_head[u] = t;
 				break;
 			}
+			if (op.op == MTRACE_WL_AT && op.a[0] > r->h.duration_us) {
+				/* (a paced replay waits for it: a time past the trace's end would be a wait
+				   the trace never had, for as long as a file cares to claim) */
+				snprintf(err, cap, "%s: offset %llu: a call at %llu us, after the trace's end (%llu us)",
+					 r->name, (unsigned long long)op.offset, (unsigned long long)op.a[0],
+					 (unsigned long long)r->h.duration_us);
+				goto out;
+			}
 			if (op.op == MTRACE_WL_RESIDENT || op.op == MTRACE_WL_AT)
 				continue;   /* not calls */
 			v[t].count++;
