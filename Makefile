@@ -92,8 +92,8 @@ $(B)/tests/selftrace: tests/prog/selftrace.c tools/lib/trace_writer.c tools/lib/
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
-$(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c tools/lib/tool.c $(LIBMTRACE) | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c tools/lib/tool.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
+$(B)/tests/api_%: tests/prog/api_%.c tools/lib/trace_reader.c tools/lib/tool.c tools/lib/input.c $(LIBMTRACE) | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_reader.c tools/lib/tool.c tools/lib/input.c -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
 $(B)/tests/nopie_%: tests/prog/nopie_%.c | dirs

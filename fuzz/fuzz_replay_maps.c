@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct replay_maps r;
-	uint64_t harness = 0, failed = 0;
+	uint64_t harness = 0;
 	if (replay_maps_init(&r, MAPS, (uint64_t)sysconf(_SC_PAGESIZE), data[0] & 3, &harness) < 0)
 		abort();
 	/* a well-formed stream for the replay: each op re-encoded from what the input says */
@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n += varint_put(op + n, a[2] >> 1);
 		}
 		op[n] = MTRACE_WL_END;
+		uint64_t failed = 0;
 		const uint8_t *q = replay_map_op(&r, code, op, &failed);
 		if (*q == MTRACE_WL_RESIDENT)   /* (one it did not take: after a failed map) */
 			q++, replay_get(&q);

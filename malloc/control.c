@@ -112,6 +112,7 @@ static void init(void)
 	mt_clock_init();
 	mt_resolve();
 	mt_guard_init();
+	mt_memory_init();
 	lock_mask_init();
 	hot_init();
 	mt_g.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");

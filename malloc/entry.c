@@ -60,9 +60,30 @@ static inline unsigned result_info(void *p, uint64_t *usable)
 	return 0;
 }
 
-static inline unsigned ptr_info(void *p)
+/* MTRACE_RF_PTR_MMAP of a block given back, and its usable size if it is large enough for its
+   resident bytes to be recorded (else 0).  glibc's size word says both; another allocator is
+   asked for the size. */
+static inline unsigned ptr_info(void *p, size_t *large)
 {
-	return (p != NULL && mt_real.is_glibc && (glibc_size_word(p) & 2)) ? MTRACE_RF_PTR_MMAP : 0;
+	*large = 0;
+	if (p == NULL)
+		return 0;
+	if (mt_real.is_glibc) {
+		size_t sz = glibc_size_word(p);
+		size_t n = (sz & ~(size_t)7) - ((sz & 2) ? 2 * sizeof(size_t) : sizeof(size_t));
+		*large = n >= MT_RESIDENT_MIN ? n : 0;
+		return (sz & 2) ? MTRACE_RF_PTR_MMAP : 0;
+	}
+	size_t n = mt_real.usable(p);
+	*large = n >= MT_RESIDENT_MIN ? n : 0;
+	return 0;
+}
+
+/* The resident bytes of a large block given back (out of line: a system call or more). */
+static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
+{
+	*flags |= MTRACE_RF_RESIDENT;
+	return mt_resident(p, size);
 }
 
 /* A record reserved before the call may be filled after it: unless a fork inside the call (from
@@ -113,6 +134,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 		uint64_t ts = ticks_after(t);
 		mt_put_tail(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0,
 			    ts, t0 ? ts - t0 : 0);
+		mt_maybe_sample(t, ts);
 	}
 }
 
@@ -220,19 +242,24 @@ MT_API void free(void *p)
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
 	   point before the allocator can hand the block to another thread */
 	struct mtrace_record *r = mt_reserve(t, 0);
+	size_t large;
+	unsigned flags = ptr_info(p, &large);
+	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	uint64_t ts = ticks_before(t);
-	unsigned flags = ptr_info(p);
 	if (MT_LIKELY(r != NULL && !mt_hot->durations)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
-		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0, 0, 0);
+		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident,
+			      0, 0);
 		mt_real.free(p);
 	} else {
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
-			mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, 0,
-				      0, ticks_after(t) - ts);
+			mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0,
+				      resident, 0, ticks_after(t) - ts);
 	}
+	if (r != NULL)
+		mt_maybe_sample(t, ts);
 	t->busy = 0;
 }
 
@@ -263,6 +290,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, 
 		mt_put_record(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0),
 			      failed ? err : 0, t0, (uintptr_t)old, (uintptr_t)p, size, arg2, usable,
 			      t1 - t0);
+		mt_maybe_sample(t, t1);
 	}
 }
 
@@ -278,14 +306,17 @@ MT_API void *realloc(void *old, size_t size)
 	}
 	t->busy = 1;
 	struct mtrace_record *r = mt_reserve(t, 0);
+	size_t large;
+	unsigned pflags = ptr_info(old, &large);
+	/* how much of the old block the program had made resident: in arg2, which realloc has free */
+	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
 	uint64_t t0 = ticks_before(t);
-	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
 	int failed = p == NULL && (old == NULL || size != 0);
 	int err = failed ? errno : 0;
-	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, 0, failed, err);
+	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, resident, failed, err);
 	t->busy = 0;
 	return p;
 }
@@ -308,8 +339,9 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	}
 	t->busy = 1;
 	struct mtrace_record *r = mt_reserve(t, 0);
+	size_t large;   /* (reallocarray's arg2 is the element size: no room for resident bytes) */
+	unsigned pflags = ptr_info(old, &large);
 	uint64_t t0 = ticks_before(t);
-	unsigned pflags = ptr_info(old);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.reallocarray(old, n, size);
 	size_t total;

@@ -6,14 +6,14 @@
  *   - the time-stamp counter switched off for a thread (PR_SET_TSC): reading it would raise
  *     SIGSEGV, so that thread's clock is read from the kernel;
  *   - mlockall: the trace's pages are not the program's to lock;
- *   - munmap, mprotect, mmap or mremap over the trace's own windows: the program's bug, but
- *     records must never be written into memory that is its own now, so tracing stops first.
+ *   - munmap, mprotect, mmap or mremap over the trace's own windows (the wrappers are in
+ *     mapping.c): the program's bug, but records must never be written into memory that is its
+ *     own now, so tracing stops first.
  * The wrappers pass every call on with its arguments, result and errno unchanged.  Calls made
  * inside libc (glibc's malloc mapping memory) never come through here; the tracer's own calls
  * go to libc's functions directly (mt_libc).
  */
 #define _GNU_SOURCE
-#undef _FILE_OFFSET_BITS   /* mmap and mmap64 are defined below under their own names */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -30,8 +30,6 @@ struct mt_libc mt_libc;
 static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
 static int (*real_mlockall)(int);
 static int (*real_munlockall)(void);
-static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
-static void *(*real_mremap)(void *, size_t, size_t, int, void *);
 
 static void *next_fn(const char *name)
 {
@@ -47,6 +45,7 @@ void mt_guard_init(void)
 {
 	if (mt_libc.syscall)
 		return;
+	mt_mapping_init();
 	mt_libc.mmap = next_fn("mmap64");   /* a 64-bit offset on every target */
 	mt_libc.munmap = next_fn("munmap");
 	mt_libc.mprotect = next_fn("mprotect");
@@ -54,12 +53,10 @@ void mt_guard_init(void)
 	real_prctl = next_fn("prctl");
 	real_mlockall = next_fn("mlockall");
 	real_munlockall = next_fn("munlockall");
-	real_mmap64 = next_fn("mmap64");
-	real_mremap = next_fn("mremap");
 	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"), __ATOMIC_RELEASE);
 }
 
-static inline void ready(void)
+void mt_guard_ready(void)
 {
 	if (MT_UNLIKELY(__atomic_load_n(&mt_libc.syscall, __ATOMIC_ACQUIRE) == NULL))
 		mt_guard_init();
@@ -153,7 +150,7 @@ MT_API int prctl(int option, ...)
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
 	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
-	ready();
+	mt_guard_ready();
 	before_prctl(option, a2);
 	int r = real_prctl(option, a2, a3, a4, a5);
 	int e = errno;
@@ -164,7 +161,7 @@ MT_API int prctl(int option, ...)
 
 MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
 {
-	ready();
+	mt_guard_ready();
 	if (operation == SECCOMP_SET_MODE_STRICT || operation == SECCOMP_SET_MODE_FILTER)
 		sandbox_coming();
 	return (int)mt_libc.syscall(SYS_seccomp, operation, flags, args);
@@ -179,7 +176,7 @@ MT_API long syscall(long number, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	ready();
+	mt_guard_ready();
 	if (number == SYS_seccomp && ((unsigned long)a[0] == SECCOMP_SET_MODE_STRICT ||
 				      (unsigned long)a[0] == SECCOMP_SET_MODE_FILTER))
 		sandbox_coming();
@@ -211,7 +208,7 @@ static void unlock_windows(void)
    trace there (the windows are then given back) and asks again. */
 MT_API int mlockall(int flags)
 {
-	ready();
+	mt_guard_ready();
 	int r = real_mlockall(flags);
 	int e = errno;
 	if (r != 0 && e == ENOMEM && (flags & MCL_CURRENT) && !mt_g.sandboxed) {
@@ -243,7 +240,7 @@ MT_API int mlockall(int flags)
 
 MT_API int munlockall(void)
 {
-	ready();
+	mt_guard_ready();
 	int r = real_munlockall();
 	if (r == 0)
 		mt_g.mlock_future = 0;
@@ -255,13 +252,14 @@ MT_API int munlockall(void)
    ------------------------------------------------------------------------------------------- */
 
 /* Does [addr, addr + len) meet a window of the trace?  Read without the lock, so it may miss
-   a window being mapped this instant (the program cannot know of that one yet). */
+   a window being mapped this instant (the program cannot know of that one yet).  A few loads:
+   the windows mapped now lie between win_live and win_hi. */
 int mt_overlaps_trace(const void *addr, size_t len)
 {
 	if (!mt_g.have_file || len == 0)
 		return 0;
 	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
-	uint32_t wlo = __atomic_load_n(&mt_g.win_lo, __ATOMIC_RELAXED);
+	uint32_t wlo = __atomic_load_n(&mt_g.win_live, __ATOMIC_RELAXED);
 	uint32_t whi = __atomic_load_n(&mt_g.win_hi, __ATOMIC_RELAXED);
 	uint64_t size = MT_WINDOW_SIZE;
 	for (uint32_t w = wlo; w < whi && w < MT_MAX_WINDOWS; w++) {
@@ -286,56 +284,4 @@ void mt_trace_overlapped(const void *addr, size_t len, const char *what)
 	}
 	mt_unlock(&ls);
 	mt_tls.busy = busy;
-}
-
-#define OVERLAP_WARNING(call) "the program " call " the trace's own memory: the trace ends here"
-
-MT_API int munmap(void *addr, size_t len)
-{
-	ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
-	return mt_libc.munmap(addr, len);
-}
-
-MT_API int mprotect(void *addr, size_t len, int prot)
-{
-	ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
-	return mt_libc.mprotect(addr, len, prot);
-}
-
-MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	ready();
-	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
-	return mt_libc.mmap(addr, len, prot, flags, fd, off);
-}
-
-MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
-{
-	ready();
-	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
-	return real_mmap64(addr, len, prot, flags, fd, off);
-}
-
-MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
-{
-	void *want = NULL;
-	if (flags & MREMAP_FIXED) {
-		va_list ap;
-		va_start(ap, flags);
-		want = va_arg(ap, void *);
-		va_end(ap);
-	}
-	ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(old, old_len) ||
-			((flags & MREMAP_FIXED) && mt_overlaps_trace(want, new_len))))
-		mt_trace_overlapped(mt_overlaps_trace(old, old_len) ? old : want,
-				    mt_overlaps_trace(old, old_len) ? old_len : new_len,
-				    OVERLAP_WARNING("moves or maps over"));
-	return real_mremap(old, old_len, new_len, flags, want);
 }

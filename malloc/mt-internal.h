@@ -10,6 +10,8 @@
  *   guard.c      what the program does to the process that the tracer must see first:
  *                sandboxes, the time-stamp counter switched off, memory locked, the trace's
  *                own mappings unmapped or replaced
+ *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
+ *   memory.c     resident bytes of large blocks; samples of the process's memory
  *   clock.c      the tick counter
  */
 #ifndef MT_INTERNAL_H
@@ -86,11 +88,14 @@ struct mt_thread {
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
+	uint8_t bookkeeping;            /* records of its chunk that are not calls (samples) */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
 	                                   next calls come to mt_reserve_slow until one allocates */
 };
 #define MT_BUSY_OWN 2
+#define MT_BUSY_NESTED 3   /* recording a mapping call the allocator made inside a traced call,
+                              whose record is still to be written (mapping.c) */
 extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 
 /* ---------------------------------------------------------------------------------------------
@@ -113,6 +118,8 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
                                            destructor (3 records and the chunk record) */
 #define MT_CHUNK        65536u          /* the largest: 1023 records and one chunk record */
 #define MT_NO_WINDOW    UINT32_MAX
+#define MT_RESIDENT_MIN ((uint64_t)64 << 10)   /* blocks whose resident bytes are recorded */
+#define MT_MEMORY_MS    10u             /* between memory samples, by default */
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23          /* Linux 5.14 */
@@ -128,6 +135,7 @@ struct mt_hot {
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
 	int durations;                  /* MTRACE_HF_DURATIONS */
 	volatile int alive;             /* 1 in the process that set the page up */
+	uint64_t sample_due;            /* the clock at which a memory sample is next due */
 };
 extern struct mt_hot *mt_hot;
 
@@ -154,6 +162,7 @@ struct mt_global {
 	                                   call of ours from now on (guard.c) */
 	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
 	                                   mapped unlocked (guard.c) */
+	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
@@ -165,6 +174,7 @@ struct mt_global {
 	uint64_t start_ticks, start_ns; /* the calibration reference */
 	uint64_t ticks_per_sec;
 	uint32_t win_lo, win_hi;        /* windows ever mapped for this file: [win_lo, win_hi) */
+	uint32_t win_live;              /* no window below it is mapped now */
 	unsigned long long released;    /* records counted when their chunk was released */
 	int key_ok;
 	pthread_key_t key;              /* thread exit: release the chunk */
@@ -225,6 +235,8 @@ unsigned long long mt_count_records(void);           /* under lock: every record
 void mt_thread_key_init(void);
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
+struct mtrace_record *mt_take_record_locked(struct mt_thread *t);   /* under lock: one record
+                                                      in a chunk of its own (bookkeeping) */
 int  mt_map_window(uint32_t w);                      /* under lock */
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
@@ -279,6 +291,26 @@ static inline uint64_t mt_ns_now(void)
 	return MT_UNLIKELY(mt_tls.notsc) ? mt_ns_soft() : mt_monotonic_ns();
 }
 
+static inline uint64_t mt_ticks_of(const struct mt_thread *t)   /* a "before" order point */
+{
+	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_before();
+}
+
+/* memory.c */
+uint64_t mt_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
+void mt_memory_init(void);
+void mt_memory_file_open(void);                     /* under lock */
+void mt_sample_due(struct mt_thread *t, uint64_t ts);
+int  mt_sample_last(struct mt_thread *t, struct mtrace_record *r);   /* under lock */
+static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
+{
+	if (MT_UNLIKELY(ts >= mt_hot->sample_due))
+		mt_sample_due(t, ts);
+}
+
+/* mapping.c */
+void mt_mapping_init(void);
+
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
 struct mt_libc {
 	void *(*mmap)(void *, size_t, int, int, int, int64_t);   /* libc's mmap64 */
@@ -289,6 +321,7 @@ struct mt_libc {
 };
 extern struct mt_libc mt_libc;
 void mt_guard_init(void);
+void mt_guard_ready(void);             /* mt_guard_init, once, from any wrapper */
 int mt_overlaps_trace(const void *addr, size_t len); /* not under lock */
 void mt_trace_overlapped(const void *addr, size_t len, const char *what);
 void mt_tsc_check(struct mt_thread *t);

@@ -227,7 +227,7 @@ static int next_sweep(uint64_t *from, uint64_t *to, uint32_t *w)
 	if (sweep_pos >= sweep_to) {
 		if (drop_end < sweep_next)
 			return 0;
-		sweep_pos = (uint64_t)mt_g.win_lo << mt_g.win_shift;
+		sweep_pos = (uint64_t)mt_g.win_live << mt_g.win_shift;
 		sweep_to = drop_end;
 		sweep_next = drop_end + MT_SWEEP_EVERY;
 	}

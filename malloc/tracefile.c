@@ -173,7 +173,8 @@ static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.clock = (uint8_t)mt_clock_kind;
-	hdr.flags = MTRACE_HF_CHUNK_BOUND |
+	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
+		    MTRACE_HF_RESIDENT | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
@@ -199,6 +200,8 @@ static void header_init(char *page, pid_t ppid)
 	hdr.ticks_per_sec = mt_g.ticks_per_sec;
 	hdr.pid = (int32_t)getpid();
 	hdr.ppid = (int32_t)ppid;
+	hdr.resident_min = (uint32_t)MT_RESIDENT_MIN;
+	hdr.memory_interval_ms = mt_g.memory_ms;
 	hdr.mallopt_set = mt_g.mallopt_set;   /* (set before this file: a fork child's parent's) */
 	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
 
@@ -403,12 +406,13 @@ int mt_file_open(const char *base, pid_t ppid)
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0, mt_win_held[w] = 0;
-	mt_g.win_lo = mt_g.win_hi = 0;
+	mt_g.win_lo = mt_g.win_hi = mt_g.win_live = 0;
 	mt_g.win_shift = window_shift();
 	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
 	mt_g.released = 0;
 	mt_g.file_id++;
 	mt_new_gen();
+	mt_memory_file_open();
 	mt_info("writing to", mt_names.path);
 	add_to_manifest();
 	return 0;
@@ -422,6 +426,13 @@ void mt_file_finish(struct mt_thread *self)
 	mt_set_active(0);
 	mt_release_locked(self);
 	mt_new_gen();
+	/* the memory as it ends, in a trace that holds something (a fork child that only _exits
+	   maps no window for it) */
+	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE) {
+		struct mtrace_record *r = mt_take_record_locked(self);
+		if (r)
+			mt_sample_last(self, r);
+	}
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_header_update(1);

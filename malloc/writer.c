@@ -173,6 +173,8 @@ int mt_map_window(uint32_t w)
 	mt_win[w] = m;
 	if (w < mt_g.win_lo || mt_g.win_lo == mt_g.win_hi)
 		mt_g.win_lo = w;
+	if (w < mt_g.win_live || mt_g.win_live >= mt_g.win_hi)
+		__atomic_store_n(&mt_g.win_live, w, __ATOMIC_RELAXED);
 	if (w + 1 > mt_g.win_hi)
 		mt_g.win_hi = w + 1;
 	return 0;
@@ -186,6 +188,15 @@ static uint64_t window_handed(uint32_t w)
 	return mt_g.next_off >= hi ? MT_WINDOW_SIZE : mt_g.next_off - lo;
 }
 
+/* Under lock: win_live past the windows that are no longer mapped. */
+static void live_advance(void)
+{
+	uint32_t w = mt_g.win_live;
+	while (w < mt_g.win_hi && mt_win[w] == NULL)
+		w++;
+	__atomic_store_n(&mt_g.win_live, w, __ATOMIC_RELAXED);
+}
+
 /* Under lock: unmap window w if nothing in it is handed out and still held, and the populating
    thread is not working in it (the populating thread does the unmapping when it can). */
 void mt_maybe_unmap(uint32_t w)
@@ -195,6 +206,7 @@ void mt_maybe_unmap(uint32_t w)
 		if (!mt_populate_unmap(mt_win[w]))
 			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
 		mt_win[w] = NULL;
+		live_advance();
 	}
 }
 
@@ -208,6 +220,7 @@ void mt_forget_windows(void *lo, size_t len)
 		if (base && a < base + MT_WINDOW_SIZE && base < b)
 			mt_win[w] = NULL;
 	}
+	live_advance();
 }
 
 /* Under lock: account for the thread's chunk and forget it.  A chunk of an earlier file, or of
@@ -218,14 +231,16 @@ void mt_release_locked(struct mt_thread *t)
 		return;
 	if (t->file_id == mt_g.file_id && mt_g.have_file) {
 		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
-			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1));
+			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1) - t->bookkeeping);
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
 		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
 		mt_win_done[w] += len;
 		if (!t->exiting)   /* (an exit chunk was never counted as held) */
 			mt_win_held[w]--;
-		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
-			mt_maybe_unmap(w);   /* the window is behind the writers: give it back */
+		/* the window is behind the writers: give it back, unless a record of the thread's
+		   there is still to be written (MT_BUSY_NESTED; a later release or the stop does) */
+		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift && t->busy != MT_BUSY_NESTED)
+			mt_maybe_unmap(w);
 	}
 	t->start = t->cur = t->end = t->last = NULL;
 }
@@ -265,7 +280,7 @@ unsigned long long mt_count_records(void)
 			uint8_t call = __atomic_load_n((uint8_t *)mt_win[w] + off +
 						       offsetof(struct mtrace_record, call),
 						       __ATOMIC_ACQUIRE);
-			n += call >= 1 && call <= MTRACE_CALL_LAST_API;
+			n += call >= 1 && call <= MTRACE_CALL_LAST_MAP;
 		}
 	}
 	return n;
@@ -392,9 +407,33 @@ static struct mtrace_record *take_chunk(struct mt_thread *t, int may_start, stru
 	t->end = t->last = c + len / MTRACE_RECORD_SIZE;
 	t->chunk_off = off;
 	t->chunk_len = want;
+	t->bookkeeping = 0;
 	t->gen = mt_g.gen;
 	t->file_id = mt_g.file_id;
 	return t->cur;
+}
+
+/* Under lock: a chunk of two records, its own and one for a bookkeeping record of t's (the last
+   memory sample, at the stop), written at once; the record, or NULL. */
+struct mtrace_record *mt_take_record_locked(struct mt_thread *t)
+{
+	uint64_t off = mt_g.next_off, len = 2 * MTRACE_RECORD_SIZE;
+	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
+	if (!mt_g.have_file || w != (uint32_t)((off + len - 1) >> mt_g.win_shift) ||
+	    w >= MT_MAX_WINDOWS || (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
+	    mt_map_window(w) < 0)
+		return NULL;
+	if (t->tid == 0)
+		t->tid = (uint32_t)gettid();
+	uint64_t prev = t->file_id == mt_g.file_id ? t->chunk_off : 0;   /* (its chain goes on) */
+	mt_g.next_off = off + len;
+	mt_win_done[w] += len;   /* never held */
+	struct mtrace_record *c = (struct mtrace_record *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));
+	mt_put_record(c, t->tid, MTRACE_CALL_CHUNK, 0, 0, mt_ticks_now(), prev, 0, len,
+		      (uint32_t)mt_g.pid, 0, 0);
+	t->chunk_off = off;
+	t->file_id = mt_g.file_id;
+	return c + 1;
 }
 
 struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)

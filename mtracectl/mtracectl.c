@@ -51,6 +51,9 @@ static const char usage_text[] =
 	"To trace another allocator, preload it after the tracer:\n"
 	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
 	"\n"
+	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to mtracectl\n"
+	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces.\n"
+	"\n"
 	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
 	"failed; 126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n";
 
@@ -209,6 +212,84 @@ static void report(const char *manifest)
 		fprintf(stderr, "mtracectl: no trace was written\n");
 }
 
+/* ---------------------------------------------------------------------------------------------
+   Signals meant for the program: what a user (kill) or a service manager sends mtracectl, the
+   process it sees, goes on to the program, which would otherwise run on as an orphan while
+   mtracectl died without listing the traces or removing its manifest.  mtracectl stays, waits,
+   reports, and exits as the program did.
+   ------------------------------------------------------------------------------------------- */
+
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
+static volatile sig_atomic_t program_pid;   /* 0 once it is reaped: its pid may be reused */
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* the terminal's ^C, ^\ (si_code SI_KERNEL) went to its whole foreground process group,
+	   the program included: sent again, a program that counts them would see two */
+	if (si->si_code == SI_KERNEL)
+		return;
+	pid_t pid = program_pid;
+	if (pid > 0)
+		kill(pid, sig);   /* async-signal-safe */
+}
+
+/* Catch the signals to forward (one that was ignored when mtracectl started, as nohup does,
+   stays ignored, as it is then in the program too), and block them until the program's pid is
+   known; old: the mask to restore. */
+static void forward_setup(sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+		struct sigaction was, sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN)
+			continue;
+		sigaction(forwarded[i], &sa, NULL);
+		sigaddset(&set, forwarded[i]);
+	}
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* In the child before exec: the dispositions and mask the program is to start with (exec
+   resets caught signals to their default; the mask it keeps) */
+static void forward_undo(const sigset_t *old)
+{
+	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
+		struct sigaction was;
+		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+			signal(forwarded[i], SIG_DFL);
+	}
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+/* Wait for the program to end; its wait status.  It is left a zombie until the signals are
+   blocked again (WNOWAIT), so that a signal arriving meanwhile cannot reach another process
+   given its pid. */
+static int wait_program(pid_t pid, const sigset_t *old)
+{
+	program_pid = pid;
+	sigset_t blocked;
+	sigprocmask(SIG_SETMASK, old, &blocked);   /* signals sent before now are forwarded now */
+	siginfo_t si;
+	for (;;) {
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0)
+			break;
+		if (errno != EINTR)
+			tool_die(EXIT_TOOL, "waitid: %s", strerror(errno));
+	}
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+	program_pid = 0;
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			tool_die(EXIT_TOOL, "waitpid: %s", strerror(errno));
+	sigprocmask(SIG_SETMASK, old, NULL);   /* (later ones find no program: dropped) */
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	tool_name = "mtracectl";
@@ -316,21 +397,20 @@ int main(int argc, char **argv)
 	if (max_size)
 		setenv("MTRACE_CTL_MAX_SIZE", max_size, 1);
 
+	sigset_t old_mask;
+	forward_setup(&old_mask);
 	pid_t pid = fork();
 	if (pid < 0)
 		tool_die(EXIT_TOOL, "fork: %s", strerror(errno));
 	if (pid == 0) {
+		forward_undo(&old_mask);
 		execv(prog, prog_argv);
 		fprintf(stderr, "mtracectl: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(errno == ENOENT ? EXIT_NORUN : EXIT_NOTRACE);
 	}
-	/* like system(): the terminal's ^C and ^\ are for the program; we stay to report */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			tool_die(EXIT_TOOL, "waitpid: %s", strerror(errno));
+	/* like system(), the terminal's ^C and ^\ are for the program; signals sent to us go on
+	   to it; either way we stay to report */
+	int status = wait_program(pid, &old_mask);
 	if (!quiet)
 		report(manifest);
 	unlink(manifest);

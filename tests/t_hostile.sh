@@ -17,7 +17,7 @@ eq "cancelled threads: all 20" "cancelled 20" "$(cat "$TMP/cancel.out")"
 check "cancelled threads: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/cancel.*[0-9]")"
 
 # 2. a handler that forks, or exits, while the tracer is in the middle of its work
-run sigfork 120 sigfork 3000000; eq "a handler that forks: the program ends (no hang)" 0 "$?"
+run sigfork 120 sigfork 300000; eq "a handler that forks: the program ends (no hang)" 0 "$?"
 eq "a handler that forks: it forked" "forks 1" "$(cat "$TMP/sigfork.out")"
 bad_traces=0
 for f in "$TMP"/sigfork.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
@@ -41,6 +41,20 @@ for how in _Fork syscall clone; do
 	eq "$how child: the child's calls in a trace of its own" 10000 "$(count "${c:-/nonexistent}" malloc 1100)"
 	eq "$how child: whose header names the parent" "$(count "$p" pid)" "$(count "${c:-/nonexistent}" ppid)"
 done
+# a trace two processes wrote into is refused by readers (each chunk names its writer)
+f=$(ls "$TMP"/raw_clone.*[0-9] | head -n 1)
+cp "$f" "$TMP/twice"
+printf '\377\377\0\0' | dd of="$TMP/twice" bs=1 seek=$((4096 + 40)) conv=notrunc 2>/dev/null
+"$BIN/trace_dump" -c "$TMP/twice" >/dev/null 2>"$TMP/twice.err"
+eq "a trace two processes wrote: refused (exit 1)" 1 "$?"
+grep -q 'offset 4096: .*two processes wrote this file' "$TMP/twice.err" && ok "... saying so, at the chunk's offset" || bad "... $(cat "$TMP/twice.err")"
+# a fork from a handler on a small alternate stack, under mtracectl (which has the tracer list
+# every trace file): what the tracer does in the child adds little to how deep the stack goes
+u=$("$H" altfork | awk '{ print $2 }')
+timeout -s KILL 60 "$BIN/mtracectl" -q -o "$TMP/alt" -- "$H" altfork >"$TMP/alt.out" 2>&1
+eq "a fork from a handler on its own stack, under mtracectl: ends well" 0 "$?"
+t=$(awk '$1 == "depth" { print $2 }' "$TMP/alt.out")
+check "... the tracer adds $((t - u)) bytes to the stack the child needs ($u untraced; at most 1,024)" test "$((t - u))" -le 1024
 HOSTILE_OUT=$TMP/orphan.said run orphan 60 orphan; eq "a raw child outliving its parent: parent ends" 0 "$?"
 i=0; while [ ! -s "$TMP/orphan.said" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 eq "a raw child outliving its parent: it goes on (no SIGBUS)" "orphan ok" "$(cat "$TMP/orphan.said" 2>/dev/null)"

@@ -121,19 +121,23 @@ case $out in *"m.svg: cannot write"*"File too large"*rc=3) ok "trace_plot at the
 nothing_left "trace_plot at the limit"
 
 # --- SIGTERM while a tool waits for the rest of its input on a FIFO: it ends by the signal
-# (status 143) and its files are gone.  (Background jobs of sh ignore SIGINT; a signal that
-# was ignored stays ignored.)
+# (status 143) and its files are gone.  A copy of standard input has no name from the start:
+# it counts as made while the tool holds it open.  (Background jobs of sh ignore SIGINT; a
+# signal that was ignored stays ignored.)
 mkfifo "$TMP/fifo"
-interrupted() { # DESCRIPTION COMMAND... (reads the FIFO)
-	d=$1; shift
+made() { # PID: the tool's files, by name or held open in $TMP/tmpd
+	{ ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$'; ls -l "/proc/$1/fd" 2>/dev/null | grep -F "$TMP/tmpd/"; } | grep -c .
+}
+interrupted() { # DESCRIPTION INPUT COMMAND... (reads the first 8 KiB of INPUT from the FIFO)
+	d=$1 in=$2; shift 2
 	TMPDIR="$TMP/tmpd" "$@" <"$TMP/fifo" >/dev/null 2>&1 &
 	pid=$!
 	exec 3>"$TMP/fifo"
-	head -c 8192 "$T" >&3
+	head -c 8192 "$in" >&3
 	i=0   # until the tool has made its files
-	while [ $i -lt 100 ] && [ -z "$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$')" ]; do sleep 0.05; i=$((i + 1)); done
+	while [ $i -lt 100 ] && [ "$(made $pid)" -eq 0 ]; do sleep 0.05; i=$((i + 1)); done
 	sleep 0.2
-	made=$(ls -A "$TMP/o" "$TMP/tmpd" | grep -v ':$' | grep -c .)
+	made=$(made $pid)
 	kill -TERM $pid
 	wait $pid
 	rc=$?
@@ -142,8 +146,8 @@ interrupted() { # DESCRIPTION COMMAND... (reads the FIFO)
 	eq "$d: ended by SIGTERM" 143 "$rc"
 	nothing_left "$d"
 }
-interrupted "trace2wl" "$BIN/trace2wl" "$TMP/o/m.wl"
-interrupted "trace_plot from stdin" "$BIN/trace_plot" -o "$TMP/o/m.svg" -
-interrupted "trace_run from stdin" "$BIN/trace_run" --log "$TMP/o/m.tsv" -
-interrupted "trace_pack from stdin" "$BIN/trace_pack" -o "$TMP/o/m.gz" -
+interrupted "trace2wl" "$T" "$BIN/trace2wl" "$TMP/o/m.wl"
+interrupted "trace_plot from stdin" "$T" "$BIN/trace_plot" -o "$TMP/o/m.svg" -
+interrupted "trace_run from stdin" "$TMP/m.wl" "$BIN/trace_run" --log "$TMP/o/m.tsv" -
+interrupted "trace_pack from stdin" "$T" "$BIN/trace_pack" -o "$TMP/o/m.gz" -
 finish

@@ -64,6 +64,17 @@ bad_log "bad pointer" '+ zzz 0x10\n' "line 1: '+' wants a pointer and a size"
 bad_log "'>' alone" '> 0x10 0x20\n' "line 1: '>' without the '<' before it"
 bad_log "'<' then something else" '< 0x10\n- 0x10\n' "line 2: a realloc's '<' line is not followed"
 bad_log "log ends inside a realloc" '+ 0x10 0x8\n< 0x10\n' "ends inside a realloc"
+bad_log "a line too long (64 KiB and more)" "+ 0x10 0x8\n$(head -c 70000 /dev/zero | tr '\0' x)\n- 0x10\n" \
+	"line 2 (from byte 11 on): longer than 65536 bytes"
+# a line that never ends (/dev/zero) is refused at its first 64 KiB: memory stays small (here
+# under an address-space limit of 300 MB, not under ASan, which reserves terabytes), and
+# nothing is left behind
+mkdir "$TMP/zero"
+if [ "${SANITIZE:-}" = 1 ]; then "$I" /dev/zero "$TMP/zero/out"; else ( ulimit -v 300000; "$I" /dev/zero "$TMP/zero/out" ); fi 2>"$TMP/err"
+eq "/dev/zero: exit 1" 1 "$?"
+grep -q '^trace_import: /dev/zero: line 1 (from byte 0 on): longer than 65536 bytes.*not such a log$' "$TMP/err" &&
+	ok "/dev/zero: refused, naming the line" || bad "/dev/zero: $(cat "$TMP/err")"
+eq "/dev/zero: nothing left behind" "" "$(ls -A "$TMP/zero")"
 "$I" "$TMP/nonexistent" "$TMP/x" 2>/dev/null; eq "missing log: exit 1" 1 "$?"
 "$I" "$TMP/hand.log" 2>/dev/null; eq "no output named: exit 2" 2 "$?"
 "$I" --help | grep -q '^Usage: trace_import' && ok "--help" || bad "--help"

@@ -95,7 +95,7 @@ grep -q 'line 2: longer than' "$TMP/err" && ok "too long: names the line" || bad
 head -n 1 "$TMP/cmp.csv" >"$TMP/nan.csv"
 tail -n 1 "$TMP/cmp.csv" | awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if (i == 2) $i = "nan" } 1' >>"$TMP/nan.csv"
 "$PL" -o "$TMP/nancmp.svg" "$TMP/nan.csv" 2>"$TMP/err"; eq "compare CSV with wall 'nan': exit 1" 1 "$?"
-grep -q 'nan.csv: line 2: wall_usec and maxrss_end_kb' "$TMP/err" && ok "compare CSV: names the line" || bad "compare CSV: $(cat "$TMP/err")"
+grep -q 'nan.csv: line 2: wall_usec and maxrss_growth_kb' "$TMP/err" && ok "compare CSV: names the line" || bad "compare CSV: $(cat "$TMP/err")"
 check "compare CSV: no output left" sh -c "! ls '$TMP'/nancmp.svg* >/dev/null 2>&1"
 # a trace on standard input (read twice: its time range first), compressed too: the chart
 # goes to standard output

@@ -58,6 +58,23 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	"$R" --malloc "$TP/libctor.so" "$TMP/wl-ok" >"$TMP/out" 2>"$TMP/err"; eq "--malloc of a library without malloc: exit 3" 3 "$?"
 	grep -q 'libctor.so was preloaded but defines no malloc' "$TMP/err" && ok "no malloc: says so" || bad "no malloc: $(cat "$TMP/err")"
 fi
+# a workload whose blocks exceed the memory available (a malloc of twice MemAvailable, from a
+# two-line mtrace() log): refused before the replay, exit 3, one line saying what to do.
+# (An address-space limit, or ASan's largest allocation, makes the malloc fail where a replay
+# would touch it: the test never drives the machine out of memory.)
+big=$(awk '/^MemAvailable:/ { printf "%.0f\n", $2 * 1024 * 2 }' /proc/meminfo)
+printf '= Start\n+ 0x10000 0x%x\n- 0x10000\n= End\n' "$big" >"$TMP/big.log"
+"$BIN/trace_import" "$TMP/big.log" "$TMP/big.trace" && "$BIN/trace2wl" -q "$TMP/big.wl" "$TMP/big.trace"
+limited() { if [ "${SANITIZE:-}" = 1 ]; then ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=4096" "$@"; else (ulimit -v 4000000; "$@"); fi; }
+limited "$R" "$TMP/big.wl" >"$TMP/out" 2>"$TMP/err"
+eq "blocks beyond the memory available: exit 3" 3 "$?"
+grep -q "^trace_run: $TMP/big.wl: its blocks reach [0-9,]* MiB live at their peak (its ideal RSS), more than the [0-9,]* MiB of memory available here (.*): .*--touch=none" "$TMP/err" &&
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] && ok "blocks beyond the memory available: one line, what to do" || bad "memory: $(cat "$TMP/err")"
+check "blocks beyond the memory available: no figures" test ! -s "$TMP/out"
+limited "$R" --compare glibc,glibc "$TMP/big.wl" >"$TMP/out" 2>"$TMP/err"
+eq "--compare, blocks beyond the memory available: exit 3, one line" "3 1" "$? $(wc -l <"$TMP/err")"
+limited "$R" --touch=none "$TMP/big.wl" >/dev/null 2>"$TMP/err"
+grep -q "memory available" "$TMP/err" && bad "--touch=none: refused all the same" || ok "--touch=none: replayed (nothing touched)"
 "$R" --mallopt M_ARENA_MAX=4294967296 "$TMP/wl-ok" >/dev/null 2>"$TMP/err"; eq "--mallopt beyond an int: exit 2" 2 "$?"
 grep -q 'out of range' "$TMP/err" && ok "--mallopt beyond an int: says so" || bad "--mallopt: $(cat "$TMP/err")"
 "$R" 2>/dev/null; eq "no workload: exit 2" 2 "$?"

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "replay.h"
+#include "input.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
@@ -417,12 +418,9 @@ static int dump(const char *path)
 		trace_close(&r);
 		if (!workload)
 			return -1;
-		char tmp[TOOL_TMP_CAP];
-		int rc = dump_workload(wl_input_plain(path, tmp, isatty(2)), path);
-		if (tmp[0]) {
-			unlink(tmp);
-			tool_temp_done(tmp);
-		}
+		const char *plain = wl_input_plain(path, isatty(2));
+		int rc = dump_workload(plain, path);
+		input_release(plain);
 		return rc;
 	}
 	if (!opt.check)

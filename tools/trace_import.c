@@ -33,6 +33,25 @@ static int put(void *ctx, const struct mtrace_record *r)
 	return trace_writer_put(ctx, r);
 }
 
+/* A log line's longest: glibc writes "@ CALLER" (a path and a symbol, a long C++ one at most a
+   few KiB) and two numbers.  A longer line is not a log's, and reading it whole (getline
+   would, /dev/zero never ends one) would take memory without bound. */
+#define LINE_MAX_BYTES (64u << 10)
+
+/* The next line of f, without its newline, into buf (LINE_MAX_BYTES): its length; -1 at the
+   end; -2 if it is longer. */
+static ssize_t next_line(FILE *f, char *buf)
+{
+	size_t n = 0;
+	int c;
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
+		if (n == LINE_MAX_BYTES)
+			return -2;
+		buf[n++] = (char)c;
+	}
+	return c == EOF && n == 0 ? -1 : (ssize_t)n;
+}
+
 int main(int argc, char **argv)
 {
 	tool_name = "trace_import";
@@ -71,18 +90,22 @@ int main(int argc, char **argv)
 	if (trace_writer_open(&w, out, (int32_t)pid, exe) < 0)
 		tool_die(EXIT_SYSTEM, "%s", w.err);
 	struct mtrace_log log = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
+	static char line[LINE_MAX_BYTES];
 	ssize_t n;
 	struct tool_progress pr;
 	tool_progress_start(&pr, progress, fileno(f), tool_display_name(in));
 	uint64_t bytes = 0, lines = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		bytes += (uint64_t)n;
+	while ((n = next_line(f, line)) != -1) {
+		if (n == -2) {
+			tool_progress_end(&pr);
+			trace_writer_abort(&w);
+			tool_die(EXIT_BADFILE, "%s: line %llu (from byte %llu on): longer than %u bytes, which a glibc "
+				 "mtrace() log's lines never are: not such a log", tool_display_name(in),
+				 (unsigned long long)lines + 1, (unsigned long long)bytes, LINE_MAX_BYTES);
+		}
+		bytes += (uint64_t)n + 1;
 		if ((++lines & 0xffff) == 0)
 			tool_progress(bytes, &pr);
-		if (n && line[n - 1] == '\n')
-			n--;
 		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
@@ -95,7 +118,6 @@ int main(int argc, char **argv)
 		trace_writer_abort(&w);
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
 	}
-	free(line);
 	if (mtrace_log_end(&log) < 0) {
 		trace_writer_abort(&w);
 		tool_die(EXIT_BADFILE, "%s: %s", in, log.err);

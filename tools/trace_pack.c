@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "input.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
@@ -94,7 +95,7 @@ static void anonymize(const char *in, FILE *out)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	if (r.format != TRACE_FMT_MTRACE)
 		tool_die(EXIT_BADFILE, "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
-			 "no header to clean (compress it without --anonymize)", in);
+			 "no header to clean (compress it without --anonymize)", tool_display_name(in));
 	static unsigned char page[MTRACE_HEADER_MAX + 1];
 	struct mtrace_file_header h = r.hdr;
 	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
@@ -191,10 +192,9 @@ int main(int argc, char **argv)
 	}
 	if (level > (strcmp(prog, "zstd") ? 9 : 19))
 		tool_die(EXIT_USAGE, "--level %ld: %s's levels go from 1 to %d", level, prog, strcmp(prog, "zstd") ? 9 : 19);
-	/* read twice (validate, then compress): standard input is copied to a file first */
-	const char *in = argv[optind];
-	if (tool_input_is_stream(in))
-		in = tool_input_to_file(in);   /* read twice: validated, then compressed */
+	/* read twice (validate, then compress): standard input or a pipe is copied first, once
+	   its first bytes say it is a trace */
+	const char *in = input_reopenable(argv[optind], trace_head_check, 0, progress);
 
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
@@ -260,10 +260,13 @@ int main(int argc, char **argv)
 	} else {
 		snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
 		snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
-		fi = mkstemp(tmp_in);
-		fo = mkstemp(tmp_out);
-		if (fi < 0 || fo < 0)
-			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		char err[sizeof tmp_out + 300];
+		if ((fi = tool_mkstemp_beside(out, tmp_in, err, sizeof err)) < 0 ||
+		    (fo = tool_mkstemp_beside(out, tmp_out, err, sizeof err)) < 0) {
+			if (fi >= 0)
+				unlink(tmp_in);
+			tool_die(EXIT_SYSTEM, "%s", err);
+		}
 		tool_temp_add(tmp_out);
 	}
 	unlink(tmp_in);   /* we keep the descriptor */

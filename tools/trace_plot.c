@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "input.h"
 #include "lat_hist.h"
 #include "order.h"
 #include "svg.h"
@@ -509,7 +510,7 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		if (nf && !strcmp(fields[0], "cycles")) {   /* a header line */
 			for (int i = 0; i < nf; i++) {
 				if (!strcmp(fields[i], "wall_usec")) wall = i;
-				if (!strcmp(fields[i], "maxrss_end_kb")) rss = i;
+				if (!strcmp(fields[i], "maxrss_growth_kb")) rss = i;   /* Max RSS, as trace_run means it */
 				if (!strcmp(fields[i], "allocator")) alloc = i;
 				if (!strcmp(fields[i], "malloc_p99_cycles")) p99[0] = i;
 				if (!strcmp(fields[i], "free_p99_cycles")) p99[1] = i;
@@ -525,7 +526,7 @@ static void plot_compare(struct svg *sv, const char *path, int h)
 		const char *e1, *e2;
 		if (parse_amount(fields[wall], &e1, &w[n]) < 0 || *e1 ||
 		    parse_amount(fields[rss], &e2, &r[n]) < 0 || *e2)
-			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_end_kb must be numbers "
+			tool_die(EXIT_BADFILE, "%s: line %lu: wall_usec and maxrss_growth_kb must be numbers "
 				  "from 0 to 10^18", path, no);
 		for (int k = 0; k < 2; k++) {
 			const char *e3;
@@ -675,6 +676,20 @@ static void plot_latency(struct svg *sv, char **paths, int n, const char **label
    main
    ------------------------------------------------------------------------------------------- */
 
+/* What trace_plot reads: a trace, or one of the text files guess_kind knows (input_check_fn) */
+static const char *plot_head_check(const unsigned char *b, size_t n)
+{
+	static const char *const heads[] = { "time_ms\t", "cycles,wall_usec", "# trace_run latency",
+					     "# trace_stats latency" };
+	for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
+		if (n >= strlen(heads[i]) && !memcmp(b, heads[i], strlen(heads[i])))
+			return NULL;
+	const char *why = trace_head_check(b, n);
+	return !why ? NULL : strncmp(why, "not ", 4) ? why :
+	       "neither a trace, a trace_run --log timeline, a --compare --csv table nor a latency "
+	       "distribution (bad magic)";
+}
+
 static const char *guess_kind(const char *path)
 {
 	char head[40] = { 0 };
@@ -734,7 +749,7 @@ int main(int argc, char **argv)
 			if (streams++)
 				tool_die(EXIT_USAGE, "%s: only one input may be standard input or a pipe",
 					 tool_display_name(argv[i]));
-			argv[i] = (char *)tool_input_to_file(argv[i]);
+			argv[i] = (char *)input_reopenable(argv[i], plot_head_check, 0, progress);
 			if (!out)
 				out = "-";
 		}
@@ -762,9 +777,12 @@ int main(int argc, char **argv)
 			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
 	} else {
 		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
-		int fd = mkstemp(tmp);
-		if (fd < 0 || !(f = fdopen(fd, "w")))
-			tool_die(EXIT_SYSTEM, "%s: cannot create: %s", out, strerror(errno));
+		char err[sizeof tmp + 300];
+		int fd = tool_mkstemp_beside(out, tmp, err, sizeof err);
+		if (fd < 0)
+			tool_die(EXIT_SYSTEM, "%s", err);
+		if (!(f = fdopen(fd, "w")))
+			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
 		tool_temp_add(tmp);   /* a failed run (tool_die exits) leaves no half-written output */
 		tool_output_mode(fd);
 	}

@@ -54,8 +54,13 @@ static const char usage_text[] =
 	"                          for workloads without that figure): streams beyond wait, in\n"
 	"                          order, for a thread to come free (and one is added when a\n"
 	"                          stream waits for one nobody has taken)\n"
+	"      --timeout=S         end a replay in which no call completes for S seconds (an\n"
+	"                          allocator that deadlocked) as a crash is, saying where\n"
+	"                          (default 60; 0: never); --compare's other columns still print\n"
 	"      --no-timing         do not time the calls (the timer costs more than a small\n"
 	"                          malloc): for wall time and RSS alone; averages print as 0\n"
+	"      --allow-failures    exit 0 when calls that succeeded in the program failed in\n"
+	"                          the replay (they are reported all the same)\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
 	"  -p, --progress          show the workload's check and the calls replayed on\n"
 	"                          stderr from the start (by default only on a terminal,\n"
@@ -63,23 +68,28 @@ static const char usage_text[] =
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
-	"The summary's first 12 lines keep the original trace_run layout, line for line.  A\n"
-	"workload with the program's memory samples gets a line after it that sets the program's\n"
-	"peak anonymous RSS growth beside this replay's.\n"
+	"The summary's first 12 lines keep the original trace_run layout, line for line: Kb\n"
+	"is KiB; \"usec across N threads\" is the replay threads' user CPU time; Max RSS is how\n"
+	"much the peak resident set grew during the replay (START -> END), in --compare too.\n"
+	"Calls that failed in the replay where the program's succeeded are counted on a\n"
+	"line of their own after those 12, and mark a --compare column '!' (no ratios).  A\n"
+	"workload with the program's memory samples gets a line after them that sets the\n"
+	"program's peak anonymous RSS growth beside this replay's.\n"
+	"\n"
 	"Exit status: 0 done; 1 the workload is missing, malformed or would deadlock;\n"
-	"2 bad command line; 3 the allocator or the system failed us.\n";
+	"2 bad command line; 3 the allocator or the system failed us (a crash, --timeout,\n"
+	"not enough memory); 4 calls failed in the replay that succeeded in the program.\n";
+
+/* Some call failed in the replay that succeeded in the program (unless --allow-failures) */
+#define EXIT_CALLS_FAILED 4
 
 struct opts {
 	const char *malloc_name, *compare, *log, *latency, *tunables, *format;
 	const char *mallopts[32];
-	int nmallopt;
+	int nmallopt, allow_failures;
 	unsigned repeat;
 	struct replay_opts ro;
 };
-
-/* A temporary plain copy of the workload (see materialize), and the name the user gave it */
-static char tmp_workload[TOOL_TMP_CAP];
-static const char *tmp_workload_of;   /* what the user named */
 
 /* ---------------------------------------------------------------------------------------------
    Runs in fresh processes (--repeat, --compare)
@@ -109,30 +119,32 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 }
 
 /* ---------------------------------------------------------------------------------------------
-   A workload on standard input, compressed, or in the dj/malloc encoding is first written out
-   plain, in our encoding, to a temporary file: the replay maps its workload, and --compare's
-   runs and the re-execution for --malloc read it again.  The translation happens here, before
-   the re-execution, so that its tables never come from the allocator under test.
-   MTRACE_RUN_TMP names the file across the re-execution (the process that replays from it last
-   removes it at exit), MTRACE_RUN_NAME what the user gave, for messages.
+   A workload on standard input, compressed, or in the dj/malloc encoding is first made plain,
+   in our encoding, in a temporary copy without a name (wl_input_plain: "/proc/self/fd/N"):
+   the replay maps its workload, and --compare's runs and the re-execution for --malloc, which
+   inherit the descriptor, read it again; no end of the tool, SIGKILL included, leaves it
+   behind.  The translation happens here, before the re-execution, so that its tables never
+   come from the allocator under test.  MTRACE_RUN_COPY names the copy across the
+   re-execution and in --compare's runs, MTRACE_RUN_NAME what the user gave, for messages.
    ------------------------------------------------------------------------------------------- */
 
+static const char *copy_of;   /* what the user named, when the workload is a copy of it */
+
 /* The plain workload in our encoding for the user's WORKLOAD (wl_input_plain), or, after the
-   re-execution, the one the first execution made; *shown: the name for messages. */
+   re-execution or in a run of --compare, the copy the first process made; *shown: the name
+   for messages. */
 static const char *materialize(const char *workload, const char **shown, int progress)
 {
-	const char *env = getenv("MTRACE_RUN_TMP"), *name = getenv("MTRACE_RUN_NAME");
+	const char *copy = getenv("MTRACE_RUN_COPY"), *name = getenv("MTRACE_RUN_NAME");
 	*shown = workload;
-	if (env && !strcmp(env, workload)) {   /* re-executed: ours to remove */
-		snprintf(tmp_workload, sizeof tmp_workload, "%s", env);
-		tool_temp_add(tmp_workload);
-		if (name)
-			*shown = name;
+	if (copy && name && !strcmp(copy, workload)) {
+		*shown = name;
+		tool_display_as(workload, name);
 		return workload;
 	}
-	const char *plain = wl_input_plain(workload, tmp_workload, progress);
-	if (tmp_workload[0])
-		tmp_workload_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
+	const char *plain = wl_input_plain(workload, progress);
+	if (strcmp(plain, workload))
+		copy_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
 	return plain;
 }
 
@@ -210,6 +222,9 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		snprintf(bufs[6], sizeof bufs[6], "--threads=%u", o->ro.max_threads);
 		args[n++] = bufs[6];
 	}
+	snprintf(bufs[8], sizeof bufs[8], "--timeout=%u", o->ro.timeout_s);
+	args[n++] = bufs[8];
+	args[n++] = "--allow-failures";   /* (its figures come back; the failures are judged here) */
 	for (int i = 0; i < o->nmallopt; i++) {   /* (at most 32, and 16 of the column's) */
 		args[n++] = "--mallopt";
 		args[n++] = (char *)o->mallopts[i];
@@ -233,7 +248,10 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		close(pfd[0]);
 		close(pfd[1]);
 		unsetenv("MTRACE_RUN_ENV");
-		unsetenv("MTRACE_RUN_TMP");   /* the parent's to remove, after its last run */
+		if (copy_of) {   /* the copy it inherits, and what to call it */
+			setenv("MTRACE_RUN_COPY", workload, 1);
+			setenv("MTRACE_RUN_NAME", copy_of, 1);
+		}
 		setenv("MTRACE_RUN_PROGRESS", label, 1);
 		setenv("MTRACE_RUN_COLUMN", col->label, 1);
 		for (int i = 0; i < col->nenv; i++)
@@ -450,13 +468,29 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	if (isatty(2))
 		fprintf(stderr, "\r%60s\r", "");
 	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
-		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi);
-	for (int a = 0; a < na; a++)
-		if (!failed[a])
-			report_medians(runs + (size_t)a * reps, reps, med[a], lo[a], hi[a]);
+		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi), (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
+	for (int a = 0; a < na; a++) {
+		if (failed[a])
+			continue;
+		report_medians(runs + (size_t)a * reps, reps, med[a], lo[a], hi[a]);
+		/* the first run whose calls failed where the program's succeeded: not comparable */
+		for (unsigned r = 0; r < reps && !fails[a][F_RFAIL]; r++)
+			if (runs[(size_t)a * reps + r][F_RFAIL])
+				memcpy(fails[a], runs[(size_t)a * reps + r], sizeof fails[a]);
+		if (fails[a][F_RFAIL] && !o->allow_failures) {
+			char what[300];
+			tool_warn("the replay with %s: %s: its figures are not comparable (--allow-failures "
+				  "accepts them)", names[a], report_failures(fails[a], what, sizeof what));
+			if (status == EXIT_OK)
+				status = EXIT_CALLS_FAILED;
+		}
+	}
 	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
+		if (fails[0][F_RFAIL])   /* said of the run it happened in */
+			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP, (F_RFAIL_CALL + 1 - F_RFAIL_OP) * sizeof (int64_t)),
+			med[0][F_RFAIL] = fails[0][F_RFAIL];
 		if (o->format && !strcmp(o->format, "csv"))
 			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
@@ -465,9 +499,9 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0], &cols[0]);
 			report_fidelity_text(med[0], traced->allocator);
 		}
-		return EXIT_OK;
+		return status;
 	}
-	report_compare(o->format, names, na, med, lo, hi, failed, reps, timer);
+	report_compare(o->format, names, na, med, lo, hi, failed, fails, reps, timer);
 	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
 		/* the column that replays the program as it ran */
 		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
@@ -499,10 +533,12 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 3 }, { "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
-		{ "latency", required_argument, 0, 'L' }, { "pace", optional_argument, 0, 6 },
+		{ "latency", required_argument, 0, 'L' }, { "timeout", required_argument, 0, 6 },
+		{ "allow-failures", no_argument, 0, 7 }, { "pace", optional_argument, 0, 8 },
 		{ 0, 0, 0, 0 },
 	};
-	struct opts o = { .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1 } };
+	struct opts o = { .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1,
+				  .timeout_s = REPLAY_TIMEOUT_DEFAULT } };
 	int ch;
 	uint64_t v;
 	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
@@ -554,7 +590,13 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o.ro.no_timing = 1; break;
-		case 6: {
+		case 7: o.allow_failures = 1; break;
+		case 6:
+			if (parse_u64(optarg, &v) < 0 || v > 86400 * 7)
+				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'", optarg);
+			o.ro.timeout_s = (unsigned)v;
+			break;
+		case 8: {
 			char *end;
 			o.ro.pace = optarg ? strtod(optarg, &end) : 1;
 			if (optarg && (!*optarg || *end || !(o.ro.pace > 0 && o.ro.pace <= 1e6)))
@@ -597,19 +639,13 @@ int main(int argc, char **argv)
 	   (as a column of --compare), once the workload is read */
 	int as_traced = o.malloc_name && !strcmp(o.malloc_name, "traced");
 	if (!o.compare && o.repeat <= 1 && !as_traced)
-		ensure_environment(o.malloc_name, o.tunables, argv, tmp_workload_of ?
-				   (const char *const[]){ "MTRACE_RUN_TMP", tmp_workload,
-							  "MTRACE_RUN_NAME", tmp_workload_of, NULL } : NULL);
+		ensure_environment(o.malloc_name, o.tunables, argv, copy_of ?
+				   (const char *const[]){ "MTRACE_RUN_COPY", workload,
+							  "MTRACE_RUN_NAME", copy_of, NULL } : NULL, o.ro.timeout_s);
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
 		wl_input_die_named(r.err, workload, shown);
-	if (tmp_workload[0] && !o.compare && o.repeat <= 1 && !as_traced) {
-		/* mapped: the temporary file can go now, so that even a replay killed by SIGKILL
-		   (an allocator under test that exhausts memory meets the OOM killer) leaves none */
-		unlink(tmp_workload);
-		tool_temp_done(tmp_workload);
-	}
 	r.name = shown;
 	struct replay_plan plan;
 	struct tool_progress vp;
@@ -624,6 +660,20 @@ int main(int argc, char **argv)
 	r.progress = NULL;
 	if (valid < 0)
 		tool_die(EXIT_BADFILE, "%s", err);
+
+	/* blocks that, touched, would take more memory than the machine has free: refused before
+	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
+	const char *avail_what;
+	uint64_t avail = run_memory_available(&avail_what);
+	if (o.ro.touch != TOUCH_NONE && plan.ideal_rss > avail && !getenv("MTRACE_RUN_PROGRESS")) {
+		char a[32], b[32];
+		tool_die(EXIT_SYSTEM, "%s: its blocks reach %s MiB live at their peak (its ideal RSS), more "
+			 "than the %s MiB of memory available here (%s): touched, they would push the "
+			 "machine into swap or the OOM killer; replay it where there is more memory, or with "
+			 "--touch=none (the blocks are not written to: RSS is then what the allocator itself "
+			 "writes)", tool_display_name(shown), fmt_commas(a, plan.ideal_rss >> 20),
+			 fmt_commas(b, avail >> 20), avail_what);
+	}
 
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
@@ -679,5 +729,11 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
+	if (f[F_RFAIL] && !o.allow_failures) {
+		char what[300];
+		tool_warn("%s: %s: the figures are not comparable (--allow-failures accepts them)",
+			  tool_display_name(shown), report_failures(f, what, sizeof what));
+		return EXIT_CALLS_FAILED;
+	}
 	return EXIT_OK;
 }

@@ -7,6 +7,8 @@
  *   sigexit          the timer's handler calls exit(0) after 20 ms of allocating
  *   rawfork HOW      HOW = _Fork|syscall|clone: 10,000 malloc(100) in the parent, 10,000
  *                    malloc(1100) in a child made without fork() (no atfork handler runs)
+ *   altfork          a handler on an alternate stack forks; the child prints how deep the stack
+ *                    went ("depth N"), handler and fork and what ran in the child included
  *   orphan           a child made by syscall(SYS_fork) that allocates after its parent is gone;
  *                    it writes "orphan ok" into the file named by $HOSTILE_OUT
  *   notsc            the TSC switched off (PR_SET_TSC), then allocations in main and a thread
@@ -101,6 +103,55 @@ static void fork_handler(int sig)
 		forks++;
 	}
 	errno = e;
+}
+
+static char *alt_lo;
+static size_t alt_size;
+
+/* In the child: how deep the stack went in the handler, the fork and what ran in the child
+   before fork returned (the alternate stack was filled with 0xa5 beforehand). */
+static void altfork_handler(int sig)
+{
+	(void)sig;
+	pid_t pid = fork();
+	if (pid == 0) {
+		size_t i = 0;
+		while (i < alt_size && (unsigned char)alt_lo[i] == 0xa5)
+			i++;
+		char line[32];
+		int n = snprintf(line, sizeof line, "depth %zu\n", alt_size - i);
+		if (write(1, line, (size_t)n) != n)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/* A handler on a small stack of its own (as a program that catches stack overflows runs its
+   SIGSEGV handler) forks: what the tracer does in the child must fit. */
+static int altfork_mode(void)
+{
+	/* 16 KiB with an inaccessible page below it, so that running past its end faults */
+	long ps = sysconf(_SC_PAGESIZE);
+	alt_size = 16384;
+	char *area = mmap(NULL, (size_t)ps + alt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED || mprotect(area, (size_t)ps, PROT_NONE) != 0)
+		return 2;
+	alt_lo = area + ps;
+	stack_t ss = { .ss_sp = alt_lo, .ss_size = alt_size };
+	if (sigaltstack(&ss, NULL) != 0)
+		return 2;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = altfork_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR1, &sa, NULL);
+	pairs(1000, 100);
+	memset(alt_lo, 0xa5, alt_size);
+	raise(SIGUSR1);
+	pairs(1000, 100);
+	return 0;
 }
 
 static struct timespec t0;
@@ -452,6 +503,8 @@ int main(int argc, char **argv)
 		return rawfork_mode(arg);
 	if (strcmp(mode, "orphan") == 0)
 		return orphan_mode();
+	if (strcmp(mode, "altfork") == 0)
+		return altfork_mode();
 	if (strcmp(mode, "notsc") == 0)
 		return notsc_mode();
 	if (strcmp(mode, "filter") == 0)

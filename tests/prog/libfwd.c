@@ -2,11 +2,15 @@
  * own entry points (__libc_*), so it defines malloc without being libc.so.
  * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator;
  * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs);
+ * LIBFWD_HANG_AT=N: the Nth malloc never returns, as an allocator that deadlocked; =start: its
+ * constructor never returns;
  * LIBFWD_SLOW=N: each malloc first counts to N, a slower allocator by a known amount. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 void *__libc_malloc(size_t);
 void __libc_free(void *);
@@ -16,21 +20,27 @@ void *__libc_memalign(size_t, size_t);
 void *__libc_valloc(size_t);
 void *__libc_pvalloc(size_t);
 
-static unsigned long crash_at, kill_at, mallocs, slow;
+static unsigned long crash_at, kill_at, hang_at, mallocs, slow;
 
 __attribute__((constructor)) static void setup(void)
 {
 	const char *s = getenv("LIBFWD_CRASH_AT"), *k = getenv("LIBFWD_KILL_AT");
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
 	kill_at = k ? strtoul(k, NULL, 10) : 0;
+	const char *h = getenv("LIBFWD_HANG_AT");
+	while (h && !strcmp(h, "start"))
+		pause();
+	hang_at = h ? strtoul(h, NULL, 10) : 0;
 	const char *w = getenv("LIBFWD_SLOW");
 	slow = w ? strtoul(w, NULL, 10) : 0;
 }
 
 void *malloc(size_t n)
 {
-	if (crash_at | kill_at) {
+	if (crash_at | kill_at | hang_at) {
 		unsigned long i = __atomic_add_fetch(&mallocs, 1, __ATOMIC_RELAXED);
+		while (i == hang_at)
+			pause();
 		if (i == crash_at)
 			*(volatile int *)NULL = 1;
 		if (i == kill_at)

@@ -136,9 +136,8 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		snprintf(err, cap, "out of memory");
 		goto fail;
 	}
-	int bfd = mkstemp(body), tfd = mkstemp(tmp);
+	int tfd = tool_mkstemp_beside(dj_path, tmp, err, cap), bfd = tfd < 0 ? -1 : tool_mkstemp_beside(dj_path, body, err, cap);
 	if (bfd < 0 || tfd < 0) {
-		snprintf(err, cap, "%s: cannot create: %s", dj_path, strerror(errno));
 		if (bfd >= 0) close(bfd), unlink(body);
 		if (tfd >= 0) close(tfd), unlink(tmp);
 		goto fail;

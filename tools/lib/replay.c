@@ -67,6 +67,11 @@ struct rthread {
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t res_told;            /* blocks touched as the program had them resident */
 	uint64_t end_ticks;
+	uint64_t fail_bytes, fail_call;   /* its first call that failed here only: bytes asked */
+	unsigned fail_op;             /* for, its number in the stream (calls_done), its opcode */
+	uint32_t waiting;             /* 1 + the thread it sleeps waiting for, or 0 (the sampler
+	                                 reads it: a replay that stalls names a stream that does
+	                                 not wait) */
 } __attribute__((aligned(128)));
 
 struct ctx {
@@ -136,6 +141,7 @@ static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, 
 		cpu_relax();
 	}
 	me->slept++;
+	__atomic_store_n(&me->waiting, u + 1, __ATOMIC_RELAXED);
 	/* Sleep on the futex word of u's signal point k (every count waited for is one): u sets
 	   it and wakes its sleepers when it gets there, and no one else (waking every sleeper of
 	   u at each of its signal points made a thousand-thread replay crawl).  We count ourselves
@@ -170,6 +176,7 @@ static __attribute__((noinline)) void wait_slow(struct rthread *me, uint32_t u, 
 			nanosleep(&ts, NULL);   /* (not a signal point: cannot happen) */
 		ns = ns < 32000000 ? ns * 2 : 64000000;
 	}
+	__atomic_store_n(&me->waiting, 0, __ATOMIC_RELAXED);
 	e->u = u, e->count = __atomic_load_n(&o->count, __ATOMIC_ACQUIRE);
 }
 
@@ -213,9 +220,21 @@ static inline uint64_t get(const uint8_t **p)
 	return replay_get(p);
 }
 
+static uint64_t calls_done(const struct rthread *me);
+
+/* A call that succeeded in the trace failed here: counted, and the first one noted */
+static __attribute__((noinline)) void failed_here(struct rthread *me, unsigned op, uint64_t bytes)
+{
+	if (me->rfail++ == 0) {
+		me->fail_op = op;
+		me->fail_bytes = bytes;
+		me->fail_call = calls_done(me);
+	}
+}
+
 /* Put a new block in slot s (0: not kept); *sp: the stream after its call. */
 static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace,
-			const uint8_t **sp)
+			unsigned op, const uint8_t **sp)
 {
 	struct ctx *x = me->x;
 	if (failed_in_trace || s == 0) {
@@ -227,7 +246,7 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 		return;
 	}
 	if (!p) {
-		me->rfail++;
+		failed_here(me, op, bytes);
 		return;
 	}
 	x->slot[s].p = p;
@@ -250,11 +269,13 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 }
 
 /* A call with only itself between the timer's two reads (timed is a constant in each copy of
-   replay_loop, so an untimed replay has no trace of the timer). */
-#define TIMED(OP, EXPR) ({ uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
+   replay_loop, so an untimed replay has no trace of the timer).  It is counted first: a crash
+   or a stall inside it names it (calls_done), not the call before. */
+#define TIMED(OP, EXPR) ({ __atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); \
+	uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
 	if (timed) { uint64_t d_ = cycles_end() - t0_; me->cyc[OP] += d_; \
 		unsigned c_ = lat_class[OP]; h->b[c_][hist_bucket(d_)]++; if (d_ > h->max[c_]) h->max[c_] = d_; } \
-	__atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); r_; })
+	r_; })
 
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed,
 							       struct hist *h)
@@ -287,53 +308,57 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (x->o->pace > 0)
 				replay_pace_wait(x->t0_ns, x->o->pace, a);
 			continue;
-		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP:   /* the program's own */
-			p = replay_map_op(&x->maps, op, p, &me->rfail);
-			__atomic_store_n(&me->n[op], me->n[op] + 1, __ATOMIC_RELAXED);
+		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP: {   /* the program's own */
+			uint64_t len = 0;
+			__atomic_store_n(&me->n[op], me->n[op] + 1, __ATOMIC_RELAXED);   /* (as TIMED) */
+			p = replay_map_op(&x->maps, op, p, &len);
+			if (len)
+				failed_here(me, op, len);
 			break;
+		}
 		case MTRACE_WL_MALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, malloc(a));
-			keep(me, s, q, a, failed, &p);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_CALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, calloc(a, b));
-			keep(me, s, q, a * b, failed, &p);
+			keep(me, s, q, a * b, failed, op, &p);
 			break;
 		case MTRACE_WL_MEMALIGN:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, memalign(a, b));
-			keep(me, s, q, b, failed, &p);
+			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_ALIGNED_ALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, aligned_alloc(a, b));
-			keep(me, s, q, b, failed, &p);
+			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_POSIX_MEMALIGN: {
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			void *out = NULL;
 			int e = TIMED(op, posix_memalign(&out, a, b));
-			keep(me, s, e == 0 ? out : NULL, b, failed, &p);
+			keep(me, s, e == 0 ? out : NULL, b, failed, op, &p);
 			break;
 		}
 		case MTRACE_WL_VALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, valloc(a));
-			keep(me, s, q, a, failed, &p);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_PVALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, pvalloc(a));
-			keep(me, s, q, a, failed, &p);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_FREE:
 			s = get(&p);
@@ -352,7 +377,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (q == NULL && (bytes != 0 || old == NULL)) {
 				/* failed here (and maybe in the trace): the old block stays */
 				if (!failed)
-					me->rfail++;
+					failed_here(me, op, bytes);
 				break;
 			}
 			if (failed)
@@ -421,32 +446,29 @@ static void put(char *b, size_t cap, size_t *k, const char *s)
 		b[(*k)++] = *s++;
 }
 
-static void on_crash(int sig)
+/* Calls stream me has completed (n[] is counted when a call returns) */
+static uint64_t calls_done(const struct rthread *me)
 {
-	/* one report: a thread crashing while another reports waits for the end it brings */
-	static int reporting;
-	if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL))
-		for (;;)
-			pause();
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
-		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
-	};
+	uint64_t done = 0;
+	for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
+		done += __atomic_load_n(&me->n[i], __ATOMIC_RELAXED);
+	return done;
+}
+
+/* "NAME: WHAT in stream S (thread T), at its call C of N (most likely in the allocator under
+   test)", and the trace_dump command that shows the calls before it, on stderr (me: the
+   stream, or NULL).  Async-signal-safe: the crash handler's, and the sampler's when the replay
+   stalls. */
+static void say_where(const char *what, const struct rthread *me)
+{
 	char msg[400];
 	size_t k = 0;
 #define PUT(s) put(msg, sizeof msg - 1, &k, (s))
 	PUT(tool_name);
-	PUT(crash_ctx ? ": the replay crashed (" : ": crashed before the replay began (");
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i].sig == sig)
-			PUT(names[i].name);
-	PUT(")");
-	struct rthread *me = crash_me;
+	PUT(": ");
+	PUT(what);
 	if (me && crash_ctx) {
 		char num[32];
-		uint64_t done = 0;
-		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
-			done += me->n[i];
 		const struct mtrace_wl_thread *tt = &crash_ctx->r->threads[me->idx];
 		PUT(" in stream ");
 		PUT(fmt_commas(num, me->idx));
@@ -454,20 +476,19 @@ static void on_crash(int sig)
 		num[fmt_u(num, tt->tid)] = 0;
 		PUT(num);
 		PUT("), at its call ");
-		PUT(fmt_commas(num, done));   /* (n[] counts the call in flight too) */
+		PUT(fmt_commas(num, calls_done(me)));
 		PUT(" of ");
 		PUT(fmt_commas(num, tt->ncalls));
 	}
 	PUT(" (most likely in the allocator under test)");
 	PUT("\n");
+#undef PUT
 	ssize_t w = write(2, msg, k);
 	if (me && crash_ctx) {
 		/* where to look: the stream's calls up to the one in flight */
 		static char hint[4600];
 		char num[32];
-		uint64_t done = 0;
-		for (unsigned i = 0; i < MTRACE_WL_NCOUNTS; i++)
-			done += me->n[i];
+		uint64_t done = calls_done(me);
 		k = 0;
 		put(hint, sizeof hint - 1, &k, tool_name);
 		put(hint, sizeof hint - 1, &k, ": the calls before it: trace_dump -s ");
@@ -481,8 +502,29 @@ static void on_crash(int sig)
 		put(hint, sizeof hint - 1, &k, "\n");
 		w = write(2, hint, k);
 	}
-#undef PUT
 	(void)w;
+}
+
+static void on_crash(int sig)
+{
+	/* one report: a thread crashing while another reports waits for the end it brings */
+	static int reporting;
+	if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
+		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
+	};
+	char what[100];
+	size_t k = 0;
+	put(what, sizeof what - 1, &k, crash_ctx ? "the replay crashed (" : "crashed before the replay began (");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (names[i].sig == sig)
+			put(what, sizeof what - 1, &k, names[i].name);
+	put(what, sizeof what - 1, &k, ")");
+	what[k] = 0;
+	say_where(what, crash_ctx ? crash_me : NULL);
 	tool_remove_temps();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -682,15 +724,57 @@ static void progress(struct ctx *x, int end)
 	(void)w;
 }
 
+/* A replay in which no call has completed for timeout_s seconds (an allocator that deadlocked,
+   most likely) is ended as a crash is: where it stands, then exit 3.  Time is counted in the
+   sampler's intervals, which a stopped process (^Z) or a loaded machine only lengthens.
+   still_ms: how long no call has completed so far; *last: the calls then. */
+static void check_stalled(struct ctx *x, uint64_t *still_ms, uint64_t *last)
+{
+	unsigned limit = x->o->timeout_s;
+	*still_ms += x->o->interval_ms;
+	if (!limit || (*still_ms < 1000 && *still_ms < (uint64_t)limit * 1000))
+		return;   /* (the calls are added up at most once a second) */
+	uint64_t done = 0;
+	for (uint32_t i = 0; i < x->nt; i++)
+		done += calls_done(&x->t[i]);
+	if (done != *last) {
+		*last = done;
+		*still_ms = 0;
+		return;
+	}
+	if (*still_ms < (uint64_t)limit * 1000)
+		return;
+	/* the stream to blame: the first one taken, not finished and not waiting for another */
+	const struct rthread *stuck = NULL;
+	uint32_t taken = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < x->nt && i < taken && !stuck; i++)
+		if (!__atomic_load_n(&x->t[i].end_ticks, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&x->t[i].waiting, __ATOMIC_RELAXED))
+			stuck = &x->t[i];
+	char what[120], num[32];
+	size_t k = 0;
+	progress(x, 1);
+	put(what, sizeof what - 1, &k, "the replay made no progress for ");
+	num[fmt_u(num, limit)] = 0;
+	put(what, sizeof what - 1, &k, num);
+	put(what, sizeof what - 1, &k, " s (--timeout): no call completed");
+	what[k] = 0;
+	say_where(what, stuck);
+	tool_remove_temps();
+	_exit(EXIT_SYSTEM);
+}
+
 static void *sampler(void *arg)
 {
 	struct ctx *x = arg;
 	struct timespec iv = { x->o->interval_ms / 1000, (long)(x->o->interval_ms % 1000) * 1000000 };
+	uint64_t still_ms = 0, last = 0;
 	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
 		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
 		sample(x);
 		progress(x, 0);
+		check_stalled(x, &still_ms, &last);
 		nanosleep(&iv, NULL);
 	}
 	sample(x);
@@ -837,6 +921,12 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		res->implicit_frees += t->implicit;
 		res->failed_replayed += t->failed;
 		res->replay_failures += t->rfail;
+		if (t->rfail && res->replay_failures == t->rfail) {   /* the first stream with one */
+			res->fail_op = t->fail_op;
+			res->fail_bytes = t->fail_bytes;
+			res->fail_stream = i;
+			res->fail_call = t->fail_call;
+		}
 		res->resident_told += t->res_told;
 	}
 	res->resident_told += x->maps.resident_told;

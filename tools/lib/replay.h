@@ -30,6 +30,8 @@ struct replay_opts {
 	int progress;                 /* calls done on stderr, by the sampler: 0 never, 1 after
 	                                 the first second, 2 from the start */
 	const char *progress_name;    /* what the progress line names */
+	unsigned timeout_s;           /* a replay in which no call completes for this long ends,
+	                                 saying where (exit 3); 0: never */
 };
 
 struct replay_result {
@@ -48,6 +50,9 @@ struct replay_result {
 	uint64_t failed_replayed;     /* calls that failed in the trace (results freed untimed) */
 	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here (the
 	                                 program's own mappings too) */
+	unsigned fail_op;             /* the first of them (in the first stream that had one): */
+	uint32_t fail_stream;         /* its opcode, stream, number in the stream (as the crash */
+	uint64_t fail_call, fail_bytes;   /* report counts) and the bytes it asked for */
 	uint64_t resident_told;       /* blocks and mappings touched as the program had them
 	                                 resident (the workload said) */
 	uint64_t mapped_peak;         /* bytes: the program's own mappings replayed, at the most */
@@ -85,6 +90,9 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 void replay_plan_free(struct replay_plan *plan);
 
 #define REPLAY_MAX_THREADS 10000   /* replay threads at once, by default */
+/* Seconds without a call completed before a replay is ended (--timeout): far beyond the
+   longest call and touch of a block that fits in memory, short of a user giving up */
+#define REPLAY_TIMEOUT_DEFAULT 60
 
 /* From now on a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE: the allocator under test,
    most likely) says where the replay was - before it began, or which stream, thread and call -

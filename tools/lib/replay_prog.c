@@ -57,7 +57,7 @@ static void touch(struct replay_maps *r, char *q, uint64_t n, const uint8_t **p)
 	replay_touch(q, n, k, r->mode, r->page);
 }
 
-const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed)
+const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed_len)
 {
 	struct rmap *m = &r->m[replay_get(&p)];
 	if (op == MTRACE_WL_MAP) {
@@ -66,7 +66,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 			drop(r, m);   /* (a hostile workload's: the id held one still) */
 		char *q = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (q == MAP_FAILED) {
-			++*failed;
+			*failed_len = len ? len : 1;
 			return p;   /* (its RESIDENT, if any, is skipped by the loop) */
 		}
 		*m = (struct rmap){ q, len ? len : 1, len ? len : 1 };
@@ -80,7 +80,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 			return p;
 		char *q = mremap(m->p, m->len, len, MREMAP_MAYMOVE);
 		if (q == MAP_FAILED) {
-			++*failed;
+			*failed_len = len;
 			return p;
 		}
 		mapped(r, (int64_t)len - (int64_t)m->len);

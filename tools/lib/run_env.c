@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,23 @@ static void check_preloaded(const char *name, const char *lib)
 			 "measure glibc's", label);
 }
 
+/* The alarm set before the re-execution went off after it: the allocator's start-up (its
+   constructor, which runs before main, ends the process by the alarm's default action; the
+   check, here) did not return */
+static void on_start_timeout(int sig)
+{
+	(void)sig;
+	static const char msg[] = ": the allocator under test made no progress before the replay began "
+				  "(--timeout): its start-up hangs, most likely\n";
+	ssize_t w = write(2, tool_name, strlen(tool_name));
+	w = write(2, msg, sizeof msg - 1);
+	(void)w;
+	tool_remove_temps();
+	_exit(EXIT_SYSTEM);
+}
+
 void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
-			const char *const *extra_env)
+			const char *const *extra_env, unsigned timeout_s)
 {
 	const char *name = malloc_name ? malloc_name : "glibc";
 	char buf[4096];
@@ -109,8 +125,12 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 	snprintf(want, sizeof want, "%s|%s", lib, tunables ? tunables : "");
 	const char *have = getenv("MTRACE_RUN_ENV");
 	if (have && !strcmp(have, want)) {
-		if (*lib)
+		if (*lib) {
+			signal(SIGALRM, on_start_timeout);
 			check_preloaded(name, lib);
+			alarm(0);   /* (the replay has its own watch: --timeout in replay.c) */
+			signal(SIGALRM, SIG_DFL);
+		}
 		return;
 	}
 	if (!*lib && !tunables && !have)
@@ -142,7 +162,10 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 		setenv("GLIBC_TUNABLES", tunables, 1);
 	for (const char *const *e = extra_env; e && e[0]; e += 2)
 		setenv(e[0], e[1], 1);
+	if (*lib && timeout_s)
+		alarm(timeout_s);
 	execv("/proc/self/exe", argv);
+	alarm(0);
 	tool_die(EXIT_SYSTEM, "cannot re-execute to preload %s: %s", name, strerror(errno));
 }
 
@@ -338,4 +361,82 @@ void check_mallopt(const char *arg, int apply, const char *opt)
 			return;
 		}
 	tool_die(EXIT_USAGE, "%s: unknown parameter in '%s'", opt, arg);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Memory the replay may touch: what the machine has available, less if the process's memory
+   cgroup allows less (read with read(2): the allocator under test may serve stdio already)
+   ------------------------------------------------------------------------------------------- */
+
+/* The text of a small file (NUL-terminated, at most cap - 1 bytes); its length, or -1 */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+/* The first number in file dir/name, or UINT64_MAX ("max", unreadable) */
+static uint64_t cgroup_number(const char *dir, const char *name)
+{
+	char path[4400], buf[64];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (read_small(path, buf, sizeof buf) <= 0 || buf[0] < '0' || buf[0] > '9')
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
+}
+
+/* What the memory cgroup of this process still allows (its limit less its use), or UINT64_MAX */
+static uint64_t cgroup_room(void)
+{
+	static char list[4096];
+	if (read_small("/proc/self/cgroup", list, sizeof list) <= 0)
+		return UINT64_MAX;
+	uint64_t room = UINT64_MAX;
+	for (char *save = NULL, *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		/* "0::PATH" (cgroup v2), "N:memory:PATH" or "N:CONTROLLERS,memory:PATH" (v1) */
+		char *c = strchr(l, ':'), *p = c ? strchr(c + 1, ':') : NULL, dir[4200];
+		if (!p)
+			continue;
+		*p++ = 0;
+		uint64_t limit, use;
+		if (!strcmp(c, ":")) {
+			snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", p);
+			limit = cgroup_number(dir, "memory.max"), use = cgroup_number(dir, "memory.current");
+		} else if (strstr(c, "memory") && (c[1] == 0 || strstr(c, ":memory") || strstr(c, ",memory"))) {
+			snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", p);
+			limit = cgroup_number(dir, "memory.limit_in_bytes"), use = cgroup_number(dir, "memory.usage_in_bytes");
+		} else
+			continue;
+		if (limit != UINT64_MAX && use != UINT64_MAX) {
+			uint64_t r = limit > use ? limit - use : 0;
+			if (r < room)
+				room = r;
+		}
+	}
+	return room;
+}
+
+uint64_t run_memory_available(const char **what)
+{
+	char buf[8192];
+	uint64_t avail = UINT64_MAX;
+	*what = "MemAvailable, /proc/meminfo";
+	if (read_small("/proc/meminfo", buf, sizeof buf) > 0) {
+		const char *m = strstr(buf, "MemAvailable:");
+		if (m)
+			avail = strtoull(m + 13, NULL, 10) * 1024;   /* (kB) */
+	}
+	uint64_t room = cgroup_room();
+	if (room < avail) {
+		avail = room;
+		*what = "what this process's memory cgroup allows more";
+	}
+	return avail;
 }

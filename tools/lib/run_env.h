@@ -7,6 +7,7 @@
 #ifndef RUN_ENV_H
 #define RUN_ENV_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* One column of --compare: an allocator and settings of its own, written NAME or
    NAME(SETTING ...), settings separated by spaces: glibc.*=VALUE a glibc tunable (or
@@ -39,9 +40,11 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 /* Re-execute this program (argv) with allocator malloc_name (NULL: glibc) preloaded and
    GLIBC_TUNABLES set to tunables (or not), once: after the re-execution, check the allocator is
    in place and return.  extra_env: NAME, VALUE pairs ending with NULL (or NULL) set for the new
-   image only, as setenv allocates.  Returns at once for plain glibc and no tunables. */
+   image only, as setenv allocates.  Returns at once for plain glibc and no tunables.  An
+   allocator that hangs in its start-up (its constructor, or the check) ends the process after
+   timeout_s seconds (0: never): an alarm set before the re-execution, which it outlives. */
 void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
-			const char *const *extra_env);
+			const char *const *extra_env, unsigned timeout_s);
 
 /* Each NAME=VALUE of a GLIBC_TUNABLES spec against `ld.so --list-tunables` (glibc 2.33 on;
    nothing is checked where it cannot list): unknown name, value out of range, not a number. */
@@ -53,4 +56,8 @@ int tunables_tune_malloc(const char *spec);
 /* --mallopt NAME=VALUE: checked (an int, a known M_* name), and applied if apply (a refusal
    warns: the value is out of range, or the allocator is not glibc). */
 void check_mallopt(const char *arg, int apply, const char *opt);
+/* Bytes of memory a replay can touch without pushing the machine into swap or the OOM killer:
+   MemAvailable, or less if this process's memory cgroup (v1 or v2) allows less; UINT64_MAX if
+   neither is known.  *what: which it is, for messages. */
+uint64_t run_memory_available(const char **what);
 #endif

@@ -152,6 +152,11 @@ void report_fidelity_text(const int64_t *f, const char *traced_alloc)
 		       "a byte a page)\n", report_num(f[F_RESIDENT_TOLD]));
 	if (f[F_PROG_GROWTH] == F_NA)
 		return;
+	if (f[F_RFAIL]) {   /* (its figures are not the program's: calls it made did not happen) */
+		printf("Program as traced: %s Kb peak anonymous RSS growth; this replay's figures are not comparable: "
+		       "calls failed in it\n", report_num(f[F_PROG_GROWTH]));
+		return;
+	}
 	char pct[32] = "", curve[160] = "";
 	if (f[F_PEAK_ERR] != F_NA)
 		snprintf(pct, sizeof pct, " (%+.1f%%)", (double)f[F_PEAK_ERR] / 1e4);

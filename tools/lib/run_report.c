@@ -23,7 +23,8 @@ const char *const report_field_names[NFIELDS] = {
 	"realloc_p99_cycles", "realloc_p999_cycles", "realloc_max_cycles", "free_p50_cycles",
 	"free_p90_cycles", "free_p99_cycles", "free_p999_cycles", "free_max_cycles",
 	"memalign_p50_cycles", "memalign_p90_cycles", "memalign_p99_cycles", "memalign_p999_cycles",
-	"memalign_max_cycles",
+	"memalign_max_cycles", "first_failed_op", "first_failed_bytes", "first_failed_stream",
+	"first_failed_call",
 	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error", "fidelity_curve_error",
 	"fidelity_applies", "replay_mapped_kb", "resident_touches",
 };
@@ -72,6 +73,20 @@ void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 	for (int c = 0; c < LAT_CLASSES; c++)
 		for (int k = 0; k < LAT_POINTS; k++)
 			f[F_LAT + LAT_POINTS * c + k] = (int64_t)r->lat[c][k];
+	f[F_RFAIL_OP] = r->replay_failures ? (int64_t)r->fail_op : 0;
+	f[F_RFAIL_BYTES] = r->replay_failures ? (int64_t)r->fail_bytes : 0;
+	f[F_RFAIL_STREAM] = r->replay_failures ? (int64_t)r->fail_stream : 0;
+	f[F_RFAIL_CALL] = r->replay_failures ? (int64_t)r->fail_call : 0;
+}
+
+const char *report_failures(const int64_t *f, char *buf, size_t cap)
+{
+	const char *op = f[F_RFAIL_OP] > 0 && f[F_RFAIL_OP] < 64 ? mtrace_wl_op_name((unsigned)f[F_RFAIL_OP]) : NULL;
+	snprintf(buf, cap, "%s call%s that succeeded in the program failed (the first: %s %s of %s bytes, "
+		 "stream %s, its call %s)", report_num(f[F_RFAIL]), f[F_RFAIL] == 1 ? "" : "s",
+		 op && strchr("aeiou", op[0]) ? "an" : "a", op ? op : "call", report_num(f[F_RFAIL_BYTES]),
+		 report_num(f[F_RFAIL_STREAM]), report_num(f[F_RFAIL_CALL]));
+	return buf;
 }
 
 const char *report_num(int64_t v)
@@ -107,7 +122,12 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	printf("Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]), report_num(f[F_REALLOC_N]));
 	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]), report_num(f[F_FREE_N]));
 	printf("Total call time: %s cycles\n", report_num(f[F_TOTAL]));
-	/* more, after an empty line */
+	/* more: first, on a line of its own, calls that failed here where the program's succeeded
+	   (an allocator out of memory, a limit): the figures above then measure another replay */
+	if (f[F_RFAIL]) {
+		char what[300];
+		printf("FAILED: %s: the figures above are not comparable\n", report_failures(f, what, sizeof what));
+	}
 	printf("\n");
 	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
 	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
@@ -133,6 +153,8 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	printf("Timer: %s\n", timer);
 	printf("Allocator: %s\n", alloc);
 	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", report_num(f[F_HARNESS_KB]));
+	printf("Units: Kb is KiB; \"usec across N threads\" is the replay threads' user CPU time;\n"
+	       "Max RSS is how much the peak resident set grew during the replay (START -> END).\n");
 	if (runs > 1)
 		printf("Median of %u runs, each in a fresh process\n", runs);
 }
@@ -209,14 +231,15 @@ static int overlap(int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], int a, int b,
 }
 
 void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
-		    int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed, unsigned reps,
-		    const char *timer)
+		    int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed,
+		    int64_t (*fails)[NFIELDS], unsigned reps, const char *timer)
 {
 	int marks = reps >= SPREAD_MIN_RUNS;
+	/* Max RSS as a single run means it: the growth, then its two ends (row field -1) */
 	static const struct { const char *label; int field; } rows[] = {
-		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (Kb)", F_RSS_END },
-		{ "Max RSS growth (Kb)", F_RSS_GROWTH }, { "peak VmRSS (Kb)", F_PEAK_RSS },
-		{ "ideal RSS (Kb)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
+		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (KiB)", F_RSS_GROWTH },
+		{ "  START -> END (KiB)", -1 }, { "peak VmRSS (KiB)", F_PEAK_RSS },
+		{ "ideal RSS (KiB)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
 		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
 		{ "avg free (cycles)", F_FREE_AVG },
 		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
@@ -226,6 +249,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "program RSS growth (Kb)", F_PROG_GROWTH }, { "replay RSS growth (Kb)", F_REPLAY_GROWTH },
 		{ "vs the program, at peak", F_PEAK_ERR }, { "vs the program, by call", F_CURVE_ERR },
 	};
+	int calls_failed[16];   /* some call failed here that succeeded in the program: not comparable */
+	for (int a = 0; a < na && a < 16; a++)
+		calls_failed[a] = !failed[a] && fails[a][F_RFAIL] > 0;
 	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
 	if (format && !strcmp(format, "csv")) {
 		report_csv_header();
@@ -246,9 +272,15 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		printf("]\n");
 		return;
 	}
-	int w[16];   /* a column as wide as its name, 22 at least (a column with settings is wider) */
-	for (int a = 0; a < na && a < 16; a++)
-		w[a] = strlen(names[a]) > 22 ? (int)strlen(names[a]) : 22;
+	int w[16];   /* a column as wide as its name or its START -> END, 22 at least */
+	for (int a = 0; a < na && a < 16; a++) {
+		char cell[80];
+		size_t n = (size_t)snprintf(cell, sizeof cell, "%s -> %s!", report_num(med[a][F_RSS_START]),
+					    report_num(med[a][F_RSS_END]));
+		if (n < strlen(names[a]))
+			n = strlen(names[a]);
+		w[a] = n > 22 ? (int)n : 22;
+	}
 	printf("%-26s", "");
 	for (int a = 0; a < na; a++)
 		printf(" %*s", w[a], names[a]);
@@ -264,13 +296,21 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			continue;
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
-			int64_t v = med[a][rows[i].field], b = med[0][rows[i].field];
+			int f = rows[i].field;
+			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
 			char cell[64];
 			if (failed[a])
 				printf(" %*s", w[a], "failed");
-			else if (report_fidelity_cell(cell, sizeof cell, rows[i].field, v))
+			else if (f < 0) {
+				snprintf(cell, sizeof cell, "%s -> %s%s", report_num(med[a][F_RSS_START]),
+					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
 				printf(" %*s", w[a], cell);
-			else if (a == 0 || b == 0 || failed[0])
+			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
+				printf(" %*s", w[a], cell);
+			else if (calls_failed[a]) {
+				snprintf(cell, sizeof cell, "%s!", report_num(v));
+				printf(" %*s", w[a], cell);
+			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
 				printf(" %*s", w[a], report_num(v));
 			else {
 				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v), (double)v / (double)b,
@@ -281,8 +321,15 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		printf("\n");
 	}
 	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
-	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" : "ratios to", names[0],
-	       timer);
+	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" :
+	       calls_failed[0] ? "no ratios: calls failed with" : "ratios to", names[0], timer);
+	for (int a = 0; a < na; a++)
+		if (calls_failed[a]) {
+			char what[300];
+			printf("(!: with %s, %s%s: its figures are not comparable)\n", names[a],
+			       report_failures(fails[a], what, sizeof what), reps > 1 ? " in a run at least" : "");
+		}
+	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run says it)\n");
 	if (other)
 		printf("(the program's figures beside a column not on the traced allocator and settings: what "
 		       "that allocator would have used, not a fidelity figure)\n");

@@ -166,8 +166,20 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
-static char input_copy[4200];    /* tool_input_to_file's copy */
-static const char *input_copy_of; /* of what the user gave: "-" or a path */
+int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
+{
+	int fd = mkstemp(tmpl);
+	if (fd >= 0)
+		return fd;
+	int e = errno;
+	const char *slash = strrchr(out, '/');
+	int dirlen = slash ? (slash == out ? 1 : (int)(slash - out)) : 1;
+	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is renamed "
+		 "into place, in %.*s: %s (write the output to another directory, or to standard output)",
+		 out, dirlen, slash ? out : ".", strerror(e));
+	errno = e;
+	return -1;
+}
 
 int tool_output_open(const char *path, char *tmp)
 {
@@ -176,11 +188,11 @@ int tool_output_open(const char *path, char *tmp)
 		return tool_open_in_place(path, 0);
 	}
 	snprintf(tmp, TOOL_TMP_CAP, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	char err[TOOL_TMP_CAP + 300];
+	int fd = tool_mkstemp_beside(path, tmp, err, sizeof err);
 	if (fd < 0) {
-		int e = errno;
 		tmp[0] = 0;
-		tool_die(EXIT_SYSTEM, "%s: cannot create: %s", path, strerror(e));
+		tool_die(EXIT_SYSTEM, "%s", err);
 	}
 	tool_temp_add(tmp);
 	tool_output_mode(fd);
@@ -346,26 +358,26 @@ int tool_input_is_stream(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-const char *tool_input_to_file(const char *path)
+#define MAX_SHOWN 4
+static struct { char path[32]; const char *as; } shown_as[MAX_SHOWN];   /* copies of inputs */
+
+void tool_display_as(const char *path, const char *as)
 {
-	int in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (in < 0)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
-	int fd = tool_mkstemp(input_copy, sizeof input_copy);
-	tool_temp_add(input_copy);
-	input_copy_of = path;
-	if (tool_copy_fd(in, fd) < 0 || close(fd) < 0)
-		tool_die(EXIT_SYSTEM, "copying %s to %s: %s", tool_display_name(path), input_copy,
-			 strerror(errno));
-	if (in > 0)
-		close(in);
-	return input_copy;
+	for (int i = 0; i < MAX_SHOWN; i++)
+		if (!shown_as[i].as) {
+			snprintf(shown_as[i].path, sizeof shown_as[i].path, "%s", path);
+			shown_as[i].as = as;
+			return;
+		}
 }
 
 const char *tool_display_name(const char *path)
 {
-	if (input_copy[0] && !strcmp(path, input_copy))
-		path = input_copy_of;
+	for (int i = 0; i < MAX_SHOWN && shown_as[i].as; i++)
+		if (!strcmp(path, shown_as[i].path)) {
+			path = shown_as[i].as;
+			break;
+		}
 	return strcmp(path, "-") ? path : "<stdin>";
 }
 

@@ -51,6 +51,12 @@ void tool_temp_add(const char *path);
 void tool_temp_done(const char *path);
 /* Remove them now (async-signal-safe: for a handler of a fatal signal). */
 void tool_remove_temps(void);
+/* mkstemp(tmpl) for the temporary file an output (out) is written to before it is renamed into
+   place, beside it: its descriptor, or -1 with a message in err (cap bytes) that names out,
+   says it is that file, in out's directory, that cannot be made, and what to do (write
+   elsewhere, or to standard output).  A writable output in a directory that is not is the
+   case it is for. */
+int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
    Exits 3 on failure. */
 int tool_mkstemp(char *path, size_t cap);
@@ -78,11 +84,11 @@ const char *tool_package_of(const char *prog);
 
 /* Can path be read only once: "-" (standard input), a pipe (bash's <(...)), a device? */
 int tool_input_is_stream(const char *path);
-/* Copy such an input (one per tool) to a new file in $TMPDIR (else /tmp), removed at exit, for
-   a tool that reads its input more than once; its path.  Exits 3 on failure. */
-const char *tool_input_to_file(const char *path);
-/* How messages name path: "<stdin>" for standard input, what the user gave for the copy made
-   by tool_input_to_file, else path itself. */
+/* From now on messages name path (a copy of an input: input.h), as: what the user gave ("-", a
+   path; its storage must last) */
+void tool_display_as(const char *path, const char *as);
+/* How messages name path: "<stdin>" for standard input, what the user gave for a copy of an
+   input, else path itself. */
 const char *tool_display_name(const char *path);
 
 /* Progress of a long read on stderr, at most once a second: "NAME: 42% (512 MiB of 1220)", or

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
+#include "input.h"
 #include "mtrace-workload.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -246,69 +247,20 @@ static ssize_t fill(struct trace_reader *r, size_t want)
    Compressed input: the external program decompresses into a pipe
    ------------------------------------------------------------------------------------------- */
 
-const char *trace_compression(const unsigned char *b, size_t n)
-{
-	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
-		return "gzip";
-	if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
-		return "xz";
-	if (n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd)
-		return "zstd";
-	return NULL;
-}
-
-/* A child that writes the first n bytes of fd in, already read into head, to fd out, then
-   copies the rest.  Its pid, or -1. */
-static pid_t start_feeder(const unsigned char *head, size_t n, int in, int out)
-{
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	for (size_t done = 0; done < n;) {
-		ssize_t w = write(out, head + done, n - done);
-		if (w < 0 && errno != EINTR)
-			_exit(1);
-		done += w > 0 ? (size_t)w : 0;
-	}
-	_exit(tool_copy_fd(in, out) < 0);   /* fails too when the decompressor stopped reading */
-}
-
-/* Decompress our input, whose first have bytes are in r->buf, through prog into a pipe.  prog
-   reads the input from its start on its standard input: our descriptor seeked back when it is
-   a file, else (standard input or a named pipe such as bash's <(...)) a pipe from a feeder
-   child that writes the bytes already read and then copies the rest. */
+/* Decompress our input, whose first have bytes are in r->buf, through prog into a pipe
+   (input.h). */
 static int start_decompressor(struct trace_reader *r, const char *prog, size_t have)
 {
-	if (!tool_on_path(prog))
-		return fail(r, 0, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
-			    tool_package_of(prog));
-	int src = r->fd, feed[2] = { -1, -1 };
-	if (lseek(src, 0, SEEK_SET) != 0) {
-		if (pipe2(feed, O_CLOEXEC) < 0)
-			return fail(r, 0, "pipe: %s", strerror(errno));
-		src = feed[0];
-		r->feeder = start_feeder(r->buf, have, r->fd, feed[1]);
-		close(feed[1]);
-		if (r->feeder < 0) {
-			r->feeder = 0;
-			close(feed[0]);
-			return fail(r, 0, "fork: %s", strerror(errno));
-		}
-	}
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return fail(r, 0, "pipe: %s", strerror(errno));
-	char *args[] = { (char *)prog, "-dc", NULL };
-	pid_t pid = tool_spawn(args, src, pfd[1], 1);
-	if (pid < 0)
-		return fail(r, 0, "fork: %s", strerror(errno));
-	if (feed[0] >= 0)
-		close(feed[0]);
-	close(pfd[1]);
+	char err[300];
+	pid_t child, feeder;
+	int fd = input_decompress(prog, r->fd, r->buf, have, &child, &feeder, err, sizeof err);
+	if (fd < 0)
+		return fail(r, 0, "%s", err);
 	if (r->own_fd)
 		close(r->fd);
-	r->fd = pfd[0];
-	r->child = pid;
+	r->fd = fd;
+	r->child = child;
+	r->feeder = feeder;
 	r->compression = prog;
 	r->buf_len = r->buf_pos = 0;
 	r->eof = 0;
@@ -318,16 +270,10 @@ static int start_decompressor(struct trace_reader *r, const char *prog, size_t h
 /* After end of input: did the decompressor fail?  Reaps it. */
 static int child_failed(struct trace_reader *r)
 {
-	if (r->feeder) {
-		while (waitpid(r->feeder, NULL, 0) < 0 && errno == EINTR)
-			;
-		r->feeder = 0;
-	}
-	if (!r->child)
-		return 0;
-	int ok = tool_wait_ok(r->child);
-	r->child = 0;
-	return !ok;
+	pid_t child = r->child, feeder = r->feeder;
+	int failed = input_reap(&child, &feeder, 0);
+	r->child = r->feeder = 0;
+	return failed;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -349,6 +295,21 @@ static int is_dj(const unsigned char *b, size_t n)
 		return 0;
 	memcpy(&d, b, sizeof d);
 	return (d.type & 0xff) == 255 && d.ptr1 == 0x1234 && d.size == 8;
+}
+
+/* Does a file beginning so hold a workload (ours or dj/malloc's) rather than a trace? */
+static int is_workload(const unsigned char *b, size_t n)
+{
+	return (n >= MTRACE_WL_MAGIC_LEN && !memcmp(b, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) || dj_wl_head(b, n);
+}
+
+#define WORKLOAD_NOT_TRACE "a workload, not a trace (trace_run replays it, trace_dump prints it)"
+
+const char *trace_head_check(const unsigned char *b, size_t n)
+{
+	if ((n >= MTRACE_MAGIC_LEN && !memcmp(b, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) || is_dj(b, n))
+		return NULL;
+	return is_workload(b, n) ? WORKLOAD_NOT_TRACE : "not an mtrace trace (bad magic)";
 }
 
 static int open_dj(struct trace_reader *r)
@@ -541,7 +502,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	}
 	if (have == 0)
 		return fail(r, 0, "empty file, not a trace");
-	const char *comp = trace_compression(r->buf, (size_t)have);
+	const char *comp = input_compression(r->buf, (size_t)have);
 	if (comp) {
 		if (!trace_reader_decompress)
 			return fail(r, 0, "%s-compressed (decompression is off)", comp);
@@ -557,10 +518,9 @@ int trace_open(struct trace_reader *r, const char *path)
 	}
 	if (is_dj(r->buf, (size_t)have))
 		return open_dj(r);
-	if (((size_t)have >= MTRACE_WL_MAGIC_LEN && !memcmp(r->buf, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) ||
-	    dj_wl_head(r->buf, (size_t)have)) {
+	if (is_workload(r->buf, (size_t)have)) {
 		r->format = TRACE_FMT_WORKLOAD;
-		return fail(r, 0, "a workload, not a trace (trace_run replays it, trace_dump prints it)");
+		return fail(r, 0, WORKLOAD_NOT_TRACE);
 	}
 	if ((size_t)have < sizeof r->hdr)
 		return fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
@@ -758,11 +718,10 @@ void trace_close(struct trace_reader *r)
 {
 	if ((r->own_fd || r->child) && r->fd >= 0)
 		close(r->fd);
-	if (r->child) {
-		kill(r->child, SIGTERM);   /* we may stop reading early */
-		if (r->feeder)
-			kill(r->feeder, SIGTERM);
-		child_failed(r);
+	if (r->child) {   /* (we may stop reading early) */
+		pid_t child = r->child, feeder = r->feeder;
+		input_reap(&child, &feeder, 1);
+		r->child = r->feeder = 0;
 	}
 	map_end(r);
 	free(r->rbuf);

@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "mtrace-trace.h"
 
 /* TRACE_FMT_WORKLOAD: trace_open failed because the file is a workload (ours or dj/malloc's),
@@ -29,8 +30,8 @@ struct trace_reader {
 	int swap;                       /* the writer's byte order differs from ours */
 	int format;                     /* enum trace_format */
 	const char *compression;        /* "gzip", "xz", "zstd" or NULL */
-	int child;                      /* the decompressor's pid, or 0 */
-	int feeder;                     /* the pid copying a pipe on stdin to it, or 0 */
+	pid_t child;                    /* the decompressor's pid, or 0 */
+	pid_t feeder;                   /* the pid copying a pipe on stdin to it, or 0 */
 	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
@@ -69,9 +70,9 @@ extern int trace_reader_decompress;
    the fuzzer maps every file, a page at a time, and compares with reading it). */
 extern uint64_t trace_reader_map_min, trace_reader_map_window;
 
-/* "gzip", "xz" or "zstd" if the n bytes at b begin data so compressed (their magic), or NULL:
-   also the name of the program that decompresses it. */
-const char *trace_compression(const unsigned char *b, size_t n);
+/* Do the n bytes at b begin a trace (ours, or dj/malloc's)?  NULL if so, else what the file is
+   instead: an input_check_fn (input.h) for tools that copy a stream before reading it. */
+const char *trace_head_check(const unsigned char *b, size_t n);
 
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);

@@ -28,10 +28,10 @@ int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, con
 	else {
 		if (asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0)
 			return fail(w, "out of memory");
-		if ((fd = mkstemp(w->tmp)) < 0) {
+		if ((fd = tool_mkstemp_beside(path, w->tmp, w->err, sizeof w->err)) < 0) {
 			free(w->tmp);
 			w->tmp = NULL;
-			return fail(w, "cannot create");
+			return -1;
 		}
 		tool_temp_add(w->tmp);
 	}

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dj_wl.h"
+#include "input.h"
+#include "mtrace-workload.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "wl_input.h"
@@ -36,82 +38,60 @@ static void translate_progress(uint64_t done, uint64_t total, void *p)
 	tool_progress(done, p);
 }
 
-/* Translate the dj/malloc workload plain (the user's workload, or our plain copy of it, in
-   tmp) into our encoding, in a temporary file that becomes tmp. */
-static void translate_dj(const char *plain, const char *workload, char *tmp, int progress)
+/* What a workload's first bytes are: ours, or a dj/malloc one (input_check_fn) */
+static const char *wl_head_check(const unsigned char *b, size_t n)
 {
-	static char translated[TOOL_TMP_CAP];
-	close(tool_mkstemp(translated, sizeof translated));
-	tool_temp_add(translated);
+	if ((n >= MTRACE_WL_MAGIC_LEN && !memcmp(b, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) || dj_wl_head(b, n))
+		return NULL;
+	return trace_head_check(b, n) ? "not an mtrace workload (bad magic)"
+				      : "a trace, not a workload (trace2wl converts it)";
+}
+
+/* The dj/malloc workload plain (the user's workload, or a plain copy of it) translated into
+   ours, by a child that writes it into a pipe, copied from there (input_copy) */
+static const char *translate_dj(const char *plain, const char *workload, int progress)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		tool_die(EXIT_SYSTEM, "pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0)
 		tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		char err[800], what[4300];
+		close(pfd[0]);
+		char err[800], what[4300], out[64];
 		struct tool_progress p;
 		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
 		tool_progress_count(&p, progress, 0, what, "operations");
-		int bad = dj_wl_to_ours(plain, translated, err, sizeof err, translate_progress, &p) < 0;
+		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);   /* a pipe: written in one pass */
+		int bad = dj_wl_to_ours(plain, out, err, sizeof err, translate_progress, &p) < 0;
 		tool_progress_end(&p);
 		if (bad)
 			wl_input_die_named(err, plain, workload);
 		_exit(0);
 	}
+	close(pfd[1]);
+	const char *copy = input_copy(pfd[0], tool_display_name(workload), 0);
+	close(pfd[0]);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (tmp[0]) {   /* the decompressed or copied dj workload: done with */
-		unlink(tmp);
-		tool_temp_done(tmp);
-	}
 	if (WIFSIGNALED(st))
 		tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
 			 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
 	if (WEXITSTATUS(st))
 		exit(WEXITSTATUS(st));   /* (it said why) */
-	snprintf(tmp, TOOL_TMP_CAP, "%s", translated);
-	tool_temp_done(translated);
-	tool_temp_add(tmp);
+	return copy;
 }
 
-const char *wl_input_plain(const char *workload, char *tmp, int progress)
+const char *wl_input_plain(const char *workload, int progress)
 {
-	const char *path = workload;
-	char raw[TOOL_TMP_CAP] = "";
-	tmp[0] = 0;
-	if (tool_input_is_stream(workload)) {   /* "-", or a pipe: bash's <(...) */
-		snprintf(raw, sizeof raw, "%s", tool_input_to_file(workload));
-		path = raw;
+	const char *plain = input_reopenable(workload, wl_head_check, 1, progress);
+	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
+		const char *ours = translate_dj(plain, workload, progress);
+		input_release(plain);   /* a plain copy of the dj workload: done with */
+		return ours;
 	}
-	unsigned char head[8];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);   /* not stdio: trace_run's allocator is */
-	ssize_t k = fd >= 0 ? read(fd, head, sizeof head) : -1;   /* already the one under test */
-	if (fd >= 0)
-		close(fd);
-	const char *prog = k > 0 ? trace_compression(head, (size_t)k) : NULL;
-	if (prog) {
-		if (!tool_on_path(prog))
-			tool_die(EXIT_SYSTEM, "%s: %s-compressed, but '%s' is not installed (apt-get install %s)",
-				 tool_display_name(workload), prog, prog, tool_package_of(prog));
-		int out = tool_mkstemp(tmp, TOOL_TMP_CAP);
-		tool_temp_add(tmp);
-		char *args[] = { (char *)prog, "-dc", "--", (char *)path, NULL };
-		struct tool_progress p;
-		char what[4300];
-		snprintf(what, sizeof what, "decompressing %s", tool_display_name(workload));
-		tool_progress_start(&p, progress, -1, what);
-		int ok = tool_wait_ok_progress(tool_spawn(args, 0, out, 1), &p, -1, out);
-		close(out);
-		if (raw[0])
-			unlink(raw);
-		if (!ok)
-			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-				 tool_display_name(workload), prog);
-	} else if (raw[0])
-		snprintf(tmp, TOOL_TMP_CAP, "%s", raw);   /* the copy, plain */
-	const char *plain = tmp[0] ? tmp : workload;
-	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain))
-		translate_dj(plain, workload, tmp, progress);
-	return tmp[0] ? tmp : workload;
+	return plain;
 }

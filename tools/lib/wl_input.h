@@ -2,13 +2,14 @@
  * gzip/xz/zstd-compressed, or an original dj/malloc .wl) made a plain file in our encoding. */
 #ifndef WL_INPUT_H
 #define WL_INPUT_H
+#include <stddef.h>
 
-/* The plain workload of ours for WORKLOAD: WORKLOAD itself, or a temporary file whose name is
-   left in tmp (TOOL_TMP_CAP bytes, "" when none; removed when the tool exits unless the caller
-   says tool_temp_done).  A dj/malloc workload is translated in a child process, so that none
-   of the translation's memory comes from the caller's allocator (trace_run's, under test).
-   Exits, naming WORKLOAD, on any failure.  progress: tool_progress's on. */
-const char *wl_input_plain(const char *workload, char *tmp, int progress);
+/* The plain workload of ours for WORKLOAD: WORKLOAD itself, or a copy made plain (input.h:
+   "/proc/self/fd/N", a descriptor kept open, which messages show as WORKLOAD).  A dj/malloc
+   workload is translated in a child process, so that none of the translation's memory comes
+   from the caller's allocator (trace_run's, under test).  Exits, naming WORKLOAD, on any
+   failure.  progress: tool_progress's on. */
+const char *wl_input_plain(const char *workload, int progress);
 
 /* msg (cap bytes), which begins with path, made to begin with shown instead: what the user
    gave (standard input, the compressed file) rather than a temporary copy. */

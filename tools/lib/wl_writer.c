@@ -53,13 +53,11 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
 	}
-	w->tmp_fd = mkstemp(w->tmp_path);
+	w->tmp_fd = tool_mkstemp_beside(out_path, w->tmp_path, w->err, sizeof w->err);
 	if (w->tmp_fd < 0) {
-		int e = errno;
 		free(w->tmp_path);
 		w->tmp_path = NULL;
-		errno = e;
-		return fail(w, "cannot create the output", out_path);
+		return -1;
 	}
 	tool_temp_add(w->tmp_path);
 	tool_output_mode(w->tmp_fd);

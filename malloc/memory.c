@@ -1,0 +1,148 @@
+/* memory.c - what the program's memory looks like: how much of a block is resident, and samples
+ * of the whole process's memory over time.
+ *
+ * A replay that writes every page of every block it allocates uses memory the program never
+ * did (sort mallocs 10.5 GB of buffers and touches 1.3 GB of them).  So when a block of at least
+ * MT_RESIDENT_MIN bytes is freed or reallocated, the tracer asks the kernel (mincore) how many of
+ * its whole pages are resident, and the record says so (MTRACE_RF_RESIDENT, arg2): the replay
+ * then touches as many.  Below that size a block shares its pages with others and the
+ * allocator's call costs less than the question would.
+ *
+ * Samples of the process's memory (MTRACE_CALL_MEMORY records: anonymous resident, resident and
+ * virtual bytes, from /proc/self/statm) are taken by whichever thread makes the first call after
+ * the interval has passed: one compare per call against mt_hot->sample_due, and the thread that
+ * moves it takes the sample.  No thread, no descriptor held, no allocation.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+/* ---------------------------------------------------------------------------------------------
+   Resident bytes of a block
+   ------------------------------------------------------------------------------------------- */
+
+uint64_t mt_resident(const void *p, size_t size)
+{
+	uintptr_t ps = (uintptr_t)getpagesize();
+	uintptr_t lo = ((uintptr_t)p + ps - 1) & ~(ps - 1), hi = ((uintptr_t)p + size) & ~(ps - 1);
+	unsigned char vec[512];   /* 2 MiB of 4 KiB pages a call: small, for a handler's stack */
+	uint64_t pages = 0;
+	int e = errno;
+	while (lo < hi) {
+		size_t n = (hi - lo) / ps < sizeof vec ? (size_t)((hi - lo) / ps) : sizeof vec;
+		if (mincore((void *)lo, n * ps, vec) != 0)
+			break;
+		for (size_t i = 0; i < n; i++)
+			pages += vec[i] & 1;
+		lo += n * ps;
+	}
+	errno = e;
+	return pages * ps;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Samples
+   ------------------------------------------------------------------------------------------- */
+
+/* The interval in ticks (0: no samples), from MTRACE_CTL_MEMORY_MS at initialisation. */
+static uint64_t interval_ticks;
+
+void mt_memory_init(void)
+{
+	const char *v = secure_getenv("MTRACE_CTL_MEMORY_MS");
+	long ms = MT_MEMORY_MS;
+	if (v && *v) {
+		char *end;
+		ms = strtol(v, &end, 10);
+		if (*end || ms < 0 || ms > 3600000)
+			ms = MT_MEMORY_MS;
+	}
+	mt_g.memory_ms = (uint32_t)ms;
+}
+
+/* Under lock, at a file's start: the first call takes a sample. */
+void mt_memory_file_open(void)
+{
+	interval_ticks = mt_g.memory_ms ? mt_g.ticks_per_sec / 1000 * mt_g.memory_ms : 0;
+	mt_hot->sample_due = interval_ticks ? 0 : UINT64_MAX;
+}
+
+static uint64_t field(const char **s)
+{
+	uint64_t v = 0;
+	while (**s == ' ')
+		(*s)++;
+	while (**s >= '0' && **s <= '9')
+		v = v * 10 + (uint64_t)(*(*s)++ - '0');
+	return v;
+}
+
+/* /proc/self/statm's size, resident and shared pages: 0, or -1. */
+static int statm(uint64_t *size, uint64_t *resident, uint64_t *shared)
+{
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[128];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	const char *s = buf;
+	*size = field(&s);
+	*resident = field(&s);
+	*shared = field(&s);
+	return 0;
+}
+
+/* A sample of the process's memory now: anonymous resident, resident and virtual bytes. */
+static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
+{
+	uint64_t shared, ps = (uint64_t)getpagesize();
+	int cancel, e = errno;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);   /* open, read, close */
+	int ok = statm(size, resident, &shared) == 0;
+	pthread_setcancelstate(cancel, NULL);
+	errno = e;
+	if (!ok)
+		return -1;
+	*anon = (*resident > shared ? *resident - shared : 0) * ps;
+	*resident *= ps;
+	*size *= ps;
+	return 0;
+}
+
+/* A call found a sample due at ts: the thread that moves sample_due on takes it, into its own
+   chunk.  Out of line: once every interval. */
+void mt_sample_due(struct mt_thread *t, uint64_t ts)
+{
+	uint64_t due = mt_hot->sample_due, anon, resident, size;
+	if (ts < due || !__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks,
+						     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;   /* another thread took it */
+	if (mt_g.sandboxed || t->exiting || sample(&anon, &resident, &size) != 0)
+		return;
+	struct mtrace_record *r = mt_reserve(t, 0);
+	if (r == NULL || t->gen != mt_hot->gen)
+		return;
+	t->bookkeeping++;   /* not a call: left out of the count of calls */
+	mt_put_record(r, t->tid, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident,
+		      size, 0);
+}
+
+/* Under lock, by the thread that finishes the trace: the last sample, into record r. */
+int mt_sample_last(struct mt_thread *t, struct mtrace_record *r)
+{
+	uint64_t anon, resident, size;
+	if (sample(&anon, &resident, &size) != 0)
+		return -1;
+	mt_put_record(r, t->tid, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident,
+		      size, 0);
+	return 0;
+}
