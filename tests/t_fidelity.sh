@@ -42,6 +42,18 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan's allocator: not the program's
 		test "$((replay * 100))" -ge "$((prog * 85))" -a "$((replay * 100))" -le "$((prog * 115))"
 fi
 
+# the same program traced by the tracer (libmtracectl.so), not by itself
+traced "$TMP/tp" "$TP/selftrace" phases -; eq "phases, traced: exit 0" 0 "$?"
+tp=$(one_file "$TMP/tp.*")
+"$BIN/trace2wl" -q "$TMP/tp.wl" "$tp"
+ge "phases, traced: the workload holds the tracer's samples" 3 "$(wl "$TMP/tp.wl" samples)"
+if [ "${SANITIZE:-}" != 1 ]; then
+	"$R" --csv -i 1 "$TMP/tp.wl" >"$TMP/tp.csv"
+	prog=$(csv "$TMP/tp.csv" program_rss_growth_kb); replay=$(csv "$TMP/tp.csv" replay_rss_growth_kb)
+	check "phases, traced: the glibc replay's peak growth within 15% of the program's ($replay against $prog Kb)" \
+		test "$((replay * 100))" -ge "$((prog * 85))" -a "$((replay * 100))" -le "$((prog * 115))"
+fi
+
 # --- other settings: what this allocator would have used
 "$R" -i 1 --mallopt M_ARENA_MAX=1 "$TMP/p.wl" >"$TMP/o.txt"
 grep -q '^Program as traced (on .*libc.so.6): [0-9,]* Kb peak anonymous RSS growth; what this allocator would have used: .*(not a fidelity figure: this replay.s allocator or settings are not the traced ones)$' "$TMP/o.txt" \

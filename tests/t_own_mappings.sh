@@ -27,6 +27,17 @@ check "32 MiB: the replay's RSS includes them ($growth Kb)" test "$growth" -ge 3
 grep -q "^Program's own mappings, replayed: 32,768 Kb at the most" "$TMP/m.txt" && ok "32 MiB: reported apart" || bad "32 MiB: $(tail -n 3 "$TMP/m.txt")"
 eq "32 MiB: the summary's first 12 lines keep their layout" "Total call time: 0 cycles" "$(sed -n 12p "$TMP/m.txt")"
 
+# --- the same program traced by the tracer (libmtracectl.so), not by itself
+traced "$TMP/tm" "$TP/selftrace" mapped -; eq "32 MiB, traced: exit 0" 0 "$?"
+tm=$(one_file "$TMP/tm.*")
+eq "32 MiB, traced: the trace holds the mmap" 1 "$(count "$tm" mmap)"
+eq "32 MiB, traced: and both munmaps" 2 "$(count "$tm" munmap)"
+"$BIN/trace2wl" -q "$TMP/tm.wl" "$tm"
+"$R" --csv -i 1 "$TMP/tm.wl" >"$TMP/tm.csv"; eq "32 MiB, traced: replayed" 0 "$?"
+eq "32 MiB, traced: the replay mapped 32 MiB" 32768 "$(csv "$TMP/tm.csv" replay_mapped_kb)"
+growth=$(csv "$TMP/tm.csv" maxrss_growth_kb)
+check "32 MiB, traced: the replay's RSS includes them ($growth Kb)" test "$growth" -ge 31000
+
 # --- cut in the middle, remapped, the break moved, the allocator's own left out
 "$TP/mkprogmem" v2 "$TMP/v2"
 "$BIN/trace2wl" -q "$TMP/v2.wl" "$TMP/v2"

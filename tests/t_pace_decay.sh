@@ -1,5 +1,6 @@
 # Pace matters to an allocator that gives memory back on a timer: a program on jemalloc
-# (dirty_decay_ms:100, muzzy_decay_ms:0, background_thread:true) frees 100 MiB and idles 1.5 s.
+# (dirty_decay_ms:100, muzzy_decay_ms:0, background_thread:true) frees 100 MiB and idles 1.5 s
+# (a small call every 5 ms, for the tracer's samples).
 # Its own samples show its RSS fallen by its next call; a --pace replay on the traced allocator
 # with the traced settings shows it falling too (its --log timeline); an unpaced one, which
 # goes on at once, does not.
@@ -9,7 +10,9 @@ JE=$(ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 2>/dev/null | head
 [ -n "$JE" ] || skip "jemalloc is not installed (apt-get install libjemalloc2): nothing to decay"
 [ "${SANITIZE:-}" = 1 ] && skip "under ASan the replay's allocator is ASan's, not jemalloc"
 CONF=dirty_decay_ms:100,muzzy_decay_ms:0,background_thread:true
-MALLOC_CONF=$CONF LD_PRELOAD=$JE "$TP/selftrace" decay "$TMP/d"; eq "traced itself on jemalloc" 0 "$?"
+MALLOC_CONF=$CONF MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/d" LD_PRELOAD="$LIB $JE" "$TP/selftrace" decay -
+eq "traced on jemalloc (the tracer first, jemalloc beneath it)" 0 "$?"
+mv "$(one_file "$TMP/d.*")" "$TMP/d"
 "$BIN/trace_dump" "$TMP/d" >"$TMP/dump"
 grep -q "^# allocator .*libjemalloc.so.2" "$TMP/dump" && ok "the trace names jemalloc" || bad "allocator: $(grep '^# allocator' "$TMP/dump")"
 grep -q "^# settings  MALLOC_CONF=$CONF" "$TMP/dump" && ok "and its settings" || bad "settings: $(grep '^# settings' "$TMP/dump")"

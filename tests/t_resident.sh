@@ -49,4 +49,16 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan's allocator: another RSS altogether
 	"$R" --compare glibc,glibc --csv -i 1 "$TMP/q.wl" >"$TMP/qc.csv"
 	eq "quarter, --compare: each run touched as the program had it" "4 4" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "resident_touches") c = i } NR > 1 { printf "%s ", $c }' "$TMP/qc.csv" | sed 's/ $//')"
 fi
+
+# --- the same program traced by the tracer (libmtracectl.so), not by itself
+traced "$TMP/tq" "$TP/selftrace" quarter -; eq "quarter, traced: exit 0" 0 "$?"
+tq=$(one_file "$TMP/tq.*")
+"$BIN/trace2wl" -q "$TMP/tq.wl" "$tq"
+eq "quarter, traced: four RESIDENTs, each known" 4 "$("$BIN/trace_dump" "$TMP/tq.wl" | grep -c 'resident: 1638[0-9] KiB of it')"
+if [ "${SANITIZE:-}" != 1 ]; then
+	"$R" --csv -i 1 "$TMP/tq.wl" >"$TMP/tq.csv"
+	prog=$(csv "$TMP/tq.csv" program_rss_growth_kb); replay=$(csv "$TMP/tq.csv" replay_rss_growth_kb)
+	check "quarter, traced: the replay within 25% of the program ($replay against $prog Kb)" \
+		test "$((replay * 4))" -le "$((prog * 5))" -a "$((replay * 4))" -ge "$((prog * 3))"
+fi
 finish

@@ -6,15 +6,19 @@
  *
  *   selftrace SCENARIO OUT
  *     phases    50,000 small blocks (written whole), 90% of them freed, 150 ms idle, 100 blocks
- *               of 64 to 256 KiB, all freed
- *     quarter   four blocks of 64 MiB live at once, a quarter of each written, then freed
- *     mapped    32 MiB mapped by the program itself and written, nothing through malloc, then
- *               unmapped in two halves
+ *               of 64 to 256 KiB, held 50 ms, all freed
+ *     quarter   four blocks of 64 MiB live at once, a quarter of each written, held 50 ms,
+ *               then freed
+ *     mapped    32 MiB mapped by the program itself and written, held 50 ms, nothing through
+ *               malloc, then unmapped in two halves
  *     decay     100 MiB in 1 MiB blocks, written, freed, then 1.5 s idle, then one more call
  *               (for an allocator that gives memory back on a timer)
  *
  * Besides every 10 ms, each phase ends with a sample (where its peak is, which samples 10 ms
- * apart may miss): the replay is held to the program's peak, not to where a sample fell.
+ * apart may miss), and each peak is held 50 ms (for the tracer's samples, when the program is
+ * traced as well): the replay is held to the program's peak, not to where a sample fell.
+ * OUT - : no trace of its own (the program alone, for the tracer to trace; idle, it makes a
+ * small call every 5 ms, so that the tracer's samples see what it holds).
  * The trace names the allocator that served malloc (the library holding it) and the
  * allocators' settings in the environment, as the tracer's header would.
  */
@@ -47,8 +51,12 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int recording = 1;   /* OUT is not "-" */
+
 static void put(struct mtrace_record r)
 {
+	if (!recording)
+		return;
 	r.tid = tid;
 	if (trace_writer_put(&w, &r) < 0)
 		die(w.err);
@@ -56,6 +64,8 @@ static void put(struct mtrace_record r)
 
 static void sample(void)
 {
+	if (!recording)
+		return;
 	char buf[160];
 	FILE *f = fopen("/proc/self/statm", "r");
 	if (!f || !fgets(buf, sizeof buf, f))
@@ -108,7 +118,7 @@ static void *xmalloc(size_t n)
 static void xfree(void *p, size_t n)
 {
 	struct mtrace_record r = { .call = MTRACE_CALL_FREE, .ts = now(), .ptr = (uintptr_t)p };
-	if (n >= RESIDENT_MIN) {
+	if (n >= RESIDENT_MIN && recording) {
 		r.flags = MTRACE_RF_RESIDENT;
 		r.arg2 = resident(p, n);
 	}
@@ -131,20 +141,26 @@ static void *xmmap(size_t n)
 
 static void xmunmap(void *p, size_t n)
 {
-	put((struct mtrace_record){ .call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = now(),
-				    .ptr = (uintptr_t)p, .size = n, .arg2 = resident(p, n) });
+	if (recording)
+		put((struct mtrace_record){ .call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = now(),
+					    .ptr = (uintptr_t)p, .size = n, .arg2 = resident(p, n) });
 	munmap(p, n);
 	maybe_sample();
 }
 
-/* Idle for ms, sampling as the tracer's populating thread would */
+/* Idle for ms, sampling as the tracer's populating thread would; traced by the tracer instead,
+   a call every 5 ms (the tracer samples where a call finds the last sample 10 ms old: without
+   one, the memory written since the last call would go unseen) */
 static void idle(unsigned ms)
 {
 	uint64_t end = now() + (uint64_t)ms * 1000000u;
 	while (now() < end) {
 		struct timespec ts = { 0, 5000000 };
 		nanosleep(&ts, NULL);
-		maybe_sample();
+		if (recording)
+			maybe_sample();
+		else
+			free(malloc(16));
 	}
 }
 
@@ -181,6 +197,7 @@ static void phases(void)
 		memset(large[i], i, large_n[i]);
 	}
 	sample();
+	idle(50);
 	for (int i = 0; i < LARGE; i++)
 		xfree(large[i], large_n[i]);
 	sample();
@@ -199,6 +216,7 @@ static void quarter(void)
 		memset(b[i], 1, n / 4);   /* a quarter of it, from its start */
 		sample();
 	}
+	idle(50);
 	for (int i = 0; i < N; i++)
 		xfree(b[i], n);
 	sample();
@@ -210,6 +228,7 @@ static void mapped(void)
 	char *p = xmmap(n);
 	memset(p, 1, n);
 	sample();
+	idle(50);
 	xmunmap(p, n / 2);
 	sample();
 	xmunmap(p + n / 2, n / 2);
@@ -240,22 +259,24 @@ int main(int argc, char **argv)
 	page = sysconf(_SC_PAGESIZE);
 	tid = (uint32_t)syscall(SYS_gettid);
 	uint64_t t0 = now();
-	if (trace_writer_open(&w, argv[2], (int32_t)getpid(), "/usr/bin/selftrace") < 0)
+	if (!strcmp(argv[2], "-"))
+		recording = 0;
+	else if (trace_writer_open(&w, argv[2], (int32_t)getpid(), "/usr/bin/selftrace") < 0)
 		die(w.err);
-	struct mtrace_file_header *h = trace_writer_header(&w);
+	struct mtrace_file_header *h = recording ? trace_writer_header(&w) : &(struct mtrace_file_header){ 0 };
 	h->flags |= MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY | MTRACE_HF_CHUNK_BOUND;
 	h->memory_interval_ms = SAMPLE_NS / 1000000;
 	h->resident_min = RESIDENT_MIN;
 	h->start_ticks = t0;
 	Dl_info di;
-	if (dladdr((void *)malloc, &di) && di.dli_fname && trace_writer_allocator(&w, di.dli_fname) < 0)
+	if (recording && dladdr((void *)malloc, &di) && di.dli_fname && trace_writer_allocator(&w, di.dli_fname) < 0)
 		die("allocator path");
 	char *set[16];
 	int nset = 0;
 	for (char **e = environ; *e && nset < 16; e++)
 		if (mtrace_is_setting(*e))
 			set[nset++] = *e;
-	if (trace_writer_settings(&w, set, nset) < 0)
+	if (recording && trace_writer_settings(&w, set, nset) < 0)
 		die("settings");
 	sample();   /* at start, as the tracer's first */
 	if (!strcmp(argv[1], "phases"))
@@ -269,7 +290,7 @@ int main(int argc, char **argv)
 	else
 		die("unknown scenario");
 	sample();   /* at stop */
-	if (trace_writer_finish(&w) < 0)
+	if (recording && trace_writer_finish(&w) < 0)
 		die(w.err);
 	return 0;
 }
