@@ -145,11 +145,11 @@ void report_fidelity_fields(const struct fidelity *fid, const struct replay_resu
 void report_fidelity_text(const int64_t *f, const char *traced_alloc)
 {
 	if (f[F_MAPPED_KB])
-		printf("Program's own mappings, replayed: %s Kb at the most (in the RSS figures above; "
-		       "the allocator's are the rest)\n", report_num(f[F_MAPPED_KB]));
+		printf("Program's own mappings: %s Kb at the most, replayed (in the RSS above)\n",
+		       report_num(f[F_MAPPED_KB]));
 	if (f[F_RESIDENT_TOLD])
-		printf("Touched as much as the program had resident: %s blocks and mappings (the others: "
-		       "a byte a page)\n", report_num(f[F_RESIDENT_TOLD]));
+		printf("Touched as the program had them resident: %s blocks and mappings\n",
+		       report_num(f[F_RESIDENT_TOLD]));
 	if (f[F_PROG_GROWTH] == F_NA)
 		return;
 	if (f[F_RFAIL]) {   /* (its figures are not the program's: calls it made did not happen) */
