@@ -8,7 +8,8 @@
  * clock of the thread using it now.  An allocation must find its slot empty, a free or realloc
  * must find it occupied; the same for map ids (MAP finds its map empty, UNMAP and REMAP find it
  * mapped, an UNMAP stays inside the mapping, and the mapping is gone once all its bytes are).
- * A RESIDENT follows a call that made a block or mapping; a stream's ATs never go back in time.
+ * A RESIDENT follows a call that made a block or mapping; a stream's ATs never go back in time
+ * (from a trace whose times do not: every one converted here).
  * No wait may be unsatisfiable (deadlock).  The header's counts must match the streams.  Prints
  * "name value" lines; exit 1 on any violation. */
 #include <stdio.h>

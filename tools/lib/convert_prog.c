@@ -105,6 +105,8 @@ int convert_resident_release(struct convert *c, struct impl *m, uint64_t s, cons
 int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t)
 {
 	uint64_t a[1] = { usec(m, t) };
+	if (t > m->t_last)   /* (the trace's end is never before a mark, late records or not) */
+		m->t_last = t;
 	c->st.pace_marks++;
 	return wl_writer_op(c->w, x, MTRACE_WL_AT, 1, a) < 0 ? convert_write_failed(c) : 0;
 }
