@@ -50,6 +50,17 @@ if [ "${SANITIZE:-}" != 1 ]; then   # ASan's allocator: another RSS altogether
 	eq "quarter, --compare: each run touched as the program had it" "4 4" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "resident_touches") c = i } NR > 1 { printf "%s ", $c }' "$TMP/qc.csv" | sed 's/ $//')"
 fi
 
+# --- a block of twice the memory available that the program never wrote: what a replay that
+# touches as the program did needs is what the program held (its samples), not the block's
+# size, so it is not refused for memory (by pages it is)
+big=$(awk '/^MemAvailable:/ { printf "%.0f\n", $2 * 1024 * 2 }' /proc/meminfo)
+"$TP/mkprogmem" untouched "$TMP/u" "$big" && "$BIN/trace2wl" -q "$TMP/u.wl" "$TMP/u"
+limited() { if [ "${SANITIZE:-}" = 1 ]; then ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=4096" "$@"; else (ulimit -v 4000000; "$@"); fi; }
+limited "$R" "$TMP/u.wl" >/dev/null 2>"$TMP/err"
+grep -q "memory available" "$TMP/err" && bad "untouched: refused for memory: $(cat "$TMP/err")" || ok "untouched: not refused for memory (the program held 2 MB)"
+limited "$R" --touch=pages "$TMP/u.wl" >/dev/null 2>"$TMP/err"; eq "untouched, --touch=pages: refused" 3 "$?"
+grep -q "its blocks reach [0-9,]* MiB live at their peak" "$TMP/err" && ok "untouched, --touch=pages: says the blocks" || bad "untouched, pages: $(cat "$TMP/err")"
+
 # --- the same program traced by the tracer (libmtracectl.so), not by itself
 traced "$TMP/tq" "$TP/selftrace" quarter -; eq "quarter, traced: exit 0" 0 "$?"
 tq=$(one_file "$TMP/tq.*")

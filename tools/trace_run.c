@@ -663,16 +663,17 @@ int main(int argc, char **argv)
 
 	/* blocks that, touched, would take more memory than the machine has free: refused before
 	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
-	const char *avail_what;
+	const char *avail_what, *need_what;
 	uint64_t avail = run_memory_available(&avail_what);
-	if (o.ro.touch != TOUCH_NONE && plan.ideal_rss > avail && !getenv("MTRACE_RUN_PROGRESS")) {
-		char a[32], b[32];
-		tool_die(EXIT_SYSTEM, "%s: its blocks reach %s MiB live at their peak (its ideal RSS), more "
+	uint64_t need = fidelity_memory_need(&r, plan.ideal_rss, o.ro.touch, &need_what);
+	if (o.ro.touch != TOUCH_NONE && need > avail && !getenv("MTRACE_RUN_PROGRESS")) {
+		char a[32], b[32], what[300];
+		snprintf(what, sizeof what, need_what, fmt_commas(a, need >> 20));
+		tool_die(EXIT_SYSTEM, "%s: %s, more "
 			 "than the %s MiB of memory available here (%s): touched, they would push the "
 			 "machine into swap or the OOM killer; replay it where there is more memory, or with "
 			 "--touch=none (the blocks are not written to: RSS is then what the allocator itself "
-			 "writes)", tool_display_name(shown), fmt_commas(a, plan.ideal_rss >> 20),
-			 fmt_commas(b, avail >> 20), avail_what);
+			 "writes)", tool_display_name(shown), what, fmt_commas(b, avail >> 20), avail_what);
 	}
 
 	static struct as_traced traced;

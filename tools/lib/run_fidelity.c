@@ -86,6 +86,26 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 	f->curve_error = sum / (double)k / (double)f->prog_growth;
 }
 
+uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch, const char **what)
+{
+	const struct mtrace_wl_header *h = &r->h;
+	if (touch == TOUCH_RESIDENT && (h->flags & MTRACE_WL_HF_SAMPLES) && h->nsamples) {
+		struct mtrace_wl_sample s;
+		uint64_t peak = 0;
+		for (uint64_t i = 0; i < h->nsamples; i++) {
+			wl_sample(r, i, &s);
+			if (s.anon > peak)
+				peak = s.anon;
+		}
+		*what = "the program held %s MiB at its peak (its anonymous RSS, which a replay touching as "
+			"the program did follows)";
+		return peak;
+	}
+	*what = h->mapped_peak ? "its blocks and own mappings reach %s MiB live at their peak (its ideal RSS "
+				 "and mapped bytes)" : "its blocks reach %s MiB live at their peak (its ideal RSS)";
+	return ideal + h->mapped_peak < ideal ? UINT64_MAX : ideal + h->mapped_peak;
+}
+
 /* ---------------------------------------------------------------------------------------------
    As trace_run reports them (run_report.h's fields)
    ------------------------------------------------------------------------------------------- */
