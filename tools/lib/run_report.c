@@ -246,7 +246,7 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
 		{ "total call time (cycles)", F_TOTAL },
 		/* with the program's samples: its memory beside each column's */
-		{ "program RSS growth (Kb)", F_PROG_GROWTH }, { "replay RSS growth (Kb)", F_REPLAY_GROWTH },
+		{ "program RSS growth (KiB)", F_PROG_GROWTH }, { "replay RSS growth (KiB)", F_REPLAY_GROWTH },
 		{ "vs the program, at peak", F_PEAK_ERR }, { "vs the program, by call", F_CURVE_ERR },
 	};
 	int calls_failed[16];   /* some call failed here that succeeded in the program: not comparable */
@@ -331,8 +331,8 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		}
 	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run says it)\n");
 	if (other)
-		printf("(the program's figures beside a column not on the traced allocator and settings: what "
-		       "that allocator would have used, not a fidelity figure)\n");
+		printf("(RSS growth beside the program's, in a column not on the traced allocator and settings:\n"
+		       " what that allocator would have used, not how faithful the replay is)\n");
 	if (marks)
 		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
 		       "machine's spread)\n");
