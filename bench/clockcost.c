@@ -1,4 +1,5 @@
-/* clockcost - what the tracer's two clock reads cost on this machine, for make bench.
+/* clockcost - what the tracer's two clock reads cost on this machine, and with them the stores
+ * of a record each: the floor under any capture that timestamps and writes every call.
  *
  * The capture reads the clock once a call, at the call's order point (malloc/clock.h): a free
  * before the allocator runs (mt_ticks_before: RDTSC on x86), an allocation after it returns
@@ -7,16 +8,35 @@
  * budgets.  This program times the tracer's own inline functions, compiled from the same
  * header and with the clock chosen as the tracer chooses it (clock.c).
  *   clockcost [READS]
- * Prints three lines, "before NS", "after NS", "pair NS": nanoseconds a read (pair: one of
- * each, as a malloc and its free take), each the median of 7 timed loops of READS reads. */
+ * Prints four lines, "before NS", "after NS", "pair NS": nanoseconds a read (pair: one of
+ * each, as a malloc and its free take), and "floor NS": a pair and the stores of two 32-byte
+ * records (include/mtrace-trace.h's slots, written as the tracer writes them: body, clock,
+ * commit word with release order) into pages mapped and faulted in beforehand, a call's
+ * worth being half of it; each the median of 7 timed loops of READS. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include "clock.h"
+#include "mtrace-trace.h"
 
 static volatile uint64_t sink;   /* the reads' sum lands here, so no loop is optimised away */
 
-enum { BEFORE, AFTER, PAIR };
+enum { BEFORE, AFTER, PAIR, FLOOR };
+
+#define AREA ((size_t)64 << 20)   /* slots written in a stream, as a trace's chunks are */
+static struct mtrace_slot *area;
+
+static inline void put(struct mtrace_slot *s, unsigned call, uint64_t ts, uint64_t a, uint64_t b)
+{
+	s->a = a;
+	s->b = b;
+	s->ts = ts;
+	union { struct { uint8_t call, flags; uint16_t aux; uint32_t x; } f; uint64_t w; } u =
+		{ .f = { (uint8_t)call, 0, 0, 16 } };
+	__atomic_store_n((uint64_t *)(void *)s, u.w, __ATOMIC_RELEASE);
+}
 
 static double ns_a_read(int kind, long reads)
 {
@@ -26,8 +46,13 @@ static double ns_a_read(int kind, long reads)
 			sum += mt_ticks_before();
 		else if (kind == AFTER)
 			sum += mt_ticks_after();
-		else
+		else if (kind == PAIR)
 			sum += mt_ticks_before() ^ mt_ticks_after();
+		else {
+			size_t k = (size_t)i * 2 % (AREA / sizeof *area);
+			put(&area[k], MTRACE_CALL_MALLOC, mt_ticks_after(), (uint64_t)i, 100);
+			put(&area[k + 1], MTRACE_CALL_FREE, mt_ticks_before(), (uint64_t)i, 0);
+		}
 	}
 	uint64_t t1 = mt_monotonic_ns();
 	sink = sum;
@@ -48,8 +73,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mt_clock_init();
-	static const char *const name[] = { "before", "after", "pair" };
-	for (int kind = BEFORE; kind <= PAIR; kind++) {
+	area = mmap(NULL, AREA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return 1;
+	memset(area, 1, AREA);   /* faulted in: the floor has no page faults in it */
+	static const char *const name[] = { "before", "after", "pair", "floor" };
+	for (int kind = BEFORE; kind <= FLOOR; kind++) {
 		double ns[7];
 		for (int i = 0; i < 7; i++)
 			ns[i] = ns_a_read(kind, reads);

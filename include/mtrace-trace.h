@@ -3,7 +3,8 @@
  * A trace is one file per traced process:
  *
  *     offset 0                   struct mtrace_file_header   (header_size bytes, 4096 today)
- *     offset header_size         record, record, record ...  (record_size bytes each, 64 today)
+ *     offset header_size         record, record, record ...  (record_size bytes each: 32 in
+ *                                version 3, 64 in versions 1 and 2)
  *
  * Every integer is stored in the writer's byte order; byte_order_mark tells a reader which one
  * (it reads 0x01020304 when the orders agree, 0x04030201 when it must swap).  Pointers are stored
@@ -14,9 +15,14 @@
  * in its own call order, so the file is a patchwork of per-thread runs.  Every chunk starts with an
  * MTRACE_CALL_CHUNK record.  The global order is recovered from the order points (see the
  * timestamp rules below).  A record is written field by field and committed last by storing its
- * first 8 bytes (tid, call, flags, err) with release semantics; a record whose call is
- * MTRACE_CALL_UNWRITTEN was never committed (space a thread reserved and did not fill, the tail of
- * a file whose process was killed) and is skipped.  Readers never trust a record count.
+ * first 8 bytes (its commit word: call, flags, ...) with release semantics; a record whose call
+ * is MTRACE_CALL_UNWRITTEN was never committed (space a thread reserved and did not fill, the
+ * tail of a file whose process was killed) and is skipped.  Readers never trust a record count.
+ *
+ * Version 3 stores records in 32 bytes (struct mtrace_slot): the thread id is the chunk's, the
+ * usable size is kept as its difference from the request, and what does not fit (realloc, rare
+ * wide values, durations) takes two consecutive slots in the 64-byte layout (MTRACE_RF_WIDE).
+ * Readers decode every version into struct mtrace_record (mtrace_decode below).
  *
  * See doc/trace-format.md for the prose version.
  */
@@ -28,10 +34,11 @@
 #define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
 #define MTRACE_MAGIC_LEN        8
 #define MTRACE_BYTE_ORDER_MARK  0x01020304u
-#define MTRACE_FORMAT_VERSION   2               /* what writers write */
+#define MTRACE_FORMAT_VERSION   3               /* what writers write */
 #define MTRACE_FORMAT_OLDEST    1               /* readers read versions OLDEST..VERSION */
 #define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
-#define MTRACE_RECORD_SIZE      64u             /* what writers use; readers accept larger */
+#define MTRACE_RECORD_SIZE      64u             /* struct mtrace_record: versions 1 and 2 */
+#define MTRACE_SLOT_SIZE        32u             /* struct mtrace_slot: version 3 */
 #define MTRACE_HEADER_MAX       65535u          /* header_size is 16 bits */
 
 /* ---------------------------------------------------------------------------------------------
@@ -132,7 +139,10 @@ struct mtrace_file_header {
 	                                   between two memory samples */
 	uint32_t resident_min;          /* version 2, with MTRACE_HF_RESIDENT: the smallest block
 	                                   whose resident bytes are recorded */
-	uint64_t reserved[44];          /* zero; room for later fields without a version change */
+	uint64_t reset_off;             /* version 3: mtrace_reset discarded the records below this
+	                                   offset; readers skip what is left there (calls being
+	                                   written at the reset, whose chunk records are gone) */
+	uint64_t reserved[43];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 
@@ -235,6 +245,197 @@ struct mtrace_record {
 #define MTRACE_STATIC_ASSERT _Static_assert
 #endif
 MTRACE_STATIC_ASSERT(sizeof(struct mtrace_record) == MTRACE_RECORD_SIZE, "record is 64 bytes");
+
+/* ---------------------------------------------------------------------------------------------
+   Version 3: records in 32-byte slots
+   ------------------------------------------------------------------------------------------- */
+
+/*
+ * A compact record takes one slot:
+ *     call, flags, aux (16 bits), x (32 bits)   the commit word, stored last
+ *     ts                                         the order point
+ *     a                                          result of an allocation; ptr of a free;
+ *                                                a chunk's previous chunk
+ *     b                                          size asked for (calloc: count | element size
+ *                                                << 32); a free's resident bytes; a chunk's
+ *                                                length | pid << 32
+ * aux: errno of a failed call; for the aligned calls, log2 of the alignment + 1 in the low 8
+ * bits (and errno << 8 when they failed).  x: the usable size less the size asked for (an
+ * allocation; MTRACE_X_NO_USABLE: the usable size is 0, as it is for a failure), the thread
+ * id (a chunk record).  The thread id of the other records is their chunk's.
+ *
+ * A wide record (flags has MTRACE_RF_WIDE) takes two consecutive slots holding the fields of
+ * struct mtrace_record but the thread id:
+ *     first slot    call, flags, err (16 bits), duration's low 32 bits; ts; ptr; result
+ *     second slot   0, 0, 0 (16 bits), duration's high 32 bits; size; arg2; usable
+ * The second slot begins with a zero call byte, so that where its first slot was never committed
+ * (a process killed between the two) it reads as unwritten.  It is written before the first
+ * slot's commit word.  Writers use wide records for realloc and reallocarray, the mapping calls
+ * and memory samples, every call when durations are recorded, and what a compact record cannot
+ * hold (calloc's count or element size over 32 bits, an alignment that is not a power of two, a
+ * usable size 4 GiB or more over the request).
+ */
+#define MTRACE_RF_WIDE       0x80u  /* version 3: the record takes two slots (wide layout) */
+#define MTRACE_X_NO_USABLE   0xffffffffu
+
+struct mtrace_slot {
+	uint8_t  call;                  /* enum mtrace_call */
+	uint8_t  flags;                 /* MTRACE_RF_*, MTRACE_RF_WIDE */
+	uint16_t aux;
+	uint32_t x;
+	uint64_t ts;
+	uint64_t a;
+	uint64_t b;
+};
+MTRACE_STATIC_ASSERT(sizeof(struct mtrace_slot) == MTRACE_SLOT_SIZE, "slot is 32 bytes");
+
+static inline int mtrace_is_aligned_call(unsigned call)
+{
+	return call == MTRACE_CALL_MEMALIGN || call == MTRACE_CALL_POSIX_MEMALIGN ||
+	       call == MTRACE_CALL_ALIGNED_ALLOC;
+}
+
+/* The slots record rec takes in version 3 (1 compact, 2 wide), with durations recorded or not:
+   what a writer decides before it reserves them, from the arguments alone (the usable size is
+   known after the call: see mtrace_encode). */
+static inline unsigned mtrace_slots_for(unsigned call, uint64_t size, uint64_t arg2, int durations)
+{
+	if (durations && call != MTRACE_CALL_CHUNK)
+		return 2;
+	switch (call) {
+	case MTRACE_CALL_MALLOC: case MTRACE_CALL_VALLOC: case MTRACE_CALL_PVALLOC:
+	case MTRACE_CALL_FREE: case MTRACE_CALL_CHUNK:
+		return 1;
+	case MTRACE_CALL_CALLOC:
+		return (size | arg2) >> 32 ? 2 : 1;
+	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
+		return arg2 == 0 || (arg2 & (arg2 - 1)) ? 2 : 1;
+	default:
+		return 2;
+	}
+}
+
+/* Encode rec (its thread id aside; a chunk record's goes in x) into s[0] or s[0..1]: the slots
+   it took.  A record mtrace_slots_for gave one slot to may still need two when its usable size
+   is 4 GiB or more over the request: mtrace_encode then returns 2, and a writer that has only
+   one slot keeps the compact form with MTRACE_X_NO_USABLE (the usable size lost). */
+static inline unsigned mtrace_encode(const struct mtrace_record *rec, int durations,
+				     struct mtrace_slot s[2])
+{
+	unsigned call = rec->call;
+	if (mtrace_slots_for(call, rec->size, rec->arg2, durations) == 1) {
+		uint64_t asked = call == MTRACE_CALL_CALLOC ? rec->size * rec->arg2 : rec->size;
+		s->call = (uint8_t)call;
+		s->flags = rec->flags;
+		s->ts = rec->ts;
+		if (call == MTRACE_CALL_CHUNK) {
+			s->aux = 0;
+			s->x = rec->tid;
+			s->a = rec->ptr;
+			s->b = (rec->size & 0xffffffffu) | rec->arg2 << 32;
+			return 1;
+		}
+		if (call == MTRACE_CALL_FREE) {
+			s->aux = 0;
+			s->x = 0;
+			s->a = rec->ptr;
+			s->b = rec->arg2;
+			return 1;
+		}
+		s->aux = (uint16_t)(mtrace_is_aligned_call(call)
+				    ? (unsigned)__builtin_ctzll(rec->arg2) + 1 + ((unsigned)rec->err << 8)
+				    : rec->err);
+		s->a = rec->result;
+		s->b = call == MTRACE_CALL_CALLOC ? rec->size | rec->arg2 << 32 : rec->size;
+		if (rec->usable == 0)
+			s->x = MTRACE_X_NO_USABLE;
+		else if (rec->usable >= asked && rec->usable - asked < MTRACE_X_NO_USABLE)
+			s->x = (uint32_t)(rec->usable - asked);
+		else
+			goto wide;
+		return 1;
+	}
+wide:
+	s[0].call = (uint8_t)call;
+	s[0].flags = (uint8_t)(rec->flags | MTRACE_RF_WIDE);
+	s[0].aux = rec->err;
+	s[0].x = (uint32_t)rec->duration;
+	s[0].ts = rec->ts;
+	s[0].a = rec->ptr;
+	s[0].b = rec->result;
+	s[1].call = 0;
+	s[1].flags = 0;
+	s[1].aux = 0;
+	s[1].x = (uint32_t)(rec->duration >> 32);
+	s[1].ts = rec->size;
+	s[1].a = rec->arg2;
+	s[1].b = rec->usable;
+	return 2;
+}
+
+/* Decode the record at s (n slots at hand) of thread tid into rec: the slots it takes (1 or 2),
+   or 0 when a wide record's second slot is not at hand.  Host byte order. */
+static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, uint32_t tid,
+				     struct mtrace_record *rec)
+{
+	unsigned call = s->call;
+	rec->call = (uint8_t)call;
+	rec->ts = s->ts;
+	if (s->flags & MTRACE_RF_WIDE) {
+		if (n < 2)
+			return 0;
+		rec->tid = tid;
+		rec->flags = (uint8_t)(s->flags & ~MTRACE_RF_WIDE);
+		rec->err = s->aux;
+		rec->ptr = s->a;
+		rec->result = s->b;
+		rec->size = s[1].ts;
+		rec->arg2 = s[1].a;
+		rec->usable = s[1].b;
+		rec->duration = s->x | (uint64_t)s[1].x << 32;
+		return 2;
+	}
+	rec->flags = s->flags;
+	rec->duration = 0;
+	if (call == MTRACE_CALL_CHUNK) {
+		rec->tid = s->x;
+		rec->err = 0;
+		rec->ptr = s->a;
+		rec->result = 0;
+		rec->size = s->b & 0xffffffffu;
+		rec->arg2 = s->b >> 32;
+		rec->usable = 0;
+		return 1;
+	}
+	rec->tid = tid;
+	if (call == MTRACE_CALL_FREE) {
+		rec->err = 0;
+		rec->ptr = s->a;
+		rec->result = 0;
+		rec->size = 0;
+		rec->arg2 = s->b;
+		rec->usable = 0;
+		return 1;
+	}
+	rec->ptr = 0;
+	rec->result = s->a;
+	if (call == MTRACE_CALL_CALLOC) {
+		rec->size = s->b & 0xffffffffu;
+		rec->arg2 = s->b >> 32;
+	} else {
+		rec->size = s->b;
+		rec->arg2 = 0;
+	}
+	if (mtrace_is_aligned_call(call)) {
+		unsigned lg = s->aux & 0xffu;
+		rec->arg2 = lg ? (uint64_t)1 << (lg - 1) : 0;
+		rec->err = (uint16_t)(s->aux >> 8);
+	} else
+		rec->err = s->aux;
+	uint64_t asked = call == MTRACE_CALL_CALLOC ? rec->size * rec->arg2 : rec->size;
+	rec->usable = s->x == MTRACE_X_NO_USABLE ? 0 : asked + s->x;
+	return 1;
+}
 MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS, "header fields fill 512 bytes");
 
 /* The fixed fields of a header as this build writes them: magic, byte-order mark, version,
@@ -246,7 +447,7 @@ static inline void mtrace_header_init(struct mtrace_file_header *h)
 	h->byte_order_mark = MTRACE_BYTE_ORDER_MARK;
 	h->version = MTRACE_FORMAT_VERSION;
 	h->header_size = MTRACE_HEADER_SIZE;
-	h->record_size = MTRACE_RECORD_SIZE;
+	h->record_size = MTRACE_SLOT_SIZE;
 	h->pointer_size = sizeof(void *);
 }
 

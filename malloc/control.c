@@ -301,6 +301,7 @@ MT_API int mtrace_reset(void)
 		   zeroed, so a thread finishing a record this instant cannot collide with a new one */
 		mt_release_locked(&mt_tls);
 		mt_new_gen();
+		mt_header_reset(mt_g.next_off);   /* readers skip the calls still being written there */
 		mt_g.released = 0;
 			for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 			mt_win_count[w] = 0;
@@ -327,6 +328,6 @@ MT_API unsigned long long mtrace_count(void)
 	struct mt_thread *t = &mt_tls;
 	unsigned long long n = __atomic_load_n(&mt_g.released, __ATOMIC_RELAXED);
 	if (t->start != NULL && t->file_id == mt_g.file_id && t->gen == mt_hot->gen)
-		n += (unsigned long long)(t->cur - t->start - 1);
+		n += (unsigned long long)(t->cur - t->start - 1) - t->extra;
 	return n;
 }

@@ -1,8 +1,8 @@
 /* entry.c - the interposed allocator entry points: the hot path.
  *
  * Each call: check the per-thread guard and the global switch, set the guard, reserve this
- * thread's next 64-byte record, call the next allocator, read the clock at the order point, fill
- * and commit the record, clear the guard.  The record is reserved before any clock read, so a
+ * thread's next 32-byte slot (two for a wide record), call the next allocator, read the clock at
+ * the order point, fill and commit the record, clear the guard.  The record is reserved before any clock read, so a
  * chunk's records never precede the chunk's own timestamp (MTRACE_HF_CHUNK_BOUND).  No lock, no system call, no shared cache line that anyone writes.
  * The guard keeps calls made from inside the tracer or the allocator beneath (realloc calling
  * malloc, dlsym calling calloc) from being recorded twice.  While it is MT_BUSY_OWN the tracer
@@ -118,22 +118,49 @@ static MT_NOINLINE int new_process_records(void)
 	return mt_hot->active;
 }
 
-/* Record into r (reserved before any clock was read: a chunk's records never precede its ts)
-   an allocating call whose result is p.  Its order point is read last, after the body is
-   stored: RDTSCP waits for every earlier instruction, so what it waits for is done first. */
-static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, unsigned call,
-				uint64_t t0, uintptr_t brk0, void *p, size_t size, size_t arg2,
-				int failed, int err)
+/* The slots an allocating call's record takes: ns as its arguments allow (include/
+   mtrace-trace.h), two for every call when durations are recorded. */
+static inline struct mtrace_slot *reserve_call(struct mt_thread *t, unsigned ns, int may_start,
+					       unsigned *n)
+{
+	*n = MT_UNLIKELY(mt_hot->durations) ? 2 : ns;
+	struct mtrace_slot *r = mt_reserve_n(t, *n, may_start);
+	if (MT_UNLIKELY(*n == 2) && r != NULL)
+		t->extra++;   /* the second slot holds no record: left out of the count */
+	return r;
+}
+
+/* Record into r (n slots, reserved before any clock was read: a chunk's records never precede
+   its ts) an allocating call whose result is p.  Its order point is read last, after the body
+   is stored: RDTSCP waits for every earlier instruction, so what it waits for is done first. */
+static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsigned n,
+				unsigned call, uint64_t t0, uintptr_t brk0, void *p, size_t size,
+				size_t arg2, int failed, int err)
 {
 	uint64_t usable;
 	unsigned flags = result_info(p, &usable);
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
+	if (failed)
+		flags |= MTRACE_RF_FAILED;
+	else
+		err = 0;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		mt_put_body(r, 0, (uintptr_t)p, size, arg2, usable);
-		uint64_t ts = ticks_after(t);
-		mt_put_tail(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0,
-			    ts, t0 ? ts - t0 : 0);
+		uint64_t ts;
+		if (MT_LIKELY(n == 1)) {
+			/* compact (the call and what mtrace_slots_for allowed are known here) */
+			int calloc_ = call == MTRACE_CALL_CALLOC;
+			unsigned aux = mtrace_is_aligned_call(call) ?
+				(unsigned)__builtin_ctzll(arg2) + 1 + ((unsigned)err << 8) : (unsigned)err;
+			mt_put_body(r, (uintptr_t)p, calloc_ ? size | (uint64_t)arg2 << 32 : size);
+			ts = ticks_after(t);
+			mt_put_tail(r, call, flags, aux,
+				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size), ts);
+		} else {
+			ts = ticks_after(t);
+			mt_put_wide(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2, usable,
+				    t0 ? ts - t0 : 0);
+		}
 		mt_maybe_sample(t, ts);
 	}
 }
@@ -148,7 +175,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 
 /* The common shape of an allocating entry point.  CALL_EXPR runs the allocator; FAILED decides
    failure from p; the untraced path repeats CALL_EXPR (or BOOT while dlsym recurses). */
-#define ALLOC_ENTRY(CALL, CALL_EXPR, BOOT, SIZE, ARG2)                                   \
+#define ALLOC_ENTRY(CALL, CALL_EXPR, BOOT, SIZE, ARG2, SLOTS)                            \
 	struct mt_thread *t = &mt_tls;                                                   \
 	if (NOT_RECORDING(t)) {                                                          \
 		if (MT_UNLIKELY(t->busy == MT_BUSY_OWN || !mt_ready()))                  \
@@ -156,46 +183,49 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_record *r, un
 		return CALL_EXPR;                                                        \
 	}                                                                                \
 	t->busy = 1;                                                                     \
-	struct mtrace_record *r = mt_reserve(t, 1);                                      \
+	unsigned ns;                                                                     \
+	struct mtrace_slot *r = reserve_call(t, SLOTS, 1, &ns);                         \
 	uint64_t t0 = start_ticks(t);                                                    \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
 	int err = p ? 0 : errno;                                                         \
-	record_alloc(t, r, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);               \
+	record_alloc(t, r, ns, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);           \
 	t->busy = 0;                                                                     \
 	return p;
 
 MT_API void *malloc(size_t size)
 {
-	ALLOC_ENTRY(MTRACE_CALL_MALLOC, mt_real.malloc(size), mt_boot_alloc(size, 16), size, 0)
+	ALLOC_ENTRY(MTRACE_CALL_MALLOC, mt_real.malloc(size), mt_boot_alloc(size, 16), size, 0, 1)
 }
 
 MT_API void *calloc(size_t n, size_t size)
 {
 	ALLOC_ENTRY(MTRACE_CALL_CALLOC, mt_real.calloc(n, size),
-		    (n && size > SIZE_MAX / n) ? NULL : mt_boot_alloc(n * size, 16), n, size)
+		    (n && size > SIZE_MAX / n) ? NULL : mt_boot_alloc(n * size, 16), n, size,
+		    mtrace_slots_for(MTRACE_CALL_CALLOC, n, size, 0))
 }
 
 MT_API void *memalign(size_t align, size_t size)
 {
 	ALLOC_ENTRY(MTRACE_CALL_MEMALIGN, mt_real.memalign(align, size), mt_boot_alloc(size, align),
-		    size, align)
+		    size, align, mtrace_slots_for(MTRACE_CALL_MEMALIGN, size, align, 0))
 }
 
 MT_API void *aligned_alloc(size_t align, size_t size)
 {
 	ALLOC_ENTRY(MTRACE_CALL_ALIGNED_ALLOC, mt_real.aligned_alloc(align, size),
-		    mt_boot_alloc(size, align), size, align)
+		    mt_boot_alloc(size, align), size, align,
+		    mtrace_slots_for(MTRACE_CALL_ALIGNED_ALLOC, size, align, 0))
 }
 
 MT_API void *valloc(size_t size)
 {
-	ALLOC_ENTRY(MTRACE_CALL_VALLOC, mt_real.valloc(size), mt_boot_alloc(size, 4096), size, 0)
+	ALLOC_ENTRY(MTRACE_CALL_VALLOC, mt_real.valloc(size), mt_boot_alloc(size, 4096), size, 0, 1)
 }
 
 MT_API void *pvalloc(size_t size)
 {
-	ALLOC_ENTRY(MTRACE_CALL_PVALLOC, mt_real.pvalloc(size), mt_boot_alloc(size, 4096), size, 0)
+	ALLOC_ENTRY(MTRACE_CALL_PVALLOC, mt_real.pvalloc(size), mt_boot_alloc(size, 4096), size, 0, 1)
 }
 
 MT_API int posix_memalign(void **out, size_t align, size_t size)
@@ -214,12 +244,14 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 		return mt_real.posix_memalign(out, align, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t, 1);
+	unsigned n;
+	struct mtrace_slot *r = reserve_call(t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0),
+					     1, &n);
 	uint64_t t0 = start_ticks(t);
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
-	record_alloc(t, r, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size, align,
-		     ret != 0, ret);
+	record_alloc(t, r, n, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size,
+		     align, ret != 0, ret);
 	t->busy = 0;
 	return ret;
 }
@@ -241,22 +273,23 @@ MT_API void free(void *p)
 	t->busy = 1;
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
 	   point before the allocator can hand the block to another thread */
-	struct mtrace_record *r = mt_reserve(t, 0);
+	unsigned n;
+	struct mtrace_slot *r = reserve_call(t, 1, 0, &n);
 	size_t large;
 	unsigned flags = ptr_info(p, &large);
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	uint64_t ts = ticks_before(t);
-	if (MT_LIKELY(r != NULL && !mt_hot->durations)) {
+	if (MT_LIKELY(r != NULL && n == 1)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
-		mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident,
-			      0, 0);
+		mt_put_body(r, (uintptr_t)p, resident);
+		mt_put_tail(r, MTRACE_CALL_FREE, flags, 0, 0, ts);
 		mt_real.free(p);
 	} else {
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
-			mt_put_record(r, t->tid, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0,
-				      resident, 0, ticks_after(t) - ts);
+			mt_put_wide(r, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident, 0,
+				    ticks_after(t) - ts);
 	}
 	if (r != NULL)
 		mt_maybe_sample(t, ts);
@@ -276,8 +309,9 @@ static void *boot_realloc(void *old, size_t size)
 	return p;
 }
 
-/* r was reserved before t0 was read (a chunk's records never precede its ts) */
-static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, unsigned call,
+/* r (two slots: a wide record) was reserved before t0 was read (a chunk's records never precede
+   its ts) */
+static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, unsigned call,
 				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
 				  size_t size, size_t arg2, int failed, int err)
 {
@@ -287,9 +321,8 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_record *r, 
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		mt_put_record(r, t->tid, call, flags | (failed ? MTRACE_RF_FAILED : 0),
-			      failed ? err : 0, t0, (uintptr_t)old, (uintptr_t)p, size, arg2, usable,
-			      t1 - t0);
+		mt_put_wide(r, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0, t0,
+			    (uintptr_t)old, (uintptr_t)p, size, arg2, usable, t1 - t0);
 		mt_maybe_sample(t, t1);
 	}
 }
@@ -305,7 +338,8 @@ MT_API void *realloc(void *old, size_t size)
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t, 0);
+	unsigned n;
+	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
 	size_t large;
 	unsigned pflags = ptr_info(old, &large);
 	/* how much of the old block the program had made resident: in arg2, which realloc has free */
@@ -338,7 +372,8 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 		return mt_real.reallocarray(old, n, size);
 	}
 	t->busy = 1;
-	struct mtrace_record *r = mt_reserve(t, 0);
+	unsigned ns;
+	struct mtrace_slot *r = reserve_call(t, 2, 0, &ns);
 	size_t large;   /* (reallocarray's arg2 is the element size: no room for resident bytes) */
 	unsigned pflags = ptr_info(old, &large);
 	uint64_t t0 = ticks_before(t);

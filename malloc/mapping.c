@@ -40,7 +40,7 @@ void mt_mapping_init(void)
    gets MTRACE_RF_OWN for a call the allocator beneath made inside a traced one; t->busy is then
    MT_BUSY_NESTED until map_done, so that taking a chunk now never unmaps the window holding
    the traced call's record, which is still to be written. */
-static struct mtrace_record *map_begin(struct mt_thread *t, unsigned *flags, uint8_t *saved)
+static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8_t *saved)
 {
 	*saved = t->busy;
 	*flags = 0;
@@ -49,9 +49,11 @@ static struct mtrace_record *map_begin(struct mt_thread *t, unsigned *flags, uin
 	if (t->busy)
 		*flags = MTRACE_RF_OWN;
 	t->busy = t->busy ? MT_BUSY_NESTED : 1;
-	struct mtrace_record *r = mt_reserve(t, 0);
+	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);   /* (a wide record) */
 	if (r == NULL)
 		t->busy = *saved;
+	else
+		t->extra++;
 	return r;
 }
 
@@ -61,12 +63,12 @@ static void map_done(struct mt_thread *t, uint8_t saved)
 }
 
 /* Record a call whose order point is after it (mmap, brk) or before it (munmap). */
-static void map_put(struct mt_thread *t, struct mtrace_record *r, unsigned call, unsigned flags,
+static void map_put(struct mt_thread *t, struct mtrace_slot *r, unsigned call, unsigned flags,
 		    int err, uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size, uint64_t arg2,
 		    uint64_t duration)
 {
 	if (t->gen == mt_hot->gen)
-		mt_put_record(r, t->tid, call, flags, err, ts, ptr, result, size, arg2, 0, duration);
+		mt_put_wide(r, call, flags, err, ts, ptr, result, size, arg2, 0, duration);
 }
 
 static inline uint64_t now(const struct mt_thread *t)
@@ -87,7 +89,7 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_record *r = (flags & MAP_ANONYMOUS) ? map_begin(t, &rf, &saved) : NULL;
+	struct mtrace_slot *r = (flags & MAP_ANONYMOUS) ? map_begin(t, &rf, &saved) : NULL;
 	void *p = mt_libc.mmap(addr, len, prot, flags, fd, off);
 	if (r == NULL)
 		return p;
@@ -121,7 +123,7 @@ MT_API int munmap(void *addr, size_t len)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_record *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved);
 	if (r == NULL)
 		return mt_libc.munmap(addr, len);
 	uint64_t resident = 0;
@@ -161,7 +163,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_record *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved);
 	uint64_t t0 = r ? mt_ticks_of(t) : 0;
 	void *p = real_mremap(old, old_len, new_len, flags, want);
 	if (r == NULL)
@@ -187,7 +189,7 @@ MT_API int brk(void *end)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_record *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved);
 	void *before = r && real_sbrk ? real_sbrk(0) : NULL;
 	int ret = real_brk(end);
 	if (r == NULL)
@@ -207,7 +209,7 @@ MT_API void *sbrk(intptr_t increment)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_record *r = increment ? map_begin(t, &rf, &saved) : NULL;
+	struct mtrace_slot *r = increment ? map_begin(t, &rf, &saved) : NULL;
 	void *before = real_sbrk(increment);
 	if (r == NULL)
 		return before;

@@ -128,21 +128,20 @@ void mt_sample_due(struct mt_thread *t, uint64_t ts)
 		return;   /* another thread took it */
 	if (mt_g.sandboxed || t->exiting || sample(&anon, &resident, &size) != 0)
 		return;
-	struct mtrace_record *r = mt_reserve(t, 0);
+	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);
 	if (r == NULL || t->gen != mt_hot->gen)
 		return;
-	t->bookkeeping++;   /* not a call: left out of the count of calls */
-	mt_put_record(r, t->tid, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident,
-		      size, 0);
+	t->extra += 2;   /* not a call: left out of the count of calls */
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
 }
 
 /* Under lock, by the thread that finishes the trace: the last sample, into record r. */
-int mt_sample_last(struct mt_thread *t, struct mtrace_record *r)
+int mt_sample_last(struct mt_thread *t, struct mtrace_slot *r)
 {
 	uint64_t anon, resident, size;
+	(void)t;
 	if (sample(&anon, &resident, &size) != 0)
 		return -1;
-	mt_put_record(r, t->tid, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident,
-		      size, 0);
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
 	return 0;
 }

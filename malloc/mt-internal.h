@@ -70,10 +70,10 @@ size_t mt_boot_usable(const void *p);
    ------------------------------------------------------------------------------------------- */
 
 struct mt_thread {
-	struct mtrace_record *cur;      /* next free record of this thread's chunk */
-	struct mtrace_record *end;      /* end of the chunk */
-	struct mtrace_record *start;    /* the chunk's own MTRACE_CALL_CHUNK record */
-	struct mtrace_record *last;     /* the chunk's real end: end stops short of it while the
+	struct mtrace_slot *cur;        /* next free slot of this thread's chunk */
+	struct mtrace_slot *end;        /* end of the chunk */
+	struct mtrace_slot *start;      /* the chunk's own MTRACE_CALL_CHUNK record */
+	struct mtrace_slot *last;       /* the chunk's real end: end stops short of it while the
 	                                   thread is exiting (see mt_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
 	uint32_t chunk_len;             /* bytes it asked for last time (chunks double) */
@@ -88,7 +88,8 @@ struct mt_thread {
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
-	uint8_t bookkeeping;            /* records of its chunk that are not calls (samples) */
+	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
+	                                   wide records' second slots */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
 	                                   next calls come to mt_reserve_slow until one allocates */
@@ -116,7 +117,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_FIRST_CHUNK  1024u           /* a thread's first chunk: small, threads may be short */
 #define MT_EXIT_CHUNK   256u            /* an exiting thread's: the few calls after its exit
                                            destructor (3 records and the chunk record) */
-#define MT_CHUNK        65536u          /* the largest: 1023 records and one chunk record */
+#define MT_CHUNK        65536u          /* the largest: 2,047 slots and one chunk record */
 #define MT_NO_WINDOW    UINT32_MAX
 #define MT_RESIDENT_MIN ((uint64_t)64 << 10)   /* blocks whose resident bytes are recorded */
 #define MT_MEMORY_MS    10u             /* between memory samples, by default */
@@ -171,6 +172,7 @@ struct mt_global {
 	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
+	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
 	uint64_t start_ticks, start_ns; /* the calibration reference */
 	uint64_t ticks_per_sec;
 	uint32_t win_lo, win_hi;        /* windows ever mapped for this file: [win_lo, win_hi) */
@@ -226,7 +228,7 @@ void mt_new_gen(void);                 /* under lock: every chunk goes stale */
 void mt_init_once(void);
 
 /* writer.c */
-struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start);
+struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
 void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
 void mt_release_locked(struct mt_thread *t);         /* under lock */
 void mt_unmap_idle_windows(void);                    /* under lock */
@@ -235,8 +237,8 @@ unsigned long long mt_count_records(void);           /* under lock: every record
 void mt_thread_key_init(void);
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
-struct mtrace_record *mt_take_record_locked(struct mt_thread *t);   /* under lock: one record
-                                                      in a chunk of its own (bookkeeping) */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
+                                                      record's slots in a chunk of their own */
 int  mt_map_window(uint32_t w);                      /* under lock */
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
@@ -268,6 +270,7 @@ void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
+void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* process.c */
@@ -301,7 +304,7 @@ uint64_t mt_resident(const void *p, size_t size);   /* bytes of its whole pages 
 void mt_memory_init(void);
 void mt_memory_file_open(void);                     /* under lock */
 void mt_sample_due(struct mt_thread *t, uint64_t ts);
-int  mt_sample_last(struct mt_thread *t, struct mtrace_record *r);   /* under lock */
+int  mt_sample_last(struct mt_thread *t, struct mtrace_slot *r);   /* under lock */
 static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
 {
 	if (MT_UNLIKELY(ts >= mt_hot->sample_due))
@@ -330,62 +333,88 @@ void mt_tsc_check(struct mt_thread *t);
    The record fast path
    ------------------------------------------------------------------------------------------- */
 
-/* Next free record of this thread, or NULL when nothing may be recorded now.  may_start: the
-   call may start the populating thread (see mt_populate_wanted). */
-static inline struct mtrace_record *mt_reserve(struct mt_thread *t, int may_start)
+/* The next n free slots of this thread (1, or 2 for a wide record), or NULL when nothing may be
+   recorded now.  may_start: the call may start the populating thread (see
+   mt_populate_wanted). */
+static inline struct mtrace_slot *mt_reserve_n(struct mt_thread *t, unsigned n, int may_start)
 {
-	if (MT_LIKELY(t->cur != t->end && t->gen == mt_hot->gen)) {
-		/* records are written as a stream of fresh cache lines: ask for ownership of the line
-		   16 records ahead so its fetch overlaps the calls in between (a hint: never faults) */
-		__builtin_prefetch(t->cur + 16, 1, 0);
-		return t->cur++;
+	if (MT_LIKELY(t->end - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen)) {
+		/* slots are written as a stream of fresh cache lines: ask for ownership of the line
+		   32 slots ahead so its fetch overlaps the calls in between (a hint: never faults) */
+		__builtin_prefetch(t->cur + 32, 1, 0);
+		struct mtrace_slot *r = t->cur;
+		t->cur += n;
+		return r;
 	}
-	return mt_reserve_slow(t, may_start);
+	return mt_reserve_slow(t, n, may_start);
+}
+
+static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
+{
+	return mt_reserve_n(t, 1, may_start);
 }
 
 typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
 
 /* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
    file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */
-static inline void mt_commit(struct mtrace_record *r, uint32_t tid, unsigned call,
-			     unsigned flags, unsigned err)
+static inline void mt_commit(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
+			     uint32_t x)
 {
 	union {
-		struct { uint32_t tid; uint8_t call, flags; uint16_t err; } s;
+		struct { uint8_t call, flags; uint16_t aux; uint32_t x; } s;
 		uint64_t w;
-	} u = { .s = { tid, (uint8_t)call, (uint8_t)flags, (uint16_t)err } };
+	} u = { .s = { (uint8_t)call, (uint8_t)flags, (uint16_t)aux, x } };
 	__atomic_store_n((mt_u64_alias *)r, u.w, __ATOMIC_RELEASE);
 }
 
-/* Fill record r but for its clock fields and commit word: what an allocating call knows before
-   it reads the clock, stored first so that the stores overlap the clock read. */
-static inline void mt_put_body(struct mtrace_record *r, uint64_t ptr, uint64_t result,
-			       uint64_t size, uint64_t arg2, uint64_t usable)
+/* A compact record (include/mtrace-trace.h): a and b first, so that an allocating call's stores
+   overlap its clock read; then the clock, then the commit word. */
+static inline void mt_put_body(struct mtrace_slot *r, uint64_t a, uint64_t b)
 {
-	r->ptr = ptr;
-	r->result = result;
-	r->size = size;
-	r->arg2 = arg2;
-	r->usable = usable;
+	r->a = a;
+	r->b = b;
 }
 
-/* The rest of record r after its body: the clock fields, then the commit word. */
-static inline void mt_put_tail(struct mtrace_record *r, uint32_t tid, unsigned call,
-			       unsigned flags, unsigned err, uint64_t ts, uint64_t duration)
+static inline void mt_put_tail(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
+			       uint32_t x, uint64_t ts)
 {
 	r->ts = ts;
-	r->duration = duration;
-	mt_commit(r, tid, call, flags, err);
+	mt_commit(r, call, flags, aux, x);
 }
 
-/* Fill record r: the body first, then the first 8 bytes (see mt_commit). */
-static inline void mt_put_record(struct mtrace_record *r, uint32_t tid, unsigned call,
-				 unsigned flags, unsigned err, uint64_t ts, uint64_t ptr,
-				 uint64_t result, uint64_t size, uint64_t arg2, uint64_t usable,
-				 uint64_t duration)
+/* A chunk record (compact): its thread, its previous chunk, its length and the writer's pid. */
+static inline void mt_put_chunk(struct mtrace_slot *c, uint32_t tid, uint64_t ts, uint64_t prev,
+				uint64_t len)
 {
-	mt_put_body(r, ptr, result, size, arg2, usable);
-	mt_put_tail(r, tid, call, flags, err, ts, duration);
+	mt_put_body(c, prev, len | (uint64_t)(uint32_t)mt_g.pid << 32);
+	mt_put_tail(c, MTRACE_CALL_CHUNK, 0, 0, tid, ts);
+}
+
+/* The usable size of an allocation as a compact record's x: its difference from the request. */
+static inline uint32_t mt_usable_x(uint64_t usable, uint64_t asked)
+{
+	if (usable == 0 || usable < asked || usable - asked >= MTRACE_X_NO_USABLE)
+		return MTRACE_X_NO_USABLE;   /* (4 GiB over the request: not recorded) */
+	return (uint32_t)(usable - asked);
+}
+
+/* A wide record in slots r[0..1]: the second slot, the first's body, its commit word last. */
+static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned err,
+			       uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
+			       uint64_t arg2, uint64_t usable, uint64_t duration)
+{
+	r[1].call = 0;   /* (a zero call byte: the slot alone reads as unwritten) */
+	r[1].flags = 0;
+	r[1].aux = 0;
+	r[1].x = (uint32_t)(duration >> 32);
+	r[1].ts = size;
+	r[1].a = arg2;
+	r[1].b = usable;
+	r->a = ptr;
+	r->b = result;
+	r->ts = ts;
+	mt_commit(r, call, flags | MTRACE_RF_WIDE, err, (uint32_t)duration);
 }
 
 #endif

@@ -238,6 +238,12 @@ static void header_init(char *page, pid_t ppid)
 	memcpy(page, &hdr, sizeof hdr);
 }
 
+void mt_header_reset(uint64_t off)
+{
+	hdr.reset_off = mt_g.reset_off = off;
+	mt_header_update(0);
+}
+
 void mt_header_mallopt(void)
 {
 	hdr.mallopt_set = mt_g.mallopt_set;
@@ -402,6 +408,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	}
 	mt_g.have_file = 1;
 	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
+	mt_g.reset_off = 0;
 	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
@@ -429,7 +436,7 @@ void mt_file_finish(struct mt_thread *self)
 	/* the memory as it ends, in a trace that holds something (a fork child that only _exits
 	   maps no window for it) */
 	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE) {
-		struct mtrace_record *r = mt_take_record_locked(self);
+		struct mtrace_slot *r = mt_take_record_locked(self);
 		if (r)
 			mt_sample_last(self, r);
 	}

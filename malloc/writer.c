@@ -231,9 +231,9 @@ void mt_release_locked(struct mt_thread *t)
 		return;
 	if (t->file_id == mt_g.file_id && mt_g.have_file) {
 		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
-			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1) - t->bookkeeping);
+			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1) - t->extra);
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
-		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE;
+		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
 		mt_win_done[w] += len;
 		if (!t->exiting)   /* (an exit chunk was never counted as held) */
 			mt_win_held[w]--;
@@ -275,12 +275,15 @@ unsigned long long mt_count_records(void)
 			n += mt_win_count[w];
 			continue;
 		}
-		uint64_t from = w == 0 ? MTRACE_HEADER_SIZE : 0;
-		for (uint64_t off = from; off < handed; off += MTRACE_RECORD_SIZE) {
-			uint8_t call = __atomic_load_n((uint8_t *)mt_win[w] + off +
-						       offsetof(struct mtrace_record, call),
-						       __ATOMIC_ACQUIRE);
+		uint64_t from = w == 0 ? MTRACE_HEADER_SIZE : 0, lo = (uint64_t)w << mt_g.win_shift;
+		if (mt_g.reset_off > lo + from)   /* (what mtrace_reset discarded: readers skip it) */
+			from = mt_g.reset_off - lo < handed ? mt_g.reset_off - lo : handed;
+		for (uint64_t off = from; off < handed; off += MTRACE_SLOT_SIZE) {
+			const struct mtrace_slot *sl = (const struct mtrace_slot *)(mt_win[w] + off);
+			uint8_t call = __atomic_load_n(&sl->call, __ATOMIC_ACQUIRE);
 			n += call >= 1 && call <= MTRACE_CALL_LAST_MAP;
+			if (call && (sl->flags & MTRACE_RF_WIDE))
+				off += MTRACE_SLOT_SIZE;   /* its second slot */
 		}
 	}
 	return n;
@@ -299,10 +302,9 @@ void mt_unmap_idle_windows(void)
    zeros, or its own data.  Three loads, where the records are written anyway. */
 static int chunk_intact(const struct mt_thread *t)
 {
-	const struct mtrace_record *c = t->start;
-	return c->call == MTRACE_CALL_CHUNK && c->tid == t->tid &&
-	       c->size == (uint64_t)(t->last - t->start) * MTRACE_RECORD_SIZE &&
-	       c->arg2 == (uint64_t)(uint32_t)mt_g.pid;
+	const struct mtrace_slot *c = t->start;
+	return c->call == MTRACE_CALL_CHUNK && c->x == t->tid &&
+	       c->b == ((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE | (uint64_t)(uint32_t)mt_g.pid << 32);
 }
 
 /* What take_chunk leaves for the slow path to do once the lock is released. */
@@ -319,14 +321,16 @@ struct chunk_out {
 };
 
 /* Under lock, from the slow path: the next record for t, from its exiting chunk or a new one. */
-static struct mtrace_record *take_chunk(struct mt_thread *t, int may_start, struct chunk_out *o)
+static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_start,
+				      struct chunk_out *o)
 {
-	if (t->exiting && t->start && t->cur < t->last && t->file_id == mt_g.file_id &&
+	if (t->exiting && t->start && t->last - t->cur >= (ptrdiff_t)n && t->file_id == mt_g.file_id &&
 	    t->gen == mt_g.gen && mt_g.active && mt_g.have_file) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted here */
 		mt_count_released(t->chunk_off, 1);
-		struct mtrace_record *r = t->cur++;
+		struct mtrace_slot *r = t->cur;
+		t->cur += n;
 		t->end = t->cur;
 		return r;
 	}
@@ -334,7 +338,7 @@ static struct mtrace_record *take_chunk(struct mt_thread *t, int may_start, stru
 	    !chunk_intact(t)) {
 		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own memory: "
 			"records written there since its last check are in the program's memory", 0);
-		mt_forget_windows(t->start, MTRACE_RECORD_SIZE);
+		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
 	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
@@ -401,23 +405,25 @@ static struct mtrace_record *take_chunk(struct mt_thread *t, int may_start, stru
 	o->ts = mt_ticks_now();
 	o->prev = prev;
 	o->len = len;
-	struct mtrace_record *c = (struct mtrace_record *)base;
+	struct mtrace_slot *c = (struct mtrace_slot *)base;
 	t->start = c;
 	t->cur = c + 1;
-	t->end = t->last = c + len / MTRACE_RECORD_SIZE;
+	t->end = t->last = c + len / MTRACE_SLOT_SIZE;
 	t->chunk_off = off;
 	t->chunk_len = want;
-	t->bookkeeping = 0;
+	t->extra = 0;
 	t->gen = mt_g.gen;
 	t->file_id = mt_g.file_id;
 	return t->cur;
 }
 
-/* Under lock: a chunk of two records, its own and one for a bookkeeping record of t's (the last
-   memory sample, at the stop), written at once; the record, or NULL. */
-struct mtrace_record *mt_take_record_locked(struct mt_thread *t)
+/* Under lock: a chunk of its own for a wide bookkeeping record of t's (the last memory sample,
+   at the stop), its record written at once; the wide record's slots, or NULL.  MT_EXIT_CHUNK
+   long, as every chunk a multiple of it: a window's end is never nearer than that to a chunk's
+   start, so a chunk always has room for a wide record. */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t)
 {
-	uint64_t off = mt_g.next_off, len = 2 * MTRACE_RECORD_SIZE;
+	uint64_t off = mt_g.next_off, len = MT_EXIT_CHUNK;
 	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
 	if (!mt_g.have_file || w != (uint32_t)((off + len - 1) >> mt_g.win_shift) ||
 	    w >= MT_MAX_WINDOWS || (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
@@ -428,18 +434,17 @@ struct mtrace_record *mt_take_record_locked(struct mt_thread *t)
 	uint64_t prev = t->file_id == mt_g.file_id ? t->chunk_off : 0;   /* (its chain goes on) */
 	mt_g.next_off = off + len;
 	mt_win_done[w] += len;   /* never held */
-	struct mtrace_record *c = (struct mtrace_record *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));
-	mt_put_record(c, t->tid, MTRACE_CALL_CHUNK, 0, 0, mt_ticks_now(), prev, 0, len,
-		      (uint32_t)mt_g.pid, 0, 0);
+	struct mtrace_slot *c = (struct mtrace_slot *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));
+	mt_put_chunk(c, t->tid, mt_ticks_now(), prev, len);
 	t->chunk_off = off;
 	t->file_id = mt_g.file_id;
 	return c + 1;
 }
 
-struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
+struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start)
 {
 	int saved_errno = errno, cancel;
-	struct mtrace_record *r = NULL;
+	struct mtrace_slot *r = NULL;
 	if (!mt_hot->active)
 		goto out0;
 	/* nothing here may be a cancellation point for the program's thread (see mt_lock) */
@@ -458,9 +463,10 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 	struct mt_lock_state ls;
 	if (t->start_due) {
 		/* the detour start_due set up: the chunk still has room */
-		if (t->cur < t->last && t->gen == mt_hot->gen && t->file_id == mt_g.file_id &&
-		    !t->exiting) {
-			r = t->cur++;
+		if (t->last - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen &&
+		    t->file_id == mt_g.file_id && !t->exiting) {
+			r = t->cur;
+			t->cur += n;
 			if (!may_start) {
 				t->end = t->cur;   /* another free: around once more */
 				goto out;
@@ -479,7 +485,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 
 	struct chunk_out o = { .drop = -1 };
 	mt_lock(&ls);
-	r = take_chunk(t, may_start, &o);
+	r = take_chunk(t, n, may_start, &o);
 	mt_unlock(&ls);
 	if (r == NULL || !o.fresh)
 		goto out;   /* no record, or one of an exiting thread's chunk */
@@ -496,14 +502,12 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 		mt_drop_done(o.drop);
 		mt_unlock(&ls);
 	}
-	struct mtrace_record *c = t->start;
-	mt_put_record(c, t->tid, MTRACE_CALL_CHUNK, 0, 0, o.ts, o.prev, 0, o.len,
-		      (uint32_t)mt_g.pid, 0, 0);
+	mt_put_chunk(t->start, t->tid, o.ts, o.prev, o.len);
 	if (t->exiting)
-		t->end = t->cur + 1;   /* its next record comes through here again, to be counted */
+		t->end = t->cur + n;   /* its next record comes through here again, to be counted */
 	else if (MT_UNLIKELY(o.start_helper < 0)) {
 		t->start_due = 1;      /* the next call comes through here again (see start_due) */
-		t->end = t->cur + 1;
+		t->end = t->cur + n;
 	}
 	if (!t->key_set && mt_g.key_ok) {
 		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the guard
@@ -511,7 +515,7 @@ struct mtrace_record *mt_reserve_slow(struct mt_thread *t, int may_start)
 		pthread_setspecific(mt_g.key, (void *)1);
 		t->key_set = 1;
 	}
-	t->cur++;
+	t->cur += n;
 out:
 	pthread_setcancelstate(cancel, NULL);
 out0:

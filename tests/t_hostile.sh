@@ -44,7 +44,7 @@ done
 # a trace two processes wrote into is refused by readers (each chunk names its writer)
 f=$(ls "$TMP"/raw_clone.*[0-9] | head -n 1)
 cp "$f" "$TMP/twice"
-printf '\377\377\0\0' | dd of="$TMP/twice" bs=1 seek=$((4096 + 40)) conv=notrunc 2>/dev/null
+printf '\377\377\0\0' | dd of="$TMP/twice" bs=1 seek=$((4096 + 28)) conv=notrunc 2>/dev/null
 "$BIN/trace_dump" -c "$TMP/twice" >/dev/null 2>"$TMP/twice.err"
 eq "a trace two processes wrote: refused (exit 1)" 1 "$?"
 grep -q 'offset 4096: .*two processes wrote this file' "$TMP/twice.err" && ok "... saying so, at the chunk's offset" || bad "... $(cat "$TMP/twice.err")"

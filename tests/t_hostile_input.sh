@@ -77,7 +77,7 @@ done
 mkdir "$TMP/small"
 if mount -t tmpfs -o size=4m tmpfs "$TMP/small" 2>/dev/null; then
 	trap 'umount "$TMP/small" 2>/dev/null; rm -rf "$TMP"' EXIT
-	traced "$TMP/big" "$ROOT/$B/bench/mbench" 1 150000 >/dev/null
+	traced "$TMP/big" "$ROOT/$B/bench/mbench" 1 300000 >/dev/null
 	big=$(one_file "$TMP/big.*")
 	ge "a trace of 8 MiB at least" 8388608 "$(stat -c %s "$big")"
 	TMPDIR="$TMP/small" "$BIN/trace_pack" -o "$TMP/o/x.gz" - <"$big" >/dev/null 2>"$TMP/err"

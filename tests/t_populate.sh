@@ -5,7 +5,7 @@
 # child and survives stop/start, is never started from a free (which glibc may call holding a
 # lock pthread_create takes), and a full disk or a file size limit still gets one warning.
 . tests/lib.sh
-N=200000   # 400,000 records: 25.6 MB of trace
+N=400000   # 800,000 records: 25.6 MB of trace
 
 # exact IN CALLS TRACE: the trace holds CALLS malloc(1005) and is valid
 exact() {
@@ -75,15 +75,15 @@ eq "main thread ended by pthread_exit: trace finished" 1 "$(count "$xf" finished
 # Only an allocating call starts the thread: glibc calls free with its stack-cache lock held (a
 # joined thread's TLS vector), and pthread_create takes that lock.  A trace that crosses 16 MiB in
 # frees starts none there ...
-traced "$TMP/fr" "$TP/popcheck" 300000 frees >"$TMP/out"   # 19.2 MB of frees
+traced "$TMP/fr" "$TP/popcheck" 600000 frees >"$TMP/out"   # 19.2 MB of frees
 eq "crossing 16 MiB in frees: no thread started by a free" "after the frees: threads 0" "$(sed -n 1p "$TMP/out")"
 eq "crossing 16 MiB in frees: the next allocations start it" "threads 1" "$(sed -n 2p "$TMP/out")"
 # ... and a program creating and joining threads, its trace crossing 16 MiB at 20 places in the
 # joins, always ends (before, some of these waited forever inside pthread_join, every signal but
 # SIGKILL blocked)
 hung=""
-n=121000
-while [ $n -lt 131000 ]; do
+n=252000
+while [ $n -lt 262000 ]; do
 	timeout -s KILL 30 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/j$n" LD_PRELOAD="$LIB" \
 		"$TP/popcheck" $n joins >"$TMP/out" || hung="$hung $n"
 	[ "$(sed -n 1p "$TMP/out")" = "threads 1" ] || hung="$hung $n(no thread)"
@@ -159,11 +159,11 @@ if command -v strace >/dev/null 2>&1; then
 	calls=$(grep -c MADV_POPULATE_WRITE "$TMP/st.t")
 	check "300 short threads: $calls populating calls for a trace of $pages pages" test "$calls" -le "$pages"
 	# a window (256 MiB of trace) whose chunks are all released is unmapped by the thread too
-	# (4.4 M records, 281 MB; slow, so that the thread is ahead, not still in the window, when
+	# (8.8 M records, 281 MB; slow, so that the thread is ahead, not still in the window, when
 	# the program's thread releases its last chunk there)
 	rm -f "$TMP"/p.*
 	strace -f -qq -e trace=munmap -o "$TMP/st.u" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" \
-		LD_PRELOAD="$LIB" "$TP/popcheck" 2200000 slow >/dev/null
+		LD_PRELOAD="$LIB" "$TP/popcheck" 4400000 slow >/dev/null
 	pid=$(one_file "$TMP/p.*" | sed 's/.*\.//')
 	eq "the program's thread unmapped no finished window" 0 "$(grep -c "^$pid  *munmap(.*, 268435456" "$TMP/st.u")"
 	ge "the populating thread did" 1 "$(grep -v "^$pid " "$TMP/st.u" | grep -c "munmap(.*, 268435456")"

@@ -164,7 +164,7 @@ fi
 cp "$f" "$TMP/m-cut"
 "$TP/trace_count" --truncate-at 20000 "$TMP/m-cut" >/dev/null 2>"$TMP/err"
 eq "file cut while mapped: exit 1" 1 "$?"
-grep -q "m-cut: offset 1290240: the file shrank while it was read" "$TMP/err" && ok "file cut while mapped: says so" || bad "cut: $(cat "$TMP/err")"
+grep -q "m-cut: offset [0-9]*: the file shrank while it was read" "$TMP/err" && ok "file cut while mapped: says so" || bad "cut: $(cat "$TMP/err")"
 # the first stream to outgrow its buffer is written straight into the output, after the header
 # and room for 256 thread table entries (9,216 = 1,024 + 256 x 32); the other is copied after it
 "$BIN/trace_dump" "$TMP/m.wl" | grep '^# stream' >"$TMP/m.streams"

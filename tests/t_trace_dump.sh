@@ -15,7 +15,7 @@ grep -q 'posix_memalign(128, 10005) = 0x' "$TMP/dump" && ok "posix_memalign line
 eq "-n limits records" 3 "$("$BIN/trace_dump" -n 3 "$f" | grep -vc '^#')"
 "$BIN/trace_dump" -H "$f" | grep -q '^#   offset' && bad "-H printed records" || ok "-H prints the header only"
 "$BIN/trace_dump" -H -c "$f" | grep -q ": valid trace: " && ok "-H -c: -c wins (it validates the whole file)" || bad "-H -c printed nothing"
-"$BIN/trace_dump" -a "$f" | grep -q ' chunk of 4096 bytes' && ok "-a shows chunk records" || bad "-a chunk records"
+"$BIN/trace_dump" -a "$f" | grep -q ' chunk of 1024 bytes' && ok "-a shows chunk records" || bad "-a chunk records: $("$BIN/trace_dump" -a "$f" | grep -m1 chunk)"
 cat "$f" | "$BIN/trace_dump" -c - >/dev/null && ok "reads standard input" || bad "stdin"
 
 expect_bad() { # DESCRIPTION FILE PATTERN
@@ -26,11 +26,19 @@ expect_bad() { # DESCRIPTION FILE PATTERN
 : >"$TMP/empty"; expect_bad "empty file" "$TMP/empty" "offset 0: empty file"
 head -c 100 "$f" >"$TMP/short"; expect_bad "truncated header" "$TMP/short" "offset 100: truncated header"
 head -c 4096 /dev/urandom >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "offset 0: not an mtrace trace"
-head -c $((4096 + 64 * 3 + 10)) "$f" >"$TMP/cut"; expect_bad "truncated record" "$TMP/cut" "offset 4288: truncated record (10 of 64 bytes)"
-cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 + 64 + 4)) conv=notrunc 2>/dev/null
-expect_bad "unknown call type" "$TMP/badcall" "offset 4160: unknown call type 77"
-cp "$f" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
-expect_bad "unknown flags" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
+# (version 3: 32-byte slots, the first a chunk record; a slot's call is its first byte, flags
+# its second.  The older 64-byte layout: mkfixture's traces)
+head -c $((4096 + 32 + 10)) "$f" >"$TMP/cut"; expect_bad "truncated record" "$TMP/cut" "offset 4128: truncated record (10 of 32 bytes)"
+cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 + 32)) conv=notrunc 2>/dev/null
+expect_bad "unknown call type" "$TMP/badcall" "offset 4128: unknown call type 77"
+cp "$f" "$TMP/badwide"; printf '\201' | dd of="$TMP/badwide" bs=1 seek=$((4096 + 32 + 1)) conv=notrunc 2>/dev/null
+printf '\003' | dd of="$TMP/badwide" bs=1 seek=$((4096 + 64)) conv=notrunc 2>/dev/null
+expect_bad "a wide record whose second slot is a record" "$TMP/badwide" "offset 4160: a wide record's second slot that is not one"
+cp "$f" "$TMP/nochunk"; dd if=/dev/zero of="$TMP/nochunk" bs=1 seek=4096 count=32 conv=notrunc 2>/dev/null
+expect_bad "a record outside any chunk" "$TMP/nochunk" "offset 4128: a record outside any chunk"
+"$TP/mkfixture" trace-edge "$TMP/old"
+cp "$TMP/old" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
+expect_bad "unknown flags (64-byte records)" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
 cp "$f" "$TMP/badhflags"; printf '\032\010' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
 expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x81a"
 # each header string must lie in the header's string area: the command line, the allocator's

@@ -49,11 +49,11 @@ grep -q 'durations: every call' "$TMP/dump" && ok "-d: header says durations" ||
 ge "-d: malloc records carry durations" 7 "$(grep -c 'malloc(10001) = .* took [0-9]* ns' "$TMP/dump")"
 grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-p: exe and cmdline left out" || bad "-p"
 grep -q 'entry_points' "$TMP/dump" && bad "-p: program name still in the dump" || ok "-p: program name nowhere in the dump"
-"$BIN/mtracectl" -o "$TMP/pt" -- "$TP/popcheck" 200000 >"$TMP/out" 2>/dev/null
+"$BIN/mtracectl" -o "$TMP/pt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
 eq "a long trace: the populating thread" "threads 1" "$(sed -n 1p "$TMP/out")"
-"$BIN/mtracectl" -T -o "$TMP/nt" -- "$TP/popcheck" 200000 >"$TMP/out" 2>/dev/null
+"$BIN/mtracectl" -T -o "$TMP/nt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
 eq "-T: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
-eq "-T: the calls all there" 200000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
+eq "-T: the calls all there" 400000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
 # -o DIR (or DIR/, or MTRACE_CTL_FILE=DIR/): the traces go into DIR as mtrace.out.<pid>,
 # not beside it, nor as hidden files DIR/.<pid>
 mkdir "$TMP/into"

@@ -120,9 +120,13 @@ static void anonymize(const char *in, FILE *out)
 	uint64_t off, next = h.header_size;
 	static const unsigned char zero[256];
 	int k;
+	/* a version-3 trace's records are encoded again, in as many slots as they took: the
+	   encoding depends on nothing anonymizing changes */
+	unsigned unit = r.slots ? MTRACE_SLOT_SIZE : h.record_size;
+	int durations = (h.flags & MTRACE_HF_DURATIONS) != 0;
 	while ((k = trace_next(&r, &rec, &off)) > 0) {
-		for (; next < off; next += h.record_size)   /* unwritten records stay unwritten */
-			fwrite(zero, 1, h.record_size, out);
+		for (; next < off; next += unit)   /* unwritten records stay unwritten */
+			fwrite(zero, 1, unit, out);
 		if (rec.call >= MTRACE_CALL_MMAP && rec.call <= MTRACE_CALL_LAST_MAP && !(rec.flags & MTRACE_RF_FAILED))
 			anon_range(&a, rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.ptr : rec.result) : rec.result,
 				   rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.result - rec.ptr : rec.ptr - rec.result)
@@ -130,6 +134,13 @@ static void anonymize(const char *in, FILE *out)
 		if (rec.call != MTRACE_CALL_CHUNK) {   /* a chunk's ptr is a file offset, not an address */
 			rec.ptr = anon_addr(&a, rec.ptr);
 			rec.result = anon_addr(&a, rec.result);
+		}
+		if (r.slots) {
+			struct mtrace_slot sl[2];
+			unsigned n = mtrace_encode(&rec, durations, sl);
+			fwrite(sl, sizeof sl[0], n, out);
+			next = off + n * MTRACE_SLOT_SIZE;
+			continue;
 		}
 		fwrite(&rec, sizeof rec, 1, out);
 		if (h.record_size > sizeof rec)

@@ -82,6 +82,8 @@ static void write_header(int32_t pid, uint32_t flags)
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	struct mtrace_file_header h;
 	mtrace_header_init(&h);
+	h.version = 2;   /* the 64-byte layout: what older writers wrote, read as ever */
+	h.record_size = MTRACE_RECORD_SIZE;
 	h.pointer_size = 8;
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;

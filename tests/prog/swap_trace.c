@@ -14,6 +14,8 @@ static int ptr32(const char *out)
 	static unsigned char page[MTRACE_HEADER_SIZE];
 	struct mtrace_file_header h;
 	mtrace_header_init(&h);
+	h.version = 2;   /* (64-byte records) */
+	h.record_size = MTRACE_RECORD_SIZE;
 	h.pointer_size = 4;
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;
@@ -49,6 +51,22 @@ int main(int argc, char **argv)
 	if (fread(page + sizeof h, 1, hs - sizeof h, in) != hs - sizeof h) die("short header");
 	trace_swap_header((struct mtrace_file_header *)page);
 	fwrite(page, 1, hs, out);
+	if (h.version >= 3) {   /* 32-byte slots: a wide record's second slot with its first */
+		struct mtrace_slot sl;
+		int second = 0;
+		while (fread(&sl, sizeof sl, 1, in) == 1) {
+			if (sl.call != MTRACE_CALL_UNWRITTEN || second) {
+				second = !second && (sl.flags & MTRACE_RF_WIDE);
+				MTRACE_SWAP(sl.aux);
+				MTRACE_SWAP(sl.x);
+				MTRACE_SWAP(sl.ts);
+				MTRACE_SWAP(sl.a);
+				MTRACE_SWAP(sl.b);
+			}
+			fwrite(&sl, sizeof sl, 1, out);
+		}
+		return fclose(out) != 0;
+	}
 	struct mtrace_record r;
 	while (fread(page, 1, rs, in) == rs) {
 		memcpy(&r, page, sizeof r);

@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 	struct mtrace_record x;
 	const struct mtrace_record *run = NULL;
 	size_t nrun = 0, at = 0;
+	uint64_t seen = 0;   /* records handed out (the reader may have read ahead) */
 	int rc;
 	for (;;) {
 		if (runs) {
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 			x = run[at++];
 		} else if ((rc = trace_next(&r, &x, NULL)) <= 0)
 			break;
-		if (cut_at && r.n_written == cut_at &&
+		if (cut_at && ++seen == cut_at &&
 		    truncate(argv[i], (off_t)((r.offset + 8191) & ~(uint64_t)4095)) < 0)
 			tool_die(2, "truncate: %s", strerror(errno));
 		if (x.call == MTRACE_CALL_CHUNK) {

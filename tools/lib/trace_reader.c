@@ -17,6 +17,7 @@
 #include "trace_reader.h"
 
 #define READ_BUF (256u << 10)
+#define TRACE_DEC 512   /* version 3: records decoded at a time */
 
 int trace_reader_decompress = 1;
 
@@ -62,6 +63,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 		MTRACE_SWAP(h->mallopt_value[i]);
 	MTRACE_SWAP(h->memory_interval_ms);
 	MTRACE_SWAP(h->resident_min);
+	MTRACE_SWAP(h->reset_off);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -161,7 +163,7 @@ static void map_end(struct trace_reader *r)
 static void map_start(struct trace_reader *r)
 {
 	struct stat st;
-	if (!r->fast || r->child || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	if (!(r->fast || r->slots) || r->child || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size < trace_reader_map_min || map_register(r) < 0)
 		return;
 	r->buf_len = r->buf_pos;   /* the next fill maps from offset on */
@@ -438,8 +440,10 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 			 (unsigned)h->version, MTRACE_FORMAT_OLDEST, MTRACE_FORMAT_VERSION);
 	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)
 		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
-	else if (AT(record_size), h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
-		snprintf(err, cap, "bad record size %u", (unsigned)h->record_size);
+	else if (AT(record_size), h->version >= 3 ? h->record_size != MTRACE_SLOT_SIZE :
+		 h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
+		snprintf(err, cap, "bad record size %u (version %u)", (unsigned)h->record_size,
+			 (unsigned)h->version);
 	else if (AT(pointer_size), h->pointer_size != 4 && h->pointer_size != 8)
 		snprintf(err, cap, "bad pointer size %u", (unsigned)h->pointer_size);
 	else if (AT(clock), h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
@@ -558,7 +562,14 @@ int trace_open(struct trace_reader *r, const char *path)
 	r->offset = r->hdr.header_size;
 	/* records can be handed out in place: host order, the record size we read, and pointers
 	   that need no width check (buffer positions stay multiples of 8 from its aligned start) */
-	r->fast = !r->swap && r->hdr.record_size == MTRACE_RECORD_SIZE && r->hdr.pointer_size == 8;
+	r->fast = !r->swap && r->hdr.version < 3 && r->hdr.record_size == MTRACE_RECORD_SIZE &&
+		  r->hdr.pointer_size == 8;
+	if ((r->slots = r->hdr.version >= 3)) {
+		r->dec = malloc(TRACE_DEC * sizeof *r->dec);
+		r->dec_offs = malloc(TRACE_DEC * sizeof *r->dec_offs);
+		if (!r->dec || !r->dec_offs)
+			return fail(r, 0, "out of memory");
+	}
 	map_start(r);
 	return 0;
 }
@@ -622,7 +633,8 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	if (r->hdr.pointer_size == 4 && ((rec->ptr | rec->result) >> 32))
 		return "pointer wider than the trace's 4-byte pointers";
 	if (rec->call == MTRACE_CALL_CHUNK) {
-		if (rec->size < MTRACE_RECORD_SIZE || rec->size % MTRACE_RECORD_SIZE)
+		unsigned unit = r->slots ? MTRACE_SLOT_SIZE : MTRACE_RECORD_SIZE;
+		if (rec->size < unit || rec->size % unit)
 			return "chunk record with a bad length";
 		if ((r->hdr.flags & MTRACE_HF_CHUNK_PID) && rec->arg2 != (uint32_t)r->hdr.pid) {
 			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace of process %d: "
@@ -640,8 +652,121 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	return NULL;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   Version 3: 32-byte slots, decoded a run at a time.  A record's thread is its chunk's: chunks
+   lie end to end, each from its chunk record on, so a reader that meets a chunk record knows
+   the thread of every record up to the chunk's end.
+   ------------------------------------------------------------------------------------------- */
+
+static void swap_slot(struct mtrace_slot *s)
+{
+	MTRACE_SWAP(s->aux);
+	MTRACE_SWAP(s->x);
+	MTRACE_SWAP(s->ts);
+	MTRACE_SWAP(s->a);
+	MTRACE_SWAP(s->b);
+}
+
+/* Every byte of the n bytes at p zero? */
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+int trace_decode_run(struct trace_reader *r)
+{
+	r->dec_n = r->dec_i = 0;
+	for (;;) {
+		if (r->shrunk)
+			return fail(r, r->offset, "the file shrank while it was read (another process truncated it)");
+		ssize_t have = fill(r, MTRACE_SLOT_SIZE);
+		if (have < 0) {
+			snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
+				 (unsigned long long)r->offset, strerror(errno));
+			return -1;
+		}
+		if ((size_t)have < MTRACE_SLOT_SIZE) {
+			if (child_failed(r))
+				return fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
+					    r->compression);
+			if (have == 0)
+				return (int)r->dec_n;
+			return fail(r, r->offset, "truncated record (%zd of %u bytes)", have, MTRACE_SLOT_SIZE);
+		}
+		/* the slots at hand, without a call to fill for each */
+		const unsigned char *p = r->buf + r->buf_pos, *end = p + (size_t)have / MTRACE_SLOT_SIZE * MTRACE_SLOT_SIZE;
+		while (p < end) {
+			struct mtrace_slot s[2];
+			memcpy(&s[0], p, MTRACE_SLOT_SIZE);
+			uint64_t at = r->offset;
+			/* below reset_off, what mtrace_reset discarded: a record there is a call that
+			   was being written at the reset (its chunk record is gone) */
+			if (s[0].call == MTRACE_CALL_UNWRITTEN || at < r->hdr.reset_off) {
+				r->n_unwritten++;
+				r->n_torn += !all_zero(p, MTRACE_SLOT_SIZE);
+				p += MTRACE_SLOT_SIZE;
+				r->buf_pos += MTRACE_SLOT_SIZE;
+				r->offset += MTRACE_SLOT_SIZE;
+				if (r->dec_n)
+					return (int)r->dec_n;   /* (a run is of consecutive records) */
+				continue;
+			}
+			if (r->swap)
+				swap_slot(&s[0]);
+			unsigned need = 1;
+			if (s[0].flags & MTRACE_RF_WIDE) {
+				need = 2;
+				if ((size_t)(end - p) < 2 * MTRACE_SLOT_SIZE)
+					break;   /* its second slot: after a refill */
+				memcpy(&s[1], p + MTRACE_SLOT_SIZE, MTRACE_SLOT_SIZE);
+				if (r->swap)
+					swap_slot(&s[1]);
+				if (s[1].call || s[1].flags || s[1].aux)
+					return fail(r, at + MTRACE_SLOT_SIZE, "a wide record's second slot that is not one");
+			}
+			int chunk = s[0].call == MTRACE_CALL_CHUNK;
+			if (chunk && r->dec_n)
+				return (int)r->dec_n;   /* a chunk record comes alone */
+			if (!chunk && (r->chunk_end == 0 || at + need * MTRACE_SLOT_SIZE > r->chunk_end))
+				return fail(r, at, r->chunk_end == 0 || at >= r->chunk_end ? "a record outside any chunk" :
+					    "a wide record across its chunk's end");
+			struct mtrace_record *rec = &r->dec[r->dec_n];
+			mtrace_decode(s, need, r->chunk_tid, rec);
+			if (!trace_fast_ok(rec)) {
+				const char *bad = trace_record_check(r, rec);
+				if (bad)
+					return fail(r, at, "%s", bad);
+			}
+			if (chunk) {
+				r->chunk_tid = rec->tid;
+				r->chunk_end = at + rec->size;
+			}
+			r->dec_offs[r->dec_n++] = at;
+			r->n_written++;
+			p += need * MTRACE_SLOT_SIZE;
+			r->buf_pos += need * MTRACE_SLOT_SIZE;
+			r->offset += need * MTRACE_SLOT_SIZE;
+			if (chunk || r->dec_n == TRACE_DEC)
+				return (int)r->dec_n;
+		}
+		if (p < end || (size_t)have < 2 * MTRACE_SLOT_SIZE) {
+			/* a wide record's first slot is the last at hand */
+			have = fill(r, 2 * MTRACE_SLOT_SIZE);
+			if (have >= 0 && (size_t)have < 2 * MTRACE_SLOT_SIZE && r->eof &&
+			    ((const struct mtrace_slot *)(r->buf + r->buf_pos))->call)
+				return fail(r, r->offset, "truncated record (%zd of %u bytes)", have,
+					    2 * MTRACE_SLOT_SIZE);
+		}
+	}
+}
+
 int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, uint64_t *off)
 {
+	if (r->slots)
+		return trace_next_ref(r, out, off);
 	size_t rs = r->hdr.record_size;
 	struct mtrace_record *rec = &r->scratch;
 	for (;;) {
@@ -725,6 +850,10 @@ void trace_close(struct trace_reader *r)
 	}
 	map_end(r);
 	free(r->rbuf);
+	free(r->dec);
+	free(r->dec_offs);
+	r->dec = NULL;
+	r->dec_offs = NULL;
 	r->buf = r->rbuf = NULL;
 	r->fd = -1;
 }

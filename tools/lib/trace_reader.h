@@ -54,6 +54,13 @@ struct trace_reader {
 	volatile int shrunk;            /* the file shrank under the window (trace_reader.c) */
 	int fast;                       /* native-order mtrace trace with 64-bit pointers: records
 	                                   are checked and returned in place (trace_next_ref) */
+	int slots;                      /* version 3: 32-byte slots, decoded a run at a time into
+	                                   dec (trace_next_ref, trace_next_run) */
+	uint32_t chunk_tid;             /* version 3: the thread of the chunk being read, and the */
+	uint64_t chunk_end;             /* file offset of its end (0: outside any chunk) */
+	struct mtrace_record *dec;      /* version 3: decoded records, dec_n of them, dec_i the */
+	uint64_t *dec_offs;             /* next to hand out, and their file offsets */
+	size_t dec_n, dec_i;
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
 	int eof;
 	char err[600];                  /* the error, "NAME: offset N: what" */
@@ -107,8 +114,22 @@ static inline int trace_fast_ok(const struct mtrace_record *p)
 	return p->tid != 0 && trace_call_ok(p);
 }
 
+/* Version 3: decode the next run of records into r->dec: its length, 0 at the end, -1 on error. */
+int trace_decode_run(struct trace_reader *r);
+
 static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
 {
+	if (r->slots) {
+		if (r->dec_i == r->dec_n) {
+			int k = trace_decode_run(r);
+			if (k <= 0)
+				return k;
+		}
+		if (off)
+			*off = r->dec_offs[r->dec_i];
+		*rec = &r->dec[r->dec_i++];
+		return 1;
+	}
 	if (__builtin_expect(r->fast && r->buf_len - r->buf_pos >= MTRACE_RECORD_SIZE, 1)) {
 		const struct mtrace_record *p = (const struct mtrace_record *)(r->buf + r->buf_pos);
 		if (__builtin_expect(trace_fast_ok(p), 1)) {
@@ -145,6 +166,17 @@ static inline void trace_ahead(const struct trace_reader *r, const unsigned char
    until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
 static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs, size_t *n)
 {
+	if (r->slots) {
+		if (r->dec_i == r->dec_n) {
+			int k = trace_decode_run(r);
+			if (k <= 0)
+				return k;
+		}
+		*recs = &r->dec[r->dec_i];
+		*n = r->dec_n - r->dec_i;
+		r->dec_i = r->dec_n;
+		return 1;
+	}
 	int k = trace_next_ref(r, recs, NULL);
 	*n = 1;
 	if (k <= 0 || !r->fast || (*recs)->call == MTRACE_CALL_CHUNK ||

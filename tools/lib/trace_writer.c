@@ -8,7 +8,7 @@
 #include "tool.h"
 #include "trace_writer.h"
 
-#define PER_CHUNK 1023   /* records after each chunk record, as the preload writes them */
+#define PER_CHUNK 2047   /* slots after each chunk record, as the preload writes them */
 
 static int fail(struct trace_writer *w, const char *what)
 {
@@ -112,27 +112,44 @@ static int put_header(struct trace_writer *w)
 {
 	if (!w->page)
 		return 0;
+	struct mtrace_file_header *h = trace_writer_header(w);
+	h->record_size = h->version < 3 ? MTRACE_RECORD_SIZE : MTRACE_SLOT_SIZE;   /* (as set) */
 	if (fwrite(w->page, 1, MTRACE_HEADER_SIZE, w->f) != MTRACE_HEADER_SIZE)
 		return fail(w, "cannot write");
+	memcpy(w->hdr_copy, w->page, sizeof w->hdr_copy);   /* (what the records are written by) */
 	free(w->page);
 	w->page = NULL;
 	w->pos = MTRACE_HEADER_SIZE;
 	return 0;
 }
 
-int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
+/* n unwritten slots (records in versions 1 and 2): the rest of a chunk, as a stopped thread
+   leaves it */
+static int put_unwritten(struct trace_writer *w, uint64_t n)
 {
-	if (put_header(w) < 0)
-		return -1;
+	static const struct mtrace_record zero;
+	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
+	size_t unit = h->version < 3 ? MTRACE_RECORD_SIZE : MTRACE_SLOT_SIZE;
+	for (; n; n--, w->in_chunk--) {
+		if (fwrite(&zero, 1, unit, w->f) != unit)
+			return fail(w, "cannot write");
+		w->pos += unit;
+	}
+	return 0;
+}
+
+/* A record in the 64-byte layout of versions 1 and 2 (a header set to one of them: tests). */
+static int put_wide64(struct trace_writer *w, const struct mtrace_record *rec)
+{
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
 		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
-					   .ptr = w->prev_chunk, .size = (PER_CHUNK + 1) * MTRACE_RECORD_SIZE };
+					   .ptr = w->prev_chunk, .size = 1024 * MTRACE_RECORD_SIZE };
 		if (fwrite(&c, sizeof c, 1, w->f) != 1)
 			return fail(w, "cannot write");
 		w->pos += sizeof c;
 		w->prev_chunk = off;
-		w->in_chunk = PER_CHUNK;
+		w->in_chunk = 1023;
 	}
 	if (fwrite(rec, sizeof *rec, 1, w->f) != 1)
 		return fail(w, "cannot write");
@@ -142,17 +159,45 @@ int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 	return 0;
 }
 
+int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
+{
+	if (put_header(w) < 0)
+		return -1;
+	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
+	if (h->version < 3)
+		return put_wide64(w, rec);
+	struct mtrace_slot s[2];
+	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s);
+	if (w->in_chunk < n && put_unwritten(w, w->in_chunk) < 0)   /* (a wide record: two slots) */
+		return -1;
+	if (w->in_chunk == 0) {
+		uint64_t off = w->pos;
+		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
+					   .ptr = w->prev_chunk, .size = (PER_CHUNK + 1) * MTRACE_SLOT_SIZE,
+					   .arg2 = (uint32_t)h->pid };
+		struct mtrace_slot cs[2];
+		mtrace_encode(&c, 0, cs);
+		if (fwrite(cs, sizeof cs[0], 1, w->f) != 1)
+			return fail(w, "cannot write");
+		w->pos += sizeof cs[0];
+		w->prev_chunk = off;
+		w->in_chunk = PER_CHUNK;
+	}
+	if (fwrite(s, sizeof s[0], n, w->f) != n)
+		return fail(w, "cannot write");
+	w->pos += n * sizeof s[0];
+	w->in_chunk -= n;
+	w->written++;
+	return 0;
+}
+
 int trace_writer_finish(struct trace_writer *w)
 {
 	if (put_header(w) < 0)
 		return -1;
 	/* the rest of the last chunk reads as unwritten records, as a stopped thread's would */
-	static const struct mtrace_record zero;
-	while (w->in_chunk) {
-		if (fwrite(&zero, sizeof zero, 1, w->f) != 1)
-			return fail(w, "cannot write");
-		w->in_chunk--;
-	}
+	if (put_unwritten(w, w->in_chunk) < 0)
+		return -1;
 	int fd = fileno(w->f);
 	if (fflush(w->f) != 0 || (!w->in_place && fsync(fd) != 0) || (fd == 1 ? 0 : fclose(w->f)) != 0) {
 		w->f = NULL;

@@ -16,6 +16,7 @@ struct trace_writer {
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
 	int in_place;
 	uint32_t tid;
+	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
 	char err[600];
 };
 
