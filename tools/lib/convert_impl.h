@@ -85,6 +85,7 @@ struct impl {
 	                                 none (gaps are compared signed) */
 	uint64_t t_start, tps;        /* the first trace's start and clock rate */
 	uint64_t t_last;              /* the last order point met */
+	uint64_t sample_us;           /* the last sample's time (the table's times never go back) */
 	int pm_failed;                /* progmem ran out of memory: no figures */
 };
 

@@ -114,6 +114,9 @@ int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t)
 static int sample(struct convert *c, struct impl *m, const struct mtrace_record *r)
 {
 	struct mtrace_wl_sample s = { m->total_calls, r->size, r->arg2, r->usable, usec(m, r->ts) };
+	if (s.time_us < m->sample_us)
+		s.time_us = m->sample_us;   /* a sample late (its thread's clock behind): in its place */
+	m->sample_us = s.time_us;
 	c->st.samples++;
 	return wl_writer_sample(c->w, &s) < 0 ? convert_write_failed(c) : 0;
 }
