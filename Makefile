@@ -85,6 +85,10 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h 
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
+# a program that traces itself (its memory is what a replay is held to): plain, as traced
+# programs are, with the shared writer compiled in
+$(B)/tests/selftrace: tests/prog/selftrace.c tools/lib/trace_writer.c tools/lib/tool.c $(HEADERS) | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_writer.c tools/lib/tool.c -o $@ -ldl
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
@@ -105,10 +109,11 @@ $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
-FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency
+FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
+	fuzz_replay_maps
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 
 FUZZ_SECONDS ?= 60
 fuzz: all $(TEST_BINS)

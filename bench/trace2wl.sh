@@ -39,6 +39,14 @@ printf '  trace2wl               %6.2f s  %7.1f M records/s  %6.0f MiB/s  (%.1fx
 	"$(echo "$bytes * 1000000000 / $tw / 1048576" | bc -l)" "$(echo "$tw / $tc" | bc -l)"
 printf '  peak memory            %6.1f MiB for %s slots (peak live blocks)\n' "$(echo "$mem / 1024" | bc -l)" "$slots"
 printf '  workload               %s bytes, %.2f bytes per call\n' "$wlbytes" "$(echo "$wlbytes / $calls" | bc -l)"
+# what version 2 adds to it (at most 5% by design): the pace marks (a conversion without them
+# beside it), the sample table (40 bytes a sample), the RESIDENTs (7 bytes each)
+"$ROOT/$B/bin/trace2wl" -q --pace-threshold=0 "$DIR/w0.wl" "$T"
+pace=$(( wlbytes - $(stat -c %s "$DIR/w0.wl") ))
+samples=$(( $(awk '$1 == "samples" { print $2 }' "$DIR/chk") * 40 ))
+resident=$(( $(awk '$1 == "resident" { print $2 }' "$DIR/chk") * 7 ))
+printf '  version-2 additions    %s bytes of pace marks, %s of memory samples, %s of RESIDENTs: %.3f%% of the workload\n' \
+	"$pace" "$samples" "$resident" "$(echo "($pace + $samples + $resident) * 100 / $wlbytes" | bc -l)"
 
 # memory per live block: mbench with 2 M slots (about 1 M blocks live at once)
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/L" LD_PRELOAD="$ROOT/$B/lib/libmtracectl.so" \

@@ -15,11 +15,11 @@ if ! clang -fsanitize=fuzzer "$FB/probe.c" -o "$FB/probe" 2>/dev/null; then
 	echo "make fuzz: clang has no libFuzzer runtime (apt-get install libclang-rt-14-dev)"; exit 77
 fi
 LIBSRC=$(ls tools/lib/*.c)
-HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency"
+HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency fuzz_replay_maps"
 for h in $HARNESSES; do
 	# (-D_GNU_SOURCE= as the sources define it, empty: no "redefined" warning for each)
 	clang -std=gnu11 -D_GNU_SOURCE= -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Iinclude -Itools/lib -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread || exit 1
+		-Iinclude -Itools/lib -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread -lm || exit 1
 done
 
 # seeds, made by the project's own tools
@@ -31,11 +31,20 @@ rm -rf "$S"; mkdir -p "$S/trace" "$S/wl" "$S/dj"
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/entry_points" --count >/dev/null
 "$B/tests/swap_trace" "$S/trace/edge" "$S/trace/edge-swapped"
 "$B/tests/swap_trace" --ptr32 "$S/trace/ptr32"
+# version 2: mappings cut and remapped, resident bytes, samples (by hand, two threads, a real
+# program's own), and one of each record the reader refuses
+"$B/tests/mkprogmem" v2 "$S/trace/v2"
+"$B/tests/mkprogmem" bad-munmap-resident "$S/trace/v2-bad"
+"$B/tests/mkfixture" trace-v2threads "$S/trace/v2threads"
+"$B/tests/selftrace" mapped "$S/trace/v2mapped"
+"$B/tests/swap_trace" "$S/trace/v2" "$S/trace/v2-swapped"
 for t in "$S"/trace/*; do
 	n=$(basename "$t")
 	"$B/bin/trace2wl" -q -d "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null
 done
-for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread; do "$B/tests/mkfixture" $k "$S/wl/$k"; done
+for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread wl-maps; do "$B/tests/mkfixture" $k "$S/wl/$k"; done
+mkdir -p "$S/maps"   # MAP, UNMAP, REMAP with operands, as fuzz_replay_maps reads them
+printf '\003\000\200\200\004\001\001\000\200\200\001\200\200\001\002\000\200\200\010\001' >"$S/maps/seq"
 mkdir -p "$S/log"
 printf '= Start\n@ ./prog:[0x4005d6] + 0x1b6e260 0x64\n@ ./prog:[0x4005e6] + 0x1b6e2d0 0xc8\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] < 0x1b6e260\n@ /lib/libc.so.6:(clearenv+0x5d)[0x7f00aa] > 0x1b6e400 0x190\n- 0x1b6e2d0\n+ (nil) 0xffffffffffff\n@ [0x4005f0] ! 0x1b6e400 0xfffffffffff0\n- 0x1b6e400\n= End\n' >"$S/log/hand"
 dbg=$(ls /usr/lib/*/libc_malloc_debug.so.0 2>/dev/null | head -n 1)
@@ -77,5 +86,6 @@ run fuzz_workload "$S/wl"
 run fuzz_dj_workload "$S/dj"
 run fuzz_import "$S/log"
 run fuzz_latency "$S/lat"
+run fuzz_replay_maps "$S/maps"
 echo "fuzz: $failed harness(es) with findings"
 [ $failed -eq 0 ]

@@ -434,8 +434,8 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 		rec->arg2 = 0;
 	}
 	if (mtrace_is_aligned_call(call)) {
-		unsigned lg = s->aux & 0xffu;
-		rec->arg2 = lg ? (uint64_t)1 << (lg - 1) : 0;
+		unsigned lg = s->aux & 0xffu;   /* (above 64: no alignment a writer makes; read as 0) */
+		rec->arg2 = lg - 1u < 64u ? (uint64_t)1 << (lg - 1) : 0;
 		rec->err = (uint16_t)(s->aux >> 8);
 	} else
 		rec->err = s->aux;

@@ -13,9 +13,15 @@
  * Replay model.  Blocks live in slots 1..nslots-1 of one table shared by all threads; slot 0
  * means NULL (a free of slot 0 is free(NULL); a result slot 0 means the result is not kept).
  * Each thread runs its stream in order.  A thread's op count is the number of calls it has
- * completed (WAIT is not a call).  WAIT t k makes the thread wait until thread t's op count is
- * at least k: the converter emits one wherever a block or slot passes between threads and the
- * order is not already implied, so a replayer needs one counter per thread and nothing else.
+ * completed (WAIT, RESIDENT and AT are not calls).  WAIT t k makes the thread wait until thread
+ * t's op count is at least k: the converter emits one wherever a block, slot or mapping passes
+ * between threads and the order is not already implied, so a replayer needs one counter per
+ * thread and nothing else.
+ *
+ * Version 2 adds what makes a replay's memory the program's: the program's own mappings as
+ * calls on a second table of ids (MAP, UNMAP, REMAP), how much of a block or mapping the
+ * program had resident (RESIDENT, after the call that made it), when a thread's next call
+ * happened after it had been idle (AT), and a table of the program's memory samples.
  * See doc/workload-format.md.
  */
 #ifndef MTRACE_WORKLOAD_H
@@ -26,7 +32,8 @@
 
 #define MTRACE_WL_MAGIC      "MTRACEWL"
 #define MTRACE_WL_MAGIC_LEN  8
-#define MTRACE_WL_VERSION    1
+#define MTRACE_WL_VERSION    2               /* what writers write */
+#define MTRACE_WL_OLDEST     1               /* readers read OLDEST..VERSION */
 #define MTRACE_WL_HEADER_SIZE 1024u
 
 /* Opcodes: the low 7 bits; MTRACE_WL_FAILED may be or'ed into the call opcodes */
@@ -42,8 +49,20 @@ enum mtrace_wl_op {
 	MTRACE_WL_VALLOC         = 8,   /* slot size */
 	MTRACE_WL_PVALLOC        = 9,   /* slot size */
 	MTRACE_WL_REALLOCARRAY   = 10,  /* newslot oldslot count size */
-	MTRACE_WL_LAST_CALL      = 10,
+	MTRACE_WL_LAST_CALL      = 10,  /* the allocator calls */
+	/* version 2: the program's own anonymous mappings, calls like the others, on map ids */
+	MTRACE_WL_MAP            = 11,  /* map length: a new mapping of length bytes in map */
+	MTRACE_WL_UNMAP          = 12,  /* map offset length: the program unmapped those bytes of it
+	                                   (offset from its start); once all are, it is gone */
+	MTRACE_WL_REMAP          = 13,  /* map length: it grew or shrank to length bytes (mremap) */
+	MTRACE_WL_LAST_MAP       = 13,
 	MTRACE_WL_WAIT           = 16,  /* thread opcount */
+	/* version 2: not calls */
+	MTRACE_WL_RESIDENT       = 17,  /* kib: right after a call that made a block or mapping,
+	                                   how much of it the program had resident: kib - 1 KiB;
+	                                   0 not known (never released while traced) */
+	MTRACE_WL_AT             = 18,  /* usec: the thread had been idle; its next call happened
+	                                   usec microseconds after the trace's start */
 };
 /* The traced call failed (NULL result, or posix_memalign returned an error); its result slot
    is 0.  For realloc and reallocarray the old block then stayed allocated. */
@@ -51,7 +70,22 @@ enum mtrace_wl_op {
 #define MTRACE_WL_NCOUNTS 16
 
 /* header flags */
-#define MTRACE_WL_HF_FROM_DJ 0x1u   /* converted from an original dj/malloc trace */
+#define MTRACE_WL_HF_FROM_DJ   0x1u   /* converted from an original dj/malloc trace */
+#define MTRACE_WL_HF_RESIDENT  0x2u   /* version 2: blocks of resident_min bytes or more carry
+                                         RESIDENT (the trace said what was resident) */
+#define MTRACE_WL_HF_MAPPINGS  0x4u   /* version 2: the program's own mappings are in it (the
+                                         trace recorded them; none is then "none") */
+#define MTRACE_WL_HF_SAMPLES   0x8u   /* version 2: the table of memory samples is there */
+#define MTRACE_WL_HF_PACE      0x10u  /* version 2: idle times of pace_us or more carry AT */
+
+/* A memory sample of the traced program (version 2), little-endian in the file */
+struct mtrace_wl_sample {
+	uint64_t calls;                  /* calls completed by all threads when it was taken */
+	uint64_t anon;                   /* the program's anonymous resident bytes */
+	uint64_t rss;                    /* its resident bytes */
+	uint64_t vmsize;                 /* its virtual size in bytes */
+	uint64_t time_us;                /* microseconds since the trace's start */
+};
 
 struct mtrace_wl_header {
 	char     magic[MTRACE_WL_MAGIC_LEN];
@@ -77,7 +111,15 @@ struct mtrace_wl_header {
 	                                    may be empty; cut at a setting's end when too long */
 	char     allocator[64];          /* the file name of the allocator traced (libc.so.6,
 	                                    libjemalloc.so.2, ...), NUL-terminated; empty: unknown */
-	uint64_t reserved[12];           /* zero */
+	/* version 2 (zero in version 1) */
+	uint64_t nmaps;                  /* map ids are < nmaps */
+	uint64_t samples;                /* file offset of the sample table (MTRACE_WL_HF_SAMPLES) */
+	uint64_t nsamples;               /* its entries, in the order taken */
+	uint64_t mapped_peak;            /* the most bytes the program had mapped itself at once */
+	uint64_t duration_us;            /* from the trace's start to its last record */
+	uint32_t pace_us;                /* the idle time an AT marks (MTRACE_WL_HF_PACE) */
+	uint32_t resident_min;           /* the smallest block with a RESIDENT (MTRACE_WL_HF_RESIDENT) */
+	uint64_t reserved[6];            /* zero */
 };
 
 struct mtrace_wl_thread {
@@ -95,6 +137,7 @@ struct mtrace_wl_thread {
 #endif
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_header) == MTRACE_WL_HEADER_SIZE, "workload header is 1024 bytes");
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_thread) == 32, "thread entry is 32 bytes");
+MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_sample) == 40, "sample is 40 bytes");
 
 /* The header and the thread table are little-endian in the file.  These turn them from host
    order to file order and back (the same swap; nothing to do on a little-endian machine). */
@@ -121,8 +164,28 @@ static inline void mtrace_wl_header_le(struct mtrace_wl_header *h)
 	MTRACE_SWAP(h->file_size);
 	MTRACE_SWAP(h->pid);
 	MTRACE_SWAP(h->max_live_threads);
+	MTRACE_SWAP(h->nmaps);
+	MTRACE_SWAP(h->samples);
+	MTRACE_SWAP(h->nsamples);
+	MTRACE_SWAP(h->mapped_peak);
+	MTRACE_SWAP(h->duration_us);
+	MTRACE_SWAP(h->pace_us);
+	MTRACE_SWAP(h->resident_min);
 #else
 	(void)h;
+#endif
+}
+
+static inline void mtrace_wl_sample_le(struct mtrace_wl_sample *s)
+{
+#ifdef MTRACE_WL_BIG_ENDIAN
+	MTRACE_SWAP(s->calls);
+	MTRACE_SWAP(s->anon);
+	MTRACE_SWAP(s->rss);
+	MTRACE_SWAP(s->vmsize);
+	MTRACE_SWAP(s->time_us);
+#else
+	(void)s;
 #endif
 }
 
@@ -138,31 +201,38 @@ static inline void mtrace_wl_thread_le(struct mtrace_wl_thread *t)
 #endif
 }
 
-/* Operand counts of each opcode (0 for unknown ones). */
+/* Operand counts of each opcode (-1 for unknown ones). */
 static inline int mtrace_wl_operands(unsigned op)
 {
 	switch (op & 0x7f) {
 	case MTRACE_WL_END: return 0;
-	case MTRACE_WL_FREE: return 1;
+	case MTRACE_WL_FREE: case MTRACE_WL_RESIDENT: case MTRACE_WL_AT: return 1;
 	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC: return 2;
 	case MTRACE_WL_CALLOC: case MTRACE_WL_REALLOC: case MTRACE_WL_MEMALIGN:
 	case MTRACE_WL_POSIX_MEMALIGN: case MTRACE_WL_ALIGNED_ALLOC: return 3;
 	case MTRACE_WL_REALLOCARRAY: return 4;
+	case MTRACE_WL_MAP: case MTRACE_WL_REMAP: return 2;
+	case MTRACE_WL_UNMAP: return 3;
 	case MTRACE_WL_WAIT: return 2;
 	default: return -1;
 	}
+}
+
+/* Is op a call (what a thread's op count counts)? */
+static inline int mtrace_wl_is_call(unsigned op)
+{
+	return (op & 0x7f) - 1u < MTRACE_WL_LAST_MAP;   /* 1 to LAST_MAP, in one compare */
 }
 
 static inline const char *mtrace_wl_op_name(unsigned op)
 {
 	static const char *const names[] = {
 		"end", "malloc", "calloc", "realloc", "free", "memalign", "posix_memalign",
-		"aligned_alloc", "valloc", "pvalloc", "reallocarray",
+		"aligned_alloc", "valloc", "pvalloc", "reallocarray", "map", "unmap", "remap",
+		0, 0, "wait", "resident", "at",
 	};
 	op &= 0x7f;
-	if (op <= MTRACE_WL_LAST_CALL)
-		return names[op];
-	return op == MTRACE_WL_WAIT ? "wait" : 0;
+	return op <= MTRACE_WL_AT ? names[op] : 0;
 }
 
 #endif

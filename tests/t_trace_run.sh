@@ -154,10 +154,11 @@ eq "--compare --latency: each names its allocator" "# trace_run latency: glibc" 
 
 # --- options
 "$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"
-eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb" "$(head -n 1 "$TMP/tl.tsv")"
-ge "--log: samples" 1 "$(tail -n +2 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb" "$(head -n 1 "$TMP/tl.tsv")"
+ge "--log: samples" 1 "$(tail -n +2 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+eq "--log: the last sample has every call done" "$(wl "$TMP/m.wl" calls)" "$(tail -n 1 "$TMP/tl.tsv" | cut -f 5)"
 ge "--log: the ideal column saw live blocks" 1 "$(tail -n +2 "$TMP/tl.tsv" | awk '$4 > m { m = $4 } END { print m + 0 }')"
-for t in none full pages; do "$R" --touch=$t "$TMP/m.wl" >/dev/null; eq "--touch=$t: exit 0" 0 "$?"; done
+for t in none full pages resident; do "$R" --touch=$t "$TMP/m.wl" >/dev/null; eq "--touch=$t: exit 0" 0 "$?"; done
 "$R" --mallopt M_MMAP_THRESHOLD=65536 --mallopt M_ARENA_MAX=1 --trim-every=1000 "$TMP/x.wl" >/dev/null; eq "--mallopt, --trim-every: exit 0" 0 "$?"
 # malloc_trim from several threads at once while glibc's malloc is not set up (another allocator
 # serves malloc, as under ASan): the lazy set-up raced and glibc aborted (5 runs in 60 under ASan)

@@ -51,6 +51,12 @@ grep -q '^  mapped directly by the program: 4.2 MB at peak, 1 mapping' "$TMP/txt
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace_stats" "$TMP/edge" | grep -q 'program memory' && bad "a version-1 trace: no program memory section" || ok "a version-1 trace: no program memory section"
 
+# --diff sets the program's own memory side by side too
+"$TP/mkprogmem" untouched "$TMP/u" 1048576
+"$BIN/trace_stats" --diff --tsv "$TMP/v2" "$TMP/u" >"$TMP/diff"
+eq "--diff: mapped by the program" "4194304 0" "$(awk -F'\t' '$2 == "mapped_by_program_peak" { print $3, $4 }' "$TMP/diff")"
+eq "--diff: peak anonymous RSS" "4200000 2000000" "$(awk -F'\t' '$2 == "anon_rss_peak" { print $3, $4 }' "$TMP/diff")"
+
 # the other byte order: the same figures (the header's version-2 fields swapped too)
 "$TP/swap_trace" "$TMP/v2" "$TMP/v2.swapped"
 "$BIN/trace_stats" --tsv "$TMP/v2.swapped" | grep -v '^trace	file' >"$TMP/s2"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "convert.h"
 #include "dj_wl.h"
+#include "progmem.h"
 #include "tool.h"
 
 static const char usage_text[] =
@@ -24,6 +25,8 @@ static const char usage_text[] =
 	"\n"
 	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
+	"      --pace-threshold=US  mark where a thread was idle US microseconds or more before\n"
+	"                   its next call (default 1000; 0: nowhere), for trace_run --pace\n"
 	"  -p, --progress   show progress on stderr (default: when stderr is a terminal)\n"
 	"  -q, --quiet      no summary\n"
 	"  -h, --help       show this help and exit\n"
@@ -35,6 +38,48 @@ static const char usage_text[] =
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
 	"3 the output could not be written.\n";
 
+
+/* What a version-2 trace added: the program's own mappings (and whether most of its memory
+   bypassed malloc), its samples, its pace, what large blocks had resident */
+static void program_memory(const struct convert_stats *s, const struct mtrace_wl_header *h)
+{
+	char a[40], b[40], c[40], d[40];
+	if (h->flags & MTRACE_WL_HF_MAPPINGS) {
+		char e[40], f[40], g[40];
+		fprintf(stderr, "  own mappings     the program's: mmap %s, munmap %s, mremap %s, brk %s;\n"
+			"                   %s at the most (replayed)\n", fmt_commas(a, s->prog_maps),
+			fmt_commas(b, s->prog_unmaps), fmt_commas(c, s->prog_remaps), fmt_commas(d, s->prog_brks),
+			progmem_mb(e, sizeof e, s->mapped_peak));
+		if (s->own_maps)
+			fprintf(stderr, "                   the allocator's: mmap %s, %s at the most (not replayed)\n",
+				fmt_commas(f, s->own_maps), progmem_mb(g, sizeof g, s->own_peak));
+		/* most of its memory bypassed malloc: a replay of its allocator calls alone would say
+		   little of the program */
+		if (s->mapped_peak > h->ideal_rss)
+			fprintf(stderr, "  note: most of this program's memory bypassed malloc: it mapped %s itself\n"
+				"        at the most, against %s of live blocks at the most\n", progmem_mb(a, sizeof a, s->mapped_peak),
+				progmem_mb(b, sizeof b, h->ideal_rss));
+	}
+	if (h->flags & MTRACE_WL_HF_SAMPLES) {
+		uint64_t growth = s->anon_peak > s->anon_first ? s->anon_peak - s->anon_first : 0;
+		fprintf(stderr, "  memory samples   %s: anonymous RSS %s at the most, %s above the first\n",
+			fmt_commas(a, s->samples), progmem_mb(b, sizeof b, s->anon_peak), progmem_mb(c, sizeof c, growth));
+		/* what its calls and mappings show against what it held: an allocator of its own, or
+		   calls the tracer did not see, leave the rest unexplained */
+		if (growth > 2 * (h->ideal_rss + s->mapped_peak))
+			fprintf(stderr, "  note: the program's anonymous RSS grew by %s, more than twice its live\n"
+				"        blocks and own mappings at the most (%s): memory the trace does not see\n",
+				progmem_mb(a, sizeof a, growth), progmem_mb(b, sizeof b, h->ideal_rss + s->mapped_peak));
+	}
+	if (h->flags & MTRACE_WL_HF_PACE)
+		fprintf(stderr, "  pace             %s idle times of %s us or more marked, over %.3f s\n",
+			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us), (double)h->duration_us / 1e6);
+	if (h->flags & MTRACE_WL_HF_RESIDENT)
+		fprintf(stderr, "  resident         %s of %s blocks of %s bytes or more say what was resident\n",
+			fmt_commas(a, s->resident_known), fmt_commas(b, s->resident_marks - h->counts[MTRACE_WL_MAP] -
+								  h->counts[MTRACE_WL_REMAP]),
+			fmt_commas(c, h->resident_min));
+}
 
 static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
 {
@@ -67,6 +112,7 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 		fmt_commas(a, s->repaired_live), fmt_commas(b, s->late));
 	if (s->torn)
 		fprintf(stderr, "  %s partly written records skipped (the traced process was killed)\n", fmt_commas(a, s->torn));
+	program_memory(s, h);
 	if (h->allocator[0])
 		fprintf(stderr, "  allocator        %s (the one the program ran on)\n", h->allocator);
 	if (h->settings[0])
@@ -143,15 +189,20 @@ int main(int argc, char **argv)
 	tool_name = "trace2wl";
 	static const struct option longopts[] = {
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-		{ "dj-format", required_argument, 0, 'd' },
+		{ "dj-format", required_argument, 0, 'd' }, { "pace-threshold", required_argument, 0, 1 },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
 	const char *dj = NULL;
+	uint64_t pace_us = 1000;
 	int progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "d:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dj = optarg; break;
+		case 1:
+			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
+				tool_die(EXIT_USAGE, "--pace-threshold wants microseconds (0 to 3600000000), not '%s'", optarg);
+			break;
 		case 'p': progress = 2; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -188,6 +239,7 @@ int main(int argc, char **argv)
 		wl_writer_abort(&w);
 		tool_die(EXIT_SYSTEM, "%s", cv.err);
 	}
+	cv.pace_us = (uint32_t)pace_us;
 	struct first_input first = { 0 };
 	for (int i = 0; i < ninputs; i++) {
 		struct trace_reader r;

@@ -243,11 +243,33 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	       fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits), S(h->nwaits),
 	       fmt_commas(d, h->failed));
 	printf("# calls    ");
-	for (unsigned op = 1; op <= MTRACE_WL_LAST_CALL; op++)
+	for (unsigned op = 1; op <= MTRACE_WL_LAST_MAP; op++)
 		if (h->counts[op])
 			printf(" %s %s", mtrace_wl_op_name(op), fmt_commas(a, h->counts[op]));
 	printf("\n# ideal RSS %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
 	       fmt_commas(b, h->ideal_rss_call));
+	if (h->flags & MTRACE_WL_HF_MAPPINGS)
+		printf("# mappings  %s map id%s; the program mapped %s bytes itself at the most\n",
+		       fmt_commas(a, h->nmaps), S(h->nmaps), fmt_commas(b, h->mapped_peak));
+	if (h->flags & MTRACE_WL_HF_RESIDENT)
+		printf("# resident  blocks of %s bytes or more say how much the program had resident\n",
+		       fmt_commas(a, h->resident_min));
+	if (h->flags & MTRACE_WL_HF_PACE)
+		printf("# pace      idle times of %s us or more marked; the trace ran %s us\n",
+		       fmt_commas(a, h->pace_us), fmt_commas(b, h->duration_us));
+	if (h->flags & MTRACE_WL_HF_SAMPLES) {
+		struct mtrace_wl_sample first = { 0 }, peak = { 0 }, x;
+		for (uint64_t i = 0; i < h->nsamples; i++) {
+			wl_sample(w, i, &x);
+			if (i == 0)
+				first = x;
+			if (x.anon >= peak.anon)
+				peak = x;
+		}
+		printf("# samples   %s of the program's memory: anonymous RSS %s bytes at the first, %s at the "
+		       "most (after %s calls, at %s us)\n", fmt_commas(a, h->nsamples), fmt_commas(b, first.anon),
+		       fmt_commas(c, peak.anon), fmt_commas(d, peak.calls), fmt_commas(a, peak.time_us));
+	}
 }
 
 static void print_slot(uint64_t s)
@@ -260,9 +282,27 @@ static void print_slot(uint64_t s)
 
 static void print_op(const struct wl_op *op, uint64_t call)
 {
-	if (op->op == MTRACE_WL_WAIT) {
+	switch (op->op) {
+	case MTRACE_WL_WAIT:
 		printf("%12" PRIu64 " %10s  wait for stream %" PRIu64 " to finish its call %" PRIu64 "\n",
 		       op->offset, "", op->a[0], op->a[1]);
+		return;
+	case MTRACE_WL_RESIDENT:
+		if (op->a[0])
+			printf("%12" PRIu64 " %10s  resident: %" PRIu64 " KiB of it\n", op->offset, "", op->a[0] - 1);
+		else
+			printf("%12" PRIu64 " %10s  resident: not known\n", op->offset, "");
+		return;
+	case MTRACE_WL_AT:
+		printf("%12" PRIu64 " %10s  at %.6f s (after an idle time)\n", op->offset, "", (double)op->a[0] / 1e6);
+		return;
+	case MTRACE_WL_MAP: case MTRACE_WL_REMAP:
+		printf("%12" PRIu64 " %10" PRIu64 "  %s(map %" PRIu64 ", %" PRIu64 ")\n", op->offset, call,
+		       mtrace_wl_op_name(op->op), op->a[0], op->a[1]);
+		return;
+	case MTRACE_WL_UNMAP:
+		printf("%12" PRIu64 " %10" PRIu64 "  unmap(map %" PRIu64 ", offset %" PRIu64 ", %" PRIu64 ")\n",
+		       op->offset, call, op->a[0], op->a[1], op->a[2]);
 		return;
 	}
 	printf("%12" PRIu64 " %10" PRIu64 "  %s(", op->offset, call, mtrace_wl_op_name(op->op));
@@ -346,10 +386,11 @@ static int dump_workload(const char *path, const char *shown)
 		wl_cursor_init(&w, t, &cur);
 		uint64_t call = 0, shown_ops = 0;
 		while (shown_ops < opt.limit && (rc = wl_next(&w, &cur, &op)) > 0) {
-			if (op.op != MTRACE_WL_WAIT)
-				call++;
-			/* a wait belongs to the call after it: shown from --from's call on */
-			if (call + (op.op == MTRACE_WL_WAIT) < opt.from)
+			int is_call = mtrace_wl_is_call(op.op);
+			call += is_call;
+			/* a wait or an AT belongs to the call after it, a RESIDENT to the one before:
+			   shown from --from's call on */
+			if (call + (op.op == MTRACE_WL_WAIT || op.op == MTRACE_WL_AT) < opt.from)
 				continue;
 			print_op(&op, call);
 			shown_ops++;

@@ -13,6 +13,7 @@
 #include "svg.h"
 #include "tool.h"
 #include "u64map.h"
+#include "wl_reader.h"
 
 static const char usage_text[] =
 	"Usage: trace_plot [OPTION]... INPUT...\n"
@@ -24,7 +25,9 @@ static const char usage_text[] =
 	"  sizes     (a trace) request sizes, power-of-two histogram\n"
 	"  lifetime  (a trace) block lifetimes, power-of-two histogram\n"
 	"  rss       (timelines) VmRSS and ideal RSS over time; several runs overlaid\n"
-	"            (--vmsize adds a panel of VmSize, the address space)\n"
+	"            (--vmsize adds a panel of VmSize, the address space); with a workload\n"
+	"            among them, the program's anonymous RSS as traced beside the replays',\n"
+	"            by calls (by the program's time when every replay was paced)\n"
 	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
 	"            per allocator\n"
 	"  latency   (`trace_run --latency`, `trace_stats --latency` files) each call class's time\n"
@@ -254,7 +257,13 @@ static void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum s
    From trace_run --log timelines
    ------------------------------------------------------------------------------------------- */
 
-struct series { double *t, *rss, *vsz, *ideal; size_t n, cap; };
+struct series {
+	double *t, *rss, *vsz, *ideal;
+	double *calls, *anon, *prog_t;   /* later columns (calls, anon_kb, program_ms): NULL if absent */
+	int col[3];                      /* their places in a line, -1 absent */
+	size_t n, cap;
+};
+#define EXTRA_COLS 8   /* a timeline's columns read at most */
 
 /* A number trace_run writes: decimal, not negative, below 10^18 (kilobytes or microseconds:
    scaled, it stays finite); *end is left after it.  0 or -1 (strtod alone would take "nan",
@@ -294,29 +303,49 @@ static int next_line(FILE *f, char *line, size_t cap, const char *path, unsigned
 	return 1;
 }
 
+/* The header's later columns this reader knows, by name (calls, anon_kb, program_ms) */
+static void timeline_columns(char *head, struct series *s)
+{
+	static const char *const names[3] = { "calls", "anon_kb", "program_ms" };
+	s->col[0] = s->col[1] = s->col[2] = -1;
+	int k = 0;
+	for (char *name = strtok(head, "\t"); name && k < EXTRA_COLS; name = strtok(NULL, "\t"), k++)
+		for (int c = 0; c < 3; c++)
+			if (k >= 4 && !strcmp(name, names[c]))
+				s->col[c] = k;
+}
+
 static void read_timeline(const char *path, struct series *s)
 {
 	FILE *f = open_text(path);
 	char line[1024];
 	unsigned long no = 0;
+	int ncol = 4;   /* the columns a line must have: the first four, and the later ones known */
+	static const char *const words[EXTRA_COLS - 3] = { "four", "five", "six", "seven", "eight" };
 	memset(s, 0, sizeof *s);
 	while (next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
 		if (no == 1) {
 			if (strncmp(line, "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb", 35) != 0)
 				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline", path);
+			timeline_columns(line, s);
+			for (int c = 0; c < 3; c++)
+				if (s->col[c] >= ncol)
+					ncol = s->col[c] + 1;
 			continue;
 		}
-		/* four tab-separated amounts; columns a later trace_run may add after them are left */
-		double v[4];
+		/* tab-separated amounts: the first four, then the known later ones; columns a later
+		   trace_run may add after them are left */
+		double v[EXTRA_COLS];
 		const char *p = line;
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < ncol; k++) {
 			if ((k && *p++ != '\t') || parse_amount(p, &p, &v[k]) < 0)
-				tool_die(EXIT_BADFILE, "%s: line %lu: not four numbers (time, VmRSS, VmSize, "
-					  "ideal RSS: each a number from 0 to 10^18)", path, no);
+				tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers (time, VmRSS, VmSize, "
+					  "ideal RSS%s: each a number from 0 to 10^18)", path, no, words[ncol - 4],
+					  ncol > 4 ? ", and the later columns its header names" : "");
 		}
 		if (*p != 0 && *p != '\t')
-			tool_die(EXIT_BADFILE, "%s: line %lu: not four numbers", path, no);
+			tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers", path, no, words[ncol - 4]);
 		double t = v[0], a = v[1], b = v[2], c = v[3];
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 1024;
@@ -324,16 +353,98 @@ static void read_timeline(const char *path, struct series *s)
 			s->rss = realloc(s->rss, s->cap * sizeof *s->rss);
 			s->vsz = realloc(s->vsz, s->cap * sizeof *s->vsz);
 			s->ideal = realloc(s->ideal, s->cap * sizeof *s->ideal);
-			if (!s->t || !s->rss || !s->vsz || !s->ideal)
+			s->calls = realloc(s->calls, s->cap * sizeof *s->calls);
+			s->anon = realloc(s->anon, s->cap * sizeof *s->anon);
+			s->prog_t = realloc(s->prog_t, s->cap * sizeof *s->prog_t);
+			if (!s->t || !s->rss || !s->vsz || !s->ideal || !s->calls || !s->anon || !s->prog_t)
 				tool_die(EXIT_SYSTEM, "out of memory");
 		}
 		s->t[s->n] = t / 1e3, s->rss[s->n] = a * 1024, s->vsz[s->n] = b * 1024, s->ideal[s->n] = c * 1024;
+		s->calls[s->n] = s->col[0] >= 0 ? v[s->col[0]] : 0;
+		s->anon[s->n] = s->col[1] >= 0 ? v[s->col[1]] * 1024 : 0;
+		s->prog_t[s->n] = s->col[2] >= 0 ? v[s->col[2]] / 1e3 : 0;
 		s->n++;
 	}
 	fclose(f);
 	if (s->n == 0)
 		tool_die(EXIT_BADFILE, "%s: no samples", path);
 }
+
+/* ---------------------------------------------------------------------------------------------
+   The program's curve beside the replays' (a workload holding its memory samples among the
+   inputs): anonymous RSS above each one's start, by calls completed, or by the program's time
+   when every replay was paced (its timeline's program_ms)
+   ------------------------------------------------------------------------------------------- */
+
+static void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, const struct wl_reader *w, int h)
+{
+	struct series *s = calloc((size_t)n, sizeof *s);
+	int bytime = 1, bycalls = 1;
+	for (int i = 0; i < n; i++) {
+		read_timeline(paths[i], &s[i]);
+		bytime &= s[i].col[2] >= 0 && s[i].col[1] >= 0;
+		bycalls &= s[i].col[0] >= 0 && s[i].col[1] >= 0;
+	}
+	if (!bytime && !bycalls)
+		tool_die(EXIT_USAGE, "%s: its timeline has no calls column (from an older trace_run): the program's "
+			 "curve can be set beside replays by calls, or by time for paced ones", paths[0]);
+	uint64_t m = w->h.nsamples;
+	double *px = calloc(m ? m : 1, sizeof *px), *py = calloc(m ? m : 1, sizeof *py), xmax = 0, ymax = 0;
+	if (!px || !py)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	struct mtrace_wl_sample first = { 0 }, x;
+	for (uint64_t i = 0; i < m; i++) {
+		wl_sample(w, i, &x);
+		if (i == 0)
+			first = x;
+		px[i] = bytime ? (double)x.time_us / 1e6 : (double)x.calls;
+		py[i] = (double)x.anon - (double)first.anon;
+	}
+	for (int i = 0; i < n; i++) {   /* the replays' likewise, in place */
+		double base = s[i].anon[0];
+		for (size_t j = 0; j < s[i].n; j++) {
+			s[i].t[j] = bytime ? s[i].prog_t[j] : s[i].calls[j];
+			s[i].anon[j] -= base;
+		}
+	}
+	for (int i = 0; i <= n; i++) {
+		const double *xs = i < n ? s[i].t : px, *ys = i < n ? s[i].anon : py;
+		for (size_t j = 0; j < (i < n ? s[i].n : m); j++) {
+			if (xs[j] > xmax) xmax = xs[j];
+			if (ys[j] > ymax) ymax = ys[j];
+		}
+	}
+	if (xmax <= 0)
+		xmax = 1;
+	if (ymax <= 0)
+		ymax = 1;
+	const char **names = calloc((size_t)n + 1, sizeof *names), **cols = calloc((size_t)n + 1, sizeof *cols);
+	char (*lab)[300] = calloc((size_t)n, sizeof *lab);
+	if (!names || !cols || !lab)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	names[0] = "the program, as traced";
+	cols[0] = "#000";
+	for (int i = 0; i < n; i++) {
+		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
+		snprintf(lab[i], sizeof lab[i], "replay: %s", name);
+		names[i + 1] = lab[i];
+		cols[i + 1] = colors[i % 6];
+	}
+	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
+	svg_panel(sv, top, h - top, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT, bytime ?
+		  "the program's time (paced replays: where they were in it)" : "calls completed (all threads)",
+		  0, ymax * 1.05, SVG_BYTES, "anonymous RSS above the start");
+	svg_line(sv, px, py, m, "#000");
+	for (int i = 0; i < n; i++)
+		svg_line(sv, s[i].t, s[i].anon, s[i].n, colors[i % 6]);
+	free(lab);
+	free(cols);
+	free(names);
+	free(px);
+	free(py);
+}
+
+
 
 /* VmRSS and ideal RSS of each run over time; VmSize (the address space, often a hundred times
    the RSS: it would flatten the others) only when asked, in a panel of its own below */
@@ -587,7 +698,7 @@ static const char *guess_kind(const char *path)
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
 	head[n] = 0;
-	if (!strncmp(head, "time_ms\t", 8))
+	if (!strncmp(head, "time_ms\t", 8) || !strncmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
 		return "rss";
 	if (!strncmp(head, "cycles,wall_usec", 16))
 		return "compare";
@@ -676,9 +787,39 @@ int main(int argc, char **argv)
 		tool_temp_add(tmp);   /* a failed run (tool_die exits) leaves no half-written output */
 		tool_output_mode(fd);
 	}
+	char exe[256] = "";
+	/* rss: a workload among the timelines is the program, whose samples are drawn beside them */
+	struct wl_reader program = { 0 };
+	char *timelines[256];
+	int ntimelines = 0;
+	if (!strcmp(kind, "rss"))
+		for (int i = optind; i < argc; i++) {
+			char head[MTRACE_WL_MAGIC_LEN] = { 0 };
+			FILE *in = open_text(argv[i]);
+			size_t got = fread(head, 1, sizeof head, in);
+			fclose(in);
+			if (got < sizeof head || memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) {
+				if (ntimelines < 256)
+					timelines[ntimelines++] = argv[i];
+				continue;
+			}
+			if (program.map)
+				tool_die(EXIT_USAGE, "%s: one workload (the program) at a time", argv[i]);
+			if (wl_open(&program, argv[i]) < 0)
+				tool_die(EXIT_BADFILE, "%s", program.err);
+			if (!(program.h.flags & MTRACE_WL_HF_SAMPLES) || !program.h.nsamples)
+				tool_die(EXIT_BADFILE, "%s: the workload holds no memory samples of the program (its trace "
+					 "has none): nothing to draw beside the replays", argv[i]);
+		}
+	if (program.map && !ntimelines)
+		tool_die(EXIT_USAGE, "the program's curve goes beside replays: give their trace_run --log timelines too");
+	if (program.map) {   /* the chart's title names it */
+		const char *slash = strrchr(program.h.program, '/');
+		snprintf(exe, sizeof exe, "%s", slash ? slash + 1 : program.h.program);
+	}
 	/* read (and fail) before writing anything */
 	struct tracepass *tp = NULL;
-	char exe[256] = "", t[600];
+	char t[600];
 	if (!strcmp(kind, "live") || !strcmp(kind, "sizes") || !strcmp(kind, "lifetime")) {
 		tp = malloc(sizeof *tp);
 		if (!tp)
@@ -688,7 +829,8 @@ int main(int argc, char **argv)
 	if (!title) {
 		const char *what = !strcmp(kind, "live") ? "live requested bytes and allocation rate" :
 				   !strcmp(kind, "sizes") ? "request sizes" : !strcmp(kind, "lifetime") ? "block lifetimes" :
-				   !strcmp(kind, "rss") ? "RSS over time" : !strcmp(kind, "latency") ?
+				   !strcmp(kind, "rss") ? (program.map ? "the program's memory beside its replays'" : "RSS over time")
+				   : !strcmp(kind, "latency") ?
 				   "call times, percentiles" : "allocators compared";
 		snprintf(t, sizeof t, "%s%s%s", exe[0] ? exe : "", exe[0] ? ": " : "", what);
 		title = t;
@@ -701,6 +843,8 @@ int main(int argc, char **argv)
 		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, "allocations (count)", (int)h);
 	else if (!strcmp(kind, "lifetime"))
 		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, "blocks freed (count)", (int)h);
+	else if (!strcmp(kind, "rss") && program.map)
+		plot_rss_program(&s, timelines, ntimelines, labels, &program, (int)h);
 	else if (!strcmp(kind, "rss"))
 		plot_rss(&s, argv + optind, ninputs, labels, (int)h, vmsize);
 	else if (!strcmp(kind, "latency"))

@@ -9,6 +9,7 @@
 #include "cycles.h"
 #include "replay.h"
 #include "run_env.h"
+#include "run_fidelity.h"
 #include "run_report.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -29,10 +30,15 @@ static const char usage_text[] =
 	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
 	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians;\n"
 	"                          from 3 on, --compare marks ~ a ratio whose columns' runs overlap\n"
-	"  -t, --touch=MODE        after each allocation write to the block: pages (default: one\n"
-	"                          byte per page and the last byte), full (every byte), none\n"
+	"  -t, --touch=MODE        after each allocation write to the block: resident (default:\n"
+	"                          a byte a page of as much as the program had resident, where\n"
+	"                          the workload says; else as pages), pages (one byte a page\n"
+	"                          and the last byte), full (every byte), none\n"
+	"      --pace[=F]          make each thread wait for the time its next call came in the\n"
+	"                          program after an idle time (F times its speed; default 1)\n"
 	"  -i, --interval=MS       sample VmRSS every MS milliseconds (default 10)\n"
 	"  -l, --log=FILE          write the samples as TSV: time_ms vmrss_kb vmsize_kb ideal_kb\n"
+	"                          calls anon_kb mapped_kb (and program_ms with --pace)\n"
 	"                          (with --compare/--repeat: FILE.<allocator>, first run; a\n"
 	"                          library by its file name, .N after it if two share one)\n"
 	"  -L, --latency=FILE      write each call class's distribution of call times as TSV:\n"
@@ -66,7 +72,9 @@ static const char usage_text[] =
 	"is KiB; \"usec across N threads\" is the replay threads' user CPU time; Max RSS is how\n"
 	"much the peak resident set grew during the replay (START -> END), in --compare too.\n"
 	"Calls that failed in the replay where the program's succeeded are counted on a\n"
-	"line of their own after those 12, and mark a --compare column '!' (no ratios).\n"
+	"line of their own after those 12, and mark a --compare column '!' (no ratios).  A\n"
+	"workload with the program's memory samples gets a line after them that sets the\n"
+	"program's peak anonymous RSS growth beside this replay's.\n"
 	"\n"
 	"Exit status: 0 done; 1 the workload is missing, malformed or would deadlock;\n"
 	"2 bad command line; 3 the allocator or the system failed us (a crash, --timeout,\n"
@@ -179,8 +187,14 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 	args[n++] = "--csv";
 	snprintf(bufs[0], sizeof bufs[0], "--malloc=%s", col->alloc);
 	args[n++] = bufs[0];
-	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none" : "pages");
+	snprintf(bufs[1], sizeof bufs[1], "--touch=%s", o->ro.touch == TOUCH_FULL ? "full" : o->ro.touch == TOUCH_NONE ? "none"
+		 : o->ro.touch == TOUCH_PAGES ? "pages" : "resident");
 	args[n++] = bufs[1];
+	char pace[64];
+	if (o->ro.pace > 0) {
+		snprintf(pace, sizeof pace, "--pace=%.17g", o->ro.pace);
+		args[n++] = pace;
+	}
 	snprintf(bufs[2], sizeof bufs[2], "--interval=%u", o->ro.interval_ms);
 	args[n++] = bufs[2];
 	if (o->ro.trim_every) {
@@ -269,11 +283,9 @@ static int child_run(const struct opts *o, const struct run_variant *col, const 
 		return -1;
 	line++;
 	for (int i = 0; i < NFIELDS; i++) {
-		char *end;
-		f[i] = strtoll(line, &end, 10);
-		if (*end != ',')
+		if (report_parse_value(i, &line, &f[i]) < 0)
 			return -1;
-		line = end + 1;
+		line++;
 	}
 	return 0;
 }
@@ -325,6 +337,39 @@ static void print_settings(const struct opts *o, const struct as_traced *t, cons
 		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
 		       t->allocator[0] ? t->allocator : "unknown", t->settings[0] ? t->settings : "no settings",
 		       ours, mine[0] ? mine : "no settings");
+}
+
+/* Is every setting of a (NAME=VALUE separated by spaces) one of b's? */
+static int settings_in(const char *a, const char *b)
+{
+	for (const char *w = a; *w;) {
+		size_t n = strcspn(w, " ");
+		int found = n == 0;
+		for (const char *v = b; *v && !found;) {
+			size_t m = strcspn(v, " ");
+			found = m == n && !strncmp(v, w, n);
+			v += m + (v[m] == ' ');
+		}
+		if (!found)
+			return 0;
+		w += n + (w[n] == ' ');
+	}
+	return 1;
+}
+
+static int same_settings(const char *a, const char *b)
+{
+	return settings_in(a, b) && settings_in(b, a);
+}
+
+/* Does this replay run on the allocator the program ran on, with its settings?  Only then do
+   the program's figures beside it measure the replay, not another allocator. */
+static int as_the_program(const struct opts *o, const struct as_traced *t, const char *alloc)
+{
+	char mine[2048];
+	replay_settings(o, NULL, mine, sizeof mine);
+	return t->allocator[0] && !strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc)) &&
+	       same_settings(t->settings, mine);
 }
 
 static struct run_variant cols[16];
@@ -448,14 +493,16 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
 		if (fails[0][F_RFAIL])   /* said of the run it happened in */
-			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP, (NFIELDS - F_RFAIL_OP) * sizeof (int64_t)),
+			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP, (F_RFAIL_CALL + 1 - F_RFAIL_OP) * sizeof (int64_t)),
 			med[0][F_RFAIL] = fails[0][F_RFAIL];
 		if (o->format && !strcmp(o->format, "csv"))
 			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
-		else
+		else {
 			report_text(med[0], names[0], timer, reps), print_settings(o, traced, allocs[0], &cols[0]);
+			report_fidelity_text(med[0], traced->allocator);
+		}
 		return status;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, fails, reps, timer);
@@ -491,10 +538,10 @@ int main(int argc, char **argv)
 		{ "version", no_argument, 0, 'V' }, { "no-timing", no_argument, 0, 4 },
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' }, { "timeout", required_argument, 0, 6 },
-		{ "allow-failures", no_argument, 0, 7 },
+		{ "allow-failures", no_argument, 0, 7 }, { "pace", optional_argument, 0, 8 },
 		{ 0, 0, 0, 0 },
 	};
-	struct opts o = { .ro = { .touch = TOUCH_PAGES, .interval_ms = 10, .log_fd = -1,
+	struct opts o = { .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1,
 				  .timeout_s = REPLAY_TIMEOUT_DEFAULT } };
 	int ch;
 	uint64_t v;
@@ -520,10 +567,11 @@ int main(int argc, char **argv)
 			o.repeat = (unsigned)v;
 			break;
 		case 't':
-			if (!strcmp(optarg, "pages") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_PAGES;
+			if (!strcmp(optarg, "resident") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_RESIDENT;
+			else if (!strcmp(optarg, "pages")) o.ro.touch = TOUCH_PAGES;
 			else if (!strcmp(optarg, "full")) o.ro.touch = TOUCH_FULL;
 			else if (!strcmp(optarg, "none")) o.ro.touch = TOUCH_NONE;
-			else tool_die(EXIT_USAGE, "--touch wants pages, full or none, not '%s'", optarg);
+			else tool_die(EXIT_USAGE, "--touch wants resident, pages, full or none, not '%s'", optarg);
 			break;
 		case 'i':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 3600000)
@@ -555,6 +603,14 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'", optarg);
 			o.ro.timeout_s = (unsigned)v;
 			break;
+		case 8: {
+			char *end;
+			o.ro.pace = optarg ? strtod(optarg, &end) : 1;
+			if (optarg && (!*optarg || *end || !(o.ro.pace > 0 && o.ro.pace <= 1e6)))
+				tool_die(EXIT_USAGE, "--pace wants a speed factor above 0 (1: the program's "
+					 "speed, 10: ten times faster), not '%s'", optarg);
+			break;
+		}
 		case 'p': o.ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
@@ -616,16 +672,17 @@ int main(int argc, char **argv)
 
 	/* blocks that, touched, would take more memory than the machine has free: refused before
 	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
-	const char *avail_what;
+	const char *avail_what, *need_what;
 	uint64_t avail = run_memory_available(&avail_what);
-	if (o.ro.touch != TOUCH_NONE && plan.ideal_rss > avail && !getenv("MTRACE_RUN_PROGRESS")) {
-		char a[32], b[32];
-		tool_die(EXIT_SYSTEM, "%s: its blocks reach %s MiB live at their peak (its ideal RSS), more "
+	uint64_t need = fidelity_memory_need(&r, plan.ideal_rss, o.ro.touch, &need_what);
+	if (o.ro.touch != TOUCH_NONE && need > avail && !getenv("MTRACE_RUN_PROGRESS")) {
+		char a[32], b[32], what[300];
+		snprintf(what, sizeof what, need_what, fmt_commas(a, need >> 20));
+		tool_die(EXIT_SYSTEM, "%s: %s, more "
 			 "than the %s MiB of memory available here (%s): touched, they would push the "
 			 "machine into swap or the OOM killer; replay it where there is more memory, or with "
 			 "--touch=none (the blocks are not written to: RSS is then what the allocator itself "
-			 "writes)", tool_display_name(shown), fmt_commas(a, plan.ideal_rss >> 20),
-			 fmt_commas(b, avail >> 20), avail_what);
+			 "writes)", tool_display_name(shown), what, fmt_commas(b, avail >> 20), avail_what);
 	}
 
 	static struct as_traced traced;
@@ -666,6 +723,11 @@ int main(int argc, char **argv)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];
 	report_fields(&res, plan.ideal_rss, f);
+	struct fidelity fid;
+	uint64_t hwm = res.hwm_reset && res.maxrss_end_kb > res.maxrss_start_kb ?
+		       (uint64_t)(res.maxrss_end_kb - res.maxrss_start_kb) * 1024 : 0;
+	fidelity_compute(&r, res.curve, hwm, as_the_program(&o, &traced, alloc_name), &fid);
+	report_fidelity_fields(&fid, &res, f);
 	if (o.format && !strcmp(o.format, "csv"))
 		report_csv_header(), report_csv_row(f, alloc, timer);
 	else if (o.format && !strcmp(o.format, "json"))
@@ -673,6 +735,7 @@ int main(int argc, char **argv)
 	else {
 		report_text(f, alloc, timer, 1);
 		print_settings(&o, &traced, alloc_name, NULL);
+		report_fidelity_text(f, traced.allocator);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));

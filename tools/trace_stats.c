@@ -734,6 +734,8 @@ static void diff(const struct stats *a, const struct stats *b)
 		{ "malloc_p99_ns", p99(a, LAT_MALLOC), p99(b, LAT_MALLOC) },
 		{ "free_p99_ns", p99(a, LAT_FREE), p99(b, LAT_FREE) },
 		{ "realloc_p99_ns", p99(a, LAT_REALLOC), p99(b, LAT_REALLOC) },
+		{ "mapped_by_program_peak", a->pm.prog.peak, b->pm.prog.peak },
+		{ "anon_rss_peak", a->pm.peak_anon, b->pm.peak_anon },
 	};
 	if (fmt == TEXT)
 		printf("%-22s %16s %16s %16s %9s\n", "", "A", "B", "B - A", "B / A");

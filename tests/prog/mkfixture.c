@@ -8,7 +8,16 @@
  *                                 kernel reuses an exited thread's id): three threads in all
  *   mkfixture trace-late OUT      a record that precedes its chunk, which the trace says none
  *                                 does: handed out one record late
+ *   mkfixture trace-v2threads OUT two threads, each 8,000 malloc/free pairs (their streams
+ *                                 outgrow the writer's buffers), then 1 MiB blocks and a 4 MiB
+ *                                 mapping, 8,000 pairs more each, and the blocks and mapping
+ *                                 released by the other thread with resident bytes
+ *                                 (expectations in t_fidelity.sh)
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
+ *   mkfixture wl-maps OUT         map ids used as a hostile workload may: unmaps past the
+ *                                 mapping's end, twice over, a map into a held id, a remap of
+ *                                 a gone one (a replay must survive them unharmed)
+ *   mkfixture wl-at OUT           a call marked at 5 s in a workload whose trace lasted 1 ms
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
  */
@@ -65,6 +74,8 @@ static void put_record(const struct mtrace_record *r)
 		die("write failed");
 }
 
+static uint32_t resident_min;   /* the header's, for version-2 fixtures */
+
 /* A finished trace's header: 64-bit, ticks in nanoseconds */
 static void write_header(int32_t pid, uint32_t flags)
 {
@@ -77,6 +88,7 @@ static void write_header(int32_t pid, uint32_t flags)
 	h.clock = MTRACE_CLOCK_MONOTONIC;
 	h.ticks_per_sec = 1000000000;
 	h.flags = MTRACE_HF_FINISHED | flags;
+	h.resident_min = resident_min;
 	h.pid = pid;
 	h.ppid = 1;
 	memcpy(page, &h, sizeof h);
@@ -84,9 +96,9 @@ static void write_header(int32_t pid, uint32_t flags)
 }
 
 /* One chunk per thread, threads in order of first appearance; ticks are nanoseconds. */
-static void write_mtrace(const struct call *c, size_t n)
+static void write_mtrace_flags(const struct call *c, size_t n, uint32_t flags)
 {
-	write_header(4242, 0);
+	write_header(4242, flags);
 	uint32_t done[8];
 	size_t ndone = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -112,6 +124,43 @@ static void write_mtrace(const struct call *c, size_t n)
 		struct mtrace_record unwritten = { 0 };
 		put_record(&unwritten);   /* reserved, never filled */
 	}
+}
+
+static void write_mtrace(const struct call *c, size_t n)
+{
+	write_mtrace_flags(c, n, 0);
+}
+
+/* Two threads whose streams spill; blocks and a mapping released by the other thread */
+static void write_v2threads(void)
+{
+	enum { PAIRS = 8000 };
+	size_t n = 0;
+	struct call *c = calloc(8 * PAIRS + 16, sizeof *c);
+	uint64_t t = 10;
+	for (int k = 0; k < PAIRS; k++)
+		for (uint32_t tid = 100; tid <= 200; tid += 100) {
+			uint64_t a = 0x100000 * (tid / 100) + 16 * (uint64_t)k;
+			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++, 0, a, 16, 0, 0 };
+			c[n++] = (struct call){ tid, MTRACE_CALL_FREE, 0, 0, t++, a, 0, 0, 0, 0 };
+		}
+	const uint64_t MiB = 1 << 20, M = 0x7f0000000000;
+	c[n++] = (struct call){ 100, MTRACE_CALL_MALLOC, 0, 0, t++, 0, 0x10000000, MiB, 0, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_MALLOC, 0, 0, t++, 0, 0x20000000, MiB, 0, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_MMAP, 0, 0, t++, 0, M, 4 * MiB, 3 | 0x22ull << 32, 0 };
+	for (int k = 0; k < PAIRS; k++)   /* (their RESIDENTs move out of the buffers meanwhile) */
+		for (uint32_t tid = 100; tid <= 200; tid += 100) {
+			uint64_t a = 0x100000 * (tid / 100) + 16 * (uint64_t)k;
+			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++, 0, a, 16, 0, 0 };
+			c[n++] = (struct call){ tid, MTRACE_CALL_FREE, 0, 0, t++, a, 0, 0, 0, 0 };
+		}
+	c[n++] = (struct call){ 100, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++, 0x20000000, 0, 0, 512 << 10, 0 };
+	c[n++] = (struct call){ 100, MTRACE_CALL_MUNMAP, MTRACE_RF_RESIDENT, 0, t++, M, 0, 2 * MiB, MiB, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++, 0x10000000, 0, 0, 256 << 10, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_MUNMAP, 0, 0, t++, M + 2 * MiB, 0, 2 * MiB, 0, 0 };
+	resident_min = 65536;
+	write_mtrace_flags(c, n, MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT);
+	free(c);
 }
 
 /* Thread 7 allocates and frees; thread 8 allocates; a new thread, given the id 7 again
@@ -215,8 +264,8 @@ static void workload(const char *kind, const char *path)
 	h.nslots = 3;
 	uint64_t a[4];
 #define OP(t, op, ...) do { uint64_t v_[] = { __VA_ARGS__ }; memcpy(a, v_, sizeof v_); \
-	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if ((op) != MTRACE_WL_WAIT) h.ncalls++, h.counts[op]++; \
-	else h.nwaits++; } while (0)
+	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if (mtrace_wl_is_call(op)) h.ncalls++, h.counts[op]++; \
+	else if ((op) == MTRACE_WL_WAIT) h.nwaits++; } while (0)
 	if (!strcmp(kind, "wl-ok") || !strcmp(kind, "wl-racy") || !strcmp(kind, "wl-badslot") ||
 	    !strcmp(kind, "wl-badthread")) {
 		OP(0, MTRACE_WL_MALLOC, !strcmp(kind, "wl-badslot") ? 7 : 1, 16);
@@ -236,6 +285,27 @@ static void workload(const char *kind, const char *path)
 			OP(1, MTRACE_WL_FREE, 0);
 		}
 		OP(1, MTRACE_WL_FREE, 1);
+	} else if (!strcmp(kind, "wl-maps")) {
+		h.version = 2;
+		h.nmaps = 2;
+		OP(0, MTRACE_WL_MAP, 0, 1 << 20);
+		OP(0, MTRACE_WL_UNMAP, 0, 1ull << 40, 1ull << 40);       /* past its end */
+		OP(0, MTRACE_WL_UNMAP, 0, 4096, 1ull << 62);             /* too long: to its end */
+		OP(0, MTRACE_WL_UNMAP, 0, 0, 8192);                      /* (all of it is gone now) */
+		OP(0, MTRACE_WL_REMAP, 0, 1 << 21);                      /* of a gone mapping */
+		OP(0, MTRACE_WL_MAP, 1, 1 << 16);
+		OP(0, MTRACE_WL_MAP, 1, 1 << 17);                        /* into a held id */
+		OP(0, MTRACE_WL_MALLOC, 1, 64);
+		OP(0, MTRACE_WL_FREE, 1);
+		OP(1, MTRACE_WL_WAIT, 0, 9);
+		OP(1, MTRACE_WL_UNMAP, 1, 0, 1 << 17);
+	} else if (!strcmp(kind, "wl-at")) {
+		h.version = 2;
+		h.flags = MTRACE_WL_HF_PACE;
+		h.pace_us = 1000;
+		h.duration_us = 1000;
+		OP(0, MTRACE_WL_AT, 5000000);
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
 	} else if (!strcmp(kind, "wl-never")) {
 		OP(0, MTRACE_WL_WAIT, 1, 5);   /* thread 1 makes one call, never a fifth */
 		OP(0, MTRACE_WL_MALLOC, 1, 16);
@@ -274,6 +344,8 @@ int main(int argc, char **argv)
 		write_tidreuse();
 	else if (!strcmp(argv[1], "trace-late"))
 		write_late();
+	else if (!strcmp(argv[1], "trace-v2threads"))
+		write_v2threads();
 	else
 		die("unknown fixture");
 	return fclose(out) != 0;

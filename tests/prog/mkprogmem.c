@@ -3,6 +3,8 @@
  *
  *   mkprogmem v2 OUT          one thread: mappings cut in the middle, remapped, the break moved,
  *                             the allocator's own mapping, failed mmap, resident bytes, samples
+ *   mkprogmem untouched OUT N a block of N bytes the program never wrote (0 resident at its
+ *                             free), its samples never above 2 MB
  *   mkprogmem bad-KIND OUT    one record the reader must refuse (offset 4160, the first after
  *                             the chunk record): v1-mmap (a mapping call in a version-1 trace),
  *                             noflag-sample (a sample without the memory flag), sample-anon (more
@@ -59,6 +61,19 @@ static void v2(struct trace_writer *w)
 			die(w->err);
 }
 
+static void untouched(struct trace_writer *w, uint64_t n)
+{
+	const struct mtrace_record r[] = {
+		R(.call = MTRACE_CALL_MEMORY, .ts = 10, .size = 1000000, .arg2 = 3000000, .usable = 10000000),
+		R(.call = MTRACE_CALL_MALLOC, .ts = 20, .size = n, .result = 0x7f0000000000, .usable = n),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 30, .size = 2000000, .arg2 = 4000000, .usable = 10000000 + n),
+		R(.call = MTRACE_CALL_FREE, .flags = MTRACE_RF_RESIDENT, .ts = 40, .ptr = 0x7f0000000000, .arg2 = 0),
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		if (trace_writer_put(w, &r[i]) < 0)
+			die(w->err);
+}
+
 static void bad(struct trace_writer *w, const char *kind)
 {
 	struct mtrace_file_header *h = trace_writer_header(w);
@@ -89,8 +104,8 @@ static void bad(struct trace_writer *w, const char *kind)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
-		die("usage: mkprogmem KIND OUT");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "untouched")))
+		die("usage: mkprogmem KIND OUT [N]");
 	struct trace_writer w;
 	if (trace_writer_open(&w, argv[2], 4245, "/usr/bin/progmem") < 0)
 		die(w.err);
@@ -104,6 +119,8 @@ int main(int argc, char **argv)
 		die("allocator");
 	if (!strcmp(argv[1], "v2"))
 		v2(&w);
+	else if (!strcmp(argv[1], "untouched"))
+		untouched(&w, strtoull(argv[3], NULL, 10));
 	else
 		bad(&w, argv[1]);
 	if (trace_writer_finish(&w) < 0)

@@ -16,97 +16,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "convert.h"
-#include "order.h"
-#include "addrmap.h"
-#include "u64map.h"
-
-#define OWN_MAX       64            /* free slots a thread keeps for itself (a power of two) */
-
-/* A slot's last user, its thread index and that thread's call count just after, in one word:
-   16 bytes a slot, four to a cache line, leave room for a sparser address map in the same
-   memory a live block (see bench/trace2wl.sh) */
-#define TOUCH_THREAD_BITS 20
-#define TOUCH_COUNT_MAX (UINT64_MAX >> TOUCH_THREAD_BITS)   /* calls a thread may make */
-_Static_assert(ORDER_MAX_THREADS <= 1u << TOUCH_THREAD_BITS, "a thread index fits its field");
-
-struct slotinfo {
-	uint64_t size;                /* requested bytes of the block in it (free, in the pool:
-	                                 the next slot of the pool) */
-	uint64_t touch;               /* count << TOUCH_THREAD_BITS | thread */
-};
-
-static inline uint64_t touch(uint32_t thread, uint64_t count)
-{
-	return count << TOUCH_THREAD_BITS | thread;
-}
-
-struct impl {
-	struct order ord;             /* hands the records out in global order */
-	struct addrmap addr;          /* address -> slot of the live block there */
-	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
-	struct slotinfo *slots;
-	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
-	struct ownlist {              /* per thread */
-		uint64_t s[OWN_MAX];  /* its freed slots, a ring */
-		uint32_t head, n;
-		uint64_t fresh, fresh_end;   /* its block of never-used slots */
-		uint64_t re_slot;     /* its realloc between release and result: the old slot */
-	} *own;
-	uint64_t pool;                /* the shared free slots, a stack linked through their
-	                                 slotinfo.size (unused while free); 0 ends it */
-	uint64_t *count;              /* calls emitted, per thread */
-	uint32_t nthreads, cap_threads;
-	uint64_t live, total_calls;
-	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
-	int32_t pid;
-	char program[256];
-	char settings[384];           /* the first trace's (mtrace-workload.h) */
-	char allocator[64];           /* its allocator's file name */
-	uint32_t flags;
-};
-
-static int oom(struct convert *c)
-{
-	snprintf(c->err, sizeof c->err, "out of memory");
-	c->sys_error = 1;
-	return -1;
-}
-
-static int write_failed(struct convert *c)
-{
-	snprintf(c->err, sizeof c->err, "%s", c->w->err);
-	c->sys_error = 1;
-	return -1;
-}
+#include "convert_impl.h"
 
 /* ---------------------------------------------------------------------------------------------
    Emitting operations
    ------------------------------------------------------------------------------------------- */
 
-#define HOT static inline __attribute__((always_inline))
-
-static int wait_for_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
+int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
 {
 	uint64_t key = ((uint64_t)x << 32) | target;
 	uint64_t *have = u64map_get(&m->waited, key);
 	if (have && *have >= count)
 		return 0;   /* already implied */
 	if (u64map_put(&m->waited, key, count) < 0)
-		return oom(c);
+		return convert_oom(c);
 	uint64_t a[2] = { target, count };
 	c->st.waits++;
-	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a) < 0 ? write_failed(c) : 0;
-}
-
-/* Thread x is about to use what another thread touched last (touch(thread, count)). */
-HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint64_t last)
-{
-	uint32_t target = (uint32_t)(last & ((1u << TOUCH_THREAD_BITS) - 1));
-	uint64_t count = last >> TOUCH_THREAD_BITS;
-	if (target == x || count == 0)
-		return 0;   /* its own, or nobody's yet */
-	return wait_for_other(c, m, x, target, count);
+	return wl_writer_op(c->w, x, MTRACE_WL_WAIT, 2, a) < 0 ? convert_write_failed(c) : 0;
 }
 
 static __attribute__((noinline)) int too_many_calls(struct convert *c)
@@ -114,16 +40,6 @@ static __attribute__((noinline)) int too_many_calls(struct convert *c)
 	snprintf(c->err, sizeof c->err, "more than %llu calls: more than a workload can order",
 		 (unsigned long long)TOUCH_COUNT_MAX - 1);
 	return -1;
-}
-
-HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
-{
-	if (wl_writer_op(c->w, x, op, n, a) < 0)
-		return write_failed(c);
-	m->count[x]++;
-	m->total_calls++;
-	m->opcounts[op & 0x7f]++;
-	return 0;
 }
 
 /* Never-used slots come to a thread FRESH at a time, a cache line of pointers in a replayer's
@@ -161,7 +77,7 @@ HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 		m->pool = m->slots[s].size;
 	} else {
 		if (l->fresh == l->fresh_end && new_block(m, l) < 0)
-			return oom(c);
+			return convert_oom(c);
 		return (int64_t)l->fresh++;
 	}
 	if (wait_for(c, m, x, m->slots[s].touch) < 0)
@@ -190,7 +106,7 @@ HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t
 	uint64_t old;
 	int had = addrmap_swap(&m->addr, a, h, s, &old);
 	if (had < 0)
-		return oom(c);
+		return convert_oom(c);
 	if (had) {
 		/* allocated while still live: its free must be missing or inverted; its slot stays
 		   occupied (never reused), the new block gets its own */
@@ -258,6 +174,8 @@ HOT int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e, ui
 	a[0] = (uint64_t)s;
 	if (emit(c, m, x, op, n + 1, a) < 0)
 		return -1;
+	if (__builtin_expect(bytes >= m->res_min, 0) && convert_resident_mark(c, m, x, (uint64_t)s) < 0)
+		return -1;
 	if (__builtin_expect(r->ptr != 0, 0))
 		h = addrmap_hash(r->result);   /* (an allocation with a ptr: only in a hostile trace) */
 	return bind(c, m, x, r->result, h, (uint64_t)s, bytes);
@@ -283,6 +201,8 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uin
 		return -1;
 	uint64_t a[1] = { s };
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
+		return -1;
+	if (__builtin_expect(m->resident.n != 0, 0) && convert_resident_release(c, m, s, e->rec) < 0)
 		return -1;
 	m->live -= m->slots[s].size;
 	release_slot(m, x, s);
@@ -311,7 +231,7 @@ static int do_failed_realloc(struct convert *c, struct impl *m, const struct ord
 
 /* realloc, first half (its order point before the call): the old block stops being live.
    Its slot waits in re_slot for the second half, the thread's next event. */
-static void do_release(struct convert *c, struct impl *m, const struct order_ev *e)
+static int do_release(struct convert *c, struct impl *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint64_t so = 0;
@@ -319,9 +239,12 @@ static void do_release(struct convert *c, struct impl *m, const struct order_ev 
 		c->st.realloc_null++;
 	else if (addrmap_take(&m->addr, r->ptr, addrmap_hash(r->ptr), &so)) {
 		m->live -= m->slots[so].size;
+		if (m->resident.n && convert_resident_release(c, m, so, r) < 0)
+			return -1;
 	} else
 		c->st.realloc_unknown++;
 	m->own[e->thread].re_slot = so;
+	return 0;
 }
 
 /* realloc, second half (its order point after the call): the result becomes live */
@@ -351,6 +274,8 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	uint64_t a[4] = { (uint64_t)s, so, r->size, r->arg2 };
 	if (emit(c, m, x, wl_op_of[r->call], arr ? 4 : 3, a) < 0)
 		return -1;
+	if (bytes >= m->res_min && convert_resident_mark(c, m, x, (uint64_t)s) < 0)
+		return -1;
 	return bind(c, m, x, r->result, addrmap_hash(r->result), (uint64_t)s, bytes);
 }
 
@@ -376,6 +301,8 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	   waits in a ring for it.  A map that a cache keeps: 4% faster; one of 950 K live blocks:
 	   a fifth. */
 	uint64_t hash[AHEAD];
+	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
+	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
 	for (size_t i = 0; i < n && i < AHEAD; i++) {
 		hash[i] = addrmap_hash(ev_key(ev[i].rec));
 		addrmap_prefetch(&m->addr, hash[i]);
@@ -404,13 +331,18 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		int k;
 		unsigned call = e->rec->call;
 		if (__builtin_expect(call > MTRACE_CALL_LAST_API, 0)) {   /* a mapping call, a sample */
-			if (call == MTRACE_CALL_MEMORY)
-				c->st.samples++;
-			else
-				c->st.calls[call] += e->kind != ORDER_RESULT;
+			if (convert_prog_event(c, m, e) < 0)
+				return -1;
 			continue;
 		}
 		c->st.calls[call] += e->kind != ORDER_RESULT;   /* (a realloc is two events) */
+		/* pace: the thread's next call after an idle time (a realloc's result is its call's
+		   end, not a call after idling) */
+		uint64_t *last = &last_t[e->thread];
+		if (__builtin_expect((int64_t)(e->t - *last) >= pace, 0) &&
+		    e->kind != ORDER_RESULT && convert_pace_mark(c, m, e->thread, e->t) < 0)
+			return -1;   /* (one signed compare: a late record's negative gap is none) */
+		*last = e->t;
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
 				k = do_free(c, m, e, h);
@@ -418,10 +350,9 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				k = do_failed_realloc(c, m, e);
 			else
 				k = do_alloc(c, m, e, h);
-		} else if (e->kind == ORDER_RELEASE) {
-			do_release(c, m, e);
-			k = 0;
-		} else
+		} else if (e->kind == ORDER_RELEASE)
+			k = do_release(c, m, e);
+		else
 			k = do_result(c, m, e);
 		if (k < 0)
 			return -1;
@@ -440,20 +371,23 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 	struct impl *m = c->impl;
 	if (idx == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
-		uint64_t *n = realloc(m->count, cap * sizeof *n);
+		uint64_t *n = realloc(m->count, cap * sizeof *n), *lt = realloc(m->last_t, cap * sizeof *lt);
 		if (n)
 			m->count = n;
+		if (lt)
+			m->last_t = lt;
 		struct ownlist *o = realloc(m->own, cap * sizeof *o);
 		if (o)
 			m->own = o;
-		if (!n || !o)
-			return oom(c);
+		if (!n || !o || !lt)
+			return convert_oom(c);
 		m->cap_threads = cap;
 	}
 	int64_t w = wl_writer_thread(c->w, tid);
 	if (w < 0 || (uint32_t)w != idx)
-		return oom(c);
+		return convert_oom(c);
 	memset(&m->own[idx], 0, sizeof m->own[0]);
+	m->last_t[idx] = m->t_start;   /* (pace: a thread that begins late was idle till then) */
 	m->count[idx] = 0;
 	m->nthreads = idx + 1;
 	c->st.threads = m->nthreads;
@@ -466,16 +400,19 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	c->w = w;
 	struct impl *m = calloc(1, sizeof *m);
 	if (!m)
-		return oom(c);
+		return convert_oom(c);
 	c->impl = m;
+	c->pace_us = 1000;
+	m->res_min = UINT64_MAX;
+	m->pace_ticks = INT64_MAX;
 	addrmap_init(&m->addr);
 	/* index 0 of the table: slot 0 is NULL, never handed out */
 	if ((m->slots = calloc(4096, sizeof *m->slots)) == NULL)
-		return oom(c);
+		return convert_oom(c);
 	m->cap_slots = 4096;
 	m->nslots = 1;
 	if (order_begin(&m->ord, on_events, on_thread, c) < 0)
-		return oom(c);   /* its only failure */
+		return convert_oom(c);   /* its only failure */
 	return 0;
 }
 
@@ -523,6 +460,7 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 		memcpy(m->settings, r->settings, n);
 		m->settings[n] = 0;
 	}
+	convert_prog_begin(c, m, r);
 	int rc = order_feed(&m->ord, r);
 	copy_order_stats(c, m);
 	return rc < 0 ? failed(c, m) : 0;
@@ -552,8 +490,9 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	snprintf(h->program, sizeof h->program, "%s", m->program);
 	snprintf(h->settings, sizeof h->settings, "%s", m->settings);
 	snprintf(h->allocator, sizeof h->allocator, "%s", m->allocator);
+	convert_prog_end(c, m, h);
 	if (wl_writer_finish(c->w, h) < 0)
-		return write_failed(c);
+		return convert_write_failed(c);
 	return 0;
 }
 
@@ -563,11 +502,13 @@ void convert_free(struct convert *c)
 	if (!m)
 		return;
 	order_free(&m->ord);
+	convert_prog_free(m);
 	addrmap_free(&m->addr);
 	u64map_free(&m->waited);
 	free(m->slots);
 	free(m->own);
 	free(m->count);
+	free(m->last_t);
 	free(m);
 	c->impl = NULL;
 }

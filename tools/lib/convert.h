@@ -22,11 +22,23 @@ struct convert_stats {
 	uint64_t repaired_live;                 /* allocation of an address still live: old one dropped */
 	uint64_t late;                          /* records older than the window: processed late */
 	uint64_t torn;                          /* partly written records skipped (killed writer) */
+	/* version 2 */
+	uint64_t resident_marks;                /* RESIDENTs written (large blocks and mappings) */
+	uint64_t resident_known;                /* of blocks, ones whose release said what was resident */
+	uint64_t pace_marks;                    /* ATs written */
+	uint64_t nmaps;                         /* map ids */
+	uint64_t prog_maps, prog_unmaps, prog_remaps, prog_brks;   /* the program's own calls */
+	uint64_t mapped_peak;                   /* bytes the program mapped itself, at the most */
+	uint64_t own_peak, own_maps;            /* the allocator's own mappings (not replayed) */
+	uint64_t anon_first, anon_peak;         /* the samples' anonymous resident bytes */
+	uint64_t duration_us;                   /* the trace's start to its last record */
 };
 
 struct convert {
 	struct wl_writer *w;
 	struct convert_stats st;
+	uint32_t pace_us;                       /* idle times an AT marks (1,000 unless set after
+	                                           convert_begin); 0: none */
 	void *impl;                             /* private state */
 	char err[700];
 	int sys_error;                          /* err is the system's failing (memory, writing the

@@ -1,6 +1,7 @@
 /* dj_wl.c - see dj_wl.h.  Our WAIT t k becomes SYNC_R id in the waiter and SYNC_W id in thread
  * t right after its k-th call; calls dj has no opcode for map to the nearest one it has
- * (posix_memalign and aligned_alloc to MEMALIGN, reallocarray to REALLOC of the product). */
+ * (posix_memalign and aligned_alloc to MEMALIGN, reallocarray to REALLOC of the product), and
+ * the program's own mappings (MAP, UNMAP, REMAP), which dj cannot say, are left out. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +63,10 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 			continue;
 		}
 		switch (op.op) {
+		case MTRACE_WL_RESIDENT: case MTRACE_WL_AT:
+			continue;   /* not calls, and dj has no such thing */
+		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP:
+			break;      /* a call dj has no opcode for: counted, for the waits on it */
 		case MTRACE_WL_MALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_MALLOC, 2, a); break;
 		case MTRACE_WL_CALLOC: a[0] = op.a[0], a[1] = mul_sat(op.a[1], op.a[2]); rc = put(f, DJ_CALLOC, 2, a); break;
 		case MTRACE_WL_REALLOC: a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2]; rc = put(f, DJ_REALLOC, 3, a); break;

@@ -19,6 +19,7 @@
 #include "cycles.h"
 #include "lat_hist.h"
 #include "replay.h"
+#include "replay_prog.h"
 #include "tool.h"
 #include "varint.h"
 
@@ -64,6 +65,7 @@ struct rthread {
 	const uint64_t *sig;          /* the next counts to publish (signal_points()) */
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
+	uint64_t res_told;            /* blocks touched as the program had them resident */
 	uint64_t end_ticks;
 	uint64_t fail_bytes, fail_call;   /* its first call that failed here only: bytes asked */
 	unsigned fail_op;             /* for, its number in the stream (calls_done), its opcode */
@@ -87,6 +89,8 @@ struct ctx {
 	uint32_t running;             /* futex: worker threads not yet finished */
 	int timed;
 	struct hist *hist;            /* the workers' histograms, added up */
+	struct replay_maps maps;      /* the program's own mappings (replay_prog.h) */
+	struct replay_curve curve;    /* the sampler's (calls, anonymous RSS) */
 	uint64_t page;
 	int statm;
 	uint64_t t0_ns;
@@ -201,33 +205,19 @@ static inline void wait_for(struct rthread *me, uint32_t u, uint64_t k)
    The replay thread
    ------------------------------------------------------------------------------------------- */
 
-static inline void touch(const struct ctx *x, void *p, uint64_t n)
+/* Touch a new block of n bytes at q as --touch says, or as much as the program had resident
+   when the RESIDENT after its call (at *p, consumed) says so */
+static inline void touch(struct rthread *me, void *q, uint64_t n, const uint8_t **p)
 {
-	if (!p || !n || x->o->touch == TOUCH_NONE)
-		return;
-	volatile char *c = p;
-	if (x->o->touch == TOUCH_FULL) {
-		memset(p, 0x5a, n);
-		return;
-	}
-	/* one write per page, plus the first and last byte */
-	for (uint64_t i = 0; i < n; i += x->page)
-		c[i] = 1;
-	c[n - 1] = 1;
+	int told;
+	uint64_t k = replay_resident(p, n, me->x->o->touch, &told);
+	me->res_told += told;
+	replay_touch(q, n, k, me->x->o->touch, me->x->page);
 }
 
 static inline uint64_t get(const uint8_t **p)
 {
-	uint8_t b = *(*p)++;
-	if (__builtin_expect(b < 0x80, 1))   /* most operands: slots, small sizes, thread numbers */
-		return b;
-	uint64_t v = b & 0x7f;
-	for (unsigned shift = 7;; shift += 7) {   /* validated already: no bounds checks here */
-		b = *(*p)++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
+	return replay_get(p);
 }
 
 static uint64_t calls_done(const struct rthread *me);
@@ -242,9 +232,9 @@ static __attribute__((noinline)) void failed_here(struct rthread *me, unsigned o
 	}
 }
 
-/* Put a new block in slot s (0: not kept). */
+/* Put a new block in slot s (0: not kept); *sp: the stream after its call. */
 static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace,
-			unsigned op)
+			unsigned op, const uint8_t **sp)
 {
 	struct ctx *x = me->x;
 	if (failed_in_trace || s == 0) {
@@ -262,7 +252,7 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 	x->slot[s].p = p;
 	x->slot[s].size = bytes;
 	me->live += (int64_t)bytes;
-	touch(x, p, bytes);
+	touch(me, p, bytes, sp);
 }
 
 /* An allocation's slot must be empty; a dj workload may reuse an occupied one: free it first,
@@ -310,49 +300,65 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			b = get(&p);
 			wait_for(me, (uint32_t)a, b);
 			continue;
+		case MTRACE_WL_RESIDENT:   /* after a call that kept no block: nothing to touch */
+			get(&p);
+			continue;
+		case MTRACE_WL_AT:         /* the program's next call came after an idle time */
+			a = get(&p);
+			if (x->o->pace > 0)
+				replay_pace_wait(x->t0_ns, x->o->pace, a);
+			continue;
+		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP: {   /* the program's own */
+			uint64_t len = 0;
+			__atomic_store_n(&me->n[op], me->n[op] + 1, __ATOMIC_RELAXED);   /* (as TIMED) */
+			p = replay_map_op(&x->maps, op, p, &len);
+			if (len)
+				failed_here(me, op, len);
+			break;
+		}
 		case MTRACE_WL_MALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, malloc(a));
-			keep(me, s, q, a, failed, op);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_CALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, calloc(a, b));
-			keep(me, s, q, a * b, failed, op);
+			keep(me, s, q, a * b, failed, op, &p);
 			break;
 		case MTRACE_WL_MEMALIGN:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, memalign(a, b));
-			keep(me, s, q, b, failed, op);
+			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_ALIGNED_ALLOC:
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, aligned_alloc(a, b));
-			keep(me, s, q, b, failed, op);
+			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_POSIX_MEMALIGN: {
 			s = get(&p), a = get(&p), b = get(&p);
 			clear_slot(me, s);
 			void *out = NULL;
 			int e = TIMED(op, posix_memalign(&out, a, b));
-			keep(me, s, e == 0 ? out : NULL, b, failed, op);
+			keep(me, s, e == 0 ? out : NULL, b, failed, op, &p);
 			break;
 		}
 		case MTRACE_WL_VALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, valloc(a));
-			keep(me, s, q, a, failed, op);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_PVALLOC:
 			s = get(&p), a = get(&p);
 			clear_slot(me, s);
 			q = TIMED(op, pvalloc(a));
-			keep(me, s, q, a, failed, op);
+			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_FREE:
 			s = get(&p);
@@ -389,7 +395,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 				x->slot[dest].p = q;
 				x->slot[dest].size = bytes;
 				me->live += (int64_t)bytes;
-				touch(x, q, bytes);
+				touch(me, q, bytes, &p);
 			}
 			break;
 		}
@@ -620,17 +626,17 @@ static void log_line(struct ctx *x, const char *line, size_t n)
 
 static void sample(struct ctx *x)
 {
-	char buf[128];
-	ssize_t n = pread(x->statm, buf, sizeof buf - 1, 0);
-	if (n <= 0)
+	uint64_t vsz, rss, anon;
+	if (replay_statm(x->statm, x->page, &vsz, &rss, &anon) < 0)
 		return;
-	buf[n] = 0;
-	char *end;
-	unsigned long long vsz = strtoull(buf, &end, 10), rss = strtoull(end, NULL, 10);
-	uint64_t rss_kb = rss * x->page / 1024, vsz_kb = vsz * x->page / 1024;
+	uint64_t rss_kb = rss / 1024, vsz_kb = vsz / 1024;
 	int64_t live = 0;
-	for (uint32_t i = 0; i < x->r->h.nthreads; i++)
+	uint64_t calls = 0;   /* completed (n[] counts the one in flight too: close enough) */
+	for (uint32_t i = 0; i < x->r->h.nthreads; i++) {
 		live += __atomic_load_n(&x->t[i].live, __ATOMIC_RELAXED);
+		for (unsigned k = 0; k < MTRACE_WL_NCOUNTS; k++)
+			calls += __atomic_load_n(&x->t[i].n[k], __ATOMIC_RELAXED);
+	}
 	if (live < 0)
 		live = 0;
 	if ((uint64_t)live > x->peak_live)
@@ -640,15 +646,28 @@ static void sample(struct ctx *x)
 	if (vsz_kb > x->peak_vsz_kb)
 		x->peak_vsz_kb = vsz_kb;
 	x->samples++;
+	replay_curve_add(&x->curve, calls, anon);
 	if (x->o->log_fd >= 0) {
-		char line[128];
-		size_t k = fmt_u(line, (clock_ns() - x->t0_ns) / 1000000);
+		char line[192];
+		uint64_t ns = clock_ns() - x->t0_ns;
+		size_t k = fmt_u(line, ns / 1000000);
 		line[k++] = '\t';
 		k += fmt_u(line + k, rss_kb);
 		line[k++] = '\t';
 		k += fmt_u(line + k, vsz_kb);
 		line[k++] = '\t';
 		k += fmt_u(line + k, (uint64_t)live / 1024);
+		line[k++] = '\t';
+		k += fmt_u(line + k, calls);
+		line[k++] = '\t';
+		k += fmt_u(line + k, anon / 1024);
+		line[k++] = '\t';
+		int64_t mapped = __atomic_load_n(&x->maps.mapped, __ATOMIC_RELAXED);
+		k += fmt_u(line + k, mapped > 0 ? (uint64_t)mapped / 1024 : 0);
+		if (x->o->pace > 0) {   /* the program's time the replay is at */
+			line[k++] = '\t';
+			k += fmt_u(line + k, (uint64_t)((double)ns * x->o->pace / 1e6));
+		}
 		line[k++] = '\n';
 		log_line(x, line, k);
 	}
@@ -790,7 +809,9 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	x->t = map_zero((size_t)(nt ? nt : 1) * sizeof *x->t, &harness);
 	x->hist = map_zero(sizeof *x->hist, &harness);
 	x->slot = map_zero(r->h.nslots * sizeof *x->slot, &harness);
-	if (!x->t || !x->hist || !x->slot || signal_points(plan, x->t, nt, &harness) < 0)
+	if (!x->t || !x->hist || !x->slot || signal_points(plan, x->t, nt, &harness) < 0 ||
+	    replay_maps_init(&x->maps, r->h.nmaps, x->page, o->touch, &harness) < 0 ||
+	    replay_curve_init(&x->curve, &harness) < 0)
 		goto nomem;
 	/* The slot table's pages now, before Max RSS starts, not during the replay as slots come
 	   into use: its growth is then the allocator's.  Every slot of a workload from trace2wl is
@@ -801,8 +822,11 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 			((volatile char *)x->slot)[i] = 0;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
-		static const char head[] = "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\n";
+		/* calls: completed by all threads; a paced replay's program_ms: the program's time
+		   it is at (the columns after the first four came later: readers take them by name) */
+		static const char head[] = "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\tcalls\tanon_kb\tmapped_kb";
 		log_line(x, head, sizeof head - 1);
+		log_line(x, o->pace > 0 ? "\tprogram_ms\n" : "\n", o->pace > 0 ? 12 : 1);
 	}
 	/* malloc_trim is glibc's even when another allocator serves malloc, and glibc sets up its
 	   malloc lazily, without a lock, giving the thread that does it the main arena: two replay
@@ -837,11 +861,14 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	int cr = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 	if (cr >= 0) {
 		ssize_t w = write(cr, "5", 1);
-		(void)w;
+		res->hwm_reset = w == 1;
 		close(cr);
 	}
 	struct rusage ru0, ru1;
 	struct timeval tv0, tv1;
+	uint64_t vsz0, rss0;
+	if (x->statm >= 0 && replay_statm(x->statm, x->page, &vsz0, &rss0, &x->curve.anon0) == 0)
+		replay_curve_add(&x->curve, 0, x->curve.anon0);   /* where growth starts */
 	getrusage(RUSAGE_SELF, &ru0);
 	gettimeofday(&tv0, NULL);
 	x->t0_ns = clock_ns();
@@ -891,7 +918,11 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 			res->fail_stream = i;
 			res->fail_call = t->fail_call;
 		}
+		res->resident_told += t->res_told;
 	}
+	res->resident_told += x->maps.resident_told;
+	res->mapped_peak = x->maps.peak > 0 ? (uint64_t)x->maps.peak : 0;
+	res->curve = &x->curve;
 	if (x->timed) {
 		for (unsigned c = 0; c < LAT_CLASSES; c++)
 			lat_percentiles(x->hist->b[c], x->hist->max[c], res->lat[c]);

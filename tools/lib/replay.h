@@ -15,12 +15,13 @@
 #define REPLAY_H
 #include <stdint.h>
 #include "lat_hist.h"
+#include "replay_prog.h"
 #include "wl_reader.h"
 
-enum { TOUCH_PAGES = 0, TOUCH_FULL = 1, TOUCH_NONE = 2 };
-
 struct replay_opts {
-	int touch;
+	int touch;                    /* TOUCH_* (replay_prog.h) */
+	double pace;                  /* > 0: each stream waits for its ATs' times, at pace times
+	                                 the program's speed; 0: as fast as it can */
 	unsigned interval_ms;         /* RSS sampling period */
 	int log_fd;                   /* TSV timeline, or -1 */
 	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
@@ -47,10 +48,18 @@ struct replay_result {
 	uint64_t waits, waits_slept;  /* WAITs executed; of them, ones that had to sleep */
 	uint64_t implicit_frees;      /* allocations into an occupied slot: old block freed first */
 	uint64_t failed_replayed;     /* calls that failed in the trace (results freed untimed) */
-	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here */
+	uint64_t replay_failures;     /* calls that succeeded in the trace but failed here (the
+	                                 program's own mappings too) */
 	unsigned fail_op;             /* the first of them (in the first stream that had one): */
 	uint32_t fail_stream;         /* its opcode, stream, number in the stream (as the crash */
 	uint64_t fail_call, fail_bytes;   /* report counts) and the bytes it asked for */
+	uint64_t resident_told;       /* blocks and mappings touched as the program had them
+	                                 resident (the workload said) */
+	uint64_t mapped_peak;         /* bytes: the program's own mappings replayed, at the most */
+	int hwm_reset;                /* the high-water mark of RSS restarted with the replay: Max
+	                                 RSS growth is the replay's own */
+	const struct replay_curve *curve;   /* (calls, anonymous RSS) as sampled; valid until the
+	                                 process ends */
 	uint64_t harness_kb;          /* the harness's own tables */
 	uint32_t nthreads;
 	uint32_t workers;             /* replay threads that ran them */

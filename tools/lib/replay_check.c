@@ -237,7 +237,19 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				park_head[u] = t;
 				break;
 			}
+			if (op.op == MTRACE_WL_AT && op.a[0] > r->h.duration_us) {
+				/* (a paced replay waits for it: a time past the trace's end would be a wait
+				   the trace never had, for as long as a file cares to claim) */
+				snprintf(err, cap, "%s: offset %llu: a call at %llu us, after the trace's end (%llu us)",
+					 r->name, (unsigned long long)op.offset, (unsigned long long)op.a[0],
+					 (unsigned long long)r->h.duration_us);
+				goto out;
+			}
+			if (op.op == MTRACE_WL_RESIDENT || op.op == MTRACE_WL_AT)
+				continue;   /* not calls */
 			v[t].count++;
+			if (op.op > MTRACE_WL_LAST_CALL)
+				continue;   /* a mapping call: its map id was checked, it holds no slot */
 			uint64_t s = op.a[0], s2 = 0, bytes = op.a[op.n - 1];
 			if (op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY)
 				s2 = op.a[1];

@@ -25,6 +25,8 @@ const char *const report_field_names[NFIELDS] = {
 	"memalign_p50_cycles", "memalign_p90_cycles", "memalign_p99_cycles", "memalign_p999_cycles",
 	"memalign_max_cycles", "first_failed_op", "first_failed_bytes", "first_failed_stream",
 	"first_failed_call",
+	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error", "fidelity_curve_error",
+	"fidelity_applies", "replay_mapped_kb", "resident_touches",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -166,8 +168,10 @@ void report_csv_header(void)
 
 void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
 {
-	for (int i = 0; i < NFIELDS; i++)
-		printf("%lld,", (long long)f[i]);
+	for (int i = 0; i < NFIELDS; i++) {
+		report_value(stdout, i, f[i], 0);
+		putchar(',');
+	}
 	print_csv_field(stdout, alloc);
 	putchar(',');
 	print_csv_field(stdout, timer);
@@ -177,8 +181,11 @@ void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
 void report_json(const int64_t *f, const char *alloc, const char *timer)
 {
 	printf("{");
-	for (int i = 0; i < NFIELDS; i++)
-		printf("\"%s\": %lld, ", report_field_names[i], (long long)f[i]);
+	for (int i = 0; i < NFIELDS; i++) {
+		printf("\"%s\": ", report_field_names[i]);
+		report_value(stdout, i, f[i], 1);
+		printf(", ");
+	}
 	printf("\"allocator\": ");
 	print_json_string(stdout, alloc);
 	printf(", \"timer\": ");
@@ -238,6 +245,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
 		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
 		{ "total call time (cycles)", F_TOTAL },
+		/* with the program's samples: its memory beside each column's */
+		{ "program RSS growth (KiB)", F_PROG_GROWTH }, { "replay RSS growth (KiB)", F_REPLAY_GROWTH },
+		{ "vs the program, at peak", F_PEAK_ERR }, { "vs the program, by call", F_CURVE_ERR },
 	};
 	int calls_failed[16];   /* some call failed here that succeeded in the program: not comparable */
 	for (int a = 0; a < na && a < 16; a++)
@@ -275,7 +285,15 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	for (int a = 0; a < na; a++)
 		printf(" %*s", w[a], names[a]);
 	printf("\n");
+	int samples = 0, other = 0;   /* a column has the program's figures; one not as traced */
+	for (int a = 0; a < na; a++)
+		if (!failed[a] && med[a][F_PROG_GROWTH] != F_NA) {
+			samples = 1;
+			other |= !med[a][F_FID_APPLIES];
+		}
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (rows[i].field >= F_PROG_GROWTH && !samples)
+			continue;
 		printf("%-26s", rows[i].label);
 		for (int a = 0; a < na; a++) {
 			int f = rows[i].field;
@@ -287,7 +305,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 				snprintf(cell, sizeof cell, "%s -> %s%s", report_num(med[a][F_RSS_START]),
 					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
 				printf(" %*s", w[a], cell);
-			} else if (calls_failed[a]) {
+			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
+				printf(" %*s", w[a], cell);
+			else if (calls_failed[a]) {
 				snprintf(cell, sizeof cell, "%s!", report_num(v));
 				printf(" %*s", w[a], cell);
 			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
@@ -310,6 +330,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			       report_failures(fails[a], what, sizeof what), reps > 1 ? " in a run at least" : "");
 		}
 	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run says it)\n");
+	if (other)
+		printf("(RSS growth beside the program's, in a column not on the traced allocator and settings:\n"
+		       " what that allocator would have used, not how faithful the replay is)\n");
 	if (marks)
 		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
 		       "machine's spread)\n");

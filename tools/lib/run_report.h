@@ -7,6 +7,7 @@
 #define RUN_REPORT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "replay.h"
 
 enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
@@ -17,7 +18,11 @@ enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_K
        /* the first call that failed here only (F_RFAIL > 0): its opcode, bytes, stream and
           number in the stream; after the percentiles, so that older scripts' columns stay */
        F_RFAIL_OP = F_LAT + LAT_CLASSES * LAT_POINTS, F_RFAIL_BYTES, F_RFAIL_STREAM, F_RFAIL_CALL,
+       /* the program's memory beside the replay's (report_fidelity): F_NA where the workload
+          has no samples; errors in millionths, printed as fractions */
+       F_PROG_GROWTH, F_REPLAY_GROWTH, F_PEAK_ERR, F_CURVE_ERR, F_FID_APPLIES, F_MAPPED_KB, F_RESIDENT_TOLD,
        NFIELDS };
+#define F_NA INT64_MIN   /* a figure that does not exist: empty in CSV, null in JSON */
 extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
 
 /* The fields of replay result r, whose workload's ideal RSS is ideal bytes */
@@ -32,6 +37,18 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
    "3 calls that succeeded in the program failed (the first: a malloc of N bytes, stream S,
    its call C)", into buf (cap bytes); buf. */
 const char *report_failures(const int64_t *f, char *buf, size_t cap);
+/* Field i's value as --csv or --json writes it (json: 1) */
+void report_value(FILE *out, int i, int64_t v, int json);
+/* Read field i at *s (as report_value wrote it, up to the next comma): 0, or -1 */
+int report_parse_value(int i, char **s, int64_t *v);
+/* run_fidelity.c: the fidelity fields from its figures (f: NULL none), the replay's own
+   mappings and touches; the lines after the summary */
+struct fidelity;
+void report_fidelity_fields(const struct fidelity *fid, const struct replay_result *r, int64_t *f);
+void report_fidelity_text(const int64_t *f, const char *traced_alloc);
+/* A --compare cell of a fidelity field (the errors as percentages, "-" where none): 1, or 0
+   for the other fields (printed as numbers with ratios) */
+int report_fidelity_cell(char *cell, size_t cap, int field, int64_t v);
 void report_csv_header(void);
 void report_csv_row(const int64_t *f, const char *alloc, const char *timer);
 void report_json(const int64_t *f, const char *alloc, const char *timer);

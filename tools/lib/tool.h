@@ -158,6 +158,21 @@ int csv_split(char *line, char **fields, int max);
 /* s for a TSV field: tabs and line breaks become spaces. */
 void print_tsv_field(FILE *f, const char *s);
 
+/* a * b / c (c > 0) without overflowing in between (the result saturates at UINT64_MAX) */
+static inline uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+{
+#if defined(__SIZEOF_INT128__)
+	unsigned __int128 q = (unsigned __int128)a * b / c;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
+#else
+	uint64_t p;
+	if (!__builtin_mul_overflow(a, b, &p))
+		return p / c;
+	long double q = (long double)a * (long double)b / (long double)c;   /* (32-bit targets) */
+	return q >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)q;
+#endif
+}
+
 /* Parse an unsigned decimal; 0 or -1 if it is not one. */
 int parse_u64(const char *s, uint64_t *out);
 

@@ -67,16 +67,43 @@ struct mtrace_file_header *trace_writer_header(struct trace_writer *w)
 	return (struct mtrace_file_header *)w->page;   /* (calloc'd: aligned for it) */
 }
 
+/* Append n bytes to the header's strings: their offset, or 0 if they do not fit */
+static uint32_t add_string(struct trace_writer *w, const char *s, size_t n)
+{
+	if (!w->page || n > MTRACE_HEADER_SIZE - w->strings)
+		return 0;
+	uint32_t at = w->strings;
+	memcpy(w->page + at, s, n);
+	w->strings += (uint32_t)n;
+	return at;
+}
+
 int trace_writer_allocator(struct trace_writer *w, const char *path)
 {
 	size_t n = strlen(path);
-	if (!w->page || n > MTRACE_HEADER_SIZE - w->strings)
+	uint32_t at = add_string(w, path, n);
+	if (!at)
 		return -1;
-	memcpy(w->page + w->strings, path, n);
 	struct mtrace_file_header *h = trace_writer_header(w);
-	h->allocator_offset = w->strings;
+	h->allocator_offset = at;
 	h->allocator_len = (uint32_t)n;
-	w->strings += (uint32_t)n;
+	return 0;
+}
+
+int trace_writer_settings(struct trace_writer *w, char *const *settings, int n)
+{
+	uint32_t first = 0, len = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t at = add_string(w, settings[i], strlen(settings[i]) + 1);   /* (its NUL too) */
+		if (!at)
+			return -1;
+		if (!first)
+			first = at;
+		len += (uint32_t)strlen(settings[i]) + 1;
+	}
+	struct mtrace_file_header *h = trace_writer_header(w);
+	h->settings_offset = first;
+	h->settings_len = len;
 	return 0;
 }
 

@@ -28,6 +28,9 @@ struct mtrace_file_header *trace_writer_header(struct trace_writer *w);
 /* Put the allocator's path in the header (before the first record).  0, or -1 if it does not
    fit. */
 int trace_writer_allocator(struct trace_writer *w, const char *path);
+/* The same for the allocators' settings: NAME=VALUE strings, each followed by a NUL in the
+   header (mtrace_is_setting says which environment entries are), n of them. */
+int trace_writer_settings(struct trace_writer *w, char *const *settings, int n);
 /* Append a record (its tid is used for the chunks; one thread per file). */
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec);
 int trace_writer_finish(struct trace_writer *w);

@@ -26,6 +26,14 @@ static inline size_t varint_put(uint8_t *p, uint64_t v)
 	return n;
 }
 
+/* Encode v (below 2^(7 n)) in exactly n bytes: the groups above its own are zeros with the
+   continuation bit set, which every decoder reads as the same value. */
+static inline void varint_put_fixed(uint8_t *p, uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++, v >>= 7)
+		p[i] = (uint8_t)((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
+}
+
 /* Decode from [*p, end): 0 and *p advanced, or -1 if truncated or longer than 64 bits. */
 static inline int varint_get(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {

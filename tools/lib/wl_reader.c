@@ -22,6 +22,8 @@ static int fail(struct wl_reader *r, uint64_t off, const char *fmt, ...)
 	return -1;
 }
 
+static int check_samples(struct wl_reader *r);
+
 int wl_open(struct wl_reader *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
@@ -60,8 +62,11 @@ int wl_open(struct wl_reader *r, const char *path)
 	const struct mtrace_wl_header *h = &r->h;
 	if (memcmp(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN) != 0)
 		return fail(r, 0, "not an mtrace workload (bad magic)");
-	if (h->version != MTRACE_WL_VERSION)
-		return fail(r, 8, "unsupported workload version %u (this reader knows %u)", h->version, MTRACE_WL_VERSION);
+	if (h->version < MTRACE_WL_OLDEST || h->version > MTRACE_WL_VERSION)
+		return fail(r, 8, "unsupported workload version %u (this reader knows %u to %u)", h->version,
+			    MTRACE_WL_OLDEST, MTRACE_WL_VERSION);
+	if (h->version < 2 && (h->nmaps || h->nsamples))
+		return fail(r, 928, "a version-1 workload with version-2 fields");
 	if (h->header_size < sizeof *h || h->header_size > r->size)
 		return fail(r, 12, "bad header size %u", h->header_size);
 	if (h->file_size != r->size)
@@ -93,7 +98,44 @@ int wl_open(struct wl_reader *r, const char *path)
 		if (t->offset < tt_end && t->offset + t->length > h->thread_table)
 			return fail(r, h->thread_table + i * sizeof *t, "stream of thread %u overlaps the thread table", i);
 	}
+	if (h->nmaps > (1ull << 40))
+		return fail(r, 928, "bad map count %llu", (unsigned long long)h->nmaps);
+	return check_samples(r);
+}
+
+/* The sample table: inside the file, clear of the thread table, and in order (calls and time
+   never go back: what a fidelity figure walks along) */
+static int check_samples(struct wl_reader *r)
+{
+	const struct mtrace_wl_header *h = &r->h;
+	if (!(h->flags & MTRACE_WL_HF_SAMPLES)) {
+		if (h->nsamples)
+			return fail(r, 944, "%llu samples, and no sample flag", (unsigned long long)h->nsamples);
+		return 0;
+	}
+	uint64_t bytes = h->nsamples * sizeof(struct mtrace_wl_sample);
+	uint64_t tt_end = h->thread_table + (uint64_t)h->nthreads * sizeof(struct mtrace_wl_thread);
+	if (h->nsamples > r->size / sizeof(struct mtrace_wl_sample) || h->samples < h->header_size ||
+	    h->samples > r->size || bytes > r->size - h->samples)
+		return fail(r, 936, "sample table (%llu samples at offset %llu) lies outside the file",
+			    (unsigned long long)h->nsamples, (unsigned long long)h->samples);
+	if (h->samples < tt_end && h->samples + bytes > h->thread_table)
+		return fail(r, 936, "the sample table overlaps the thread table");
+	struct mtrace_wl_sample prev = { 0 }, s;
+	for (uint64_t i = 0; i < h->nsamples; i++) {
+		wl_sample(r, i, &s);
+		if (s.calls < prev.calls || s.time_us < prev.time_us || s.calls > h->ncalls)
+			return fail(r, h->samples + i * sizeof s, "sample %llu goes back in calls or time, or "
+				    "past the last call", (unsigned long long)i);
+		prev = s;
+	}
 	return 0;
+}
+
+void wl_sample(const struct wl_reader *r, uint64_t i, struct mtrace_wl_sample *s)
+{
+	memcpy(s, r->map + r->h.samples + i * sizeof *s, sizeof *s);
+	mtrace_wl_sample_le(s);
 }
 
 void wl_close(struct wl_reader *r)
@@ -125,6 +167,9 @@ int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl
 		return fail(r, op->offset, "%s: operand %d is truncated or too long", mtrace_wl_op_name(op->op), k + 1);
 	case WL_BAD_THREAD:
 		return fail(r, op->offset, "wait for thread %llu of %u", (unsigned long long)op->a[0], r->h.nthreads);
+	case WL_BAD_MAP:
+		return fail(r, op->offset, "%s: map %llu out of range (%llu maps)", mtrace_wl_op_name(op->op),
+			    (unsigned long long)op->a[0], (unsigned long long)r->h.nmaps);
 	default:
 		return fail(r, op->offset, "%s: slot %llu out of range (%llu slots)", mtrace_wl_op_name(op->op),
 			    (unsigned long long)op->a[k], (unsigned long long)r->h.nslots);

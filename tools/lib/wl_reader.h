@@ -34,15 +34,18 @@ struct wl_op {
 struct wl_cursor { const uint8_t *p, *end; const uint8_t *base; int done; };
 
 int wl_open(struct wl_reader *r, const char *path);
+/* The program's memory sample i (< r->h.nsamples, checked at open: in the file, in order of
+   calls and time), in host order. */
+void wl_sample(const struct wl_reader *r, uint64_t i, struct mtrace_wl_sample *s);
 void wl_close(struct wl_reader *r);
 void wl_cursor_init(const struct wl_reader *r, uint32_t thread, struct wl_cursor *c);
 /* What wl_next found wrong: the message, naming the offset, into r->err; -1. */
-enum { WL_BAD_END, WL_BAD_OPCODE, WL_BAD_OPERAND, WL_BAD_THREAD, WL_BAD_SLOT };
+enum { WL_BAD_END, WL_BAD_OPCODE, WL_BAD_OPERAND, WL_BAD_THREAD, WL_BAD_SLOT, WL_BAD_MAP };
 int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl_op *op, int why, int k);
 
-/* Next op of a stream: 1, 0 after END, -1 with r->err set.  Checks opcodes, operand encoding,
-   slot < nslots and WAIT's thread < nthreads.  Inline: trace_run's validation runs it on every
-   op before each replay. */
+/* Next op of a stream: 1, 0 after END, -1 with r->err set.  Checks opcodes (version 2's only
+   in a version-2 file), operand encoding, slot < nslots, map < nmaps and WAIT's thread <
+   nthreads.  Inline: trace_run's validation runs it on every op before each replay. */
 static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op *op)
 {
 	if (c->done)
@@ -54,8 +57,9 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	op->op = code & 0x7f;
 	op->failed = !!(code & MTRACE_WL_FAILED);
 	op->n = mtrace_wl_operands(code);
-	if (op->n < 0 || (op->failed && (op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
-					  op->op == MTRACE_WL_FREE)))
+	int v2 = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;   /* (never FAILED) */
+	if (op->n < 0 || (op->failed && (v2 || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+					  op->op == MTRACE_WL_FREE)) || (v2 && r->h.version < 2))
 		return wl_next_fail(r, c, op, WL_BAD_OPCODE, 0);
 	for (int k = 0; k < op->n; k++)
 		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
@@ -66,6 +70,11 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	}
 	if (op->op == MTRACE_WL_WAIT)
 		return op->a[0] < r->h.nthreads ? 1 : wl_next_fail(r, c, op, WL_BAD_THREAD, 0);
+	if (__builtin_expect(v2, 0)) {   /* a mapping call's map; RESIDENT and AT take any number */
+		if (op->op <= MTRACE_WL_LAST_MAP && op->a[0] >= r->h.nmaps)
+			return wl_next_fail(r, c, op, WL_BAD_MAP, 0);
+		return 1;
+	}
 	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
 	if (op->a[0] >= r->h.nslots)
 		return wl_next_fail(r, c, op, WL_BAD_SLOT, 0);

@@ -105,8 +105,8 @@ int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
    else to the scratch file.  0 or -1 with w->err set. */
 static int spill(struct wl_writer *w, struct wl_tstream *s)
 {
-	int64_t i = s - w->t;
-	if (w->direct < 0) {
+	int64_t i = s == &w->samples ? -2 : s - w->t;   /* (the sample table is never direct) */
+	if (w->direct < 0 && i >= 0) {
 		uint64_t room = w->nthreads * 2u > WL_TABLE_ROOM ? w->nthreads * 2u : WL_TABLE_ROOM;
 		w->direct = i;
 		w->direct_base = MTRACE_WL_HEADER_SIZE + room * sizeof(struct mtrace_wl_thread);
@@ -136,7 +136,7 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 	if (extend)
 		lastb->len += s->len;
 	else
-		s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len };
+		s->blocks[s->nblocks++] = (struct wl_block){ w->spill_end, s->len, s->spilled };
 	w->spill_end += s->len;
 	s->spilled += s->len;
 	s->len = 0;
@@ -169,7 +169,8 @@ static int copy_in_kernel(int fd_in, uint64_t *from, int fd_out, uint64_t *to, u
    returns the file's size.  The direct stream first, at direct_base, with the table before it
    when it fits the room left there, else after the last stream; without one, the table after
    the header and the streams in order. */
-static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, uint64_t *table_at)
+static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, uint64_t *table_at,
+		       uint64_t *samples_at)
 {
 	uint64_t table = (uint64_t)w->nthreads * sizeof(struct mtrace_wl_thread);
 	uint64_t off = MTRACE_WL_HEADER_SIZE + table;
@@ -190,6 +191,8 @@ static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, u
 		if ((int64_t)i != w->direct)
 			off += s->spilled + s->len;
 	}
+	*samples_at = off;   /* the sample table after the streams */
+	off += w->samples.spilled + w->samples.len;
 	*table_at = table_last ? off : MTRACE_WL_HEADER_SIZE;
 	return table_last ? off + table : off;
 }
@@ -214,7 +217,7 @@ static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_
 
 uint64_t wl_writer_size(const struct wl_writer *w)
 {
-	uint64_t table_at, n = layout(w, NULL, &table_at);
+	uint64_t table_at, samples_at, n = layout(w, NULL, &table_at, &samples_at);
 	return n + w->nthreads;   /* + each stream's END */
 }
 
@@ -233,10 +236,15 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 		errno = ENOMEM;
 		goto bad;
 	}
-	uint64_t table_at;
+	uint64_t table_at, samples_at;
 	h->nthreads = w->nthreads;
-	h->file_size = layout(w, tt, &table_at);
+	h->file_size = layout(w, tt, &table_at, &samples_at);
 	h->thread_table = table_at;
+	if (w->nsamples) {
+		h->flags |= MTRACE_WL_HF_SAMPLES;
+		h->samples = samples_at;
+		h->nsamples = w->nsamples;
+	}
 #define PUT(p, n, at) (seq ? tool_write_all(fd, p, n) : tool_pwrite_all(fd, p, n, at))
 	struct mtrace_wl_header hle = *h;   /* the caller's stays in host order */
 	mtrace_wl_header_le(&hle);
@@ -256,13 +264,13 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 			at += n;
 		}
 	}
-	/* in file order: the direct stream, then the others */
-	for (int64_t k = w->direct >= 0 ? -1 : 0; k < (int64_t)w->nthreads; k++) {
+	/* in file order: the direct stream, the others, the sample table */
+	for (int64_t k = w->direct >= 0 ? -1 : 0; k <= (int64_t)w->nthreads; k++) {
 		if (k == w->direct)
 			continue;
 		uint32_t i = k < 0 ? (uint32_t)w->direct : (uint32_t)k;
-		const struct wl_tstream *s = &w->t[i];
-		uint64_t to = tt[i].offset;
+		const struct wl_tstream *s = k == (int64_t)w->nthreads ? &w->samples : &w->t[i];
+		uint64_t to = s == &w->samples ? samples_at : tt[i].offset;
 		if ((int64_t)i == w->direct && !seq)
 			to += s->spilled;   /* which is in place already */
 		for (size_t b = 0; b < s->nblocks; b++) {
@@ -312,6 +320,71 @@ bad:
 	return fail(w, "cannot write", strcmp(w->out_path, "-") ? w->out_path : "<stdout>");
 }
 
+int wl_writer_sample(struct wl_writer *w, const struct mtrace_wl_sample *smp)
+{
+	struct wl_tstream *s = &w->samples;
+	if (!s->buf) {
+		if (!(s->buf = malloc(WL_TBUF_FIRST))) {
+			snprintf(w->err, sizeof w->err, "out of memory");
+			return -1;
+		}
+		s->room = WL_TBUF_FIRST - WL_OP_MAX;
+	}
+	if (s->len > s->room && wl_writer_make_room(w, s) < 0)
+		return -1;
+	struct mtrace_wl_sample le = *smp;   /* (WL_OP_MAX of room: a sample is 40 bytes) */
+	mtrace_wl_sample_le(&le);
+	memcpy(s->buf + s->len, &le, sizeof le);
+	s->len += sizeof le;
+	w->nsamples++;
+	return 0;
+}
+
+/* n bytes at position pos of stream s that moved out (pos + n <= s->spilled), written where they
+   are now: the direct stream's place in the output, or the scratch file's blocks */
+static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, const uint8_t *b, size_t n)
+{
+	if (s - w->t == w->direct && w->tmp_fd >= 0)
+		return tool_pwrite_all(w->tmp_fd, b, n, w->direct_base + pos) < 0 ? fail(w, "cannot write", w->out_path) : 0;
+	while (n) {
+		size_t lo = 0, hi = s->nblocks;   /* the last block that starts at or before pos */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->blocks[mid].at <= pos)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		const struct wl_block *k = &s->blocks[lo];
+		if (!s->nblocks || pos < k->at || pos >= k->at + k->len) {
+			snprintf(w->err, sizeof w->err, "%s: a patch outside what the stream wrote", w->out_path);
+			return -1;
+		}
+		size_t here = k->at + k->len - pos < n ? (size_t)(k->at + k->len - pos) : n;
+		if (tool_pwrite_all(w->spill_fd, b, here, k->off + (pos - k->at)) < 0)
+			return fail(w, "cannot write the scratch file", w->out_path);
+		pos += here, b += here, n -= here;
+	}
+	return 0;
+}
+
+int wl_writer_patch(struct wl_writer *w, uint32_t i, uint64_t pos, const uint8_t *bytes, size_t n)
+{
+	struct wl_tstream *s = &w->t[i];
+	if (pos + n > s->spilled + s->len) {
+		snprintf(w->err, sizeof w->err, "%s: a patch past what the stream wrote", w->out_path);
+		return -1;
+	}
+	if (pos < s->spilled) {   /* (some of it may be in the buffer still) */
+		size_t out = pos + n <= s->spilled ? n : (size_t)(s->spilled - pos);
+		if (patch_out(w, s, pos, bytes, out) < 0)
+			return -1;
+		pos += out, bytes += out, n -= out;
+	}
+	memcpy(s->buf + (pos - s->spilled), bytes, n);
+	return 0;
+}
+
 void wl_writer_abort(struct wl_writer *w)
 {
 	if (w->tmp_path) {
@@ -333,6 +406,9 @@ void wl_writer_abort(struct wl_writer *w)
 		free(w->t[i].buf);
 		free(w->t[i].blocks);
 	}
+	free(w->samples.buf);
+	free(w->samples.blocks);
+	memset(&w->samples, 0, sizeof w->samples);
 	free(w->t);
 	w->t = NULL;
 	w->nthreads = 0;

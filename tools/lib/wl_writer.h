@@ -14,7 +14,7 @@
 #include "mtrace-workload.h"
 #include "varint.h"
 
-struct wl_block { uint64_t off, len; };
+struct wl_block { uint64_t off, len, at; };   /* at: its position in the stream */
 struct wl_tstream {
 	uint32_t tid;
 	uint64_t ncalls;              /* calls (not WAIT or END) appended */
@@ -38,6 +38,8 @@ struct wl_writer {
 	uint64_t direct_base;         /* its offset: after the header and room for the thread table */
 	struct wl_tstream *t;
 	uint32_t nthreads, cap_threads;
+	struct wl_tstream samples;    /* the sample table, spilled as a stream is */
+	uint64_t nsamples;
 	char err[600];
 };
 
@@ -68,9 +70,37 @@ static inline int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int
 	for (int k = 0; k < n; k++)
 		p += varint_put(p, operands[k]);
 	s->len = (size_t)(p - s->buf);
-	s->ncalls += (op & 0x7f) != MTRACE_WL_WAIT && (op & 0x7f) != MTRACE_WL_END;
+	s->ncalls += mtrace_wl_is_call(op);
 	return 0;
 }
+
+/* An operation whose one operand is written WL_FIXED bytes long, whatever its value (LEB128
+   with continuation bits to spare), so that wl_writer_patch can put another value there once
+   it is known: its operand's position in the stream, or -1 with w->err set. */
+#define WL_FIXED 6                /* up to 2^42 - 1 */
+static inline int64_t wl_writer_op_fixed(struct wl_writer *w, uint32_t i, unsigned op, uint64_t v)
+{
+	struct wl_tstream *s = &w->t[i];
+	if (__builtin_expect(s->len > s->room, 0) && wl_writer_make_room(w, s) < 0)
+		return -1;
+	s->buf[s->len++] = (uint8_t)op;
+	int64_t at = (int64_t)(s->spilled + s->len);
+	varint_put_fixed(s->buf + s->len, v, WL_FIXED);
+	s->len += WL_FIXED;
+	return at;
+}
+
+/* Where the next op of stream i will be: its position in the stream (for wl_writer_patch) */
+static inline uint64_t wl_writer_mark(const struct wl_writer *w, uint32_t i)
+{
+	return w->t[i].spilled + w->t[i].len;
+}
+/* Overwrite n bytes at position pos of stream i, written already (wherever they are now: in
+   its buffer, the output or the scratch file).  0, or -1 with w->err set. */
+int wl_writer_patch(struct wl_writer *w, uint32_t i, uint64_t pos, const uint8_t *bytes, size_t n);
+/* Append a memory sample to the sample table (written after the streams; finish() fills the
+   header's samples, nsamples and the flag).  0, or -1 with w->err set. */
+int wl_writer_sample(struct wl_writer *w, const struct mtrace_wl_sample *s);
 /* The size the file will have once finished (with each stream's END). */
 uint64_t wl_writer_size(const struct wl_writer *w);
 /* Complete the header (nthreads, thread_table, file_size are filled in), write, rename. */

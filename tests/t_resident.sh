@@ -1,0 +1,75 @@
+# What the program touched: a program that mallocs 64 MiB blocks and writes a quarter of each
+# records how much of each was resident at its free; trace2wl puts that after each allocation
+# (patched in once the free is met, wherever the stream's bytes are by then: in its buffer,
+# in the output, in the scratch file, or all of it on standard output); trace_run's default
+# touch then writes as much, so its RSS growth is the program's (a byte a page of every block,
+# --touch=pages, makes it four times as much).
+. tests/lib.sh
+R="$BIN/trace_run"
+csv() { awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i } NR == 2 { print $c }' "$1"; }
+wl() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
+
+# --- streams of two threads, each outgrowing its buffer: every RESIDENT filled in
+"$TP/mkfixture" trace-v2threads "$TMP/t"
+"$BIN/trace2wl" -q "$TMP/t.wl" "$TMP/t"; eq "two threads: converted" 0 "$?"
+eq "two threads: valid (waits for the blocks and mapping passed between them)" 0 "$(wl "$TMP/t.wl" violations)"
+eq "two threads: three RESIDENTs (two blocks, a mapping)" 3 "$(wl "$TMP/t.wl" resident)"
+"$BIN/trace_dump" "$TMP/t.wl" >"$TMP/d"
+# stream 0's block (in the output by then) freed by stream 1, stream 1's (in the scratch file)
+# by stream 0; the mapping: 1 MiB resident of the half unmapped with a word of it, the other
+# half (unmapped without) counted whole
+eq "two threads: stream 0's block, freed by the other" "resident: 256 KiB of it" "$(sed -n '/^# stream 0/,/^# stream 1/p' "$TMP/d" | grep -o 'resident: .*')"
+eq "two threads: stream 1's block and mapping" "resident: 512 KiB of it resident: 3072 KiB of it" "$(sed -n '/^# stream 1/,$p' "$TMP/d" | grep -o 'resident: .*' | tr '\n' ' ' | sed 's/ $//')"
+"$BIN/trace2wl" -q - "$TMP/t" >"$TMP/out.wl"
+check "two threads: standard output gets the same bytes" cmp -s "$TMP/out.wl" "$TMP/t.wl"
+
+# --- 64 MiB blocks, a quarter of each written
+"$TP/selftrace" quarter "$TMP/q"; eq "quarter: traced itself" 0 "$?"
+"$BIN/trace_stats" --tsv "$TMP/q" >"$TMP/qs"
+res=$(awk -F'\t' '$2 == "released_large_resident_bytes" { print $3 }' "$TMP/qs")
+all=$(awk -F'\t' '$2 == "released_large_bytes" { print $3 }' "$TMP/qs")
+check "quarter: the trace says a quarter was resident ($res of $all)" test "$((res * 100 / all))" -ge 24 -a "$((res * 100 / all))" -le 30
+"$BIN/trace2wl" -q "$TMP/q.wl" "$TMP/q"
+eq "quarter: four RESIDENTs" 4 "$(wl "$TMP/q.wl" resident)"
+"$BIN/trace_dump" "$TMP/q.wl" | grep -c 'resident: 1638[0-9] KiB of it' | grep -qx 4 && ok "quarter: each says 16 MiB" || bad "quarter: $("$BIN/trace_dump" "$TMP/q.wl" | grep resident)"
+if [ "${SANITIZE:-}" != 1 ]; then   # ASan's allocator: another RSS altogether
+	prog=$("$R" --csv -i 1 "$TMP/q.wl" | tee "$TMP/q.csv" | csv /dev/stdin program_rss_growth_kb)
+	replay=$(csv "$TMP/q.csv" replay_rss_growth_kb)
+	echo "# program $prog Kb, replay $replay Kb"
+	check "quarter: the replay's RSS growth within 25% of the program's ($replay against $prog Kb)" \
+		test "$((replay * 4))" -le "$((prog * 5))" -a "$((replay * 4))" -ge "$((prog * 3))"
+	eq "quarter: four blocks touched as the program had them" 4 "$(csv "$TMP/q.csv" resident_touches)"
+	"$R" --csv -i 1 --touch=pages "$TMP/q.wl" >"$TMP/qp.csv"
+	pages=$(csv "$TMP/qp.csv" replay_rss_growth_kb)
+	check "quarter, --touch=pages: three times the program's at least ($pages against $prog Kb)" test "$pages" -ge "$((prog * 3))"
+	eq "quarter, --touch=pages: no block touched as the program had it" 0 "$(csv "$TMP/qp.csv" resident_touches)"
+	"$R" --csv -i 1 --touch=none "$TMP/q.wl" >"$TMP/qn.csv"
+	check "quarter, --touch=none: below a quarter of the program's" test "$(csv "$TMP/qn.csv" replay_rss_growth_kb)" -lt "$((prog / 4))"
+	# --compare's runs touch as the single run does
+	"$R" --compare glibc,glibc --csv -i 1 "$TMP/q.wl" >"$TMP/qc.csv"
+	eq "quarter, --compare: each run touched as the program had it" "4 4" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "resident_touches") c = i } NR > 1 { printf "%s ", $c }' "$TMP/qc.csv" | sed 's/ $//')"
+fi
+
+# --- a block of twice the memory available that the program never wrote: what a replay that
+# touches as the program did needs is what the program held (its samples), not the block's
+# size, so it is not refused for memory (by pages it is)
+big=$(awk '/^MemAvailable:/ { printf "%.0f\n", $2 * 1024 * 2 }' /proc/meminfo)
+"$TP/mkprogmem" untouched "$TMP/u" "$big" && "$BIN/trace2wl" -q "$TMP/u.wl" "$TMP/u"
+limited() { if [ "${SANITIZE:-}" = 1 ]; then ASAN_OPTIONS="$ASAN_OPTIONS:max_allocation_size_mb=4096" "$@"; else (ulimit -v 4000000; "$@"); fi; }
+limited "$R" "$TMP/u.wl" >/dev/null 2>"$TMP/err"
+grep -q "memory available" "$TMP/err" && bad "untouched: refused for memory: $(cat "$TMP/err")" || ok "untouched: not refused for memory (the program held 2 MB)"
+limited "$R" --touch=pages "$TMP/u.wl" >/dev/null 2>"$TMP/err"; eq "untouched, --touch=pages: refused" 3 "$?"
+grep -q "its blocks reach [0-9,]* MiB live at their peak" "$TMP/err" && ok "untouched, --touch=pages: says the blocks" || bad "untouched, pages: $(cat "$TMP/err")"
+
+# --- the same program traced by the tracer (libmtracectl.so), not by itself
+traced "$TMP/tq" "$TP/selftrace" quarter -; eq "quarter, traced: exit 0" 0 "$?"
+tq=$(one_file "$TMP/tq.*")
+"$BIN/trace2wl" -q "$TMP/tq.wl" "$tq"
+eq "quarter, traced: four RESIDENTs, each known" 4 "$("$BIN/trace_dump" "$TMP/tq.wl" | grep -c 'resident: 1638[0-9] KiB of it')"
+if [ "${SANITIZE:-}" != 1 ]; then
+	"$R" --csv -i 1 "$TMP/tq.wl" >"$TMP/tq.csv"
+	prog=$(csv "$TMP/tq.csv" program_rss_growth_kb); replay=$(csv "$TMP/tq.csv" replay_rss_growth_kb)
+	check "quarter, traced: the replay within 25% of the program ($replay against $prog Kb)" \
+		test "$((replay * 4))" -le "$((prog * 5))" -a "$((replay * 4))" -ge "$((prog * 3))"
+fi
+finish

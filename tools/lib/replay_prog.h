@@ -1,0 +1,102 @@
+/* replay_prog.h - what makes a replay's memory the program's (workload version 2): touching as
+ * much of a new block or mapping as the program had resident, the program's own mappings
+ * replayed (map, touch, unmap) on a table of their own, the program's pace (waiting for the
+ * time of a call that came after an idle time), and the replay's memory as a curve by calls,
+ * set beside the program's samples for the fidelity figures.  Everything here is the harness's
+ * own memory (mmap'd), never the allocator's under test.
+ */
+#ifndef REPLAY_PROG_H
+#define REPLAY_PROG_H
+#include <stdint.h>
+#include <string.h>
+#include "mtrace-workload.h"
+
+enum { TOUCH_PAGES = 0, TOUCH_FULL = 1, TOUCH_NONE = 2, TOUCH_RESIDENT = 3 };
+
+/* An operand of a validated stream (no bounds to check) */
+static inline uint64_t replay_get(const uint8_t **p)
+{
+	uint8_t b = *(*p)++;
+	if (__builtin_expect(b < 0x80, 1))   /* most operands: slots, small sizes, thread numbers */
+		return b;
+	uint64_t v = b & 0x7f;
+	for (unsigned shift = 7;; shift += 7) {
+		b = *(*p)++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+}
+
+/* Write to n bytes at q as mode says: every byte (full), nothing (none), or one byte a page
+   and the last byte (pages); resident: one byte a page of the first k bytes (of a block the
+   program had k bytes of resident), the last byte too when that is all of it. */
+static inline void replay_touch(void *q, uint64_t n, uint64_t k, int mode, uint64_t page)
+{
+	if (!q || !n || mode == TOUCH_NONE)
+		return;
+	if (mode == TOUCH_FULL) {
+		memset(q, 0x5a, n);
+		return;
+	}
+	volatile char *c = q;
+	if (k > n || mode == TOUCH_PAGES)
+		k = n;
+	for (uint64_t i = 0; i < k; i += page)
+		c[i] = 1;
+	if (k == n)
+		c[n - 1] = 1;
+}
+
+/* The bytes of a new block (or mapping) of n bytes to touch: what the RESIDENT after its call
+   (at *p, consumed) says the program had resident, in TOUCH_RESIDENT mode; else all n.  *told
+   is set when the workload said. */
+static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, int *told)
+{
+	*told = 0;
+	if (**p != MTRACE_WL_RESIDENT)
+		return n;
+	++*p;
+	uint64_t kib1 = replay_get(p);
+	if (!kib1 || mode != TOUCH_RESIDENT)
+		return n;   /* not known, or --touch says otherwise */
+	*told = 1;
+	uint64_t k = (kib1 - 1) * 1024;   /* (at most 2^52: no overflow) */
+	return k < n ? k : n;
+}
+
+/* The program's own mappings, replayed */
+struct replay_maps {
+	struct rmap { char *p; uint64_t len, left; } *m;   /* left: bytes not unmapped yet */
+	uint64_t n, page;
+	int mode;                     /* the touch mode */
+	int64_t mapped;               /* bytes mapped now (all threads: atomic) */
+	int64_t peak;                 /* the most at once (the sampler's view) */
+	uint64_t resident_told;       /* mappings touched as the program had them resident */
+};
+
+/* A table for n map ids (none when n is 0).  0, or -1 (errno). */
+int replay_maps_init(struct replay_maps *r, uint64_t n, uint64_t page, int mode, uint64_t *harness);
+/* One MAP, UNMAP or REMAP; p points after its opcode, the result after its operands (and the
+   RESIDENT it consumed).  A map or remap that failed here sets *failed_len to its length. */
+const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed_len);
+
+/* The replay's curve: (calls completed, anonymous resident bytes) as the sampler saw them;
+   every other one dropped, and half as many kept from then on, when the table is full */
+struct replay_curve {
+	struct replay_point { uint64_t calls, anon; } *pt;
+	uint64_t n, cap, stride, seen;
+	uint64_t anon0;               /* before the first call */
+	uint64_t anon_peak;           /* the most seen (every sample, kept or not) */
+};
+int replay_curve_init(struct replay_curve *c, uint64_t *harness);
+void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon);
+
+/* /proc/self/statm (fd, read from its start) in bytes: virtual size, resident, and anonymous
+   resident (resident less shared: what an allocator's heap occupies).  0, or -1. */
+int replay_statm(int fd, uint64_t page, uint64_t *vsz, uint64_t *rss, uint64_t *anon);
+
+/* Pace: wait until usec of the program's time, at factor times its speed, have passed since
+   t0_ns (CLOCK_MONOTONIC). */
+void replay_pace_wait(uint64_t t0_ns, double factor, uint64_t usec);
+#endif
