@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct outcome rd, mp;
 	trace_reader_map_min = UINT64_MAX;   /* read */
 	read_all(path, &rd);
-	PROPERTY(rd.n <= size / 64 + 1, "more records than bytes allow");
+	PROPERTY(rd.n <= size / MTRACE_SLOT_SIZE + 1, "more records than bytes allow");
 	trace_reader_map_min = 0;            /* mapped, a page a window: records cross windows */
 	trace_reader_map_window = 4096;
 	read_all(path, &mp);

@@ -722,7 +722,7 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->tid = r->chunk_tid;
 		rec->call = (uint8_t)call;
 		rec->flags = (uint8_t)flags;
-		rec->err = sp->aux;
+		rec->err = (uint16_t)(sp->aux & ~is_free);   /* (a free has no errno: as mtrace_decode) */
 		rec->ts = sp->ts;
 		rec->ptr = sp->a & is_free;
 		rec->result = sp->a & ~is_free;
@@ -823,11 +823,10 @@ int trace_decode_run(struct trace_reader *r)
 			if (chunk || r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
 		}
-		if (p < end || (size_t)have < 2 * MTRACE_SLOT_SIZE) {
-			/* a wide record's first slot is the last at hand */
-			have = fill(r, 2 * MTRACE_SLOT_SIZE);
-			if (have >= 0 && (size_t)have < 2 * MTRACE_SLOT_SIZE && r->eof &&
-			    ((const struct mtrace_slot *)(r->buf + r->buf_pos))->call)
+		if (p < end) {
+			/* a wide record's first slot is the last at hand: its second, or the end */
+			have = fill(r, 2 * MTRACE_SLOT_SIZE);   /* (fewer only at the end of the file) */
+			if (have >= 0 && (size_t)have < 2 * MTRACE_SLOT_SIZE)
 				return fail(r, r->offset, "truncated record (%zd of %u bytes)", have,
 					    2 * MTRACE_SLOT_SIZE);
 		}
