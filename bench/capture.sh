@@ -21,9 +21,10 @@ now_ns() { date +%s%N; }
 # tracers available ($TRACERS narrows them: TRACERS="untraced mtrace mtrace-nothread", say).
 # mtrace-nothread is mtrace with MTRACE_CTL_NOTHREAD=1: the program's threads populate the
 # trace's pages themselves; mtrace-nosamples is mtrace with MTRACE_CTL_MEMORY_MS=0: no samples
-# of the process's memory.
+# of the process's memory; mtrace-dormant is the preload with MTRACE_CTL_START=0: loaded,
+# recording nothing until switched on from outside.
 ONLY=${TRACERS:-}
-TRACERS="untraced mtrace mtrace-nosamples mtrace-nothread"
+TRACERS="untraced mtrace-dormant mtrace mtrace-nosamples mtrace-nothread"
 command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
 LTTWRAP=$(ls /usr/lib/*/liblttng-ust-libc-wrapper.so* /usr/lib/liblttng-ust-libc-wrapper.so* 2>/dev/null | head -n 1)
 if [ -n "$ONLY" ]; then
@@ -49,6 +50,7 @@ run() {
 	untraced) "$@" >/dev/null 2>&1 ;;
 	mtrace) MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-nothread) MTRACE_CTL_NOTHREAD=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-dormant) MTRACE_CTL_START=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-nosamples) MTRACE_CTL_MEMORY_MS=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
 	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
@@ -162,6 +164,10 @@ fi
 for name in "python3 (PYTHONMALLOC=malloc)" "python3, after a 320 MB trace"; do
 	r=$(res "$name" mtrace 3)
 	[ -n "$r" ] && printf '  %-30s %5.2fx untraced (target: 1.2x or less)\n' "$name" "$r"
+done
+for name in "mbench, 1 thread" "mbench, 2 threads" "python3 (PYTHONMALLOC=malloc)"; do
+	d=$(res "$name" mtrace-dormant 4); r=$(res "$name" mtrace-dormant 3)
+	[ -n "$d" ] && printf '  %-30s dormant: %+5.1f ns a call, %5.3fx untraced (target: 2 ns or less; python 1.02x)\n' "$name" "$d" "$r"
 done
 for name in "mbench, 1 thread" "mbench, 2 threads"; do
 	ns=$(res "$name" mtrace 4)

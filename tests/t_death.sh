@@ -50,4 +50,5 @@ check "SIGKILL: trace validates" "$BIN/trace_dump" -c "$f"
 runs_agree "SIGKILL: read a run at a time, the same records (runs end at unwritten space)" "$f"
 ge "SIGKILL: calls up to the kill are there" 10000 "$(count "$f" calls)"
 eq "SIGKILL: header not marked finished" 0 "$(count "$f" finished)"
+ge "SIGKILL: the memory samples up to the kill read too (one in 10 ms of calls)" 2 "$(count "$f" samples)"
 finish

@@ -45,6 +45,13 @@ eq "window 2: its 1,000 malloc(1004)" 1000 "$(count "$w2" malloc 1004)"
 eq "window 2: none from outside it" 0 "$(( $(count "$w2" malloc 1002) + $(count "$w2" malloc 1003) ))"
 "$BIN/trace_dump" -H "$w1" | grep -q 'midway' && ok "the header says the trace starts midway" || bad "midway: $("$BIN/trace_dump" -H "$w1" | head -n 20)"
 eq "fork and exec: the children stayed dormant (no file of theirs)" 2 "$(ls "$TMP"/win.* | wc -l)"
+# the window freed 100 blocks it never saw allocated: counted as such, and the replay runs
+"$BIN/trace2wl" "$TMP/w1.wl" "$w1" 2>"$TMP/w1.sum"
+grep -q 'skipped: 100 frees' "$TMP/w1.sum" && ok "trace2wl: the 100 frees of blocks from before the window, said" ||
+	bad "trace2wl summary: $(cat "$TMP/w1.sum")"
+"$BIN/trace_stats" "$w1" | grep -q 'free_of_unknown_block *100$' && ok "trace_stats: the same 100 frees" ||
+	bad "trace_stats: $("$BIN/trace_stats" "$w1" | grep unknown)"
+"$BIN/trace_run" "$TMP/w1.wl" >/dev/null 2>&1; eq "the window's workload replays" 0 "$?"
 
 # --for: start, wait, stop, print the trace's name; a child switched on its own
 "$M" --dormant -q -o "$TMP/fc" -- "$W" fork >"$TMP/f.out" 2>&1 &

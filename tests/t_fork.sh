@@ -13,6 +13,9 @@ eq "parent: none of the child's malloc(1001)" 0 "$(count "$pf" malloc 1001)"
 eq "child: its 5 malloc(1001)" 5 "$(count "$cf" malloc 1001)"
 eq "child: none of the parent's malloc(1002)" 0 "$(count "$cf" malloc 1002)"
 eq "child trace finished cleanly" 1 "$(count "$cf" finished)"
+# memory samples: the child's own, at its first call and at its end
+ge "child: memory samples of its own" 2 "$(count "$cf" samples)"
+ge "parent: its memory samples" 2 "$(count "$pf" samples)"
 
 traced "$TMP/b" "$TP/forker" forkbusy >"$TMP/out"
 eq "forkbusy ran" "forkbusy ok" "$(cat "$TMP/out")"

@@ -1,8 +1,8 @@
 /* windows - a program under a dormant tracer, switched from outside (tests/t_dormant.sh).
  * It watches the tracer's own state (mtrace_control, found with dlsym) and makes its calls in
  * phases, each after the switch it waits for has taken effect:
- *   dormant:   1,000 malloc(1001)
- *   recording: 1,000 malloc(1002)     (window 1)
+ *   dormant:   1,000 malloc(1001), of which 100 are kept
+ *   recording: 1,000 malloc(1002), and the 100 kept freed     (window 1)
  *   dormant:   1,000 malloc(1003)
  *   recording: 1,000 malloc(1004)     (window 2)
  *   dormant:   exit
@@ -41,6 +41,8 @@ static int wait_for(unsigned state)
 	return -1;
 }
 
+static void *kept[100];
+
 static void batch(size_t size)
 {
 	for (int i = 0; i < 1000; i++) {
@@ -76,9 +78,13 @@ int main(int argc, char **argv)
 	}
 	printf("pid %d\n", (int)getpid());
 	batch(1001);
+	for (int i = 0; i < 100; i++)
+		kept[i] = malloc(1001);
 	if (wait_for(MTRACE_STATE_RECORDING) < 0)
 		return 1;
 	batch(1002);
+	for (int i = 0; i < 100; i++)
+		free(kept[i]);   /* blocks from before the window */
 	if (wait_for(MTRACE_STATE_DORMANT) < 0)
 		return 1;
 	batch(1003);
