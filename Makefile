@@ -134,6 +134,8 @@ bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
 	@B=$(B) sh bench/trace2wl.sh
 	@echo
 	@B=$(B) sh bench/replay.sh
+	@echo
+	@B=$(B) sh bench/fidelity.sh
 $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread

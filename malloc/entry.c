@@ -79,10 +79,14 @@ static inline unsigned ptr_info(void *p, size_t *large)
 	return 0;
 }
 
-/* The resident bytes of a large block given back (out of line: a system call or more). */
+/* The resident bytes of a large block given back (out of line: a system call or more).  And
+   before it goes, the process's memory, if a sample is due: where memory falls the program may
+   have made no call for long (sort fills a 1.4 GB buffer between its malloc and its free), and
+   a sample after the release would miss the peak. */
 static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
 {
 	*flags |= MTRACE_RF_RESIDENT;
+	mt_sample_before_release(&mt_tls);
 	return mt_resident(p, size);
 }
 
@@ -277,13 +281,13 @@ MT_API void free(void *p)
 		return;
 	}
 	t->busy = 1;
+	size_t large;
+	unsigned flags = ptr_info(p, &large);
+	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
 	   point before the allocator can hand the block to another thread */
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 1, 0, &n);
-	size_t large;
-	unsigned flags = ptr_info(p, &large);
-	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	uint64_t ts = ticks_before(t);
 	if (MT_LIKELY(r != NULL && n == 1)) {
 		/* everything is known before the call: the record is complete before the block is
@@ -344,12 +348,12 @@ MT_API void *realloc(void *old, size_t size)
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
-	unsigned n;
-	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
 	size_t large;
 	unsigned pflags = ptr_info(old, &large);
 	/* how much of the old block the program had made resident: in arg2, which realloc has free */
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
+	unsigned n;
+	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
 	uint64_t t0 = ticks_before(t);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);

@@ -324,6 +324,14 @@ static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
 	if (MT_UNLIKELY(ts >= mt_hot->sample_due))
 		mt_sample_due(t, ts);
 }
+/* Before a large block or mapping is given back: a sample if one is due (reserved before the
+   release's own record, so that it comes first in the thread's order) */
+static inline void mt_sample_before_release(struct mt_thread *t)
+{
+	uint64_t now = mt_ticks_now();
+	if (now >= mt_hot->sample_due)
+		mt_sample_due(t, now);
+}
 
 /* mapping.c */
 void mt_mapping_init(void);
