@@ -120,7 +120,8 @@ if [ -n "$PY" ]; then
 	# the same right after a large traced run, whose writeback the kernel is still doing
 	all=$TRACERS
 	TRACERS=$(echo "$all" | tr ' ' '\n' | grep -E '^(untraced|mtrace)$' | tr '\n' ' ')
-	PRE="MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE='$DIR/pre' LD_PRELOAD='$LIB' '$MB' 1 10000000; rm -f '$DIR'/pre.*"
+	# (the large trace stays while the measured run goes: deleting it would cancel its writeback)
+	PRE="rm -f '$DIR'/pre.*; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE='$DIR/pre' LD_PRELOAD='$LIB' '$MB' 1 10000000"
 	bench "python3, after a 320 MB trace" "$pycalls" "$PY" "$ROOT/bench/py_alloc.py" "$PYN"
 	PRE=
 	TRACERS=$all
