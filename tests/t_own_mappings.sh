@@ -55,7 +55,7 @@ eq "v2: two map ids" 2 "$(wl "$TMP/v2.wl" maps)"
 eq "v2: valid" 0 "$(wl "$TMP/v2.wl" violations)"
 "$R" --csv "$TMP/v2.wl" >"$TMP/v2.csv"; eq "v2: replayed" 0 "$?"
 eq "v2: 4 MiB mapped at the most (3 remapped, 1 of break)" 4096 "$(csv "$TMP/v2.csv" replay_mapped_kb)"
-"$BIN/trace2wl" -q -d "$TMP/v2.dj" "$TMP/v2b.wl" "$TMP/v2"; eq "v2: --dj-format leaves the mappings out" 0 "$?"
+"$BIN/trace2wl" -q --dj-format "$TMP/v2.dj" "$TMP/v2b.wl" "$TMP/v2"; eq "v2: --dj-format leaves the mappings out" 0 "$?"
 "$R" --csv "$TMP/v2.dj" >"$TMP/v2dj.csv"; eq "v2: its dj/malloc encoding replays" 0 "$?"
 eq "v2: dj/malloc: the allocator calls, no mapping" "2 0" "$(csv "$TMP/v2dj.csv" malloc_calls) $(csv "$TMP/v2dj.csv" replay_mapped_kb)"
 

@@ -60,7 +60,7 @@ expect_bad "missing file" "$TMP/nonexistent" "No such file"
 
 # --- workloads: the header, then each stream's operations, numbered as trace_run counts calls
 wlc() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
-"$BIN/trace2wl" -q -d "$TMP/w.dj" "$TMP/w.wl" "$f"
+"$BIN/trace2wl" -q --dj-format "$TMP/w.dj" "$TMP/w.wl" "$f"
 "$BIN/trace_dump" "$TMP/w.wl" >"$TMP/wd"; eq "workload: exit 0" 0 "$?"
 grep -q "^# program   $TP/entry_points (pid $(count "$f" pid))$" "$TMP/wd" && ok "workload: the program and pid" || bad "workload program: $(grep program "$TMP/wd")"
 eq "workload: a stream line for each of its streams" "$(wlc "$TMP/w.wl" threads)" "$(grep -c '^# stream [0-9]*: thread ' "$TMP/wd")"

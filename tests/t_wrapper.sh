@@ -42,18 +42,18 @@ grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "library p
 ln -s "$TMP/sp ace/libmtracectl.so" "$TMP/plain.so"
 "$BIN/mtracectl" --lib "$TMP/plain.so" -o "$TMP/sp" -- true 2>/dev/null; eq "a link from a plain path: traced" 1 "$(ls "$TMP"/sp.* 2>/dev/null | wc -l)"
 "$BIN/mtracectl" -q -o "$TMP/q" -- true 2>"$TMP/err"; eq "-q: nothing on stderr" "" "$(cat "$TMP/err")"
-"$BIN/mtracectl" -d -p -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
+"$BIN/mtracectl" -d -P -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
 f=$(one_file "$TMP/dp.*")
 "$BIN/trace_dump" "$f" >"$TMP/dump"
 grep -q 'durations: every call' "$TMP/dump" && ok "-d: header says durations" || bad "-d header"
 ge "-d: malloc records carry durations" 7 "$(grep -c 'malloc(10001) = .* took [0-9]* ns' "$TMP/dump")"
-grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-p: exe and cmdline left out" || bad "-p"
-grep -q 'entry_points' "$TMP/dump" && bad "-p: program name still in the dump" || ok "-p: program name nowhere in the dump"
+grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-P: exe and cmdline left out" || bad "-P"
+grep -q 'entry_points' "$TMP/dump" && bad "-P: program name still in the dump" || ok "-P: program name nowhere in the dump"
 "$BIN/mtracectl" -o "$TMP/pt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
 eq "a long trace: the populating thread" "threads 1" "$(sed -n 1p "$TMP/out")"
-"$BIN/mtracectl" -T -o "$TMP/nt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
-eq "-T: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
-eq "-T: the calls all there" 400000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
+"$BIN/mtracectl" --no-thread -o "$TMP/nt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
+eq "--no-thread: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+eq "--no-thread: the calls all there" 400000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
 # -o DIR (or DIR/, or MTRACE_CTL_FILE=DIR/): the traces go into DIR as mtrace.out.<pid>,
 # not beside it, nor as hidden files DIR/.<pid>
 mkdir "$TMP/into"

@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"twice, split files out of the order written, or the images before and after an exec\n"
 	"are refused.\n"
 	"\n"
-	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
+	"      --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
 	"      --pace-threshold=US  mark where a thread was idle US microseconds or more before\n"
 	"                   its next call (default 1000; 0: nowhere), for trace_run --pace\n"
@@ -189,16 +189,16 @@ int main(int argc, char **argv)
 	tool_name = "trace2wl";
 	static const struct option longopts[] = {
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-		{ "dj-format", required_argument, 0, 'd' }, { "pace-threshold", required_argument, 0, 1 },
+		{ "dj-format", required_argument, 0, 2 }, { "pace-threshold", required_argument, 0, 1 },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
 	const char *dj = NULL;
 	uint64_t pace_us = 1000;
 	int progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "d:pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dj = optarg; break;
+		case 2: dj = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
 				tool_die(EXIT_USAGE, "--pace-threshold wants microseconds (0 to 3600000000), not '%s'", optarg);

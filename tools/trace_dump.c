@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"  -a, --all        also print the chunk bookkeeping records\n"
 	"  -n, --limit=N    stop after N records of each file (of a workload: N operations a\n"
 	"                   stream)\n"
-	"  -t, --ticks      print raw clock ticks instead of seconds since the start\n"
+	"      --ticks      print raw clock ticks instead of seconds since the start\n"
 	"  -s, --stream=N   of a workload: stream N only\n"
 	"      --from=CALL  of a workload: from each stream's call CALL on (its waits included)\n"
 	"  -h, --help       show this help and exit\n"
@@ -488,17 +488,17 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "header", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "all", no_argument, 0, 'a' }, { "limit", required_argument, 0, 'n' },
-		{ "ticks", no_argument, 0, 't' }, { "help", no_argument, 0, 'h' },
+		{ "ticks", no_argument, 0, 2 }, { "help", no_argument, 0, 'h' },
 		{ "stream", required_argument, 0, 's' }, { "from", required_argument, 0, 1 },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "Hcan:ts:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Hcan:s:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': opt.header_only = 1; break;
 		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
 		case 'a': opt.all = 1; break;
-		case 't': opt.ticks = 1; break;
+		case 2: opt.ticks = 1; break;
 		case 'n':
 			if (parse_u64(optarg, &opt.limit) < 0)
 				tool_die(EXIT_USAGE, "--limit wants a number, not '%s'", optarg);
