@@ -64,12 +64,13 @@ static const char usage_text[] =
 	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
 	"that makes a workload of one (next: trace2wl ...).\n"
 	"\n"
-	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
-	"failed, or no trace can be written where BASE says (checked before PROGRAM runs);\n"
-	"126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n"
-	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 3 no\n"
-	"allocator call within the wait (the request stands); 125 no such process, no\n"
-	"tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
+	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 2 bad command line\n"
+	"(mtracectl's own options: PROGRAM is not run); 125 if mtracectl failed, or no trace\n"
+	"can be written where BASE says (checked before PROGRAM runs); 126 if PROGRAM cannot\n"
+	"be traced (statically linked); 127 if it cannot be run.\n"
+	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 2 bad command\n"
+	"line; 3 no allocator call within the wait (the request stands); 125 no such process,\n"
+	"no tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
 
 #define EXIT_TOOL    125
 #define EXIT_NOTRACE 126
@@ -392,7 +393,7 @@ static int wait_program(pid_t pid, const sigset_t *old)
 
 int main(int argc, char **argv)
 {
-	tool_name = "mtracectl";
+	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR, OPT_WAIT };
 	static const struct option longopts[] = {
@@ -423,7 +424,7 @@ int main(int argc, char **argv)
 		case OPT_LIB: lib_opt = optarg; break;
 		case 'S':
 			if (mt_parse_size(optarg, &cap) < 0 || cap < MT_MAX_SIZE_MIN)
-				tool_die(EXIT_TOOL, "--max-size wants a size of 5K or more (bytes, or a number "
+				tool_die(EXIT_USAGE, "--max-size wants a size of 5K or more (bytes, or a number "
 					 "with K, M, G or T after it), not '%s'", optarg);
 			max_size = optarg;
 			break;
@@ -443,7 +444,7 @@ int main(int argc, char **argv)
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
-		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_TOOL;
+		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
 	if (remote) {
@@ -455,11 +456,11 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc) {
 		fputs("mtracectl: no program given\nTry 'mtracectl --help'.\n", stderr);
-		return EXIT_TOOL;
+		return EXIT_USAGE;
 	}
 	char **prog_argv = argv + optind;
 	if (output && !*output)
-		tool_die(EXIT_TOOL, "--output wants a file name");
+		tool_die(EXIT_USAGE, "--output wants a file name");
 	/* every process opens BASE.<pid> from wherever it has moved to (a script's cd): a relative
 	   BASE is made absolute here, so that all the traces land, and are listed, in one place */
 	const char *base = output ? output : getenv("MTRACE_CTL_FILE");

@@ -33,7 +33,7 @@ mkdir -p "$TMP/here" "$TMP/there"
 eq "relative -o: every trace where mtracectl ran" 3 "$(ls "$TMP/here"/rel.* 2>/dev/null | wc -l)"
 eq "relative -o: none where the program moved" 0 "$(ls "$TMP/there" | wc -l)"
 eq "relative -o: all listed, by absolute name" 3 "$(grep -c "^mtracectl: pid [0-9]* ([a-z]*): $TMP/here/rel\.[0-9]*, " "$TMP/err")"
-"$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': 125" 125 "$?"
+"$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': a usage error, 2" 2 "$?"
 # the preload library under a path with a space: ld.so would split LD_PRELOAD there and only
 # warn (the program untraced, "no trace was written"); refused with the way round it
 mkdir -p "$TMP/sp ace"; cp "$LIB" "$TMP/sp ace/"
@@ -64,5 +64,5 @@ eq "-o DIR, DIR/, MTRACE_CTL_FILE=DIR/: 6 traces in DIR" 6 "$(ls "$TMP"/into/mtr
 eq "... and no other file" 6 "$(ls -A "$TMP/into" | grep -c .)"
 "$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
 "$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
-"$BIN/mtracectl" 2>/dev/null; eq "no program: 125" 125 "$?"
+"$BIN/mtracectl" 2>/dev/null; eq "no program: a usage error, 2" 2 "$?"
 finish

@@ -186,7 +186,7 @@ static void no_duplicates(char **inputs, int n)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace2wl";
+	tool_set_name("trace2wl", argv);
 	static const struct option longopts[] = {
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
 		{ "dj-format", required_argument, 0, 2 }, { "pace-threshold", required_argument, 0, 1 },

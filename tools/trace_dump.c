@@ -483,7 +483,7 @@ static int dump(const char *path)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_dump";
+	tool_set_name("trace_dump", argv);
 	trace_reader_wants = "a trace or a workload";
 	static const struct option longopts[] = {
 		{ "header", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },

@@ -159,7 +159,7 @@ static void anonymize(const char *in, FILE *out)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_pack";
+	tool_set_name("trace_pack", argv);
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "gzip", no_argument, 0, 1 },
 		{ "xz", no_argument, 0, 2 }, { "zstd", no_argument, 0, 3 },

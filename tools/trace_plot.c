@@ -711,7 +711,7 @@ enum { OPT_VMSIZE = 256, OPT_LABEL, OPT_HEIGHT };
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_plot";
+	tool_set_name("trace_plot", argv);
 	static const struct option longopts[] = {
 		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
 		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, OPT_LABEL },

@@ -523,7 +523,7 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_run";
+	tool_set_name("trace_run", argv);
 	/* stdout's buffer would be the allocator under test's, allocated at the first printf */
 	static char stdout_buf[BUFSIZ];
 	setvbuf(stdout, stdout_buf, isatty(1) ? _IOLBF : _IOFBF, sizeof stdout_buf);

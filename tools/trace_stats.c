@@ -796,7 +796,7 @@ static void release(struct stats *s)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_stats";
+	tool_set_name("trace_stats", argv);
 	static const struct option longopts[] = {
 		{ "tsv", no_argument, 0, 1 }, { "json", no_argument, 0, 2 }, { "diff", no_argument, 0, 3 },
 		{ "progress", no_argument, 0, 'p' }, { "latency", required_argument, 0, 'L' },
