@@ -7,7 +7,7 @@
 stopped() {
 	eq "$2: exit status 0 (no SIGXFSZ)" 0 "$1"
 	check "$2: same output" cmp "$TMP/plain" "$TMP/traced"
-	eq "$2: exactly one warning line, naming it" "1 1" "$(grep -c 'mtrace-ctl:' "$TMP/err") $(grep -c -F "$3" "$TMP/err")"
+	eq "$2: exactly one warning line, naming it" "1 1" "$(grep -c 'mtracectl:' "$TMP/err") $(grep -c -F "$3" "$TMP/err")"
 	f=$(one_file "$TMP/$2.*")
 	check "$2: trace validates" "$BIN/trace_dump" -c "$f"
 	"$BIN/trace_dump" -c "$f" | grep -q -F "; tracing stopped early, as $3 was reached" && ok "$2: trace_dump -c says it stopped early" ||
@@ -51,5 +51,5 @@ grep -q -- "--max-size wants a size of 5K or more" "$TMP/err" && ok "mtracectl -
 # a limit too small for even the header: no trace, one warning, nothing else changes
 ( ulimit -f 4; MTRACE_CTL_FILE="$TMP/tiny" LD_PRELOAD="$LIB" "$TP/bigalloc" 1000 >"$TMP/traced2" 2>"$TMP/err2" )
 eq "tiny limit: exit status 0" 0 "$?"
-eq "tiny limit: one warning" 1 "$(grep -c 'mtrace-ctl:' "$TMP/err2")"
+eq "tiny limit: one warning" 1 "$(grep -c 'mtracectl:' "$TMP/err2")"
 finish

@@ -13,7 +13,7 @@ for t in "$TMP"/w.*; do eq "listed with its calls: $(basename "$t")" "$(count "$
 t=$(one_file "$TMP/ex.*")
 "$BIN/trace_dump" -H "$t" | grep -q '^# status    finished' && ok "_exit: the trace is finished, as at exit()" || bad "_exit: $("$BIN/trace_dump" -H "$t" | grep '^# status')"
 eq "_exit: its calls counted all the same" "$(count "$t" calls)" "$(listed_calls "$t")"
-grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
+grep -q 'mtracectl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
 "$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"
 "$BIN/mtracectl" -o "$TMP/x" -- "$TP/dies" term 2>"$TMP/err"; eq "killed by SIGTERM: 128+15" 143 "$?"
 grep -q 'killed by signal 15' "$TMP/err" && ok "says the program was killed" || bad "signal message"
