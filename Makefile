@@ -70,6 +70,13 @@ $(B)/libmtools.a: $(TLIB_OBJ)
 	rm -f $@; ar rcs $@ $^
 $(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a $(LDLIBS) -lm
+# a tool with more than its main file has a folder of its own, tools/NAME/, built whole
+TOOL_DIRS := $(filter-out lib,$(notdir $(patsubst %/,%,$(wildcard tools/*/))))
+define tool_dir_rule
+$(B)/bin/$(1): $(wildcard tools/$(1)/*.c tools/$(1)/*.h) $(B)/libmtools.a $(HEADERS) | dirs
+	$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) -Itools/$(1) $(wildcard tools/$(1)/*.c) -o $$@ $(B)/libmtools.a $$(LDLIBS) -lm
+endef
+$(foreach t,$(TOOL_DIRS),$(eval $(call tool_dir_rule,$(t))))
 # mtracectl finds the preload where it was installed: LIBDIR seen from BINDIR (so also in a
 # DESTDIR staging tree, or a tree moved elsewhere), then ../lib (the build tree), then LIBDIR.
 # Rebuilt when those change (a file that changes only with them).
