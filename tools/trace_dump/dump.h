@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 struct dump_opts {
-	int header_only, check, all, ticks;
+	int header_only, check, all, ticks, sorted;
 	uint64_t limit;
 	int64_t stream;     /* -1: every stream */
 	uint64_t from;      /* the first call printed (1 is a stream's first) */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "dump.h"
 #include "input.h"
+#include "order.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
@@ -18,8 +19,11 @@
 static const char usage_text[] =
 	"Usage: trace_dump [OPTION]... FILE...\n"
 	"Print the header and every record of mtrace traces, one line a record, and validate\n"
-	"them.  A workload (trace2wl's, or an original dj/malloc .wl, also compressed) is printed\n"
-	"too: its header, then each stream's operations, numbered as trace_run counts calls.\n"
+	"them: in file order, which groups each thread's records in chunks (times go back where\n"
+	"one thread's chunk follows another's), or with --sorted in the global order, which\n"
+	"trace2wl, trace_stats and trace_plot read them in.  A workload (trace2wl's, or an\n"
+	"original dj/malloc .wl, also compressed) is printed too: its header, then each\n"
+	"stream's operations, numbered as trace_run counts calls.\n"
 	"FILE - reads standard input (a trace).\n"
 	"\n"
 	"  -H, --header     print the header only\n"
@@ -28,6 +32,8 @@ static const char usage_text[] =
 	"  -a, --all        also print the chunk bookkeeping records\n"
 	"  -n, --limit=N    stop after N records of each file (of a workload: N operations a\n"
 	"                   stream)\n"
+	"      --sorted     a trace's records in their global order (its order points: the\n"
+	"                   file offsets are then left out; a realloc shows at its start)\n"
 	"      --ticks      print raw clock ticks instead of seconds since the start\n"
 	"  -s, --stream=N   of a workload: stream N only\n"
 	"      --from=CALL  of a workload: from each stream's call CALL on (its waits included)\n"
@@ -158,12 +164,25 @@ static int print_v2(const struct mtrace_record *x)
 	return 1;
 }
 
+#define NO_OFFSET UINT64_MAX   /* a record met in global order: its place in the file is not known */
+
+/* The records' column heads; with the file offset unless --sorted */
+static void print_columns(void)
+{
+	if (!opt.sorted)
+		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
+	else
+		printf("#%*s %7s  call\n", opt.ticks ? 19 : 13, opt.ticks ? "ticks" : "seconds", "tid");
+}
+
 static void print_record(const struct trace_reader *r, const struct mtrace_record *x, uint64_t off)
 {
+	if (off != NO_OFFSET)
+		printf("%10" PRIu64 " ", off);
 	if (opt.ticks)
-		printf("%10" PRIu64 " %20" PRIu64 " %7u  ", off, x->ts, x->tid);
+		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);
 	else
-		printf("%10" PRIu64 " %14.9f %7u  ", off, trace_seconds(r, x->ts), x->tid);
+		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
 	const char *name = mtrace_call_name(x->call);
 	int v2 = 0;
 	switch (x->call) {
@@ -212,6 +231,74 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 }
 
 /* ---------------------------------------------------------------------------------------------
+   --sorted: the records in their global order, as order.h hands them to trace2wl and
+   trace_stats.  Each record shows once, at its ts: a realloc (and mremap), which has two order
+   points, at the first, where the call began and released its block.
+   ------------------------------------------------------------------------------------------- */
+
+struct sorted {
+	const struct trace_reader *r;
+	uint64_t calls, samples, shown;
+	struct u64set threads;   /* of the calls shown (order.h's indexes: a reused tid is another) */
+	int at_limit;   /* --limit reached: the order was stopped, not failed */
+};
+
+static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
+{
+	struct sorted *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct mtrace_record *x = ev[i].rec;
+		if (ev[i].kind == ORDER_RESULT)
+			continue;
+		if (s->shown == opt.limit) {
+			s->at_limit = 1;
+			return -1;
+		}
+		if (x->call == MTRACE_CALL_MEMORY)
+			s->samples++;
+		else if (s->calls++, u64set_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)   /* (n leaves key 0 out) */
+			tool_die(EXIT_SYSTEM, "out of memory");
+		print_record(s->r, x, NO_OFFSET);
+		s->shown++;
+	}
+	return 0;
+}
+
+/* The records of the trace r (its header printed) in global order; what they held on the
+   summary line.  0, or -1 (said) if the trace is invalid. */
+static int dump_sorted(struct trace_reader *r)
+{
+	struct sorted s = { .r = r };
+	struct order o;
+	int rc = order_begin(&o, on_sorted, NULL, &s);
+	if (rc == 0)
+		rc = order_feed(&o, r);
+	if (rc == 0)
+		rc = order_end(&o);
+	if (rc < 0 && s.at_limit)
+		rc = 0;
+	else if (rc < 0 && o.sys_error)
+		tool_die(EXIT_SYSTEM, "%s", o.err);
+	else if (rc < 0)
+		tool_warn("%s", o.err);
+	if (rc == 0) {
+		char n1[32], n2[32], n3[32], n4[32], sampled[80] = "", late[120] = "";
+		if (s.samples)
+			snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, s.samples),
+				 s.samples == 1 ? "" : "s");
+		if (o.late)
+			snprintf(late, sizeof late, "; %s record%s came after later ones, and are shown late",
+				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
+		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n", fmt_commas(n1, s.calls),
+		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
+		       fmt_commas(n2, r->n_unwritten), late);
+	}
+	u64set_free(&s.threads);
+	order_free(&o);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------
    Traces
    ------------------------------------------------------------------------------------------- */
 
@@ -240,7 +327,12 @@ static int dump(const char *path)
 		return 0;
 	}
 	if (!opt.check)
-		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
+		print_columns();
+	if (opt.sorted && !opt.check) {
+		int rc = dump_sorted(&r);
+		trace_close(&r);
+		return rc;
+	}
 	struct mtrace_record x;
 	uint64_t off, calls = 0, samples = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
@@ -297,7 +389,7 @@ int main(int argc, char **argv)
 		{ "all", no_argument, 0, 'a' }, { "limit", required_argument, 0, 'n' },
 		{ "ticks", no_argument, 0, 2 }, { "help", no_argument, 0, 'h' },
 		{ "stream", required_argument, 0, 's' }, { "from", required_argument, 0, 1 },
-		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "sorted", no_argument, 0, 3 }, { 0, 0, 0, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "Hcan:s:hV", longopts, NULL)) != -1) {
@@ -306,6 +398,7 @@ int main(int argc, char **argv)
 		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
 		case 'a': opt.all = 1; break;
 		case 2: opt.ticks = 1; break;
+		case 3: opt.sorted = 1; break;
 		case 'n':
 			if (parse_u64(optarg, &opt.limit) < 0)
 				tool_die(EXIT_USAGE, "--limit wants a number, not '%s'", optarg);
@@ -326,6 +419,9 @@ int main(int argc, char **argv)
 		default: fputs("Try 'trace_dump --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
+	if (opt.sorted && opt.all)
+		tool_die(EXIT_USAGE, "--sorted and --all: the chunk records have a place in the file, not "
+			 "in the global order");
 	if (optind == argc) {
 		fputs("trace_dump: no file given\nTry 'trace_dump --help'.\n", stderr);
 		return EXIT_USAGE;
