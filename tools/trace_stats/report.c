@@ -47,7 +47,7 @@ static uint64_t ns_since_start(const struct stats *s, uint64_t t)
 	return t > s->t0 ? stats_ns(s, t - s->t0) : 0;
 }
 
-/* A key as the text names it: without the unit its value now carries ("_ns") */
+/* A key as the text names it: without the unit ("_ns") that its value carries there */
 static const char *text_key(char *buf, size_t cap, const char *key, enum unit u)
 {
 	size_t n = strlen(key);
