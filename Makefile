@@ -70,6 +70,13 @@ $(B)/libmtools.a: $(TLIB_OBJ)
 	rm -f $@; ar rcs $@ $^
 $(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a $(LDLIBS) -lm
+# a tool with more than its main file has a folder of its own, tools/NAME/, built whole
+TOOL_DIRS := $(filter-out lib,$(notdir $(patsubst %/,%,$(wildcard tools/*/))))
+define tool_dir_rule
+$(B)/bin/$(1): $(wildcard tools/$(1)/*.c tools/$(1)/*.h) $(B)/libmtools.a $(HEADERS) | dirs
+	$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) -Itools/$(1) $(wildcard tools/$(1)/*.c) -o $$@ $(B)/libmtools.a $$(LDLIBS) -lm
+endef
+$(foreach t,$(TOOL_DIRS),$(eval $(call tool_dir_rule,$(t))))
 # mtracectl finds the preload where it was installed: LIBDIR seen from BINDIR (so also in a
 # DESTDIR staging tree, or a tree moved elsewhere), then ../lib (the build tree), then LIBDIR.
 # Rebuilt when those change (a file that changes only with them).
@@ -151,7 +158,7 @@ demo: all $(TEST_BINS) $(B)/bench/mbench
 # mtrace_init), the format documents and the example program README's commands build
 LP := (
 MAN3_LINKS := libmtrace $(shell sed -n 's/^[a-z].*[ *]\(mtrace_[a-z_]*\)$(LP).*/\1/p' include/mtrace.h)
-DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/performance.md $(wildcard doc/*.svg)
+DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/options.md doc/performance.md $(wildcard doc/*.svg)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DOCDIR)/examples

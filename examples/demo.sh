@@ -19,7 +19,7 @@ step() { # TITLE COMMAND: print both, run the command as printed
 echo "(the commands run from $(pwd) with $B/bin on the PATH)"
 step "1. trace a program that allocates (bench/mbench.c, 2 threads)" "mtracectl -o $DIR/trace -- $B/bench/mbench 2 300000"
 T=$(ls "$DIR"/trace.*)
-step "2. a look at its trace" "trace_dump -n 8 $T | tail -n 9"
+step "2. a look at its trace, in time order" "trace_dump --sorted -n 8 $T | tail -n 9"
 step "3. convert it into a workload" "trace2wl $DIR/demo.wl $T"
 list=glibc
 for a in jemalloc:libjemalloc.so.2 tcmalloc:libtcmalloc_minimal.so.4 mimalloc:libmimalloc.so.2; do

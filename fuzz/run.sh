@@ -40,7 +40,7 @@ MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracec
 "$B/tests/swap_trace" "$S/trace/v2" "$S/trace/v2-swapped"
 for t in "$S"/trace/*; do
 	n=$(basename "$t")
-	"$B/bin/trace2wl" -q -d "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null
+	"$B/bin/trace2wl" -q --dj-format "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null
 done
 for k in wl-ok wl-racy wl-deadlock wl-badslot wl-badthread wl-maps; do "$B/tests/mkfixture" $k "$S/wl/$k"; done
 mkdir -p "$S/maps"   # MAP, UNMAP, REMAP with operands, as fuzz_replay_maps reads them

@@ -183,7 +183,7 @@ static void *next_sym(const char *name, const char *libc_name)
 
 static void die_unresolved(const char *name)
 {
-	static const char msg[] = "mtrace-ctl: fatal: no allocator after the tracer defines ";
+	static const char msg[] = "mtracectl: fatal: no allocator after the tracer defines ";
 	ssize_t r = write(2, msg, sizeof msg - 1);
 	r = write(2, name, strlen(name));
 	r = write(2, "\n", 1);

@@ -73,7 +73,7 @@ static void say(const char *msg1, const char *msg2, int err)
 	struct iovec iov[6];
 	int n = 0;
 #define PIECE(s) (iov[n].iov_base = (void *)(s), iov[n].iov_len = strlen(s), n++)
-	PIECE("mtrace-ctl: ");
+	PIECE("mtracectl: ");
 	PIECE(msg1);
 	if (msg2) {
 		PIECE(" ");
@@ -118,7 +118,7 @@ void mt_fail(unsigned reason, const char *what, int err)
 	if (what == NULL)
 		return;
 	static const char tail[] = "; tracing stopped, the program goes on";
-	struct iovec iov[6] = { { "mtrace-ctl: ", 12 }, { (void *)what, strlen(what) } };
+	struct iovec iov[6] = { { "mtracectl: ", 11 }, { (void *)what, strlen(what) } };
 	int n = 2;
 	if (err) {
 		iov[n++] = (struct iovec){ ": ", 2 };

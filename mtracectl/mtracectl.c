@@ -43,17 +43,17 @@ static const char usage_text[] =
 	"                     DIR/mtrace.out.<pid> when BASE is a directory;\n"
 	"                     default $MTRACE_CTL_FILE or /tmp/mtrace.out\n"
 	"  -d, --durations    record how long every call took (costs a second clock read)\n"
-	"  -p, --private      leave the executable path and command line out of the traces\n"
-	"  -T, --no-thread    never start the thread that populates the trace's pages ahead\n"
+	"  -P, --private      leave the executable path and command line out of the traces\n"
+	"      --no-thread    never start the thread that populates the trace's pages ahead\n"
 	"                     (the program's own threads then do it, at their cost)\n"
-	"  -s, --max-size=SIZE  stop tracing a process once its trace would grow past SIZE\n"
+	"  -S, --max-size=SIZE  stop tracing a process once its trace would grow past SIZE\n"
 	"                     bytes (K, M, G, T after the number: KiB ... TiB); the program\n"
 	"                     goes on, and the trace says where and why it stopped\n"
 	"  -q, --quiet        print nothing but errors\n"
 	"      --dormant      load the tracer in PROGRAM (and its children) recording nothing\n"
 	"      --wait=SECONDS how long --start, --stop and --for wait for PID's next allocator\n"
 	"                     call, which carries the request out (default 5)\n"
-	"  -l, --lib=PATH     the preload library (default: found next to this program)\n"
+	"      --lib=PATH     the preload library (default: found next to this program)\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
@@ -64,12 +64,13 @@ static const char usage_text[] =
 	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
 	"that makes a workload of one (next: trace2wl ...).\n"
 	"\n"
-	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 125 if mtracectl\n"
-	"failed, or no trace can be written where BASE says (checked before PROGRAM runs);\n"
-	"126 if PROGRAM cannot be traced (statically linked); 127 if it cannot be run.\n"
-	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 3 no\n"
-	"allocator call within the wait (the request stands); 125 no such process, no\n"
-	"tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
+	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 2 bad command line\n"
+	"(mtracectl's own options: PROGRAM is not run); 125 if mtracectl failed, or no trace\n"
+	"can be written where BASE says (checked before PROGRAM runs); 126 if PROGRAM cannot\n"
+	"be traced (statically linked); 127 if it cannot be run.\n"
+	"Switching PID: 0 done; 1 refused (already recording, nothing to stop); 2 bad command\n"
+	"line; 3 no allocator call within the wait (the request stands); 125 no such process,\n"
+	"no tracer in it, or not allowed to inspect it (the kernel's ptrace rules).\n";
 
 #define EXIT_TOOL    125
 #define EXIT_NOTRACE 126
@@ -392,16 +393,18 @@ static int wait_program(pid_t pid, const sigset_t *old)
 
 int main(int argc, char **argv)
 {
-	tool_name = "mtracectl";
+	tool_set_name("mtracectl", argv);
+	/* the long-only options' codes: below any letter's */
+	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR, OPT_WAIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
-		{ "private", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-		{ "lib", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' },
-		{ "version", no_argument, 0, 'V' }, { "no-thread", no_argument, 0, 'T' },
-		{ "max-size", required_argument, 0, 's' },
-		{ "dormant", no_argument, 0, 'D' }, { "start", no_argument, 0, 'S' },
-		{ "stop", no_argument, 0, 'X' }, { "status", no_argument, 0, 'I' },
-		{ "for", required_argument, 0, 'F' }, { "wait", required_argument, 0, 'W' },
+		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
+		{ "lib", required_argument, 0, OPT_LIB }, { "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' }, { "no-thread", no_argument, 0, OPT_NO_THREAD },
+		{ "max-size", required_argument, 0, 'S' },
+		{ "dormant", no_argument, 0, OPT_DORMANT }, { "start", no_argument, 0, OPT_START },
+		{ "stop", no_argument, 0, OPT_STOP }, { "status", no_argument, 0, OPT_STATUS },
+		{ "for", required_argument, 0, OPT_FOR }, { "wait", required_argument, 0, OPT_WAIT },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL;
@@ -410,40 +413,38 @@ int main(int argc, char **argv)
 	unsigned long for_ms = 0;
 	uint64_t wait_s = 5;
 	/* '+': options end at PROGRAM, whose own options are its business */
-	while ((c = getopt_long(argc, argv, "+o:dpTqs:l:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:dPqS:hV", longopts, NULL)) != -1) {
+		int what = c == OPT_START ? 's' : c == OPT_STOP ? 'x' : c == OPT_STATUS ? 'i' : 'f';
 		switch (c) {
 		case 'o': output = optarg; break;
 		case 'd': durations = 1; break;
-		case 'p': private_hdr = 1; break;
-		case 'T': no_thread = 1; break;
+		case 'P': private_hdr = 1; break;
+		case OPT_NO_THREAD: no_thread = 1; break;
 		case 'q': quiet = 1; break;
-		case 'l': lib_opt = optarg; break;
-		case 's':
+		case OPT_LIB: lib_opt = optarg; break;
+		case 'S':
 			if (mt_parse_size(optarg, &cap) < 0 || cap < MT_MAX_SIZE_MIN)
-				tool_die(EXIT_TOOL, "--max-size wants a size of 5K or more (bytes, or a number "
+				tool_die(EXIT_USAGE, "--max-size wants a size of 5K or more (bytes, or a number "
 					 "with K, M, G or T after it), not '%s'", optarg);
 			max_size = optarg;
 			break;
-		case 'D': dormant = 1; break;
-		case 'S': case 'X': case 'I':
-			if (remote && remote != (c == 'S' ? 's' : c == 'X' ? 'x' : 'i'))
-				tool_die(EXIT_USAGE, "--start, --stop, --status and --for: one at a time");
-			remote = c == 'S' ? 's' : c == 'X' ? 'x' : 'i';
-			break;
-		case 'F':
+		case OPT_DORMANT: dormant = 1; break;
+		case OPT_FOR:
 			if (parse_duration_ms(optarg, &for_ms) < 0)
 				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, 1h), not '%s'", optarg);
-			if (remote && remote != 'f')
+			/* fall through */
+		case OPT_START: case OPT_STOP: case OPT_STATUS:
+			if (remote && remote != what)
 				tool_die(EXIT_USAGE, "--start, --stop, --status and --for: one at a time");
-			remote = 'f';
+			remote = what;
 			break;
-		case 'W':
+		case OPT_WAIT:
 			if (parse_u64(optarg, &wait_s) < 0 || wait_s > 86400)
 				tool_die(EXIT_USAGE, "--wait wants seconds, not '%s'", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
-		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_TOOL;
+		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
 	if (remote) {
@@ -455,11 +456,11 @@ int main(int argc, char **argv)
 	}
 	if (optind == argc) {
 		fputs("mtracectl: no program given\nTry 'mtracectl --help'.\n", stderr);
-		return EXIT_TOOL;
+		return EXIT_USAGE;
 	}
 	char **prog_argv = argv + optind;
 	if (output && !*output)
-		tool_die(EXIT_TOOL, "--output wants a file name");
+		tool_die(EXIT_USAGE, "--output wants a file name");
 	/* every process opens BASE.<pid> from wherever it has moved to (a script's cd): a relative
 	   BASE is made absolute here, so that all the traces land, and are listed, in one place */
 	const char *base = output ? output : getenv("MTRACE_CTL_FILE");

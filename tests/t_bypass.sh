@@ -9,7 +9,7 @@ eq "exit status" 0 "$?"
 # the same count of calls: the tracer's own lookups allocate nothing from the program's allocator
 check "the program's allocator serves the same calls as untraced" cmp "$TMP/plain" "$TMP/out"
 eq "one warning line" 1 "$(wc -l <"$TMP/err")"
-grep -q "^mtrace-ctl: warning: malloc, free, calloc, realloc, posix_memalign, aligned_alloc, memalign defined by .*/own_malloc, which comes before the tracer: those calls are not traced$" "$TMP/err" &&
+grep -q "^mtracectl: warning: malloc, free, calloc, realloc, posix_memalign, aligned_alloc, memalign defined by .*/own_malloc, which comes before the tracer: those calls are not traced$" "$TMP/err" &&
 	ok "the warning names the functions and the executable" || bad "warning: $(cat "$TMP/err")"
 f=$(one_file "$TMP/own.*")
 check "the trace validates" "$BIN/trace_dump" -c "$f"
@@ -31,7 +31,7 @@ grep -q "^mtracectl: pid [0-9]* (own_malloc): $TMP/w\.[0-9]*, 0 calls, [0-9,]* b
 # the aligned family)
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/fwd" LD_PRELOAD="$TP/libfwd.so $LIB" "$TP/bigalloc" 100 >/dev/null 2>"$TMP/err"
 eq "preloaded before the tracer: exit status" 0 "$?"
-grep -q "^mtrace-ctl: warning: malloc, free, calloc, realloc.* defined by $TP/libfwd.so, which comes before the tracer" "$TMP/err" &&
+grep -q "^mtracectl: warning: malloc, free, calloc, realloc.* defined by $TP/libfwd.so, which comes before the tracer" "$TMP/err" &&
 	ok "the warning names the library preloaded first" || bad "warning: $(cat "$TMP/err")"
 "$BIN/trace_dump" -H "$(one_file "$TMP/fwd.*")" | grep -q '^# bypassed ' && ok "and its header says so" || bad "header flag (fwd)"
 

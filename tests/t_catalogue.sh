@@ -34,7 +34,7 @@ grep -q 'dlopen ok' "$TMP/dlopen_bare.traced" && ok "dlopen by bare name through
 
 same deepbind "$TP/catalogue" deepbind "$TP/libctor.so"
 grep -q 'RTLD_DEEPBIND' "$TMP/deepbind.err" && ok "deepbind: one warning names RTLD_DEEPBIND: $(cat "$TMP/deepbind.err")" || bad "deepbind warning: $(cat "$TMP/deepbind.err")"
-eq "deepbind: exactly one warning line" 1 "$(grep -c 'mtrace-ctl' "$TMP/deepbind.err")"
+eq "deepbind: exactly one warning line" 1 "$(grep -c 'mtracectl' "$TMP/deepbind.err")"
 eq "deepbind: the program's own malloc(2004) traced" 1 "$(count "$(trace_of deepbind catalogue)" malloc 2004)"
 
 same signal "$TP/catalogue" signal

@@ -59,7 +59,7 @@ n=0
 for size in 900x560 400x300 1600x900; do
 	w=${size%x*} h=${size#*x} d="$TMP/$size"
 	mkdir "$d"
-	set -- -W "$w" -H "$h"
+	set -- -W "$w" --height "$h"
 	i=0
 	for t in $traces; do
 		i=$((i + 1))
@@ -67,10 +67,10 @@ for size in 900x560 400x300 1600x900; do
 	done
 	"$PL" "$@" -o "$d/rss.svg" "$TMP/glibc.tsv" 2>/dev/null
 	"$PL" "$@" --vmsize -o "$d/rss-vmsize.svg" "$TMP/glibc.tsv" 2>/dev/null
-	"$PL" "$@" -l glibc -l 'one arena (glibc.malloc.arena_max=1)' -o "$d/rss2.svg" "$TMP/glibc.tsv" "$TMP/arena1.tsv" 2>/dev/null
+	"$PL" "$@" --label glibc --label 'one arena (glibc.malloc.arena_max=1)' -o "$d/rss2.svg" "$TMP/glibc.tsv" "$TMP/arena1.tsv" 2>/dev/null
 	"$PL" "$@" -o "$d/compare.svg" "$TMP/cmp.csv" 2>/dev/null
 	"$PL" "$@" -o "$d/latency.svg" "$TMP"/lat.* 2>/dev/null
-	"$PL" "$@" -l 'as traced' -l replayed -o "$d/fidelity.svg" "$TMP/traced.lat" "$TMP/replay.lat" 2>/dev/null
+	"$PL" "$@" --label "as traced" --label replayed -o "$d/fidelity.svg" "$TMP/traced.lat" "$TMP/replay.lat" 2>/dev/null
 	for f in "$d"/*.svg; do
 		n=$((n + 1))
 		out=$(svgcheck "$f" 2>&1) && ok "$size $(basename "$f" .svg): reads well" ||
@@ -91,7 +91,7 @@ if [ -n "${cc1:-}" ]; then
 	ge "cc1 lifetime: 20 buckets or more" 20 "$(grep -c '<rect class="bar"' "$c/lifetime2.svg")"
 fi
 "$PL" --vmsize -k live -o "$TMP/x.svg" "$mb" 2>/dev/null; eq "--vmsize on a live chart: exit 2" 2 "$?"
-"$PL" -H 299 -o "$TMP/x.svg" "$TMP/glibc.tsv" 2>/dev/null; eq "a chart lower than 300 pixels: exit 2" 2 "$?"
+"$PL" --height 299 -o "$TMP/x.svg" "$TMP/glibc.tsv" 2>/dev/null; eq "a chart lower than 300 pixels: exit 2" 2 "$?"
 
 # a real browser draws each kind
 if command -v chromium >/dev/null 2>&1; then

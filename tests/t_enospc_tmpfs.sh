@@ -7,7 +7,7 @@ trap 'umount "$TMP/mnt" "$TMP"/w* 2>/dev/null; rm -rf "$TMP"' EXIT
 MTRACE_CTL_FILE="$TMP/mnt/full" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/bigalloc" 300000 >"$TMP/traced" 2>"$TMP/err"
 eq "exit status 0 (no SIGBUS)" 0 "$?"
 check "same output" cmp "$TMP/plain" "$TMP/traced"
-eq "exactly one warning line" 1 "$(grep -c 'mtrace-ctl:' "$TMP/err")"
+eq "exactly one warning line" 1 "$(grep -c 'mtracectl:' "$TMP/err")"
 grep -q 'No space left on device' "$TMP/err" && ok "the warning says the disk is full" || bad "warning text: $(cat "$TMP/err")"
 f=$(one_file "$TMP/mnt/full.*")
 check "trace validates" "$BIN/trace_dump" -c "$f"

@@ -30,8 +30,8 @@ eq "no calls with marker sizes recorded twice" 29 "$(for s in 10001 10002 10003 
 # the tracer's own lines on stderr: where it writes and how many entries, when asked for
 MTRACE_CTL_VERBOSE=1 MTRACE_CTL_FILE="$TMP/loud" LD_PRELOAD="$LIB" "$TP/entry_points" --count >/dev/null 2>"$TMP/loud.err"
 f=$(one_file "$TMP/loud.[0-9]*")
-eq "stderr: 'writing to FILE' first" "mtrace-ctl: writing to $f" "$(head -n 1 "$TMP/loud.err")"
-eq "stderr: 'N entries recorded' last, N the records in the file" "mtrace-ctl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/loud.err")"
+eq "stderr: 'writing to FILE' first" "mtracectl: writing to $f" "$(head -n 1 "$TMP/loud.err")"
+eq "stderr: 'N entries recorded' last, N the records in the file" "mtracectl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/loud.err")"
 eq "stderr: nothing else" 2 "$(wc -l <"$TMP/loud.err")"
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/quiet" LD_PRELOAD="$LIB" "$TP/entry_points" --count >/dev/null 2>"$TMP/quiet.err"
 eq "MTRACE_CTL_QUIET: nothing on stderr" "" "$(cat "$TMP/quiet.err")"
@@ -43,7 +43,7 @@ ge "... and every process traced all the same" 3 "$(ls "$TMP"/plain.* | wc -l)"
 # on a terminal it says where the trace goes
 if command -v script >/dev/null 2>&1; then
 	MTRACE_CTL_FILE="$TMP/tty" LD_PRELOAD="$LIB" script -qec "\"$TP/entry_points\" --count >/dev/null" /dev/null >"$TMP/tty.out" 2>&1
-	grep -q "mtrace-ctl: writing to $TMP/tty" "$TMP/tty.out" && ok "stderr a terminal: says where it writes" || bad "stderr a terminal: $(head -c 300 "$TMP/tty.out")"
+	grep -q "mtracectl: writing to $TMP/tty" "$TMP/tty.out" && ok "stderr a terminal: says where it writes" || bad "stderr a terminal: $(head -c 300 "$TMP/tty.out")"
 else
 	echo "# script(1) is not installed: the terminal case is left out"
 fi

@@ -48,7 +48,7 @@ grep -q "^trace_run: --malloc jemaloc: no allocator of that name; did you mean j
 	ok "-m jemaloc: did you mean jemalloc, and the known names" || bad "-m jemaloc: $(cat "$TMP/err")"
 "$BIN/trace_run" -m nosuch x.wl >/dev/null 2>"$TMP/err"; eq "-m nosuch: exit 2" 2 "$?"
 grep -q "no allocator of that name (known: " "$TMP/err" && ok "-m nosuch: no guess, the known names" || bad "-m nosuch: $(cat "$TMP/err")"
-"$BIN/trace_run" -c glibc,tcmaloc x.wl >/dev/null 2>"$TMP/err"; eq "--compare glibc,tcmaloc: exit 2" 2 "$?"
+"$BIN/trace_run" -C glibc,tcmaloc x.wl >/dev/null 2>"$TMP/err"; eq "--compare glibc,tcmaloc: exit 2" 2 "$?"
 grep -q "^trace_run: --compare: 'tcmaloc': no allocator of that name; did you mean tcmalloc?" "$TMP/err" &&
 	ok "--compare: the column's name meant" || bad "--compare tcmaloc: $(cat "$TMP/err")"
 

@@ -125,7 +125,7 @@ for how in munmap mprotect fixed raw; do
 	raw) ;;   # a system call of its own: seen only at the next chunk, after writes into its memory
 	*) eq "... and its own data is untouched" "pattern intact" "$(cat "$TMP/ov_$how.out")" ;;
 	esac
-	eq "... one warning" 1 "$(grep -c 'mtrace-ctl:' "$TMP/ov_$how.err")"
+	eq "... one warning" 1 "$(grep -c 'mtracectl:' "$TMP/ov_$how.err")"
 	f=$(one_file "$TMP/ov_$how.*[0-9]")
 	check "... trace validates" "$BIN/trace_dump" -c "$f"
 	"$BIN/trace_dump" -H "$f" | grep -q "trace's own memory" && ok "... the header says why the records end" ||

@@ -11,7 +11,8 @@ for f in lib/x86_64-linux-gnu/libmtracectl.so lib/x86_64-linux-gnu/libmtrace.so.
 	include/mtrace-trace.h include/mtrace-workload.h bin/trace_dump bin/trace2wl bin/trace_run bin/trace_stats \
 	bin/trace_import bin/trace_pack bin/trace_plot bin/mtracectl share/man/man1/mtracectl.1 \
 	share/man/man1/trace_plot.1 share/man/man3/libmtracectl.3 share/doc/mtrace/trace-format.md \
-	share/doc/mtrace/workload-format.md share/doc/mtrace/README.md share/doc/mtrace/examples/mbench.c; do
+	share/doc/mtrace/workload-format.md share/doc/mtrace/options.md share/doc/mtrace/README.md \
+	share/doc/mtrace/examples/mbench.c; do
 	check "installed $f" test -f "$R$P/$f"
 done
 for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot mtracectl; do

@@ -16,7 +16,7 @@ mode() { stat -c %a "$1"; }
 # --- modes
 (
 	umask 022
-	"$BIN/trace2wl" -q -d "$TMP/o/m.dj" "$TMP/o/m.wl" "$T"
+	"$BIN/trace2wl" -q --dj-format "$TMP/o/m.dj" "$TMP/o/m.wl" "$T"
 	"$BIN/trace_plot" -o "$TMP/o/m.svg" "$T" 2>/dev/null
 	"$BIN/trace_run" --log "$TMP/o/m.tsv" "$TMP/o/m.wl" >/dev/null
 	"$BIN/trace_pack" -o "$TMP/o/m.gz" "$T" >/dev/null 2>&1
@@ -89,8 +89,8 @@ rm -f "$TMP/o/link.wl"
 check "trace2wl - TRACE: the same workload on standard output" cmp -s "$TMP/stdout.wl" "$TMP/m.wl"
 grep -q "wrote <stdout>: .* $(stat -c %s "$TMP/m.wl" | sed 's/\(.\)\(...\)$/\1,\2/') bytes" "$TMP/err" && ok "trace2wl - : summary names <stdout> and its size" || bad "trace2wl - : $(head -n 1 "$TMP/err")"
 "$BIN/trace2wl" -q - "$T" | "$BIN/trace_run" --csv - >"$TMP/piped.csv"; eq "trace2wl - | trace_run -: exit 0" 0 "$?"
-"$BIN/trace2wl" -d "$TMP/o/x.wl" "$TMP/o/x.wl" "$T" 2>/dev/null; eq "trace2wl -d OUT OUT: exit 2" 2 "$?"
-"$BIN/trace2wl" -d "$TMP/o/x.dj" - "$T" >/dev/null 2>&1; eq "trace2wl -d FILE - : exit 2" 2 "$?"
+"$BIN/trace2wl" --dj-format "$TMP/o/x.wl" "$TMP/o/x.wl" "$T" 2>/dev/null; eq "trace2wl --dj-format OUT OUT: exit 2" 2 "$?"
+"$BIN/trace2wl" --dj-format "$TMP/o/x.dj" - "$T" >/dev/null 2>&1; eq "trace2wl --dj-format FILE - : exit 2" 2 "$?"
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BIN/trace2wl' - '$T'" /dev/null >"$TMP/err" 2>&1; eq "trace2wl - with a terminal for output: exit 2" 2 "$?"
 fi

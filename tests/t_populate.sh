@@ -177,7 +177,7 @@ fi
 limited() {
 	eq "$1: exit status 0" 0 "$2"
 	eq "$1: the program's output" "threads 1" "$(sed -n 1p "$TMP/out")"
-	eq "$1: exactly one warning line" 1 "$(grep -c 'mtrace-ctl:' "$TMP/err")"
+	eq "$1: exactly one warning line" 1 "$(grep -c 'mtracectl:' "$TMP/err")"
 	grep -q "$3" "$TMP/err" && ok "$1: the warning says why" || bad "$1: warning text: $(cat "$TMP/err")"
 	f=$(one_file "$4")
 	check "$1: trace validates" "$BIN/trace_dump" -c "$f"

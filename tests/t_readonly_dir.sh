@@ -30,7 +30,7 @@ unwritable() { # DESCRIPTION OUTPUT COMMAND...
 	eq "$d: the output left as it was" old "$(cat "$out")"
 }
 unwritable "trace2wl" "$TMP/ro/out.wl" "$BIN/trace2wl" -q "$TMP/ro/out.wl" "$T"
-unwritable "trace2wl -d" "$TMP/ro/out.dj" "$BIN/trace2wl" -q -d "$TMP/ro/out.dj" "$TMP/rw/m.wl" "$T"
+unwritable "trace2wl --dj-format" "$TMP/ro/out.dj" "$BIN/trace2wl" -q --dj-format "$TMP/ro/out.dj" "$TMP/rw/m.wl" "$T"
 unwritable "trace_plot" "$TMP/ro/out.svg" "$BIN/trace_plot" -o "$TMP/ro/out.svg" "$T"
 unwritable "trace_pack" "$TMP/ro/out.gz" "$BIN/trace_pack" -o "$TMP/ro/out.gz" "$T"
 unwritable "trace_import" "$TMP/ro/out.trace" "$BIN/trace_import" "$TMP/log" "$TMP/ro/out.trace"

@@ -7,7 +7,7 @@
 stopped() {
 	eq "$2: exit status 0 (no SIGXFSZ)" 0 "$1"
 	check "$2: same output" cmp "$TMP/plain" "$TMP/traced"
-	eq "$2: exactly one warning line, naming it" "1 1" "$(grep -c 'mtrace-ctl:' "$TMP/err") $(grep -c -F "$3" "$TMP/err")"
+	eq "$2: exactly one warning line, naming it" "1 1" "$(grep -c 'mtracectl:' "$TMP/err") $(grep -c -F "$3" "$TMP/err")"
 	f=$(one_file "$TMP/$2.*")
 	check "$2: trace validates" "$BIN/trace_dump" -c "$f"
 	"$BIN/trace_dump" -c "$f" | grep -q -F "; tracing stopped early, as $3 was reached" && ok "$2: trace_dump -c says it stopped early" ||
@@ -28,7 +28,7 @@ stopped $? lim "the file size limit (RLIMIT_FSIZE)"
 # --- a size cap asked for (MTRACE_CTL_MAX_SIZE, mtracectl --max-size): the same, below the limit
 MTRACE_CTL_MAX_SIZE=1M MTRACE_CTL_FILE="$TMP/cap" LD_PRELOAD="$LIB" MTRACE_CTL_QUIET=1 "$TP/bigalloc" 300000 >"$TMP/traced" 2>"$TMP/err"
 stopped $? cap "the size cap (MTRACE_CTL_MAX_SIZE)"
-"$BIN/mtracectl" -s 2M -o "$TMP/cap2" -- "$TP/bigalloc" 300000 >/dev/null 2>"$TMP/err"; eq "mtracectl --max-size: exit 0" 0 "$?"
+"$BIN/mtracectl" -S 2M -o "$TMP/cap2" -- "$TP/bigalloc" 300000 >/dev/null 2>"$TMP/err"; eq "mtracectl --max-size: exit 0" 0 "$?"
 f=$(one_file "$TMP/cap2.*")
 size=$(stat -c %s "$f")
 check "mtracectl --max-size 2M: trace within it ($size <= 2097152)" test "$size" -le 2097152
@@ -45,11 +45,11 @@ check "bad cap: same output" cmp "$TMP/plain" "$TMP/traced"
 grep -q 'not tracing: MTRACE_CTL_MAX_SIZE is not a size' "$TMP/err" && ok "bad cap: one warning says why there is no trace" || bad "bad cap: $(cat "$TMP/err")"
 check "bad cap: no trace" sh -c "! ls '$TMP'/bad.* >/dev/null 2>&1"
 for v in 1X 1K 0 -5 ''; do
-	"$BIN/mtracectl" -s "$v" -- true 2>"$TMP/err"; eq "mtracectl --max-size '$v': refused (125)" 125 "$?"
+	"$BIN/mtracectl" -S "$v" -- true 2>"$TMP/err"; eq "mtracectl --max-size '$v': refused, a usage error (2)" 2 "$?"
 done
 grep -q -- "--max-size wants a size of 5K or more" "$TMP/err" && ok "mtracectl --max-size: says what it wants" || bad "max-size msg: $(cat "$TMP/err")"
 # a limit too small for even the header: no trace, one warning, nothing else changes
 ( ulimit -f 4; MTRACE_CTL_FILE="$TMP/tiny" LD_PRELOAD="$LIB" "$TP/bigalloc" 1000 >"$TMP/traced2" 2>"$TMP/err2" )
 eq "tiny limit: exit status 0" 0 "$?"
-eq "tiny limit: one warning" 1 "$(grep -c 'mtrace-ctl:' "$TMP/err2")"
+eq "tiny limit: one warning" 1 "$(grep -c 'mtracectl:' "$TMP/err2")"
 finish

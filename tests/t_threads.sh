@@ -23,7 +23,7 @@ check "threads of 200 calls leave little unused space ($u unwritten records for 
 MTRACE_CTL_VERBOSE=1 MTRACE_CTL_FILE="$TMP/th3" LD_PRELOAD="$LIB" "$TP/threads" 200 50 10 >/dev/null 2>"$TMP/err3"
 f=$(one_file "$TMP/th3.*")
 eq "stderr: 'N entries recorded', N every record in the file (200 threads)" \
-	"mtrace-ctl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/err3")"
+	"mtracectl: $(count "$f" calls) entries recorded" "$(tail -n 1 "$TMP/err3")"
 # fewer threads, more calls each: chunks are handed out and released many times
 traced "$TMP/th2" "$TP/threads" 16 8 20000 >/dev/null
 f=$(one_file "$TMP/th2.*")

@@ -18,6 +18,29 @@ eq "-n limits records" 3 "$("$BIN/trace_dump" -n 3 "$f" | grep -vc '^#')"
 "$BIN/trace_dump" -a "$f" | grep -q ' chunk of 1024 bytes' && ok "-a shows chunk records" || bad "-a chunk records: $("$BIN/trace_dump" -a "$f" | grep -m1 chunk)"
 cat "$f" | "$BIN/trace_dump" -c - >/dev/null && ok "reads standard input" || bad "stdin"
 
+# --sorted: the records in their global order.  The fixture's file order goes back in time
+# (thread 200's chunk, 140..190, follows thread 100's, 10..200); sorted, every tick in order
+# and the same records
+"$BIN/trace_dump" --ticks "$TMP/edge" | awk '$1 ~ /^[0-9]+$/ { print $2 }' | paste -sd' ' >"$TMP/ticks"
+case " $(cat "$TMP/ticks") " in *" 200 140 "*) ok "the fixture's file order goes back in time" ;; *) bad "fixture file order: $(cat "$TMP/ticks")" ;; esac
+eq "--sorted: every record in the order of its ticks" "$(seq 10 10 200 | paste -sd' ')" \
+	"$("$BIN/trace_dump" --sorted --ticks "$TMP/edge" | awk '$1 ~ /^[0-9]+$/ { print $1 }' | paste -sd' ')"
+"$BIN/trace_dump" --ticks "$TMP/edge" | awk '$1 ~ /^[0-9]+$/ { $1 = ""; print }' | sort >"$TMP/file.recs"
+"$BIN/trace_dump" --sorted --ticks "$TMP/edge" | awk '$1 ~ /^[0-9]+$/ { print " " $0 }' | sed 's/  */ /g' | sort >"$TMP/sorted.recs"
+sed -i 's/  */ /g' "$TMP/file.recs"
+check "--sorted: the same records as in file order, each once" cmp -s "$TMP/file.recs" "$TMP/sorted.recs"
+eq "--sorted: the summary line as in file order" "$("$BIN/trace_dump" "$TMP/edge" | tail -n 1)" "$("$BIN/trace_dump" --sorted "$TMP/edge" | tail -n 1)"
+"$BIN/trace_dump" --sorted "$TMP/edge" | grep -q '^#      seconds     tid  call$' && ok "--sorted: no offset column" || bad "--sorted columns: $("$BIN/trace_dump" --sorted "$TMP/edge" | grep tid)"
+eq "--sorted -n 3: three records" 3 "$("$BIN/trace_dump" --sorted -n 3 "$TMP/edge" | grep -vc '^#')"
+eq "--sorted -n 3: the first three ticks" "10 20 30" "$("$BIN/trace_dump" --sorted --ticks -n 3 "$TMP/edge" | awk '$1 ~ /^[0-9]+$/ { print $1 }' | paste -sd' ')"
+"$BIN/trace_dump" --sorted -a "$TMP/edge" >/dev/null 2>&1; eq "--sorted --all: exit 2" 2 "$?"
+# a program's two threads, calls interleaved: time never goes back sorted, and every call is there
+"$BIN/mtracectl" -q -o "$TMP/two" -- "$TP/xthread" >/dev/null 2>&1
+two=$(one_file "$TMP/two.*")
+"$BIN/trace_dump" --sorted --ticks "$two" >"$TMP/two.sorted"; eq "--sorted, two threads: exit 0" 0 "$?"
+eq "--sorted, two threads: time never goes back" 0 "$(awk '$1 ~ /^[0-9]+$/ { if ($1 < last) n++; last = $1 } END { print n + 0 }' "$TMP/two.sorted")"
+eq "--sorted, two threads: every call" "$(count "$two" calls)" "$(grep -v '^#' "$TMP/two.sorted" | grep -vc ' memory: ')"
+
 expect_bad() { # DESCRIPTION FILE PATTERN
 	"$BIN/trace_dump" "$2" >/dev/null 2>"$TMP/err"; rc=$?
 	if [ $rc -eq 1 ] && grep -q -- "$3" "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ]; then ok "$1: $(cat "$TMP/err")"
@@ -60,7 +83,7 @@ expect_bad "missing file" "$TMP/nonexistent" "No such file"
 
 # --- workloads: the header, then each stream's operations, numbered as trace_run counts calls
 wlc() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
-"$BIN/trace2wl" -q -d "$TMP/w.dj" "$TMP/w.wl" "$f"
+"$BIN/trace2wl" -q --dj-format "$TMP/w.dj" "$TMP/w.wl" "$f"
 "$BIN/trace_dump" "$TMP/w.wl" >"$TMP/wd"; eq "workload: exit 0" 0 "$?"
 grep -q "^# program   $TP/entry_points (pid $(count "$f" pid))$" "$TMP/wd" && ok "workload: the program and pid" || bad "workload program: $(grep program "$TMP/wd")"
 eq "workload: a stream line for each of its streams" "$(wlc "$TMP/w.wl" threads)" "$(grep -c '^# stream [0-9]*: thread ' "$TMP/wd")"

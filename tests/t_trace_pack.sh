@@ -79,11 +79,11 @@ grep -q "apt-get install xz-utils" "$TMP/err" && ok "no compressor: names the pa
 grep -q 'choose one' "$TMP/err" && ok "two compressors: says so" || bad "two compressors: $(cat "$TMP/err")"
 # levels: the compressor's own default unless asked (gzip -9 took 4 times as long as -6 for
 # 0.5% less, zstd -19 270 times as long as -3); each compressor's range
-"$P" -l 1 -o "$TMP/l1.gz" "$f" 2>/dev/null; eq "--level 1: exit 0" 0 "$?"
+"$P" --level 1 -o "$TMP/l1.gz" "$f" 2>/dev/null; eq "--level 1: exit 0" 0 "$?"
 "$BIN/trace_dump" -c "$TMP/l1.gz" >/dev/null; eq "--level 1: the packed trace reads" 0 "$?"
-"$P" -l 12 -o "$TMP/l12.gz" "$f" 2>"$TMP/err"; eq "--level 12 with gzip: exit 2" 2 "$?"
+"$P" --level 12 -o "$TMP/l12.gz" "$f" 2>"$TMP/err"; eq "--level 12 with gzip: exit 2" 2 "$?"
 grep -q "gzip's levels go from 1 to 9" "$TMP/err" && ok "--level 12 with gzip: says the range" || bad "level: $(cat "$TMP/err")"
-"$P" -l x -o "$TMP/lx.gz" "$f" 2>/dev/null; eq "--level x: exit 2" 2 "$?"
+"$P" --level x -o "$TMP/lx.gz" "$f" 2>/dev/null; eq "--level x: exit 2" 2 "$?"
 "$P" --help | grep -q '^Usage: trace_pack' && ok "--help" || bad "--help"
 "$P" --version | grep -q '^trace_pack (mtrace) ' && ok "--version" || bad "--version"
 finish

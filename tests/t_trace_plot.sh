@@ -24,7 +24,7 @@ grep -q '>requested size<' "$TMP/sizes.svg" && ok "sizes: axis named" || bad "si
 "$ROOT/$B/bin/trace2wl" -q "$TMP/w.wl" "$t"
 "$ROOT/$B/bin/trace_run" -i 2 -l "$TMP/a.tsv" "$TMP/w.wl" >/dev/null
 "$ROOT/$B/bin/trace_run" -i 2 -l "$TMP/b.tsv" --tunables=glibc.malloc.arena_max=1 "$TMP/w.wl" >/dev/null
-"$PL" -l default -l one-arena -o "$TMP/rss.svg" "$TMP/a.tsv" "$TMP/b.tsv" 2>/dev/null; eq "rss: exit 0" 0 "$?"
+"$PL" --label default --label one-arena -o "$TMP/rss.svg" "$TMP/a.tsv" "$TMP/b.tsv" 2>/dev/null; eq "rss: exit 0" 0 "$?"
 check "rss: well-formed XML" xmlok "$TMP/rss.svg"
 grep -q '>VmRSS: default<' "$TMP/rss.svg" && grep -q '>VmRSS: one-arena<' "$TMP/rss.svg" && ok "rss: runs overlaid with a legend" || bad "rss legend"
 grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RSS line" || bad "rss: ideal"
@@ -54,7 +54,7 @@ grep -q '>malloc (cycles)<' "$TMP/lat.svg" && grep -q '>free (cycles)<' "$TMP/la
 grep -q '>99%<' "$TMP/lat.svg" && grep -q '>90%<' "$TMP/lat.svg" && ok "latency: percentile ticks" || bad "latency: no percentile ticks"
 eq "latency: each run named by its allocator, once (one legend)" 2 "$(grep -c '>glibc<' "$TMP/lat.svg")"
 eq "latency: a curve per run and class" "$(( 2 * $(awk -F'\t' 'NR > 2 { c[$1] = 1 } END { print length(c) }' "$TMP/l1") ))" "$(grep -c '<polyline' "$TMP/lat.svg")"
-"$PL" -l one -l two -o "$TMP/lat2.svg" "$TMP/l1" "$TMP/l2" 2>/dev/null
+"$PL" --label one --label two -o "$TMP/lat2.svg" "$TMP/l1" "$TMP/l2" 2>/dev/null
 grep -q '>one<' "$TMP/lat2.svg" && grep -q '>two<' "$TMP/lat2.svg" && ok "latency: -l names the runs" || bad "latency -l"
 printf '# trace_run latency: glibc(A=1,B=2), rdtscp (TSC cycles)\nclass\tcycles\tcalls\tat_or_below\nmalloc\t10\t5\t0.5\nmalloc\t19\t5\t1\n' >"$TMP/commas"
 "$PL" -k latency -o "$TMP/commas.svg" "$TMP/commas" 2>/dev/null; eq "latency: a name with commas: exit 0" 0 "$?"

@@ -10,7 +10,7 @@ wl() { "$TP/wl_check" "$1" | awk -v k="$2" '$1 == k { print $2 }'; }
 
 # --- workloads of real traced programs
 traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 100000 >/dev/null
-"$BIN/trace2wl" -q -d "$TMP/mdj" "$TMP/m.wl" "$(one_file "$TMP/m.*")"   # (mdj: not m.*)
+"$BIN/trace2wl" -q --dj-format "$TMP/mdj" "$TMP/m.wl" "$(one_file "$TMP/m.*")"   # (mdj: not m.*)
 ( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 4 20000 >/dev/null )
 "$BIN/trace2wl" -q "$TMP/x.wl" "$(one_file "$TMP/x.*")"
 traced "$TMP/e" "$TP/entry_points" --count >/dev/null
@@ -80,7 +80,7 @@ eq "no temporary copy left behind" "" "$(ls "$TMP/wtmp")"
 
 # --- dj/malloc workloads from the generator
 "$TP/mkfixture" trace-edge "$TMP/edge"
-"$BIN/trace2wl" -q -d "$TMP/edge.dj" "$TMP/edge.wl" "$TMP/edge"
+"$BIN/trace2wl" -q --dj-format "$TMP/edge.dj" "$TMP/edge.wl" "$TMP/edge"
 mkdir "$TMP/tmpdir"
 TMPDIR="$TMP/tmpdir" "$R" --csv "$TMP/edge.dj" >"$TMP/dj.csv"; eq "dj workload: exit 0" 0 "$?"
 eq "dj workload: malloc calloc realloc free memalign-family (4 MEMALIGN + valloc + pvalloc)" "3 1 5 3 6" "$(for k in malloc_calls calloc_calls realloc_calls free_calls memalign_calls; do csv "$TMP/dj.csv" $k; done | tr '\n' ' ' | sed 's/ $//')"
@@ -308,7 +308,7 @@ st=$(one_file "$TMP/set.*")
 "$BIN/trace_dump" -H "$st" | grep '^# settings' | tr ' ' '\n' | grep = | sort >"$TMP/set.got"
 printf '%s\n' GLIBC_TUNABLES=glibc.malloc.arena_max=1 MALLOC_TOP_PAD_=131072 MIMALLOC_SHOW_STATS=0 >"$TMP/set.want"
 check "settings: the trace's header holds the allocators' settings, and only those" cmp "$TMP/set.want" "$TMP/set.got"
-"$BIN/trace_pack" -q -a -o "$TMP/set.gz" "$st" >/dev/null
+"$BIN/trace_pack" -q -A -o "$TMP/set.gz" "$st" >/dev/null
 "$BIN/trace_dump" -H "$TMP/set.gz" | grep -q '^# settings .*GLIBC_TUNABLES=glibc.malloc.arena_max=1' &&
 	ok "settings: kept by trace_pack --anonymize" || bad "settings lost by --anonymize: $("$BIN/trace_dump" -H "$TMP/set.gz" | grep settings)"
 eq "settings: trace_stats --tsv names them" 3 "$("$BIN/trace_stats" --tsv "$st" | awk -F'\t' '$1 == "trace" && $2 == "settings"' | tr ' ' '\n' | grep -c =)"
@@ -485,7 +485,7 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	done
 	# a dj/malloc workload is translated before the re-execution, never by the allocator under
 	# test: its replay makes the same allocator calls as the replay of its translation
-	"$BIN/trace2wl" -q -d "$TMP/one.dj" "$TMP/one2.wl" "$one_trace"
+	"$BIN/trace2wl" -q --dj-format "$TMP/one.dj" "$TMP/one2.wl" "$one_trace"
 	"$TP/dj_wl_scan" --to-ours "$TMP/one.dj" "$TMP/one.djwl"
 	for f in djwl dj; do
 		rm -f "$TMP"/rd.*

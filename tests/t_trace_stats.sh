@@ -45,8 +45,8 @@ for k in malloc free; do
 	[ "${1:-0}" -gt 0 ] && [ "$1" -le "$2" ] && [ "$2" -le "$3" ] && [ "$4" -le "$3" ] &&
 		ok "durations: $k p50 $1 <= p99 $2 <= max $3, avg $4" || bad "durations $k: $*"
 done
-"$S" "$dt" | grep -q '^call durations (ns)$' && ok "durations: a text section" || bad "durations: no text section"
-"$S" --diff "$dt" "$TMP/edge" | grep -q '^malloc_p99_ns ' && ok "durations: --diff compares the 99th percentiles" || bad "durations: --diff"
+"$S" "$dt" | grep -q '^call durations$' && ok "durations: a text section" || bad "durations: no text section"
+"$S" --diff "$dt" "$TMP/edge" | grep -q '^malloc_p99  *[0-9.]* [nµm]*s ' && ok "durations: --diff compares the 99th percentiles" || bad "durations: --diff"
 # a trace with no clock (imported from an mtrace() log: its reallocs have duration 0): none
 printf '= Start\n@ ./p:[0x1] + 0x1000 0x10\n@ ./p:[0x1] < 0x1000\n@ ./p:[0x1] > 0x2000 0x20\n- 0x2000\n= End\n' >"$TMP/m.log"
 "$BIN/trace_import" "$TMP/m.log" "$TMP/imp" && "$S" --tsv "$TMP/imp" >"$TMP/imp.tsv"
@@ -72,7 +72,31 @@ gzip -c "$TMP/edge" >"$TMP/edge.gz"
 
 # text and JSON
 "$S" "$TMP/edge" >"$TMP/e.txt"
-grep -q '^  ideal_rss_peak  *868$' "$TMP/e.txt" && ok "text: ideal RSS peak line" || bad "text output"
+grep -q '^  ideal_rss_peak  *868 B$' "$TMP/e.txt" && ok "text: ideal RSS peak line" || bad "text output"
+# the text in units people read (bytes in B/KiB/MiB/GiB, times in ns/µs/ms/s, three digits),
+# the same figures as --tsv's exact ones
+grep -q '^  ideal_rss_peak_at  *155 ns$' "$TMP/e.txt" && ok "text: when, in ns" || bad "text: $(grep peak_at "$TMP/e.txt")"
+grep -q '^  requested_bytes  *1.27 KiB$' "$TMP/e.txt" && ok "text: 1,300 bytes as 1.27 KiB" || bad "text: $(grep requested "$TMP/e.txt")"
+grep -q '^/.*/edge: ? (pid 4242), 2 threads, 20 calls over 200 ns$' "$TMP/e.txt" && ok "text: the time span in ns" || bad "text: $(head -n 1 "$TMP/e.txt")"
+grep -q '^    \[256 B, 512 B)  *2  *656 B$' "$TMP/e.txt" && ok "text: a size bucket as [256 B, 512 B), its bytes in B" || bad "text: $(grep '256 B' "$TMP/e.txt")"
+grep -q '^    \[128 ns, 256 ns)  *2$' "$TMP/e.txt" && ok "text: a lifetime bucket in ns" || bad "text: $(grep '128 ns' "$TMP/e.txt")"
+# in a real trace: every byte and time figure of the text within 0.5% of the exact one
+"$S" "$dt" >"$TMP/d.txt"
+units_agree() { # SECTION KEY TEXT_KEY: the text's "N UNIT" against --tsv's exact number
+	awk -v want="$(v "$TMP/d.tsv" "$1" "$2")" -v k="$3" '$1 == k {
+		m["B"] = 1; m["KiB"] = 1024; m["MiB"] = 1048576; m["GiB"] = 1073741824
+		m["ns"] = 1; m["µs"] = 1e3; m["ms"] = 1e6; m["s"] = 1e9
+		got = $2 * m[$3]; d = got - want; if (d < 0) d = -d
+		good = ($3 in m) && want > 0 && d <= want * 0.005 + 0.5 } END { exit !good }' "$TMP/d.txt" && ok "text: $3 $(grep "^  $3 " "$TMP/d.txt" | awk '{ print $2, $3 }') is $(v "$TMP/d.tsv" "$1" "$2")" ||
+		bad "text: $3 '$(grep "^  $3 " "$TMP/d.txt")' against $(v "$TMP/d.tsv" "$1" "$2")"
+}
+units_agree memory requested_bytes requested_bytes
+units_agree memory ideal_rss_peak ideal_rss_peak
+units_agree memory ideal_rss_peak_at_ns ideal_rss_peak_at
+p50=$(v "$TMP/d.tsv" durations_ns malloc_p50) cell=$(awk '$1 == "malloc" && NF == 14 { print $5, $6 }' "$TMP/d.txt")
+awk -v want="$p50" -v got="$cell" 'BEGIN { split(got, g, " "); m["ns"] = 1; m["µs"] = 1e3; m["ms"] = 1e6
+	x = g[1] * m[g[2]]; exit !(g[2] in m && x >= want * 0.995 - 0.5 && x <= want * 1.005 + 0.5) }' &&
+	ok "text: malloc's p50 $cell is ${p50} ns" || bad "text: malloc p50 '$cell' against $p50 ns: $(grep '^    malloc ' "$TMP/d.txt")"
 grep -q '^largest blocks live at the end$' "$TMP/e.txt" && ok "text: largest live blocks" || bad "text: largest"
 "$S" --json "$TMP/edge" | grep -q '"memory_ideal_rss_peak": 868' && ok "--json" || bad "--json"
 "$S" --json "$TMP/edge" | python3 -c 'import json, sys; json.load(sys.stdin)' 2>/dev/null && ok "--json is valid JSON" || bad "--json does not parse"

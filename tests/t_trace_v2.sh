@@ -47,7 +47,7 @@ eq "stats: large blocks released" 2 "$(st released_large_blocks)"
 eq "stats: their bytes" 1248576 "$(st released_large_bytes)"
 eq "stats: of which resident" 397312 "$(st released_large_resident_bytes)"
 "$BIN/trace_stats" "$TMP/v2" >"$TMP/txt"
-grep -q '^  mapped directly by the program: 4.2 MB at peak, 1 mapping' "$TMP/txt" && ok "stats text: mapped directly" || bad "stats text: $(grep mapped "$TMP/txt")"
+grep -q '^  mapped directly by the program: 4 MiB at peak, 1 mapping' "$TMP/txt" && ok "stats text: mapped directly" || bad "stats text: $(grep mapped "$TMP/txt")"
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace_stats" "$TMP/edge" | grep -q 'program memory' && bad "a version-1 trace: no program memory section" || ok "a version-1 trace: no program memory section"
 
@@ -66,7 +66,7 @@ grep -v '^trace	file' "$TMP/s" | cmp -s - "$TMP/s2" && ok "swapped: the same sta
 # trace_pack keeps them; anonymized, a munmap of half a mapping still falls inside it
 "$BIN/trace_pack" -q -o "$TMP/p.gz" "$TMP/v2" >/dev/null; eq "pack: exit 0" 0 "$?"
 gzip -dc "$TMP/p.gz" | cmp -s - "$TMP/v2" && ok "pack: the same bytes" || bad "pack: changed"
-"$BIN/trace_pack" -q -a -o "$TMP/a.gz" "$TMP/v2" >/dev/null; eq "pack -a: exit 0" 0 "$?"
+"$BIN/trace_pack" -q -A -o "$TMP/a.gz" "$TMP/v2" >/dev/null; eq "pack -A: exit 0" 0 "$?"
 "$BIN/trace_stats" --tsv "$TMP/a.gz" | grep '^program' >"$TMP/sa"
 grep '^program' "$TMP/s" | cmp -s - "$TMP/sa" && ok "pack -a: the same program memory figures" || bad "pack -a: $(grep '^program' "$TMP/s" | diff - "$TMP/sa" | head -n 4)"
 "$BIN/trace_dump" "$TMP/a.gz" | grep -c 0x7f0000 | grep -q '^0$' && ok "pack -a: addresses replaced" || bad "pack -a: an address kept"

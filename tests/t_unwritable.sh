@@ -5,7 +5,7 @@ for base in /nonexistent-dir/t /etc/passwd/t; do
 	MTRACE_CTL_FILE=$base LD_PRELOAD="$LIB" "$TP/bigalloc" 20000 >"$TMP/out" 2>"$TMP/err"
 	eq "$base: exit status 0" 0 "$?"
 	check "$base: same output" cmp "$TMP/plain" "$TMP/out"
-	eq "$base: exactly one line on stderr, a warning" 1 "$(grep -c 'mtrace-ctl: cannot create trace file' "$TMP/err")"
+	eq "$base: exactly one line on stderr, a warning" 1 "$(grep -c 'mtracectl: cannot create trace file' "$TMP/err")"
 done
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	mkdir "$TMP/ro"; chmod 755 "$TMP/ro"; chmod 755 "$TMP"

@@ -13,7 +13,7 @@ for t in "$TMP"/w.*; do eq "listed with its calls: $(basename "$t")" "$(count "$
 t=$(one_file "$TMP/ex.*")
 "$BIN/trace_dump" -H "$t" | grep -q '^# status    finished' && ok "_exit: the trace is finished, as at exit()" || bad "_exit: $("$BIN/trace_dump" -H "$t" | grep '^# status')"
 eq "_exit: its calls counted all the same" "$(count "$t" calls)" "$(listed_calls "$t")"
-grep -q 'mtrace-ctl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
+grep -q 'mtracectl: writing' "$TMP/err" && bad "tracer chatter in the program's stderr" || ok "no tracer chatter in the program's stderr"
 "$BIN/mtracectl" -o "$TMP/x" -- sh -c 'exit 3' 2>/dev/null; eq "exit status 3 passed on" 3 "$?"
 "$BIN/mtracectl" -o "$TMP/x" -- "$TP/dies" term 2>"$TMP/err"; eq "killed by SIGTERM: 128+15" 143 "$?"
 grep -q 'killed by signal 15' "$TMP/err" && ok "says the program was killed" || bad "signal message"
@@ -33,7 +33,7 @@ mkdir -p "$TMP/here" "$TMP/there"
 eq "relative -o: every trace where mtracectl ran" 3 "$(ls "$TMP/here"/rel.* 2>/dev/null | wc -l)"
 eq "relative -o: none where the program moved" 0 "$(ls "$TMP/there" | wc -l)"
 eq "relative -o: all listed, by absolute name" 3 "$(grep -c "^mtracectl: pid [0-9]* ([a-z]*): $TMP/here/rel\.[0-9]*, " "$TMP/err")"
-"$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': 125" 125 "$?"
+"$BIN/mtracectl" -o '' -- true 2>/dev/null; eq "-o '': a usage error, 2" 2 "$?"
 # the preload library under a path with a space: ld.so would split LD_PRELOAD there and only
 # warn (the program untraced, "no trace was written"); refused with the way round it
 mkdir -p "$TMP/sp ace"; cp "$LIB" "$TMP/sp ace/"
@@ -42,18 +42,18 @@ grep -q 'LD_PRELOAD cannot name a path with a space' "$TMP/err" && ok "library p
 ln -s "$TMP/sp ace/libmtracectl.so" "$TMP/plain.so"
 "$BIN/mtracectl" --lib "$TMP/plain.so" -o "$TMP/sp" -- true 2>/dev/null; eq "a link from a plain path: traced" 1 "$(ls "$TMP"/sp.* 2>/dev/null | wc -l)"
 "$BIN/mtracectl" -q -o "$TMP/q" -- true 2>"$TMP/err"; eq "-q: nothing on stderr" "" "$(cat "$TMP/err")"
-"$BIN/mtracectl" -d -p -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
+"$BIN/mtracectl" -d -P -o "$TMP/dp" -- "$TP/entry_points" --count >/dev/null 2>&1
 f=$(one_file "$TMP/dp.*")
 "$BIN/trace_dump" "$f" >"$TMP/dump"
 grep -q 'durations: every call' "$TMP/dump" && ok "-d: header says durations" || bad "-d header"
 ge "-d: malloc records carry durations" 7 "$(grep -c 'malloc(10001) = .* took [0-9]* ns' "$TMP/dump")"
-grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-p: exe and cmdline left out" || bad "-p"
-grep -q 'entry_points' "$TMP/dump" && bad "-p: program name still in the dump" || ok "-p: program name nowhere in the dump"
+grep -q '^# exe       (left out on request)' "$TMP/dump" && ok "-P: exe and cmdline left out" || bad "-P"
+grep -q 'entry_points' "$TMP/dump" && bad "-P: program name still in the dump" || ok "-P: program name nowhere in the dump"
 "$BIN/mtracectl" -o "$TMP/pt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
 eq "a long trace: the populating thread" "threads 1" "$(sed -n 1p "$TMP/out")"
-"$BIN/mtracectl" -T -o "$TMP/nt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
-eq "-T: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
-eq "-T: the calls all there" 400000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
+"$BIN/mtracectl" --no-thread -o "$TMP/nt" -- "$TP/popcheck" 400000 >"$TMP/out" 2>/dev/null
+eq "--no-thread: no populating thread" "threads 0" "$(sed -n 1p "$TMP/out")"
+eq "--no-thread: the calls all there" 400000 "$(count "$(one_file "$TMP/nt.*")" malloc 1005)"
 # -o DIR (or DIR/, or MTRACE_CTL_FILE=DIR/): the traces go into DIR as mtrace.out.<pid>,
 # not beside it, nor as hidden files DIR/.<pid>
 mkdir "$TMP/into"
@@ -64,5 +64,5 @@ eq "-o DIR, DIR/, MTRACE_CTL_FILE=DIR/: 6 traces in DIR" 6 "$(ls "$TMP"/into/mtr
 eq "... and no other file" 6 "$(ls -A "$TMP/into" | grep -c .)"
 "$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
 "$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
-"$BIN/mtracectl" 2>/dev/null; eq "no program: 125" 125 "$?"
+"$BIN/mtracectl" 2>/dev/null; eq "no program: a usage error, 2" 2 "$?"
 finish

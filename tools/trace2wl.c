@@ -11,6 +11,7 @@
 #include "dj_wl.h"
 #include "progmem.h"
 #include "tool.h"
+#include "units.h"
 
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
@@ -23,7 +24,7 @@ static const char usage_text[] =
 	"twice, split files out of the order written, or the images before and after an exec\n"
 	"are refused.\n"
 	"\n"
-	"  -d, --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
+	"      --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
 	"      --pace-threshold=US  mark where a thread was idle US microseconds or more before\n"
 	"                   its next call (default 1000; 0: nowhere), for trace_run --pace\n"
@@ -49,27 +50,27 @@ static void program_memory(const struct convert_stats *s, const struct mtrace_wl
 		fprintf(stderr, "  own mappings     the program's: mmap %s, munmap %s, mremap %s, brk %s;\n"
 			"                   %s at the most (replayed)\n", fmt_commas(a, s->prog_maps),
 			fmt_commas(b, s->prog_unmaps), fmt_commas(c, s->prog_remaps), fmt_commas(d, s->prog_brks),
-			progmem_mb(e, sizeof e, s->mapped_peak));
+			units_bytes(e, sizeof e, s->mapped_peak));
 		if (s->own_maps)
 			fprintf(stderr, "                   the allocator's: mmap %s, %s at the most (not replayed)\n",
-				fmt_commas(f, s->own_maps), progmem_mb(g, sizeof g, s->own_peak));
+				fmt_commas(f, s->own_maps), units_bytes(g, sizeof g, s->own_peak));
 		/* most of its memory bypassed malloc: a replay of its allocator calls alone would say
 		   little of the program */
 		if (s->mapped_peak > h->ideal_rss)
 			fprintf(stderr, "  note: most of this program's memory bypassed malloc: it mapped %s itself\n"
-				"        at the most, against %s of live blocks at the most\n", progmem_mb(a, sizeof a, s->mapped_peak),
-				progmem_mb(b, sizeof b, h->ideal_rss));
+				"        at the most, against %s of live blocks at the most\n", units_bytes(a, sizeof a, s->mapped_peak),
+				units_bytes(b, sizeof b, h->ideal_rss));
 	}
 	if (h->flags & MTRACE_WL_HF_SAMPLES) {
 		uint64_t growth = s->anon_peak > s->anon_first ? s->anon_peak - s->anon_first : 0;
 		fprintf(stderr, "  memory samples   %s: anonymous RSS %s at the most, %s above the first\n",
-			fmt_commas(a, s->samples), progmem_mb(b, sizeof b, s->anon_peak), progmem_mb(c, sizeof c, growth));
+			fmt_commas(a, s->samples), units_bytes(b, sizeof b, s->anon_peak), units_bytes(c, sizeof c, growth));
 		/* what its calls and mappings show against what it held: an allocator of its own, or
 		   calls the tracer did not see, leave the rest unexplained */
 		if (growth > 2 * (h->ideal_rss + s->mapped_peak))
 			fprintf(stderr, "  note: the program's anonymous RSS grew by %s, more than twice its live\n"
 				"        blocks and own mappings at the most (%s): memory the trace does not see\n",
-				progmem_mb(a, sizeof a, growth), progmem_mb(b, sizeof b, h->ideal_rss + s->mapped_peak));
+				units_bytes(a, sizeof a, growth), units_bytes(b, sizeof b, h->ideal_rss + s->mapped_peak));
 	}
 	if (h->flags & MTRACE_WL_HF_PACE)
 		fprintf(stderr, "  pace             %s idle times of %s us or more marked, over %.3f s\n",
@@ -186,19 +187,19 @@ static void no_duplicates(char **inputs, int n)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace2wl";
+	tool_set_name("trace2wl", argv);
 	static const struct option longopts[] = {
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-		{ "dj-format", required_argument, 0, 'd' }, { "pace-threshold", required_argument, 0, 1 },
+		{ "dj-format", required_argument, 0, 2 }, { "pace-threshold", required_argument, 0, 1 },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
 	const char *dj = NULL;
 	uint64_t pace_us = 1000;
 	int progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "d:pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': dj = optarg; break;
+		case 2: dj = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
 				tool_die(EXIT_USAGE, "--pace-threshold wants microseconds (0 to 3600000000), not '%s'", optarg);

@@ -54,7 +54,7 @@ static ssize_t next_line(FILE *f, char *buf)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_import";
+	tool_set_name("trace_import", argv);
 	static const struct option longopts[] = {
 		{ "pid", required_argument, 0, 1 }, { "exe", required_argument, 0, 2 },
 		{ "progress", no_argument, 0, 'p' },

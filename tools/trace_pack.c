@@ -26,10 +26,10 @@ static const char usage_text[] =
 	"      --gzip         gzip (the default)\n"
 	"      --xz           xz (package xz-utils)\n"
 	"      --zstd         zstd (package zstd)\n"
-	"  -l, --level=N      the compressor's level (default: its own, 6 for gzip and xz, 3 for\n"
+	"      --level=N      the compressor's level (default: its own, 6 for gzip and xz, 3 for\n"
 	"                     zstd; the highest take far longer for a little less: gzip -9 4x\n"
 	"                     and zstd -19 270x the time of their defaults on a 256 MB trace)\n"
-	"  -a, --anonymize    replace every address with a consistent stand-in (identity and\n"
+	"  -A, --anonymize    replace every address with a consistent stand-in (identity and\n"
 	"                     alignment up to 64 KiB kept, so conversion and replay give the same\n"
 	"                     result), and leave out the executable path and command line\n"
 	"  -p, --progress     show progress even when standard error is not a terminal (on a\n"
@@ -159,11 +159,11 @@ static void anonymize(const char *in, FILE *out)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_pack";
+	tool_set_name("trace_pack", argv);
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "gzip", no_argument, 0, 1 },
 		{ "xz", no_argument, 0, 2 }, { "zstd", no_argument, 0, 3 },
-		{ "anonymize", no_argument, 0, 'a' }, { "level", required_argument, 0, 'l' },
+		{ "anonymize", no_argument, 0, 'A' }, { "level", required_argument, 0, 4 },
 		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
 	const char *out = NULL, *prog = "gzip", *ext = "gz", *pkg = "gzip";
 	int anon = 0, c, chosen = 0, quiet = 0, progress = isatty(2);   /* 2 with -p */
 	long level = 0;   /* 0: the compressor's own default */
-	while ((c = getopt_long(argc, argv, "o:l:apqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:ApqhV", longopts, NULL)) != -1) {
 		if (c >= 1 && c <= 3) {
 			if (chosen && chosen != c)
 				tool_die(EXIT_USAGE, "--gzip, --xz, --zstd: choose one");
@@ -182,14 +182,14 @@ int main(int argc, char **argv)
 		case 1: prog = "gzip", ext = "gz", pkg = "gzip"; break;
 		case 2: prog = "xz", ext = "xz", pkg = "xz-utils"; break;
 		case 3: prog = "zstd", ext = "zst", pkg = "zstd"; break;
-		case 'l': {
+		case 4: {
 			char *end;
 			level = strtol(optarg, &end, 10);
 			if (!*optarg || *end || level < 1 || level > 19)
 				tool_die(EXIT_USAGE, "--level wants a number from 1 to 19, not '%s'", optarg);
 			break;
 		}
-		case 'a': anon = 1; break;
+		case 'A': anon = 1; break;
 		case 'p': progress = 2; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

@@ -36,10 +36,10 @@ static const char usage_text[] =
 	"  -k, --kind=KIND      one of the above\n"
 	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
 	"  -t, --title=TEXT     the chart's title\n"
-	"  -l, --label=NAME     legend name of the next timeline or distribution (repeatable;\n"
+	"      --label=NAME     legend name of the next timeline or distribution (repeatable;\n"
 	"                       default: file names, the allocator for distributions)\n"
-	"  -W, --width=N, -H, --height=N   size in pixels (default 900 x 560;\n"
-	"                       300 x 300 at least)\n"
+	"  -W, --width=N        width in pixels (default 900; 300 at least)\n"
+	"      --height=N       height in pixels (default 560; 300 at least)\n"
 	"      --vmsize         rss: VmSize too, in a panel of its own\n"
 	"  -p, --progress       show progress even when standard error is not a terminal (on a\n"
 	"                       terminal it shows after a second)\n"
@@ -707,15 +707,15 @@ static const char *guess_kind(const char *path)
 	return "live";
 }
 
-enum { OPT_VMSIZE = 256 };
+enum { OPT_VMSIZE = 256, OPT_LABEL, OPT_HEIGHT };
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_plot";
+	tool_set_name("trace_plot", argv);
 	static const struct option longopts[] = {
 		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
-		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, 'l' },
-		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, 'H' },
+		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, OPT_LABEL },
+		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, OPT_HEIGHT },
 		{ "progress", no_argument, 0, 'p' }, { "vmsize", no_argument, 0, OPT_VMSIZE },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
@@ -723,14 +723,14 @@ int main(int argc, char **argv)
 	int nlabels = 0, c, vmsize = 0;
 	uint64_t w = 900, h = 560;
 	progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "k:o:t:l:W:H:phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:o:t:W:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': kind = optarg; break;
 		case 'o': out = optarg; break;
 		case 't': title = optarg; break;
-		case 'l': if (nlabels < 64) labels[nlabels++] = optarg; break;
+		case OPT_LABEL: if (nlabels < 64) labels[nlabels++] = optarg; break;
 		case 'W': if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000) tool_die(EXIT_USAGE, "--width: 300 to 10000"); break;
-		case 'H': if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000) tool_die(EXIT_USAGE, "--height: 300 to 10000"); break;
+		case OPT_HEIGHT: if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000) tool_die(EXIT_USAGE, "--height: 300 to 10000"); break;
 		case 'p': progress = 2; break;
 		case OPT_VMSIZE: vmsize = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;

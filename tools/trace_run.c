@@ -24,13 +24,13 @@ static const char usage_text[] =
 	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
 	"                          path to a shared object (preloaded, in a fresh process);\n"
 	"                          traced: the one the program ran on, with its settings\n"
-	"  -c, --compare=A,B,...   replay with each allocator in a fresh process; one table;\n"
+	"  -C, --compare=A,B,...   replay with each allocator in a fresh process; one table;\n"
 	"                          a column may have settings of its own, A(SETTING ...):\n"
 	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), NAME=V (environment),\n"
 	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
 	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians;\n"
 	"                          from 3 on, --compare marks ~ a ratio whose columns' runs overlap\n"
-	"  -t, --touch=MODE        after each allocation write to the block: resident (default:\n"
+	"      --touch=MODE        after each allocation write to the block: resident (default:\n"
 	"                          a byte a page of as much as the program had resident, where\n"
 	"                          the workload says; else as pages), pages (one byte a page\n"
 	"                          and the last byte), full (every byte), none\n"
@@ -523,14 +523,14 @@ static int multi_run(const struct opts *o, const char *workload, const struct as
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_run";
+	tool_set_name("trace_run", argv);
 	/* stdout's buffer would be the allocator under test's, allocated at the first printf */
 	static char stdout_buf[BUFSIZ];
 	setvbuf(stdout, stdout_buf, isatty(1) ? _IOLBF : _IOFBF, sizeof stdout_buf);
 	cycles_init();
 	static const struct option longopts[] = {
-		{ "malloc", required_argument, 0, 'm' }, { "compare", required_argument, 0, 'c' },
-		{ "repeat", required_argument, 0, 'r' }, { "touch", required_argument, 0, 't' },
+		{ "malloc", required_argument, 0, 'm' }, { "compare", required_argument, 0, 'C' },
+		{ "repeat", required_argument, 0, 'r' }, { "touch", required_argument, 0, 9 },
 		{ "interval", required_argument, 0, 'i' }, { "log", required_argument, 0, 'l' },
 		{ "mallopt", required_argument, 0, 'M' }, { "tunables", required_argument, 0, 'T' },
 		{ "trim-every", required_argument, 0, 1 }, { "csv", no_argument, 0, 2 },
@@ -546,7 +546,7 @@ int main(int argc, char **argv)
 	int ch;
 	uint64_t v;
 	char named[600];   /* "--malloc NAME", for its message */
-	while ((ch = getopt_long(argc, argv, "m:c:r:t:i:l:L:M:T:phV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "m:C:r:i:l:L:M:T:phV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm':
 			if (!*optarg)
@@ -560,13 +560,13 @@ int main(int argc, char **argv)
 			snprintf(named, sizeof named, "--malloc %s", optarg);
 			allocator_check_name(optarg, named);
 			break;
-		case 'c': o.compare = optarg; break;
+		case 'C': o.compare = optarg; break;
 		case 'r':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000)
 				tool_die(EXIT_USAGE, "--repeat wants a number from 1 to 1000, not '%s'", optarg);
 			o.repeat = (unsigned)v;
 			break;
-		case 't':
+		case 9:
 			if (!strcmp(optarg, "resident") || !strcmp(optarg, "default")) o.ro.touch = TOUCH_RESIDENT;
 			else if (!strcmp(optarg, "pages")) o.ro.touch = TOUCH_PAGES;
 			else if (!strcmp(optarg, "full")) o.ro.touch = TOUCH_FULL;

@@ -13,7 +13,7 @@ ge "the trace is over 4 GiB" 4294967297 "$size"
 cat "$D/check"
 calls=$(awk '{ gsub(",", "", $4); print $4 }' "$D/check")
 ge "every call read back (offsets past 4 GiB)" 70000000 "$calls"
-"$BIN/trace_dump" -t "$f" | tail -n 2 | head -n 1 >"$D/last"
+"$BIN/trace_dump" --ticks "$f" | tail -n 2 | head -n 1 >"$D/last"
 off=$(awk '{ print $1 }' "$D/last")
 ge "records are read at offsets beyond 32 bits" 4294967297 "$off"
 /usr/bin/time -f %M -o "$D/mem" "$BIN/trace2wl" -q "$D/w.wl" "$f"

@@ -96,14 +96,3 @@ void progmem_free(struct progmem *p)
 	rangemap_free(&p->prog.live);
 	rangemap_free(&p->own.live);
 }
-
-const char *progmem_mb(char *buf, size_t cap, uint64_t bytes)
-{
-	if (bytes < 10000)
-		snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
-	else if (bytes < 1000000)
-		snprintf(buf, cap, "%.1f kB", (double)bytes / 1e3);
-	else
-		snprintf(buf, cap, "%.1f MB", (double)bytes / 1e6);
-	return buf;
-}

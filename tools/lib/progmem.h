@@ -41,7 +41,4 @@ static inline int progmem_is_api(unsigned call)
 /* A mapping call or memory sample (anything else is left alone).  0, or -1 out of memory. */
 int progmem_event(struct progmem *p, const struct order_ev *e);
 void progmem_free(struct progmem *p);
-
-/* "56.2 MB", "812.0 kB" (units of 1,000,000 and 1,000 bytes), "512 bytes", into buf */
-const char *progmem_mb(char *buf, size_t cap, uint64_t bytes);
 #endif

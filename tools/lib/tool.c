@@ -45,6 +45,13 @@ static void vwarn(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+void tool_set_name(const char *name, char **argv)
+{
+	tool_name = name;
+	if (argv[0])
+		argv[0] = (char *)name;
+}
+
 void tool_die(int code, const char *fmt, ...)
 {
 	va_list ap;

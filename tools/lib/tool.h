@@ -20,6 +20,9 @@
 #define EXIT_SYSTEM  3   /* the system failed us: out of memory, cannot write output */
 
 extern const char *tool_name;
+/* Set tool_name, and argv[0] to it: getopt names the program by argv[0] ("./bin/trace_run:
+   invalid option"), which must be the name every other message starts with. */
+void tool_set_name(const char *name, char **argv);
 
 /* "NAME: message\n" on stderr, then exit(code). */
 void tool_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));

@@ -7,20 +7,23 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "replay.h"
+#include "dump.h"
 #include "input.h"
+#include "order.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
 #include "u64set.h"
 #include "wl_input.h"
-#include "wl_reader.h"
 
 static const char usage_text[] =
 	"Usage: trace_dump [OPTION]... FILE...\n"
 	"Print the header and every record of mtrace traces, one line a record, and validate\n"
-	"them.  A workload (trace2wl's, or an original dj/malloc .wl, also compressed) is printed\n"
-	"too: its header, then each stream's operations, numbered as trace_run counts calls.\n"
+	"them: in file order, which groups each thread's records in chunks (times go back where\n"
+	"one thread's chunk follows another's), or with --sorted in the global order, which\n"
+	"trace2wl, trace_stats and trace_plot read them in.  A workload (trace2wl's, or an\n"
+	"original dj/malloc .wl, also compressed) is printed too: its header, then each\n"
+	"stream's operations, numbered as trace_run counts calls.\n"
 	"FILE - reads standard input (a trace).\n"
 	"\n"
 	"  -H, --header     print the header only\n"
@@ -29,7 +32,9 @@ static const char usage_text[] =
 	"  -a, --all        also print the chunk bookkeeping records\n"
 	"  -n, --limit=N    stop after N records of each file (of a workload: N operations a\n"
 	"                   stream)\n"
-	"  -t, --ticks      print raw clock ticks instead of seconds since the start\n"
+	"      --sorted     a trace's records in their global order (its order points: the\n"
+	"                   file offsets are then left out; a realloc shows at its start)\n"
+	"      --ticks      print raw clock ticks instead of seconds since the start\n"
 	"  -s, --stream=N   of a workload: stream N only\n"
 	"      --from=CALL  of a workload: from each stream's call CALL on (its waits included)\n"
 	"  -h, --help       show this help and exit\n"
@@ -38,12 +43,7 @@ static const char usage_text[] =
 	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated (the error\n"
 	"names the byte offset); 2 bad command line.\n";
 
-static struct {
-	int header_only, check, all, ticks;
-	uint64_t limit;
-	int64_t stream;     /* -1: every stream */
-	uint64_t from;      /* the first call printed (1 is a stream's first) */
-} opt = { .limit = UINT64_MAX, .stream = -1, .from = 1 };
+struct dump_opts opt = { .limit = UINT64_MAX, .stream = -1, .from = 1 };
 
 static const char *errno_name(unsigned e)
 {
@@ -164,12 +164,25 @@ static int print_v2(const struct mtrace_record *x)
 	return 1;
 }
 
+#define NO_OFFSET UINT64_MAX   /* a record met in global order: its place in the file is not known */
+
+/* The records' column heads; with the file offset unless --sorted */
+static void print_columns(void)
+{
+	if (!opt.sorted)
+		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
+	else
+		printf("#%*s %7s  call\n", opt.ticks ? 19 : 13, opt.ticks ? "ticks" : "seconds", "tid");
+}
+
 static void print_record(const struct trace_reader *r, const struct mtrace_record *x, uint64_t off)
 {
+	if (off != NO_OFFSET)
+		printf("%10" PRIu64 " ", off);
 	if (opt.ticks)
-		printf("%10" PRIu64 " %20" PRIu64 " %7u  ", off, x->ts, x->tid);
+		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);
 	else
-		printf("%10" PRIu64 " %14.9f %7u  ", off, trace_seconds(r, x->ts), x->tid);
+		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
 	const char *name = mtrace_call_name(x->call);
 	int v2 = 0;
 	switch (x->call) {
@@ -218,190 +231,71 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 }
 
 /* ---------------------------------------------------------------------------------------------
-   Workloads
+   --sorted: the records in their global order, as order.h hands them to trace2wl and
+   trace_stats.  Each record shows once, at its ts: a realloc (and mremap), which has two order
+   points, at the first, where the call began and released its block.
    ------------------------------------------------------------------------------------------- */
 
-#define S(n) ((n) == 1 ? "" : "s")   /* the plural's s */
+struct sorted {
+	const struct trace_reader *r;
+	uint64_t calls, samples, shown;
+	struct u64set threads;   /* of the calls shown (order.h's indexes: a reused tid is another) */
+	int at_limit;   /* --limit reached: the order was stopped, not failed */
+};
 
-static void print_wl_header(const struct wl_reader *w, const char *shown)
+static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 {
-	const struct mtrace_wl_header *h = &w->h;
-	char a[32], b[32], c[32], d[32];
-	printf("# file      %s\n", shown);
-	printf("# format    mtrace workload v%u, %u-byte header, %s bytes%s\n", (unsigned)h->version,
-	       (unsigned)h->header_size, fmt_commas(a, h->file_size),
-	       (h->flags & MTRACE_WL_HF_FROM_DJ) ? ", from a dj/malloc trace or workload" : "");
-	printf("# program   %s (pid %d)\n", h->program[0] ? h->program : "(unknown)", (int)h->pid);
-	if (h->allocator[0])
-		printf("# allocator %s (the one it ran on)\n", h->allocator);
-	if (h->settings[0])
-		printf("# settings  %s (the allocators' settings it ran with)\n", h->settings);
-	printf("# streams   %u", (unsigned)h->nthreads);
-	if (h->max_live_threads)
-		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);
-	printf(", %s slot%s, %s call%s, %s wait%s, %s failed\n", fmt_commas(a, h->nslots), S(h->nslots),
-	       fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits), S(h->nwaits),
-	       fmt_commas(d, h->failed));
-	printf("# calls    ");
-	for (unsigned op = 1; op <= MTRACE_WL_LAST_MAP; op++)
-		if (h->counts[op])
-			printf(" %s %s", mtrace_wl_op_name(op), fmt_commas(a, h->counts[op]));
-	printf("\n# ideal RSS %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
-	       fmt_commas(b, h->ideal_rss_call));
-	if (h->flags & MTRACE_WL_HF_MAPPINGS)
-		printf("# mappings  %s map id%s; the program mapped %s bytes itself at the most\n",
-		       fmt_commas(a, h->nmaps), S(h->nmaps), fmt_commas(b, h->mapped_peak));
-	if (h->flags & MTRACE_WL_HF_RESIDENT)
-		printf("# resident  blocks of %s bytes or more say how much the program had resident\n",
-		       fmt_commas(a, h->resident_min));
-	if (h->flags & MTRACE_WL_HF_PACE)
-		printf("# pace      idle times of %s us or more marked; the trace ran %s us\n",
-		       fmt_commas(a, h->pace_us), fmt_commas(b, h->duration_us));
-	if (h->flags & MTRACE_WL_HF_SAMPLES) {
-		struct mtrace_wl_sample first = { 0 }, peak = { 0 }, x;
-		for (uint64_t i = 0; i < h->nsamples; i++) {
-			wl_sample(w, i, &x);
-			if (i == 0)
-				first = x;
-			if (x.anon >= peak.anon)
-				peak = x;
-		}
-		printf("# samples   %s of the program's memory: anonymous RSS %s bytes at the first, %s at the "
-		       "most (after %s calls, at %s us)\n", fmt_commas(a, h->nsamples), fmt_commas(b, first.anon),
-		       fmt_commas(c, peak.anon), fmt_commas(d, peak.calls), fmt_commas(a, peak.time_us));
-	}
-}
-
-static void print_slot(uint64_t s)
-{
-	if (s)
-		printf("slot %" PRIu64, s);
-	else
-		printf("NULL");
-}
-
-static void print_op(const struct wl_op *op, uint64_t call)
-{
-	switch (op->op) {
-	case MTRACE_WL_WAIT:
-		printf("%12" PRIu64 " %10s  wait for stream %" PRIu64 " to finish its call %" PRIu64 "\n",
-		       op->offset, "", op->a[0], op->a[1]);
-		return;
-	case MTRACE_WL_RESIDENT:
-		if (op->a[0])
-			printf("%12" PRIu64 " %10s  resident: %" PRIu64 " KiB of it\n", op->offset, "", op->a[0] - 1);
-		else
-			printf("%12" PRIu64 " %10s  resident: not known\n", op->offset, "");
-		return;
-	case MTRACE_WL_AT:
-		printf("%12" PRIu64 " %10s  at %.6f s (after an idle time)\n", op->offset, "", (double)op->a[0] / 1e6);
-		return;
-	case MTRACE_WL_MAP: case MTRACE_WL_REMAP:
-		printf("%12" PRIu64 " %10" PRIu64 "  %s(map %" PRIu64 ", %" PRIu64 ")\n", op->offset, call,
-		       mtrace_wl_op_name(op->op), op->a[0], op->a[1]);
-		return;
-	case MTRACE_WL_UNMAP:
-		printf("%12" PRIu64 " %10" PRIu64 "  unmap(map %" PRIu64 ", offset %" PRIu64 ", %" PRIu64 ")\n",
-		       op->offset, call, op->a[0], op->a[1], op->a[2]);
-		return;
-	}
-	printf("%12" PRIu64 " %10" PRIu64 "  %s(", op->offset, call, mtrace_wl_op_name(op->op));
-	switch (op->op) {
-	case MTRACE_WL_FREE:
-		print_slot(op->a[0]);
-		printf(")\n");
-		return;
-	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC:
-		printf("%" PRIu64, op->a[1]);
-		break;
-	case MTRACE_WL_REALLOC:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64, op->a[2]);
-		break;
-	case MTRACE_WL_REALLOCARRAY:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64 ", %" PRIu64, op->a[2], op->a[3]);
-		break;
-	default:   /* calloc (count, size), the memalign family (alignment, size) */
-		printf("%" PRIu64 ", %" PRIu64, op->a[1], op->a[2]);
-		break;
-	}
-	printf(")");
-	if (op->failed)
-		printf(" failed\n");
-	else if (op->a[0])
-		printf(" -> slot %" PRIu64 "\n", op->a[0]);
-	else
-		printf("\n");
-}
-
-/* Print or check a workload (the user's FILE, plain at path).  0 if it is valid. */
-static int dump_workload(const char *path, const char *shown)
-{
-	struct wl_reader w;
-	if (wl_open(&w, path) < 0) {
-		wl_input_name(w.err, sizeof w.err, path, shown);
-		tool_warn("%s", w.err);
-		return -1;
-	}
-	w.name = shown;
-	if (opt.stream >= 0 && (uint64_t)opt.stream >= w.h.nthreads)
-		tool_die(EXIT_USAGE, "%s: --stream %" PRId64 ": it has streams 0 to %u", shown, opt.stream,
-			 (unsigned)w.h.nthreads - 1);
-	/* what trace_run checks before replaying: every stream decodes, every wait can be
-	   satisfied.  A workload that fails is still printed (what it holds shows why), and the
-	   exit status says it failed. */
-	struct replay_plan plan;
-	char err[800];
-	int valid = replay_validate(&w, &plan, err, sizeof err) == 0;
-	if (valid)
-		replay_plan_free(&plan);
-	else
-		tool_warn("%s", err);
-	if (opt.check) {
-		if (!valid) {
-			wl_close(&w);
+	struct sorted *s = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct mtrace_record *x = ev[i].rec;
+		if (ev[i].kind == ORDER_RESULT)
+			continue;
+		if (s->shown == opt.limit) {
+			s->at_limit = 1;
 			return -1;
 		}
-		char a[32], b[32];
-		printf("%s: valid workload: %s call%s in %u stream%s, %s wait%s, all satisfiable\n", shown,
-		       fmt_commas(a, w.h.ncalls), S(w.h.ncalls), (unsigned)w.h.nthreads, S(w.h.nthreads),
-		       fmt_commas(b, w.h.nwaits), S(w.h.nwaits));
-		wl_close(&w);
-		return 0;
+		if (x->call == MTRACE_CALL_MEMORY)
+			s->samples++;
+		else if (s->calls++, u64set_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)   /* (n leaves key 0 out) */
+			tool_die(EXIT_SYSTEM, "out of memory");
+		print_record(s->r, x, NO_OFFSET);
+		s->shown++;
 	}
-	print_wl_header(&w, shown);
-	int rc = 0;
-	for (uint32_t t = 0; t < w.h.nthreads && !opt.header_only && rc == 0; t++) {
-		if (opt.stream >= 0 && t != (uint64_t)opt.stream)
-			continue;
-		char a[32], b[32], c[32];
-		const struct mtrace_wl_thread *th = &w.threads[t];
-		printf("# stream %u: thread %u, %s call%s, %s bytes at offset %s\n", (unsigned)t,
-		       (unsigned)th->tid, fmt_commas(a, th->ncalls), S(th->ncalls),
-		       fmt_commas(b, th->length), fmt_commas(c, th->offset));
-		printf("#     offset       call  operation\n");
-		struct wl_cursor cur;
-		struct wl_op op;
-		wl_cursor_init(&w, t, &cur);
-		uint64_t call = 0, shown_ops = 0;
-		while (shown_ops < opt.limit && (rc = wl_next(&w, &cur, &op)) > 0) {
-			int is_call = mtrace_wl_is_call(op.op);
-			call += is_call;
-			/* a wait or an AT belongs to the call after it, a RESIDENT to the one before:
-			   shown from --from's call on */
-			if (call + (op.op == MTRACE_WL_WAIT || op.op == MTRACE_WL_AT) < opt.from)
-				continue;
-			print_op(&op, call);
-			shown_ops++;
-		}
-		if (rc > 0)
-			rc = 0;   /* stopped by --limit */
+	return 0;
+}
+
+/* The records of the trace r (its header printed) in global order; what they held on the
+   summary line.  0, or -1 (said) if the trace is invalid. */
+static int dump_sorted(struct trace_reader *r)
+{
+	struct sorted s = { .r = r };
+	struct order o;
+	int rc = order_begin(&o, on_sorted, NULL, &s);
+	if (rc == 0)
+		rc = order_feed(&o, r);
+	if (rc == 0)
+		rc = order_end(&o);
+	if (rc < 0 && s.at_limit)
+		rc = 0;
+	else if (rc < 0 && o.sys_error)
+		tool_die(EXIT_SYSTEM, "%s", o.err);
+	else if (rc < 0)
+		tool_warn("%s", o.err);
+	if (rc == 0) {
+		char n1[32], n2[32], n3[32], n4[32], sampled[80] = "", late[120] = "";
+		if (s.samples)
+			snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, s.samples),
+				 s.samples == 1 ? "" : "s");
+		if (o.late)
+			snprintf(late, sizeof late, "; %s record%s came after later ones, and are shown late",
+				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
+		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n", fmt_commas(n1, s.calls),
+		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
+		       fmt_commas(n2, r->n_unwritten), late);
 	}
-	if (rc < 0 && valid)   /* (an invalid one: said above) */
-		tool_warn("%s", w.err);
-	wl_close(&w);
-	return rc < 0 || !valid ? -1 : 0;
+	u64set_free(&s.threads);
+	order_free(&o);
+	return rc;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -433,7 +327,12 @@ static int dump(const char *path)
 		return 0;
 	}
 	if (!opt.check)
-		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
+		print_columns();
+	if (opt.sorted && !opt.check) {
+		int rc = dump_sorted(&r);
+		trace_close(&r);
+		return rc;
+	}
 	struct mtrace_record x;
 	uint64_t off, calls = 0, samples = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
@@ -483,22 +382,23 @@ static int dump(const char *path)
 
 int main(int argc, char **argv)
 {
-	tool_name = "trace_dump";
+	tool_set_name("trace_dump", argv);
 	trace_reader_wants = "a trace or a workload";
 	static const struct option longopts[] = {
 		{ "header", no_argument, 0, 'H' }, { "check", no_argument, 0, 'c' },
 		{ "all", no_argument, 0, 'a' }, { "limit", required_argument, 0, 'n' },
-		{ "ticks", no_argument, 0, 't' }, { "help", no_argument, 0, 'h' },
+		{ "ticks", no_argument, 0, 2 }, { "help", no_argument, 0, 'h' },
 		{ "stream", required_argument, 0, 's' }, { "from", required_argument, 0, 1 },
-		{ "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "version", no_argument, 0, 'V' }, { "sorted", no_argument, 0, 3 }, { 0, 0, 0, 0 },
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "Hcan:ts:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Hcan:s:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': opt.header_only = 1; break;
 		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
 		case 'a': opt.all = 1; break;
-		case 't': opt.ticks = 1; break;
+		case 2: opt.ticks = 1; break;
+		case 3: opt.sorted = 1; break;
 		case 'n':
 			if (parse_u64(optarg, &opt.limit) < 0)
 				tool_die(EXIT_USAGE, "--limit wants a number, not '%s'", optarg);
@@ -519,6 +419,9 @@ int main(int argc, char **argv)
 		default: fputs("Try 'trace_dump --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
+	if (opt.sorted && opt.all)
+		tool_die(EXIT_USAGE, "--sorted and --all: the chunk records have a place in the file, not "
+			 "in the global order");
 	if (optind == argc) {
 		fputs("trace_dump: no file given\nTry 'trace_dump --help'.\n", stderr);
 		return EXIT_USAGE;
@@ -530,3 +433,4 @@ int main(int argc, char **argv)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
 	return bad ? EXIT_BADFILE : EXIT_OK;
 }
+

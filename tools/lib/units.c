@@ -1,0 +1,50 @@
+/* units.c - bytes and times for people to read (units.h). */
+#include <stdio.h>
+#include "units.h"
+
+/* v in unit with three significant digits: 4.00, 26.5, 265 */
+static char *three_digits(char *buf, size_t cap, double v, const char *unit)
+{
+	snprintf(buf, cap, "%.*f %s", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit);
+	return buf;
+}
+
+char *units_bytes(char *buf, size_t cap, uint64_t bytes)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (bytes < 1024) {
+		snprintf(buf, cap, "%u B", (unsigned)bytes);
+		return buf;
+	}
+	double v = (double)bytes / 1024;
+	int i = 0;
+	uint64_t whole = bytes;   /* a whole number of the unit prints so: "4 KiB", not "4.00 KiB" */
+	while (v >= 1023.5 && i < 5)   /* (1023.5 KiB would print as "1024 KiB") */
+		v /= 1024, i++;
+	if (whole % (1ull << (10 * (i + 1))) == 0) {
+		snprintf(buf, cap, "%llu %s", (unsigned long long)(whole >> (10 * (i + 1))), unit[i]);
+		return buf;
+	}
+	return three_digits(buf, cap, v, unit[i]);
+}
+
+char *units_ns(char *buf, size_t cap, double ns)
+{
+	if (ns < 999.5) {
+		snprintf(buf, cap, "%.0f ns", ns < 0 ? 0 : ns);
+		return buf;
+	}
+	if (ns < 999.5e3)
+		return three_digits(buf, cap, ns / 1e3, "\xc2\xb5s");   /* µs */
+	if (ns < 999.5e6)
+		return three_digits(buf, cap, ns / 1e6, "ms");
+	return three_digits(buf, cap, ns / 1e9, "s");
+}
+
+size_t units_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;   /* not a continuation byte */
+	return n;
+}

@@ -1,0 +1,130 @@
+/* trace_stats - what a trace says about a program's allocations. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "stats.h"
+#include "tool.h"
+
+static const char usage_text[] =
+	"Usage: trace_stats [OPTION]... TRACE...\n"
+	"       trace_stats --diff TRACE_A TRACE_B\n"
+	"Statistics of each trace (mtrace, dj/malloc, or compressed): calls by type and by thread,\n"
+	"request sizes and lifetimes (power-of-two histograms), the ideal RSS peak and when it\n"
+	"happened, blocks live at the end (leaks at stop) with the largest, allocator overhead,\n"
+	"cross-thread frees, realloc behaviour, mmap and heap-growth calls (glibc traces), the most\n"
+	"frequent sizes, and how long calls took where the trace says (realloc's always; every\n"
+	"call's in a trace taken with mtracectl -d): average and percentiles by call type.  Records\n"
+	"are taken in their global order; memory is bounded by the live blocks, not the trace's\n"
+	"length.\n"
+	"\n"
+	"      --tsv        tab-separated: section, key, value(s)\n"
+	"      --json       one JSON object per trace\n"
+	"      --diff       two traces side by side, with the difference and the ratio\n"
+	"  -L, --latency=FILE  the recorded call durations (of one trace) as trace_run --latency\n"
+	"                   writes call times, in the trace's clock ticks: trace_plot draws them\n"
+	"                   beside a replay's\n"
+	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
+	"                   terminal it shows after a second)\n"
+	"  -h, --help       show this help and exit\n"
+	"  -V, --version    show the version and exit\n"
+	"\n"
+	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line.\n";
+
+/* -L: the recorded durations' histograms, as trace_run --latency writes its call times (in
+   the trace's clock ticks; on x86 the same TSC cycles as trace_run's).  0, or -1 when the
+   trace holds no durations (nothing written). */
+static int write_latency(const char *path, const struct stats *s)
+{
+	int any = 0;
+	for (int c = 0; c < LAT_CLASSES; c++)
+		any |= s->dur->max[c] != 0;
+	if (!any) {
+		tool_warn("%s: no call durations in it (a trace taken with mtracectl -d has every call's)",
+			  s->name);
+		return -1;
+	}
+	if (s->durations == 1)
+		tool_warn("warning: %s: only realloc's durations are recorded without mtracectl -d", s->name);
+	const char *exe = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe[0] ? s->exe : "program";
+	char title[400], tmp[TOOL_TMP_CAP];
+	snprintf(title, sizeof title, "trace_stats latency: %s as traced, %s", exe, trace_clock_name(s->clock));
+	int fd = tool_output_open(path, tmp);
+	int e = lat_write_tsv(fd, title, (const uint64_t (*)[HIST_BUCKETS])s->dur->b, s->dur->max) < 0 ? errno : 0;
+	tool_output_finish(path, fd, tmp, e);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	tool_set_name("trace_stats", argv);
+	static const struct option longopts[] = {
+		{ "tsv", no_argument, 0, 1 }, { "json", no_argument, 0, 2 }, { "diff", no_argument, 0, 3 },
+		{ "progress", no_argument, 0, 'p' }, { "latency", required_argument, 0, 'L' },
+		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+	};
+	int c, want_diff = 0, progress = isatty(2);   /* tool_progress's on: 2 with -p */
+	enum report_format fmt = REPORT_TEXT;
+	const char *latency = NULL;
+	while ((c = getopt_long(argc, argv, "L:phV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 1: case 2:
+			if (fmt != REPORT_TEXT && fmt != (c == 1 ? REPORT_TSV : REPORT_JSON))
+				tool_die(EXIT_USAGE, "--tsv and --json: choose one");
+			fmt = c == 1 ? REPORT_TSV : REPORT_JSON;
+			break;
+		case 3: want_diff = 1; break;
+		case 'p': progress = 2; break;
+		case 'L': latency = optarg; break;
+		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'V': tool_version();
+		default: fputs("Try 'trace_stats --help'.\n", stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind == argc || (want_diff && argc - optind != 2)) {
+		fprintf(stderr, "trace_stats: %s\nTry 'trace_stats --help'.\n",
+			want_diff ? "--diff wants exactly two traces" : "no trace given");
+		return EXIT_USAGE;
+	}
+	if (latency && (want_diff || argc - optind != 1))
+		tool_die(EXIT_USAGE, "--latency takes one trace");
+	if (latency)
+		latency = tool_check_output(latency, argv + optind, 1, 0);
+	int bad = 0;
+	if (want_diff) {
+		struct stats a, b;
+		if (stats_collect(argv[optind], &a, progress) < 0 || stats_collect(argv[optind + 1], &b, progress) < 0)
+			return EXIT_BADFILE;
+		if (fmt == REPORT_TEXT)
+			for (int k = 0; k < 2; k++) {
+				/* what each ran on and with: a difference there explains the figures' */
+				const struct stats *x = k ? &b : &a;
+				printf("%c: %s", k ? 'B' : 'A', argv[optind + k]);
+				if (x->allocator[0] || x->settings[0])
+					printf(" (on %s, with %s)", x->allocator[0] ? x->allocator : "an allocator not named",
+					       x->settings[0] ? x->settings : "no settings");
+				printf("\n");
+			}
+		report_diff(&a, &b, fmt);
+		stats_release(&a);
+		stats_release(&b);
+	} else
+		for (int i = optind; i < argc; i++) {
+			struct stats s;
+			if (stats_collect(argv[i], &s, progress) < 0)
+				bad = 1;
+			else {
+				report_trace(&s, fmt);
+				if (latency && write_latency(latency, &s) < 0)
+					bad = 1;
+			}
+			stats_release(&s);
+		}
+	if (fflush(stdout) != 0)
+		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
+	return bad ? EXIT_BADFILE : EXIT_OK;
+}
+
