@@ -26,7 +26,10 @@ endif
 
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude -Itools/lib -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
+# tools/lib/{format,analysis,util} hold what several tools share; a tool's folder, tools/NAME/,
+# holds its main file NAME.c and the modules only it uses (also linked by tests and fuzzers)
+TOOL_INC := $(patsubst %/,-I%,$(sort $(wildcard tools/lib/*/ tools/*/)))
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude $(filter-out -Itools/lib,$(TOOL_INC)) -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
 # The preload: hidden by default (only the allocator API and mtrace_* are exported), and
 # initial-exec TLS, because global-dynamic TLS access can itself call malloc.
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
@@ -35,9 +38,11 @@ LDLIBS   := -ldl -pthread
 
 MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
-TLIB_SRC   := $(wildcard tools/lib/*.c)
-TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
 TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot
+TOOL_MAINS := $(foreach t,$(TOOLS),tools/$(t)/$(t).c)
+TLIB_SRC   := $(filter-out $(TOOL_MAINS),$(wildcard tools/lib/*/*.c tools/*/*.c))
+TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
+TOOL_HDRS  := $(wildcard tools/lib/*/*.h tools/*/*.h)
 TOOL_BINS  := $(TOOLS:%=$(B)/bin/%) $(B)/bin/mtracectl
 LIBMTRACE  := $(B)/lib/libmtrace.so.$(VERSION)
 LIBS       := $(LIBMTRACE) $(B)/lib/libmtracectl.so
@@ -46,10 +51,12 @@ TEST_LIBS  := $(patsubst tests/prog/%.c,$(B)/tests/%.so,$(wildcard tests/prog/li
 TEST_CXX   := $(wildcard tests/prog/*.cc)
 TEST_BINS  := $(TEST_C:tests/prog/%.c=$(B)/tests/%) $(TEST_CXX:tests/prog/%.cc=$(B)/tests/%) $(TEST_LIBS)
 HEADERS    := $(wildcard include/*.h)
+# shared by the capture library and the tools, not installed
+INTERNAL_HEADERS := $(wildcard include/internal/*.h)
 
 all: $(LIBS) $(TOOL_BINS)
 
-$(B)/malloc/%.o: malloc/%.c $(wildcard malloc/*.h) $(HEADERS) | dirs
+$(B)/malloc/%.o: malloc/%.c $(wildcard malloc/*.h) $(HEADERS) $(INTERNAL_HEADERS) | dirs
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 $(B)/mtracectl/preload.o: mtracectl/preload.c $(HEADERS) | dirs
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
@@ -64,19 +71,16 @@ $(LIBMTRACE): $(MALLOC_OBJ)
 $(B)/lib/libmtracectl.so: $(MALLOC_OBJ) $(B)/mtracectl/preload.o
 	$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete -Wl,-z,initfirst $^ -o $@ $(LDLIBS)
 
-$(B)/tools/lib/%.o: tools/lib/%.c $(wildcard tools/lib/*.h) $(HEADERS) | dirs
+$(B)/tools/%.o: tools/%.c $(TOOL_HDRS) $(HEADERS) | dirs
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -c $< -o $@
 $(B)/libmtools.a: $(TLIB_OBJ)
 	rm -f $@; ar rcs $@ $^
-$(B)/bin/%: tools/%.c $(B)/libmtools.a $(HEADERS) | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a $(LDLIBS) -lm
-# a tool with more than its main file has a folder of its own, tools/NAME/, built whole
-TOOL_DIRS := $(filter-out lib,$(notdir $(patsubst %/,%,$(wildcard tools/*/))))
-define tool_dir_rule
-$(B)/bin/$(1): $(wildcard tools/$(1)/*.c tools/$(1)/*.h) $(B)/libmtools.a $(HEADERS) | dirs
-	$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) -Itools/$(1) $(wildcard tools/$(1)/*.c) -o $$@ $(B)/libmtools.a $$(LDLIBS) -lm
+define tool_rule
+$(B)/bin/$(1): tools/$(1)/$(1).c $(B)/libmtools.a $(TOOL_HDRS) $(HEADERS) | dirs
+	$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) $$< -o $$@ $(B)/libmtools.a $$(LDLIBS) -lm
 endef
-$(foreach t,$(TOOL_DIRS),$(eval $(call tool_dir_rule,$(t))))
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # mtracectl finds the preload where it was installed: LIBDIR seen from BINDIR (so also in a
 # DESTDIR staging tree, or a tree moved elsewhere), then ../lib (the build tree), then LIBDIR.
 # Rebuilt when those change (a file that changes only with them).
@@ -94,12 +98,14 @@ $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
 # programs are, with the shared writer compiled in
-$(B)/tests/selftrace: tests/prog/selftrace.c tools/lib/trace_writer.c tools/lib/tool.c $(HEADERS) | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< tools/lib/trace_writer.c tools/lib/tool.c -o $@ -ldl
+SELFTRACE_SRC := tools/lib/format/trace_writer.c tools/lib/util/tool.c
+$(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
+	$(CC) $(ALL_CFLAGS) -fno-builtin $< $(SELFTRACE_SRC) -o $@ -ldl
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
-API_READER := tools/lib/trace_reader.c tools/lib/tool.c tools/lib/progress.c tools/lib/input.c tools/lib/hint.c tools/lib/mtrace_log.c
+API_READER := $(addprefix tools/lib/,format/trace_reader.c util/tool.c util/progress.c util/input.c util/hint.c \
+	format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
@@ -124,10 +130,10 @@ $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
 
 FUZZ_SECONDS ?= 60
 fuzz: all $(TEST_BINS)
-	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh || [ $$? -eq 77 ]
+	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) LIBSRC="$(TLIB_SRC)" TOOL_INC="$(filter-out -Itools/lib,$(TOOL_INC))" sh fuzz/run.sh || [ $$? -eq 77 ]
 
 dirs:
-	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/tools/lib $(B)/lib $(B)/bin $(B)/tests $(B)/fuzz
+	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/lib $(B)/bin $(B)/tests $(B)/fuzz
 
 check: all $(TEST_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh $(if $(filter 1,$(SANITIZE)),$(shell cat tests/sanitize.list))

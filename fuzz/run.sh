@@ -14,12 +14,14 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { re
 if ! clang -fsanitize=fuzzer "$FB/probe.c" -o "$FB/probe" 2>/dev/null; then
 	echo "make fuzz: clang has no libFuzzer runtime (apt-get install libclang-rt-14-dev)"; exit 77
 fi
-LIBSRC=$(ls tools/lib/*.c)
+# the tools' library sources and include flags, as the Makefile lists them
+LIBSRC=${LIBSRC:?run by make fuzz}
+TOOL_INC=${TOOL_INC:?run by make fuzz}
 HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency fuzz_replay_maps"
 for h in $HARNESSES; do
 	# (-D_GNU_SOURCE= as the sources define it, empty: no "redefined" warning for each)
 	clang -std=gnu11 -D_GNU_SOURCE= -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Iinclude -Itools/lib -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread -lm || exit 1
+		-Iinclude $TOOL_INC -Ifuzz "fuzz/$h.c" $LIBSRC -o "$FB/$h" -pthread -lm || exit 1
 done
 
 # seeds, made by the project's own tools

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "mtrace.h"
 #include "mt-internal.h"
-#include "mt-size.h"
+#include "internal/mt-size.h"
 
 static struct mt_hot hot_static;           /* until initialisation, or if no page can be had */
 struct mt_hot *mt_hot = &hot_static;

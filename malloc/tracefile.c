@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mt-internal.h"
-#include "mt-size.h"
+#include "internal/mt-size.h"
 
 _Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK, "a capped trace holds a header and a chunk");
 

@@ -21,7 +21,7 @@
 #include "switch.h"
 #include "tool.h"
 #include "trace_reader.h"
-#include "../malloc/mt-size.h"   /* MTRACE_CTL_MAX_SIZE's grammar, as the tracer reads it */
+#include "internal/mt-size.h"   /* MTRACE_CTL_MAX_SIZE's grammar, as the tracer reads it */
 
 #ifndef MTRACE_LIBDIR
 #define MTRACE_LIBDIR "/usr/local/lib"

@@ -39,7 +39,7 @@ check "mbench traced" test -n "$mb"
 traces="$mb"
 if command -v cc >/dev/null; then
 	mkdir "$TMP/cc"
-	"$BIN/mtracectl" -q -o "$TMP/cc/t" -- cc -O2 -c tools/trace_plot.c -Iinclude -Itools/lib -o "$TMP/cc.o"
+	"$BIN/mtracectl" -q -o "$TMP/cc/t" -- cc -O2 -c tools/trace_plot/trace_plot.c -Iinclude -Itools/lib/util -Itools/lib/format -Itools/lib/analysis -Itools/trace_plot -o "$TMP/cc.o"
 	cc1=$(ls -S "$TMP"/cc/t.* | head -n 1)
 	ge "cc1: request sizes in 15 buckets or more" 15 "$("$BIN/trace_stats" --tsv "$cc1" | awk -F'\t' '$1 == "sizes" && $3 > 0' | wc -l)"
 	traces="$traces $cc1"

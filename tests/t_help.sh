@@ -2,9 +2,8 @@
 # appears in its --help and in its manual page; --version and --help exit 0.
 . tests/lib.sh
 for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot mtracectl; do
-	src=$ROOT/tools/$t.c
+	src=$ROOT/tools/$t/$t.c
 	[ "$t" = mtracectl ] && src=$ROOT/mtracectl/mtracectl.c
-	[ -f "$src" ] || src=$ROOT/tools/$t/$t.c   # a tool with a folder of its own
 	opts=$(sed -n '/longopts\[\] = {/,/};/p' "$src" | grep -o '{ "[a-z-]*"' | sed 's/{ "//; s/"$//')
 	[ -n "$opts" ] && ok "$t: option table found" || bad "$t: no option table in $src"
 	"$BIN/$t" --help >"$TMP/help"; eq "$t --help: exit 0" 0 "$?"
