@@ -39,8 +39,11 @@ EOF
 figure() { sed -n "s/.*\"$2\": *\\([-0-9.e+]*\\).*/\\1/p" "$1" | head -n 1; }
 kb() { awk -v k="$1" 'BEGIN { if (k == "") print "?"; else printf "%.1f", k / 1024 }'; }
 
-printf '%-30s %-9s %11s %11s %11s %7s %11s %7s\n' "program" "allocator" "program" "replay" "paced" "curve" "before" ""
-printf '%-30s %-9s %11s %11s %11s %7s %11s %7s\n' "" "" "MiB" "MiB" "MiB" "error" "MiB" ""
+# (the "before" column only when there is an earlier build to fill it)
+bh1= bh2=
+[ -n "${BEFORE:-}" ] && bh1=before bh2=MiB
+printf '%-30s %-9s %11s %11s %11s %7s %11s\n' "program" "allocator" "program" "replay" "paced" "curve" "$bh1"
+printf '%-30s %-9s %11s %11s %11s %7s %11s\n' "" "" "MiB" "MiB" "MiB" "error" "$bh2"
 while IFS='|' read -r name cmd; do
 	for alloc in glibc jemalloc; do
 		pre=$LIB
@@ -71,7 +74,7 @@ while IFS='|' read -r name cmd; do
 		fi
 		printf '%-30s %-9s %11s %11s %11s %7s %11s\n' "$name" "$alloc" "$(kb "$prog")" "$(kb "$rep")" \
 			"$(kb "$pac")" "$(awk -v e="$cerr" 'BEGIN { if (e == "") print "?"; else printf "%.1f%%", 100 * e }')" \
-			"$(kb "$before")"
+			"$([ -n "${BEFORE:-}" ] && { [ $alloc = glibc ] && kb "$before" || echo -; })"
 	done
 done <"$DIR/programs"
 echo "(program: its peak growth of anonymous RSS, from the memory samples in its trace; replay and"
