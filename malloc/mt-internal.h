@@ -29,6 +29,7 @@
 #define MT_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
+#define MT_NORETURN __attribute__((noreturn))
 
 /* ---------------------------------------------------------------------------------------------
    The allocator beneath us
@@ -332,6 +333,9 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 	if (now >= mt_hot->sample_due)
 		mt_sample_due(t, now);
 }
+
+/* process.c */
+MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 
 /* mapping.c */
 void mt_mapping_init(void);

@@ -120,16 +120,24 @@ static void finish_at_exit(void)
 	mtrace_stop();
 }
 
+/* libc's _exit, found first if the tracer has not needed it yet (a program linked with
+   -lmtrace whose fork child fails its exec before any other call into us) */
+void mt_exit_now(int status)
+{
+	mt_guard_ready();
+	if (mt_libc.exit != NULL)
+		mt_libc.exit(status);
+	abort();   /* (no _exit in the process at all) */
+}
+
 MT_API void _exit(int status)
 {
 	finish_at_exit();
-	mt_libc.exit(status);
-	__builtin_unreachable();
+	mt_exit_now(status);
 }
 
 MT_API void _Exit(int status)
 {
 	finish_at_exit();
-	mt_libc.exit(status);
-	__builtin_unreachable();
+	mt_exit_now(status);
 }

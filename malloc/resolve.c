@@ -188,10 +188,10 @@ static void die_unresolved(const char *name)
 	r = write(2, name, strlen(name));
 	r = write(2, "\n", 1);
 	(void)r;
-	_exit(127);
+	mt_exit_now(127);
 }
 
-static int resolving;   /* owned by the thread that wins the race below */
+static __thread int resolving;   /* this thread won the race below (and recursed into it) */
 
 void mt_resolve(void)
 {

@@ -23,4 +23,8 @@ MTRACE_CTL_VERBOSE=1 "$TP/api_busy" "$TMP/busy" 60 2>"$TMP/busy.err"; eq "api_bu
 counts_agree "$TMP/busy.err" "each stop counts every record, those of running threads too"
 MTRACE_CTL_VERBOSE=1 MTRACE_CTL_FILE="$TMP/bx" LD_PRELOAD="$LIB" "$TP/api_busy" - 50 exit 2>"$TMP/bx.err"; eq "api_busy: exit with threads allocating" 0 "$?"
 counts_agree "$TMP/bx.err" "exit with threads allocating: the count is every record"
+# linked with -lmtrace, _exit/_Exit before any call into the tracer: libc's own is found then
+"$TP/api_exit" fork >"$TMP/ex.out" 2>&1; eq "-lmtrace: a fork child's _exit(127) after a failed exec" "child: exit 127" "$(cat "$TMP/ex.out")"
+"$TP/api_exit" self >/dev/null 2>&1; eq "-lmtrace: _exit(3) as the first call of its kind" 3 "$?"
+"$TP/api_exit" Exit >/dev/null 2>&1; eq "-lmtrace: _Exit(4) as the first call of its kind" 4 "$?"
 finish
