@@ -29,6 +29,7 @@
    the lock may be held by a thread that does not exist here. */
 void mt_new_process(void)
 {
+	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	pthread_mutex_init(&mt_g.lock, NULL);
 	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
@@ -64,6 +65,7 @@ void mt_new_process(void)
 	}
 	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
 	mtrace_control.file[0] = 0;
+	errno = e;
 }
 
 /* ---------------------------------------------------------------------------------------------
