@@ -315,6 +315,7 @@ int mt_file_fd(void)
 		errno = ESTALE;
 		return -1;
 	}
+	mt_g.fd_private = mt_tls.own_files;
 	return mt_g.fd = fd;
 }
 

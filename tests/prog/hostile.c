@@ -27,6 +27,9 @@
  *   rss N CALLS      N threads of CALLS pairs each, writing slowly; prints "hwm_kb K"
  *   brokenpipe       stderr a pipe nobody reads any more (SIGPIPE at its default), then the
  *                    trace's window unmapped (the tracer warns); prints what overlap prints
+ *   fdsteal          1,000,000 pairs (the tracer's own thread runs by then), then for 1.5 s
+ *                    opens /dev/null and checks it gets the lowest free descriptor, as it would
+ *                    untraced; prints "lowest always" or how often another was returned
  *   errno            free() leaves errno alone (POSIX.1-2024): 100,000 frees, some of 2 MiB
  *                    blocks, then the first call of a _Fork() child that cannot open a file
  *                    (RLIMIT_NOFILE 3) is a free; prints "errno kept" or what changed it
@@ -485,6 +488,34 @@ static int overlap_mode(const char *how)
 }
 
 /* ---------------------------------------------------------------------------------------------
+   Descriptors: the program's open() gets the number it would get untraced
+   ------------------------------------------------------------------------------------------- */
+
+static int fdsteal_mode(void)
+{
+	pairs(1000000, 64);
+	int lowest = open("/dev/null", O_RDONLY);
+	close(lowest);
+	struct timespec from, t;
+	clock_gettime(CLOCK_MONOTONIC, &from);
+	long opens = 0, other = 0;
+	do {
+		for (int i = 0; i < 100; i++, opens++) {
+			int fd = open("/dev/null", O_RDONLY);
+			other += fd != lowest;
+			close(fd);
+		}
+		pairs(100, 64);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - from.tv_sec) * 1000000000L + (t.tv_nsec - from.tv_nsec) < 1500000000L);
+	if (other)
+		printf("%ld of %ld opens did not get descriptor %d\n", other, opens, lowest);
+	else
+		printf("lowest always\n");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
    errno across free()
    ------------------------------------------------------------------------------------------- */
 
@@ -573,6 +604,8 @@ int main(int argc, char **argv)
 		signal(SIGPIPE, SIG_DFL);
 		return overlap_mode("munmap");
 	}
+	if (strcmp(mode, "fdsteal") == 0)
+		return fdsteal_mode();
 	if (strcmp(mode, "errno") == 0)
 		return errno_mode();
 	if (strcmp(mode, "rss") == 0)
