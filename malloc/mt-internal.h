@@ -89,6 +89,8 @@ struct mt_thread {
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
 	uint8_t own_files;              /* the thread has a descriptor table of its own */
+	uint8_t locked;                 /* it holds mt_g.lock: not even a mapping call is recorded
+	                                   (taking a chunk would wait for that lock) */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
 	                                   wide records' second slots */
@@ -228,6 +230,7 @@ extern struct mt_names mt_names;
 struct mt_lock_state {
 	sigset_t old;
 	int cancel;
+	uint8_t busy;   /* fork_prepare's: the thread's busy before it */
 };
 void mt_lock(struct mt_lock_state *s);
 void mt_unlock(struct mt_lock_state *s);

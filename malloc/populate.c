@@ -364,11 +364,13 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 static void pop_lock(void)
 {
 	pthread_mutex_lock(&mt_g.lock);
+	mt_tls.locked = 1;
 }
 
 static void pop_unlock(void)
 {
 	mt_file_fd_close();
+	mt_tls.locked = 0;
 	pthread_mutex_unlock(&mt_g.lock);
 }
 

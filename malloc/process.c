@@ -33,6 +33,7 @@ void mt_new_process(void)
 {
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	pthread_mutex_init(&mt_g.lock, NULL);
+	mt_tls.locked = 0;
 	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
 	t->start = t->cur = t->end = t->last = NULL;
@@ -77,36 +78,39 @@ void mt_new_process(void)
    fork()
    ------------------------------------------------------------------------------------------- */
 
-static uint8_t fork_saved_busy;
-static sigset_t fork_saved_mask;
-static int fork_saved_cancel;
+static struct mt_lock_state fork_ls;   /* busy: the forking thread's before fork_prepare */
 
 /* The lock is held from here to the parent or child handler: no signal handler may run in
-   between (one that forks would wait for the lock forever). */
+   between (one that forks would wait for the lock forever).  Nothing in between goes to the
+   parent's file; the prepare handlers that run after ours (registered before it) may map and
+   allocate: mt_tls.locked keeps even their mapping calls from waiting for the lock.  The
+   state is saved once the lock is held: a handler that interrupts before that and forks
+   runs these handlers too. */
 static void fork_prepare(void)
 {
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;
 	struct mt_lock_state ls;
-	fork_saved_busy = mt_tls.busy;
-	mt_tls.busy = 1;   /* nothing between here and the child handler goes to the parent's file */
 	mt_lock(&ls);
-	fork_saved_mask = ls.old;
-	fork_saved_cancel = ls.cancel;
+	fork_ls = ls;
+	fork_ls.busy = busy;
 }
 
 static void fork_parent(void)
 {
-	struct mt_lock_state ls = { .old = fork_saved_mask, .cancel = fork_saved_cancel };
+	struct mt_lock_state ls = fork_ls;
 	mt_unlock(&ls);
-	mt_tls.busy = fork_saved_busy;
+	mt_tls.busy = ls.busy;
 }
 
 static void fork_child(void)
 {
+	struct mt_lock_state ls = fork_ls;
 	mt_new_process();
 	if (!mt_g.sandboxed)
-		pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
-	pthread_setcancelstate(fork_saved_cancel, NULL);
-	mt_tls.busy = fork_saved_busy;
+		pthread_sigmask(SIG_SETMASK, &ls.old, NULL);
+	pthread_setcancelstate(ls.cancel, NULL);
+	mt_tls.busy = ls.busy;
 }
 
 void mt_fork_init(void)
