@@ -63,6 +63,19 @@ check "a raw child outliving its parent: the parent's trace validates" "$BIN/tra
 eq "a raw child outliving its parent: the parent's trace holds none of its calls" 0 "$(count "$pt" malloc 1100)"
 eq "a raw child outliving its parent: which are in its own trace" 2 "$(ls "$TMP"/orphan.*[0-9] | wc -l)"
 
+# the tracer's own thread opens files (/proc, the trace) in a table of its own: the program's
+# open() gets the lowest free descriptor, as untraced, even while that thread is at work
+run fdsteal 60 fdsteal
+eq "descriptors while the tracer's thread works: open() gets the lowest free one" "lowest always" "$(cat "$TMP/fdsteal.out")"
+
+# a single-threaded program may enter a new user namespace: the tracer's thread is gone by then
+if [ "$("$H" userns)" = "unshare 0" ]; then
+	run userns 60 userns
+	eq "unshare(CLONE_NEWUSER) of a single-threaded program: granted" "unshare 0" "$(cat "$TMP/userns.out")"
+else
+	echo "# unshare(CLONE_NEWUSER) is refused here untraced ($("$H" userns)): that check is left out"
+fi
+
 # a warning to a stderr nobody reads any more: not the program's death by SIGPIPE
 run brokenpipe 60 brokenpipe
 eq "a warning to a broken pipe: the program ends as it would (0)" 0 "$?"

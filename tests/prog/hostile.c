@@ -30,6 +30,9 @@
  *   fdsteal          1,000,000 pairs (the tracer's own thread runs by then), then for 1.5 s
  *                    opens /dev/null and checks it gets the lowest free descriptor, as it would
  *                    untraced; prints "lowest always" or how often another was returned
+ *   userns           1,200,000 pairs (the tracer's thread runs by then), then
+ *                    unshare(CLONE_NEWUSER), which needs a single-threaded process; prints
+ *                    "unshare 0" or its error
  *   errno            free() leaves errno alone (POSIX.1-2024): 100,000 frees, some of 2 MiB
  *                    blocks, then the first call of a _Fork() child that cannot open a file
  *                    (RLIMIT_NOFILE 3) is a free; prints "errno kept" or what changed it
@@ -606,6 +609,12 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "fdsteal") == 0)
 		return fdsteal_mode();
+	if (strcmp(mode, "userns") == 0) {
+		pairs(1200000, 16);
+		int r = unshare(CLONE_NEWUSER);
+		printf("unshare %s\n", r == 0 ? "0" : strerror(errno));
+		return 0;
+	}
 	if (strcmp(mode, "errno") == 0)
 		return errno_mode();
 	if (strcmp(mode, "rss") == 0)
