@@ -313,6 +313,9 @@ MT_API int mlockall(int flags)
 		}
 		mt_unlock(&ls);
 		if (had) {
+			/* the windows are unmapped by the populating thread: once it has ended, they
+			   are all gone (and it has nothing left to do) */
+			mt_populate_quit();
 			r = real_mlockall(flags);
 			e = errno;
 		}

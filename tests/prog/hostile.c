@@ -18,8 +18,8 @@
  *   strict           300,000 pairs, then seccomp strict mode, small allocations, "ok", exit
  *   asgrab MB        takes MB MiB in 1 MiB blocks, touching them, among small allocations;
  *                    prints how many it got
- *   mlock            mlockall(MCL_CURRENT|MCL_FUTURE), 500,000 pairs; prints the result and
- *                    VmLck
+ *   mlock [late]     mlockall(MCL_CURRENT|MCL_FUTURE), 500,000 pairs; prints the result and
+ *                    VmLck; late: after 1,200,000 pairs
  *   overlap HOW      HOW = munmap|mprotect|fixed|raw: finds the trace's window in
  *                    /proc/self/maps and unmaps it, protects it, or maps its own memory over it
  *                    (raw: with a system call of its own), writes a pattern there, allocates
@@ -381,8 +381,10 @@ static long status_kb(const char *field)
 	return v;
 }
 
-static int mlock_mode(void)
+static int mlock_mode(const char *when)
 {
+	if (strcmp(when, "late") == 0)
+		pairs(1200000, 16);   /* (the tracer's thread runs by then) */
 	int r = mlockall(MCL_CURRENT | MCL_FUTURE);
 	printf("mlockall %s\n", r == 0 ? "ok" : strerror(errno));
 	pairs(500000, 100);
@@ -595,7 +597,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "asgrab") == 0)
 		return asgrab_mode(atol(arg));
 	if (strcmp(mode, "mlock") == 0)
-		return mlock_mode();
+		return mlock_mode(arg);
 	if (strcmp(mode, "overlap") == 0)
 		return overlap_mode(arg);
 	if (strcmp(mode, "brokenpipe") == 0) {
