@@ -129,6 +129,13 @@ uint64_t mt_ticks_soft(void)
 					     (double)mt_g.ticks_per_sec / 1e9);
 }
 
+uint64_t mt_ticks_unsure(struct mt_thread *t)
+{
+	if (!t->tsc_checked)
+		mt_tsc_check(t);
+	return t->notsc ? mt_ticks_soft() : mt_ticks_before();
+}
+
 /* A thread's first slow path: was it created with the TSC off (the setting is inherited)? */
 void mt_tsc_check(struct mt_thread *t)
 {

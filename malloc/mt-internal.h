@@ -307,18 +307,21 @@ static inline int mt_new_process_due(void)
    for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
 uint64_t mt_ticks_soft(void);          /* guard.c */
 uint64_t mt_ns_soft(void);             /* guard.c */
+uint64_t mt_ticks_unsure(struct mt_thread *t);   /* guard.c: the TSC maybe off, maybe unknown */
 static inline uint64_t mt_ticks_now(void)
 {
-	return MT_UNLIKELY(mt_tls.notsc) ? mt_ticks_soft() : mt_ticks_before();
+	/* (a thread's first record asks the kernel; this may come before it: a free's sample) */
+	return MT_UNLIKELY(mt_tls.notsc | !mt_tls.tsc_checked) ? mt_ticks_unsure(&mt_tls)
+							       : mt_ticks_before();
 }
 static inline uint64_t mt_ns_now(void)
 {
 	return MT_UNLIKELY(mt_tls.notsc) ? mt_ns_soft() : mt_monotonic_ns();
 }
 
-static inline uint64_t mt_ticks_of(const struct mt_thread *t)   /* a "before" order point */
+static inline uint64_t mt_ticks_of(struct mt_thread *t)   /* a "before" order point */
 {
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_before();
+	return MT_UNLIKELY(t->notsc | !t->tsc_checked) ? mt_ticks_unsure(t) : mt_ticks_before();
 }
 
 /* memory.c */

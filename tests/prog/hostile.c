@@ -11,7 +11,8 @@
  *                    went ("depth N"), handler and fork and what ran in the child included
  *   orphan           a child made by syscall(SYS_fork) that allocates after its parent is gone;
  *                    it writes "orphan ok" into the file named by $HOSTILE_OUT
- *   notsc            the TSC switched off (PR_SET_TSC), then allocations in main and a thread
+ *   notsc            the TSC switched off (PR_SET_TSC), then allocations in main and a thread,
+ *                    and a thread whose first call frees a 1 MiB block
  *   filter HOW       HOW = prctl|seccomp|syscall: 300,000 pairs, then a seccomp filter that
  *                    kills the process at madvise, fallocate, pwrite64, openat, ftruncate or
  *                    msync (what the tracer does, not libc's malloc), then 300,000 pairs
@@ -277,6 +278,15 @@ static int orphan_mode(void)
    The TSC, sandboxes
    ------------------------------------------------------------------------------------------- */
 
+static void *big_block;
+
+static void *free_big_block(void *unused)
+{
+	(void)unused;
+	free(big_block);
+	return NULL;
+}
+
 static int notsc_mode(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -287,6 +297,12 @@ static int notsc_mode(void)
 	pairs(100000, 100);
 	pthread_t t;
 	pthread_create(&t, NULL, pairs_thread, (void *)(intptr_t)100000);
+	pthread_join(t, NULL);
+	/* a thread whose first call gives a large block back (its resident bytes, perhaps a
+	   sample, come before its first record) */
+	big_block = malloc(1 << 20);
+	memset(big_block, 1, 1 << 20);
+	pthread_create(&t, NULL, free_big_block, NULL);
 	pthread_join(t, NULL);
 	printf("ok\n");
 	return 0;
