@@ -50,6 +50,7 @@ void mt_guard_init(void)
 	mt_libc.munmap = next_fn("munmap");
 	mt_libc.mprotect = next_fn("mprotect");
 	mt_libc.exit = next_fn("_exit");
+	mt_libc.pthread_exit = next_fn("pthread_exit");
 	real_prctl = next_fn("prctl");
 	real_mlockall = next_fn("mlockall");
 	real_munlockall = next_fn("munlockall");
@@ -60,6 +61,13 @@ void mt_guard_ready(void)
 {
 	if (MT_UNLIKELY(__atomic_load_n(&mt_libc.syscall, __ATOMIC_ACQUIRE) == NULL))
 		mt_guard_init();
+}
+
+/* prctl for the tracer's own questions and settings, past the wrapper below */
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
+{
+	mt_guard_ready();
+	return real_prctl ? real_prctl(option, a2, a3, a4, a5) : -1;
 }
 
 /* ---------------------------------------------------------------------------------------------

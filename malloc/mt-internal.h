@@ -88,6 +88,7 @@ struct mt_thread {
 	                                   each counted as it is handed out */
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
+	uint8_t own_files;              /* the thread has a descriptor table of its own */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
 	                                   wide records' second slots */
@@ -152,6 +153,7 @@ struct mt_global {
 	pid_t pid;                      /* the process the trace file belongs to */
 
 	int fd;                         /* the trace file, open only while the lock is held; -1 */
+	int fd_private;                 /* fd is in the populating thread's own table */
 	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
@@ -188,6 +190,7 @@ struct mt_global {
 
 	/* the populating thread (populate.c) */
 	int pop_state;                  /* MT_POP_* */
+	int main_exited;                /* the main thread ended by pthread_exit */
 	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
 	uint32_t pop_file_id;           /* the file pop_end is about */
 	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
@@ -264,6 +267,7 @@ int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start 
                                           -1 it is due but may_start is 0 */
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
+void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
 int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
 void mt_drop_done(int pin);            /* under lock */
 int  mt_drop_pinned(uint32_t w);       /* under lock */
@@ -341,12 +345,14 @@ MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer
 void mt_mapping_init(void);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
 struct mt_libc {
 	void *(*mmap)(void *, size_t, int, int, int, int64_t);   /* libc's mmap64 */
 	int (*munmap)(void *, size_t);
 	int (*mprotect)(void *, size_t, int);
 	long (*syscall)(long, ...);
 	void (*exit)(int);
+	void (*pthread_exit)(void *);
 };
 extern struct mt_libc mt_libc;
 void mt_guard_init(void);

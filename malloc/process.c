@@ -10,13 +10,15 @@
  * middle of a record finishes it in the parent, where its chunk still belongs.
  *
  * _exit and _Exit (dash ends every process so; so do python's multiprocessing workers) finish
- * the trace as exit() does.
+ * the trace as exit() does.  A main thread that ends by pthread_exit leaves the process to its
+ * last thread, which must be one of the program's (see mt_populate_quit_running).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "mtrace.h"
 #include "mt-internal.h"
@@ -29,6 +31,7 @@
    the lock may be held by a thread that does not exist here. */
 void mt_new_process(void)
 {
+	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	pthread_mutex_init(&mt_g.lock, NULL);
 	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
@@ -42,7 +45,9 @@ void mt_new_process(void)
 			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
 			mt_win[w] = NULL;
 		}
-	if (mt_g.fd >= 0)   /* (only if another thread held it open when the child was made) */
+	/* (open only if another thread held it when the child was made; not here if that was
+	   the populating thread, whose descriptors are its own) */
+	if (mt_g.fd >= 0 && !mt_g.fd_private)
 		close(mt_g.fd);
 	mt_g.fd = -1;
 	int had_file = mt_g.have_file && !mt_g.failed;
@@ -53,6 +58,7 @@ void mt_new_process(void)
 	mt_new_gen();
 	mt_hot->alive = 1;
 	mt_g.pid = getpid();
+	mt_g.main_exited = 0;   /* (the forking thread is the child's main thread) */
 	mt_g.have_file = 0;
 	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
 	if (had_file) {
@@ -64,6 +70,7 @@ void mt_new_process(void)
 	}
 	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
 	mtrace_control.file[0] = 0;
+	errno = e;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -141,3 +148,17 @@ MT_API void _Exit(int status)
 	finish_at_exit();
 	mt_exit_now(status);
 }
+
+/* ---------------------------------------------------------------------------------------------
+   pthread_exit of the main thread
+   ------------------------------------------------------------------------------------------- */
+
+MT_API void pthread_exit(void *value)
+{
+	if (syscall(SYS_gettid) == getpid())   /* (a fork child's main thread is the forking one) */
+		__atomic_store_n(&mt_g.main_exited, 1, __ATOMIC_RELAXED);
+	mt_guard_ready();
+	mt_libc.pthread_exit(value);
+	__builtin_unreachable();
+}
+

@@ -63,6 +63,16 @@ check "a raw child outliving its parent: the parent's trace validates" "$BIN/tra
 eq "a raw child outliving its parent: the parent's trace holds none of its calls" 0 "$(count "$pt" malloc 1100)"
 eq "a raw child outliving its parent: which are in its own trace" 2 "$(ls "$TMP"/orphan.*[0-9] | wc -l)"
 
+# a warning to a stderr nobody reads any more: not the program's death by SIGPIPE
+run brokenpipe 60 brokenpipe
+eq "a warning to a broken pipe: the program ends as it would (0)" 0 "$?"
+eq "... and runs on" "pattern intact" "$(cat "$TMP/brokenpipe.out")"
+
+# free() leaves errno alone, in every out-of-line path of the tracer: samples, resident bytes
+# of large blocks, and the set-up of a child made without fork() that cannot open its file
+MTRACE_CTL_MEMORY_MS=1 run errno 60 errno
+eq "free keeps errno: samples, large blocks, a raw child without descriptors" "errno kept" "$(cat "$TMP/errno.out")"
+
 # 4. the TSC switched off for the program's threads (PR_SET_TSC): its clock is read otherwise
 run notsc 60 notsc; rc=$?
 if [ $rc -eq 77 ]; then

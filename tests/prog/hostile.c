@@ -25,6 +25,14 @@
  *                    (raw: with a system call of its own), writes a pattern there, allocates
  *                    and checks the pattern; prints "pattern intact" or "pattern overwritten"
  *   rss N CALLS      N threads of CALLS pairs each, writing slowly; prints "hwm_kb K"
+ *   brokenpipe       stderr a pipe nobody reads any more (SIGPIPE at its default), then the
+ *                    trace's window unmapped (the tracer warns); prints what overlap prints
+ *   fdsteal          1,000,000 pairs (the tracer's own thread runs by then), then for 1.5 s
+ *                    opens /dev/null and checks it gets the lowest free descriptor, as it would
+ *                    untraced; prints "lowest always" or how often another was returned
+ *   errno            free() leaves errno alone (POSIX.1-2024): 100,000 frees, some of 2 MiB
+ *                    blocks, then the first call of a _Fork() child that cannot open a file
+ *                    (RLIMIT_NOFILE 3) is a free; prints "errno kept" or what changed it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +48,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -478,6 +487,75 @@ static int overlap_mode(const char *how)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   Descriptors: the program's open() gets the number it would get untraced
+   ------------------------------------------------------------------------------------------- */
+
+static int fdsteal_mode(void)
+{
+	pairs(1000000, 64);
+	int lowest = open("/dev/null", O_RDONLY);
+	close(lowest);
+	struct timespec from, t;
+	clock_gettime(CLOCK_MONOTONIC, &from);
+	long opens = 0, other = 0;
+	do {
+		for (int i = 0; i < 100; i++, opens++) {
+			int fd = open("/dev/null", O_RDONLY);
+			other += fd != lowest;
+			close(fd);
+		}
+		pairs(100, 64);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - from.tv_sec) * 1000000000L + (t.tv_nsec - from.tv_nsec) < 1500000000L);
+	if (other)
+		printf("%ld of %ld opens did not get descriptor %d\n", other, opens, lowest);
+	else
+		printf("lowest always\n");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   errno across free()
+   ------------------------------------------------------------------------------------------- */
+
+static int errno_mode(void)
+{
+	for (int i = 0; i < 100000; i++) {
+		size_t size = i % 97 == 0 ? (size_t)2 << 20 : 16 + (size_t)(i & 1023);
+		char *volatile p = malloc(size);
+		if (p == NULL)
+			continue;
+		memset(p, 1, size < 8192 ? size : 8192);
+		errno = 4242;
+		free(p);
+		if (errno != 4242) {
+			printf("free %d changed errno to %d\n", i, errno);
+			return 1;
+		}
+		if (i % 20000 == 0)
+			usleep(3000);   /* (a memory sample is due at the next call) */
+	}
+	char *volatile kept = malloc(100);
+	pid_t c = _Fork();
+	if (c == 0) {
+		struct rlimit rl = { 3, 3 };
+		setrlimit(RLIMIT_NOFILE, &rl);
+		errno = 4242;
+		free(kept);
+		_exit(errno == 4242 ? 0 : errno < 256 ? errno : 255);
+	}
+	int st;
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("the child's first free changed errno to %d\n", WEXITSTATUS(st));
+		return 1;
+	}
+	printf("errno kept\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -517,6 +595,19 @@ int main(int argc, char **argv)
 		return mlock_mode();
 	if (strcmp(mode, "overlap") == 0)
 		return overlap_mode(arg);
+	if (strcmp(mode, "brokenpipe") == 0) {
+		int fds[2];
+		if (pipe(fds) != 0 || dup2(fds[1], 2) < 0)
+			return 2;
+		close(fds[0]);
+		close(fds[1]);
+		signal(SIGPIPE, SIG_DFL);
+		return overlap_mode("munmap");
+	}
+	if (strcmp(mode, "fdsteal") == 0)
+		return fdsteal_mode();
+	if (strcmp(mode, "errno") == 0)
+		return errno_mode();
 	if (strcmp(mode, "rss") == 0)
 		return rss_mode(atoi(arg), argc > 3 ? atol(argv[3]) : 100000);
 	fprintf(stderr, "hostile: unknown mode '%s'\n", mode);
