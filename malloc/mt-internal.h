@@ -346,6 +346,7 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
+void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
 
 /* mapping.c */
 void mt_mapping_init(void);

@@ -27,8 +27,42 @@
    A new process
    ------------------------------------------------------------------------------------------- */
 
+/* The parent's windows in a child are covered with private memory, not unmapped: the thread
+   that forked may have done so from a signal handler that interrupted the tracer, which then
+   goes on to write a record or a chunk's header it had in hand: into that memory, where the
+   parent's file never sees it.  They are unmapped when this thread next takes a chunk outside
+   any other call of ours (mt_retired_unmap), when no such record is left. */
+#define MT_RETIRED_MAX 16
+static struct { char *base; size_t size; } retired[MT_RETIRED_MAX];
+static int n_retired;
+
+static void retire_window(char *base, size_t size)
+{
+	if (n_retired < MT_RETIRED_MAX &&
+	    mt_libc.mmap(base, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == base) {
+		retired[n_retired].base = base;
+		retired[n_retired++].size = size;
+		return;
+	}
+	mt_libc.munmap(base, size);
+}
+
+/* Under lock, from take_chunk.  A call nested in a traced one (the allocator's mmap) may be
+   inside the interrupted record's call: not then. */
+void mt_retired_unmap(const struct mt_thread *t)
+{
+	if (MT_LIKELY(n_retired == 0) || t->busy == MT_BUSY_NESTED)
+		return;
+	while (n_retired) {
+		n_retired--;
+		mt_libc.munmap(retired[n_retired].base, retired[n_retired].size);
+	}
+}
+
 /* In the child, with one thread (the one that forked), whatever state the others left behind:
-   the lock may be held by a thread that does not exist here. */
+   the lock may be held by a thread that does not exist here.  The thread's chunk stays where
+   it is, stale (a new generation): see retire_window. */
 void mt_new_process(void)
 {
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
@@ -36,14 +70,12 @@ void mt_new_process(void)
 	mt_tls.locked = 0;
 	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
-	t->start = t->cur = t->end = t->last = NULL;
-	t->tid = 0;
+	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;
 	t->start_due = 0;
-	/* munmap only changes the child's address space; the parent's file is untouched */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		if (mt_win[w] != NULL) {
-			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
+			retire_window(mt_win[w], MT_WINDOW_SIZE);
 			mt_win[w] = NULL;
 		}
 	/* (open only if another thread held it when the child was made; not here if that was

@@ -22,6 +22,13 @@ eq "a handler that forks: it forked" "forks 1" "$(cat "$TMP/sigfork.out")"
 bad_traces=0
 for f in "$TMP"/sigfork.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
 eq "a handler that forks: every trace validates ($(ls "$TMP"/sigfork.*[0-9] | wc -l) traces)" 0 "$bad_traces"
+# ... and whose child goes on from where the handler interrupted (the tracer, often)
+run sigforkrun 120 sigforkrun 1000; eq "a handler that forks, the child going on: the program ends" 0 "$?"
+eq "... and every child ends well" "children failed 0" "$(cat "$TMP/sigforkrun.out")"
+bad_traces=0
+for f in "$TMP"/sigforkrun.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
+eq "... every trace validates ($(ls "$TMP"/sigforkrun.*[0-9] | wc -l) traces)" 0 "$bad_traces"
+rm -f "$TMP"/sigforkrun.*
 hung=0
 for i in $(seq 150); do
 	run sigexit 20 sigexit || hung=$((hung + 1))

@@ -4,6 +4,9 @@
  *   cancel           20 threads, each cancelled while it allocates (deferred cancellation)
  *   sigfork N        a 500 us timer whose handler forks (the child _exits) while main allocates
  *                    N times; prints "forks K"
+ *   sigforkrun N     a 1 ms timer whose handler forks; each child goes on from where the handler
+ *                    interrupted it, makes 1,000 pairs and _exits; the parent waits for N
+ *                    children; prints "children failed K"
  *   sigexit          the timer's handler calls exit(0) after 20 ms of allocating
  *   rawfork HOW      HOW = _Fork|syscall|clone: 10,000 malloc(100) in the parent, 10,000
  *                    malloc(1100) in a child made without fork() (no atfork handler runs)
@@ -103,6 +106,54 @@ static int cancel_mode(void)
 }
 
 static volatile sig_atomic_t forks;
+
+/* sigforkrun: the child goes on from where the handler interrupted its parent (in the tracer,
+   often), allocates, and ends; the parent waits for every child at the end */
+static volatile sig_atomic_t in_child;
+static pid_t run_kids[4096];
+static volatile sig_atomic_t n_run_kids;
+
+static void fork_run_handler(int sig)
+{
+	(void)sig;
+	if (in_child || n_run_kids == (sig_atomic_t)(sizeof run_kids / sizeof run_kids[0]))
+		return;
+	int e = errno;
+	pid_t pid = fork();
+	if (pid == 0)
+		in_child = 1;
+	else if (pid > 0)
+		run_kids[n_run_kids++] = pid;
+	errno = e;
+}
+
+static int sigforkrun_mode(long want)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fork_run_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	long after = 0;
+	while (n_run_kids < want) {
+		void *volatile p = malloc(24);
+		free(p);
+		if (in_child && ++after > 1000)
+			_exit(0);
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	int failed = 0;
+	for (int i = 0; i < n_run_kids; i++) {
+		int st;
+		if (waitpid(run_kids[i], &st, 0) != run_kids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+			failed++;
+	}
+	printf("children failed %d\n", failed);
+	return 0;
+}
 
 static void fork_handler(int sig)
 {
@@ -592,6 +643,8 @@ int main(int argc, char **argv)
 		printf("forks %d\n", forks > 0);
 		return 0;
 	}
+	if (strcmp(mode, "sigforkrun") == 0)
+		return sigforkrun_mode(atol(arg));
 	if (strcmp(mode, "sigexit") == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		timer(exit_handler);
