@@ -28,8 +28,8 @@ struct tracepass {
 
 void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t cap, int progress);
 void plot_live(struct svg *s, const struct tracepass *p, int h);
-void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu, const char *counted,
-	       int h);
+void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu,
+	       const char *counted, int h);
 
 /* ---------------------------------------------------------------------------------------------
    Text inputs (plot_text.c): each function exits naming the file and line of what is wrong
@@ -38,7 +38,8 @@ void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit
 /* a trace_run --log timeline */
 struct series {
 	double *t, *rss, *vsz, *ideal;
-	double *calls, *anon, *prog_t;   /* later columns (calls, anon_kb, program_ms): NULL if absent */
+	double *calls, *anon, *prog_t;   /* later columns (calls, anon_kb, program_ms): NULL if
+	                                    absent */
 	int col[3];                      /* their places in a line, -1 absent */
 	size_t n, cap;
 };
@@ -52,8 +53,8 @@ void plot_read_timeline(const char *path, struct series *s);
    The other charts
    ------------------------------------------------------------------------------------------- */
 
-void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, const struct wl_reader *w,
-		      int h);
+void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
+		      const struct wl_reader *w, int h);
 void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, int vmsize);
 void plot_compare(struct svg *sv, const char *path, int h);
 void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int h);
