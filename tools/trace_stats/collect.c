@@ -32,13 +32,11 @@ uint64_t stats_ns(const struct stats *s, uint64_t ticks)
    Blocks
    ------------------------------------------------------------------------------------------- */
 
-/* Block i (1-based) ends: its bytes stop being live, its entry goes on the free list. */
+/* Block i is no longer live: its entry goes on the free list. */
 static void block_free(struct stats *s, uint64_t i)
 {
-	s->live -= s->b[i - 1].size;
-	s->live_n--;
-	s->b[i - 1].next_free = s->freeb;
-	s->freeb = (uint32_t)i;
+	s->b[i].next_free = s->freeb;
+	s->freeb = (uint32_t)i + 1;
 }
 
 static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uint32_t thread)
@@ -55,23 +53,19 @@ static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uin
 				return -1;
 			s->b = nb;
 			s->capb = cap;
+			live_table(&s->live, nb);
 		}
 		i = s->nb++;
 	}
 	s->b[i] = (struct block){ size, t, s->idx, thread, 0 };
 	uint64_t old;
-	int had = u64map_swap(&s->addr, a, (uint64_t)i + 1, &old);
-	if (had < 0)
+	int k = live_add(&s->live, a, addrmap_hash(a), i, size, s->idx, &old);
+	if (k < 0)
 		return -1;
-	if (had)   /* allocated while live: the old one's free is missing; drop it */
+	if (k & LIVE_REPLACED)   /* allocated while live: the old one's free is missing; drop it */
 		block_free(s, old);
-	s->live += size;
-	s->live_n++;
-	if (s->live > s->peak) {
-		s->peak = s->live;
+	if (k & LIVE_PEAK)
 		s->peak_t = t;
-		s->peak_idx = s->idx;
-	}
 	return 0;
 }
 
@@ -80,9 +74,9 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, c
 		     uint64_t *size)
 {
 	uint64_t v;
-	if (!u64map_take(&s->addr, a, &v))
+	if (!live_remove(&s->live, a, addrmap_hash(a), &v))
 		return 0;
-	struct block *b = &s->b[v - 1];
+	struct block *b = &s->b[v];
 	*size = b->size;
 	if (r->flags & MTRACE_RF_RESIDENT) {   /* what of it the program had made resident */
 		s->res_n++;
@@ -234,6 +228,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 int stats_collect(const char *path, struct stats *s, int progress)
 {
 	memset(s, 0, sizeof *s);
+	live_init(&s->live, NULL, sizeof *s->b);
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
 		tool_warn("%s", r.err);
@@ -308,7 +303,7 @@ void stats_release(struct stats *s)
 {
 	progmem_free(&s->pm);
 	free(s->dur);
-	u64map_free(&s->addr);
+	live_free(&s->live);
 	u64map_free(&s->sizes);
 	free(s->b);
 	free(s->th);

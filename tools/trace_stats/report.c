@@ -187,19 +187,22 @@ static size_t top_sizes(const struct stats *s, uint64_t (*out)[2], size_t n)
 	return keep_largest(all, m, out, n);
 }
 
+struct live_list { const struct stats *s; uint64_t (*all)[2]; size_t m; };
+
+static void add_live(void *arg, uint64_t block)
+{
+	struct live_list *l = arg;
+	l->all[l->m][0] = l->s->b[block].size, l->all[l->m][1] = block, l->m++;
+}
+
 /* the n largest blocks live: (size, block index) */
 static size_t largest_live(const struct stats *s, uint64_t (*out)[2], size_t n)
 {
-	size_t m = 0;
-	uint64_t (*all)[2] = malloc((s->live_n + 1) * sizeof *all);
-	if (!all)
+	struct live_list l = { s, malloc((s->live.n + 1) * sizeof *l.all), 0 };
+	if (!l.all)
 		return 0;
-	for (size_t i = 0; i < s->addr.cap; i++)
-		if (s->addr.slots[i].key)
-			all[m][0] = s->b[s->addr.slots[i].val - 1].size, all[m][1] = s->addr.slots[i].val - 1, m++;
-	if (s->addr.has_zero)
-		all[m][0] = s->b[s->addr.zero_val - 1].size, all[m][1] = s->addr.zero_val - 1, m++;
-	return keep_largest(all, m, out, n);
+	live_each(&s->live, add_live, &l);
+	return keep_largest(l.all, l.m, out, n);
 }
 
 static void top_sizes_report(const struct stats *s)
@@ -424,11 +427,11 @@ void report_trace(const struct stats *s, enum report_format f)
 	kv("calls", "free_of_unknown_block", s->skipped_free, COUNT);
 	if (fmt == REPORT_TEXT)
 		printf("memory\n");
-	kv("memory", "ideal_rss_peak", s->peak, BYTES);
-	kv("memory", "ideal_rss_peak_at_call", s->peak_idx, COUNT);
+	kv("memory", "ideal_rss_peak", s->live.peak, BYTES);
+	kv("memory", "ideal_rss_peak_at_call", s->live.peak_at, COUNT);
 	kv("memory", "ideal_rss_peak_at_ns", ns_since_start(s, s->peak_t), NS);
-	kv("memory", "live_blocks_at_end", s->live_n, COUNT);
-	kv("memory", "live_bytes_at_end", s->live, BYTES);
+	kv("memory", "live_blocks_at_end", s->live.n, COUNT);
+	kv("memory", "live_bytes_at_end", s->live.bytes, BYTES);
 	kv("memory", "requested_bytes", s->requested, BYTES);
 	kv("memory", "overhead_bytes", s->usable, BYTES);
 	if (fmt == REPORT_TEXT && s->requested)
@@ -481,9 +484,9 @@ void report_diff(const struct stats *a, const struct stats *b, enum report_forma
 		{ "calls", a->total, b->total, COUNT }, { "malloc", a->calls[1], b->calls[1], COUNT },
 		{ "calloc", a->calls[2], b->calls[2], COUNT }, { "free", a->calls[3], b->calls[3], COUNT },
 		{ "realloc", a->calls[4], b->calls[4], COUNT }, { "failed", a->failed, b->failed, COUNT },
-		{ "threads", a->nthreads, b->nthreads, COUNT }, { "ideal_rss_peak", a->peak, b->peak, BYTES },
-		{ "live_bytes_at_end", a->live, b->live, BYTES },
-		{ "live_blocks_at_end", a->live_n, b->live_n, COUNT },
+		{ "threads", a->nthreads, b->nthreads, COUNT }, { "ideal_rss_peak", a->live.peak, b->live.peak, BYTES },
+		{ "live_bytes_at_end", a->live.bytes, b->live.bytes, BYTES },
+		{ "live_blocks_at_end", a->live.n, b->live.n, COUNT },
 		{ "requested_bytes", a->requested, b->requested, BYTES },
 		{ "overhead_bytes", a->usable, b->usable, BYTES },
 		{ "cross_thread_frees", a->xfree, b->xfree, COUNT },

@@ -1,0 +1,100 @@
+/* live.h - the blocks live at each point of a trace, by address, and the peak of their
+ * requested bytes (the ideal RSS): trace2wl's and trace_stats' one account of it.
+ *
+ * The caller numbers its blocks and keeps what it knows of each in a table of its own (trace2wl
+ * a slot's last user, trace_stats a block's thread and birth); every entry of that table starts
+ * with the block's requested bytes, which the tracker reads when a block stops being live.  The
+ * tracker maps an address to the number of the block live there.  Inline: trace2wl calls it for
+ * every event, with the address's hash computed ahead (addrmap_prefetch).
+ */
+#ifndef LIVE_H
+#define LIVE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "addrmap.h"
+
+struct live {
+	struct addrmap addr;          /* address -> number of the block live there */
+	const char *table;            /* the caller's table of blocks, entries of stride bytes */
+	size_t stride;                /* each starting with its requested bytes (a uint64_t) */
+	uint64_t bytes, n;            /* live now: requested bytes, blocks */
+	uint64_t peak, peak_at;       /* the most bytes live, and the caller's stamp when first */
+};
+
+/* live_add's result: flags */
+#define LIVE_REPLACED 1   /* a block was still live at that address: its free is missing or came
+			     late; it is no longer counted (*old: its number) */
+#define LIVE_PEAK     2   /* this block took the live bytes to a new peak */
+
+static inline void live_init(struct live *l, const void *table, size_t stride)
+{
+	*l = (struct live){ .table = table, .stride = stride };
+	addrmap_init(&l->addr);
+}
+
+/* the caller's table moved (realloc) */
+static inline void live_table(struct live *l, const void *table)
+{
+	l->table = table;
+}
+
+static inline uint64_t live_size(const struct live *l, uint64_t block)
+{
+	return *(const uint64_t *)(l->table + block * l->stride);
+}
+
+/* Block number `block`, of size bytes, is now live at address a (hash addrmap_hash(a)); at: the
+   caller's stamp of this moment, kept if it is the peak.  LIVE_* flags, or -1 out of memory. */
+static inline int live_add(struct live *l, uint64_t a, uint64_t hash, uint64_t block, uint64_t size,
+			   uint64_t at, uint64_t *old)
+{
+	int had = addrmap_swap(&l->addr, a, hash, block, old), flags = 0;
+	if (had < 0)
+		return -1;
+	if (had) {
+		l->bytes -= live_size(l, *old);
+		l->n--;
+		flags = LIVE_REPLACED;
+	}
+	l->bytes += size;
+	l->n++;
+	if (l->bytes > l->peak) {
+		l->peak = l->bytes;
+		l->peak_at = at;
+		flags |= LIVE_PEAK;
+	}
+	return flags;
+}
+
+/* The block live at a stops being live: 1 and *block its number, or 0 if none was */
+static inline int live_remove(struct live *l, uint64_t a, uint64_t hash, uint64_t *block)
+{
+	if (!addrmap_take(&l->addr, a, hash, block))
+		return 0;
+	l->bytes -= live_size(l, *block);
+	l->n--;
+	return 1;
+}
+
+/* the number of the block live at a, or NULL */
+static inline uint64_t *live_find(struct live *l, uint64_t a, uint64_t hash)
+{
+	return addrmap_get(&l->addr, a, hash);
+}
+
+/* Call fn(arg, block) for each live block, in no particular order */
+static inline void live_each(const struct live *l, void (*fn)(void *arg, uint64_t block), void *arg)
+{
+	const struct addrmap *m = &l->addr;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->e[i].key && m->e[i].val != ADDRMAP_DEAD)
+			fn(arg, m->e[i].val);
+	if (m->zero_val != ADDRMAP_DEAD)
+		fn(arg, m->zero_val);
+}
+
+static inline void live_free(struct live *l)
+{
+	addrmap_free(&l->addr);
+}
+#endif
