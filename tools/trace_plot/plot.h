@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "svg.h"
-#include "u64map.h"
+#include "live.h"
 #include "wl_reader.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -15,11 +15,13 @@
 #define NBINS 2000   /* time bins of the live chart */
 #define NB 65        /* power-of-two buckets: 0, then [2^(k-1), 2^k) */
 
+/* a block live: its requested bytes and its order point */
+struct plot_block { uint64_t size, born; };
+
 struct tracepass {
 	uint64_t t0, t1;                   /* the time range, from a first quick pass */
 	double tps;
-	struct u64map size, born;          /* live block: address -> size, -> order point */
-	uint64_t live;
+	struct live live;                  /* address -> struct plot_block */
 	double lo[NBINS], hi[NBINS];        /* live bytes: each bin's lowest and highest */
 	uint64_t allocs[NBINS];
 	int seen[NBINS];

@@ -7,7 +7,6 @@
 #include "order.h"
 #include "plot.h"
 #include "tool.h"
-#include "u64map.h"
 
 /* ---------------------------------------------------------------------------------------------
    From a trace: one ordered pass; memory is the live blocks and fixed bins
@@ -29,7 +28,7 @@ static int bin_of(const struct tracepass *p, uint64_t t)
 static void note(struct tracepass *p, uint64_t t)
 {
 	int b = bin_of(p, t);
-	double v = (double)p->live;
+	double v = (double)p->live.bytes;
 	if (!p->seen[b] || v < p->lo[b])
 		p->lo[b] = v;
 	if (!p->seen[b] || v > p->hi[b])
@@ -39,23 +38,26 @@ static void note(struct tracepass *p, uint64_t t)
 
 static void gone(struct tracepass *p, uint64_t a, uint64_t t)
 {
-	uint64_t sz, born;
-	if (a && u64map_take(&p->size, a, &sz)) {
-		p->live -= sz;
-		if (u64map_take(&p->born, a, &born))
-			p->life_n[bucket((uint64_t)((double)(t > born ? t - born : 0) * 1e9 / p->tps))]++;
+	uint64_t i;
+	if (a && live_remove(&p->live, a, addrmap_hash(a), &i)) {
+		uint64_t born = ((const struct plot_block *)live_block(&p->live, i))->born;
+		p->life_n[bucket((uint64_t)((double)(t > born ? t - born : 0) * 1e9 / p->tps))]++;
+		live_release_block(&p->live, i);
 	}
 }
 
 static int arrived(struct tracepass *p, uint64_t a, uint64_t bytes, uint64_t t)
 {
-	uint64_t old;
-	int had = u64map_swap(&p->size, a, bytes, &old);
-	if (had < 0 || u64map_put(&p->born, a, t) < 0)
+	int64_t i = live_new_block(&p->live);
+	if (i < 0)
 		return -1;
-	if (had)
-		p->live -= old;
-	p->live += bytes;
+	*(struct plot_block *)live_block(&p->live, (uint64_t)i) = (struct plot_block){ bytes, t };
+	uint64_t old;
+	int k = live_add(&p->live, a, addrmap_hash(a), (uint64_t)i, bytes, 0, &old);
+	if (k < 0)
+		return -1;
+	if (k & LIVE_REPLACED)
+		live_release_block(&p->live, old);
 	p->size_n[bucket(bytes)]++;
 	p->allocs[bin_of(p, t)]++;
 	return 0;
@@ -94,6 +96,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t cap, int progress)
 {
 	memset(p, 0, sizeof *p);
+	live_init(&p->live, NULL, sizeof(struct plot_block));
 	struct trace_reader r;
 	struct mtrace_record rec;
 	int k;
@@ -138,8 +141,7 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	tool_progress_end(&pr);
 	order_free(&o);
 	trace_close(&r);
-	u64map_free(&p->size);
-	u64map_free(&p->born);
+	live_free(&p->live);
 }
 
 void plot_live(struct svg *s, const struct tracepass *p, int h)

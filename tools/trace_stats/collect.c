@@ -32,38 +32,18 @@ uint64_t stats_ns(const struct stats *s, uint64_t ticks)
    Blocks
    ------------------------------------------------------------------------------------------- */
 
-/* Block i is no longer live: its entry goes on the free list. */
-static void block_free(struct stats *s, uint64_t i)
-{
-	s->b[i].next_free = s->freeb;
-	s->freeb = (uint32_t)i + 1;
-}
-
 static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uint32_t thread)
 {
-	uint32_t i;
-	if (s->freeb) {
-		i = s->freeb - 1;
-		s->freeb = s->b[i].next_free;
-	} else {
-		if (s->nb == s->capb) {
-			uint32_t cap = s->capb ? s->capb * 2 : 4096;
-			struct block *nb = realloc(s->b, cap * sizeof *nb);
-			if (!nb)
-				return -1;
-			s->b = nb;
-			s->capb = cap;
-			live_table(&s->live, nb);
-		}
-		i = s->nb++;
-	}
-	s->b[i] = (struct block){ size, t, s->idx, thread, 0 };
+	int64_t i = live_new_block(&s->live);
+	if (i < 0)
+		return -1;
+	*(struct block *)live_block(&s->live, (uint64_t)i) = (struct block){ size, t, s->idx, thread };
 	uint64_t old;
-	int k = live_add(&s->live, a, addrmap_hash(a), i, size, s->idx, &old);
+	int k = live_add(&s->live, a, addrmap_hash(a), (uint64_t)i, size, s->idx, &old);
 	if (k < 0)
 		return -1;
 	if (k & LIVE_REPLACED)   /* allocated while live: the old one's free is missing; drop it */
-		block_free(s, old);
+		live_release_block(&s->live, old);
 	if (k & LIVE_PEAK)
 		s->peak_t = t;
 	return 0;
@@ -76,7 +56,7 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, c
 	uint64_t v;
 	if (!live_remove(&s->live, a, addrmap_hash(a), &v))
 		return 0;
-	struct block *b = &s->b[v];
+	const struct block *b = live_block(&s->live, v);
 	*size = b->size;
 	if (r->flags & MTRACE_RF_RESIDENT) {   /* what of it the program had made resident */
 		s->res_n++;
@@ -87,7 +67,7 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, c
 	s->life_ns[bucket(t > b->t ? stats_ns(s, t - b->t) : 0)]++;
 	if (b->thread != thread)
 		s->xfree++;
-	block_free(s, v);
+	live_release_block(&s->live, v);
 	return 1;
 }
 
@@ -228,7 +208,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 int stats_collect(const char *path, struct stats *s, int progress)
 {
 	memset(s, 0, sizeof *s);
-	live_init(&s->live, NULL, sizeof *s->b);
+	live_init(&s->live, NULL, sizeof(struct block));
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
 		tool_warn("%s", r.err);
@@ -305,6 +285,5 @@ void stats_release(struct stats *s)
 	free(s->dur);
 	live_free(&s->live);
 	u64map_free(&s->sizes);
-	free(s->b);
 	free(s->th);
 }

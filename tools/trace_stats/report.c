@@ -192,7 +192,7 @@ struct live_list { const struct stats *s; uint64_t (*all)[2]; size_t m; };
 static void add_live(void *arg, uint64_t block)
 {
 	struct live_list *l = arg;
-	l->all[l->m][0] = l->s->b[block].size, l->all[l->m][1] = block, l->m++;
+	l->all[l->m][0] = live_size(&l->s->live, block), l->all[l->m][1] = block, l->m++;
 }
 
 /* the n largest blocks live: (size, block index) */
@@ -235,7 +235,7 @@ static void largest_live_report(const struct stats *s)
 	if (fmt == REPORT_TEXT && nl)
 		printf("largest blocks live at the end\n    %-26s %14s %10s\n", "size", "thread", "at");
 	for (size_t i = 0; i < nl; i++) {
-		const struct block *b = &s->b[big[i][1]];
+		const struct block *b = live_block(&s->live, big[i][1]);
 		char c1[UNITS_CAP], c2[UNITS_CAP];
 		if (fmt == REPORT_TSV)
 			printf("largest_live\t%" PRIu64 "\t%u\t%.9f\n", b->size, s->th[b->thread].tid,

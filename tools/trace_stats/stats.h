@@ -15,7 +15,8 @@
 #define LARGEST 10
 #define MAX_SIZES (1u << 20)       /* distinct sizes counted for the top list */
 
-struct block { uint64_t size, t, idx; uint32_t thread; uint32_t next_free; };
+/* a block live (live.h's table): its requested bytes, birth (time, call) and thread index */
+struct block { uint64_t size, t, idx; uint32_t thread; };
 
 struct tstat {
 	uint32_t tid;
@@ -46,9 +47,7 @@ struct stats {
 	uint64_t peak_anon_idx;         /* calls handed out at the peak sample */
 	uint64_t idx;                   /* calls handed out so far: the lifetime clock in calls */
 	/* state */
-	struct live live;               /* address -> block index; the ideal RSS (stamps: idx) */
-	struct block *b;
-	uint32_t nb, capb, freeb;       /* freeb: first free block + 1 */
+	struct live live;               /* address -> struct block; the ideal RSS (stamps: idx) */
 	struct u64map sizes;            /* size -> count (at most MAX_SIZES sizes) */
 	uint64_t sizes_dropped;
 	struct tstat *th;

@@ -1,16 +1,18 @@
 /* live.h - the blocks live at each point of a trace, by address, and the peak of their
  * requested bytes (the ideal RSS): trace2wl's and trace_stats' one account of it.
  *
- * The caller numbers its blocks and keeps what it knows of each in a table of its own (trace2wl
- * a slot's last user, trace_stats a block's thread and birth); every entry of that table starts
- * with the block's requested bytes, which the tracker reads when a block stops being live.  The
- * tracker maps an address to the number of the block live there.  Inline: trace2wl calls it for
- * every event, with the address's hash computed ahead (addrmap_prefetch).
+ * The caller keeps what it knows of each block in a table (trace2wl a slot's last user,
+ * trace_stats and trace_plot a block's thread and birth), of its own (trace2wl: its slots) or
+ * the tracker's (live_new_block); every entry starts with the block's requested bytes, which
+ * the tracker reads when a block stops being live.  The tracker maps an address to the number
+ * of the block live there.  Inline: trace2wl calls it for every event, with the address's hash
+ * computed ahead (addrmap_prefetch).
  */
 #ifndef LIVE_H
 #define LIVE_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "addrmap.h"
 
 struct live {
@@ -19,6 +21,9 @@ struct live {
 	size_t stride;                /* each starting with its requested bytes (a uint64_t) */
 	uint64_t bytes, n;            /* live now: requested bytes, blocks */
 	uint64_t peak, peak_at;       /* the most bytes live, and the caller's stamp when first */
+	/* the tracker's table (live_new_block): a free entry's size word links the free list */
+	char *own;
+	uint64_t nown, cap_own, free_own;   /* free_own: the first free entry + 1 */
 };
 
 /* live_add's result: flags */
@@ -93,8 +98,26 @@ static inline void live_each(const struct live *l, void (*fn)(void *arg, uint64_
 		fn(arg, m->zero_val);
 }
 
+/* ---------------------------------------------------------------------------------------------
+   The tracker's table of blocks (live.c), for callers with no numbering of their own: entries
+   of stride bytes, numbered from 0, the most recently released handed out first
+   ------------------------------------------------------------------------------------------- */
+
+/* a free entry's number (its contents undefined: the caller fills them, size first), or -1
+   out of memory */
+int64_t live_new_block(struct live *l);
+/* block n is free again (after live_remove, or live_add's LIVE_REPLACED) */
+void live_release_block(struct live *l, uint64_t n);
+
+static inline void *live_block(const struct live *l, uint64_t n)
+{
+	return (char *)l->table + n * l->stride;
+}
+
 static inline void live_free(struct live *l)
 {
 	addrmap_free(&l->addr);
+	free(l->own);
+	l->own = NULL;
 }
 #endif
