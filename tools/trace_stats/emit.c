@@ -98,12 +98,8 @@ static void text_section(const char *title)
 static void text_figure(const char *section, const char *key, uint64_t v, enum unit u, int flags)
 {
 	char t[UNITS_CAP], k[64];
-	if (v || !(flags & FIG_TEXT_NONZERO))
+	if (!(flags & FIG_NO_TEXT) && (v || !(flags & FIG_TEXT_NONZERO)))
 		printf("  %-26s %s\n", text_key(k, sizeof k, key, u), text_of(t, sizeof t, v, u));
-}
-
-static void text_data(const char *section, const char *key, uint64_t v, enum unit u)
-{
 }
 
 static void text_say(const char *fmt, ...)
@@ -200,7 +196,7 @@ static void text_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enu
 }
 
 static const struct emitter text = {
-	text_begin, text_section, text_figure, text_data, text_say, text_durations, text_hist_begin,
+	text_begin, text_section, text_figure, text_say, text_durations, text_hist_begin,
 	text_bucket, text_top_size, text_largest_live, text_thread, text_end, text_diff_begin,
 	text_diff_row, text_end,
 };
@@ -245,14 +241,9 @@ static void tsv_begin(const struct stats *s)
 	printf("\n");
 }
 
-static void tsv_data(const char *section, const char *key, uint64_t v, enum unit u)
-{
-	printf("%s\t%s\t%" PRIu64 "\n", section, key, v);
-}
-
 static void tsv_figure(const char *section, const char *key, uint64_t v, enum unit u, int flags)
 {
-	tsv_data(section, key, v, u);
+	printf("%s\t%s\t%" PRIu64 "\n", section, key, v);
 }
 
 static void tsv_bucket(const char *section, int k, enum unit u, uint64_t n, const uint64_t *b)
@@ -286,30 +277,12 @@ static void tsv_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enum
 	printf("diff\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", key, a, b, (int64_t)(b - a));
 }
 
-/* the figures common to TSV and JSON: durations as data */
-static void data_durations(const struct emitter *e, const char *name, uint64_t n, uint64_t avg,
-			   const uint64_t *pt)
+static void no_durations(const char *name, uint64_t n, uint64_t avg, const uint64_t *pt)
 {
-	static const char *const pts[LAT_POINTS] = { "p50", "p90", "p99", "p999", "max" };
-	char key[40];
-	snprintf(key, sizeof key, "%s_calls", name);
-	e->data("durations_ns", key, n, COUNT);
-	snprintf(key, sizeof key, "%s_avg", name);
-	e->data("durations_ns", key, avg, NS);
-	for (int k = 0; k < LAT_POINTS; k++) {
-		snprintf(key, sizeof key, "%s_%s", name, pts[k]);
-		e->data("durations_ns", key, pt[k], NS);
-	}
-}
-
-static const struct emitter tsv;
-static void tsv_durations(const char *name, uint64_t n, uint64_t avg, const uint64_t *pt)
-{
-	data_durations(&tsv, name, n, avg, pt);
 }
 
 static const struct emitter tsv = {
-	tsv_begin, no_section, tsv_figure, tsv_data, say_nothing, tsv_durations, no_hist_begin,
+	tsv_begin, no_section, tsv_figure, say_nothing, no_durations, no_hist_begin,
 	tsv_bucket, tsv_top_size, tsv_largest_live, tsv_thread, none, none, tsv_diff_row, none,
 };
 
@@ -324,14 +297,9 @@ static void json_begin(const struct stats *s)
 }
 
 /* (every member after begin's first: ", " before it) */
-static void json_data(const char *section, const char *key, uint64_t v, enum unit u)
-{
-	printf(", \"%s_%s\": %" PRIu64, section, key, v);
-}
-
 static void json_figure(const char *section, const char *key, uint64_t v, enum unit u, int flags)
 {
-	json_data(section, key, v, u);
+	printf(", \"%s_%s\": %" PRIu64, section, key, v);
 }
 
 static void json_bucket(const char *section, int k, enum unit u, uint64_t n, const uint64_t *b)
@@ -369,14 +337,8 @@ static void json_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enu
 	printf("%s\"%s\": [%" PRIu64 ", %" PRIu64 "]", i ? ", " : "{", key, a, b);
 }
 
-static const struct emitter json;
-static void json_durations(const char *name, uint64_t n, uint64_t avg, const uint64_t *pt)
-{
-	data_durations(&json, name, n, avg, pt);
-}
-
 static const struct emitter json = {
-	json_begin, no_section, json_figure, json_data, say_nothing, json_durations, no_hist_begin,
+	json_begin, no_section, json_figure, say_nothing, no_durations, no_hist_begin,
 	json_bucket, json_top_size, json_largest_live, json_thread, json_end, none, json_diff_row,
 	json_end,
 };

@@ -3,7 +3,8 @@
  * Text is for people (bytes in KiB, MiB..., times in µs, ms...: units.h; some figures in
  * sentences, others in aligned tables); TSV and JSON are for scripts (every figure an exact
  * integer, under a section and a key).  report.c calls every operation for every format; an
- * operation a format has no use for does nothing there (say() in TSV and JSON, data() in text).
+ * operation a format has no use for does nothing there (say() in TSV and JSON, a figure the text
+ * says in a sentence instead: FIG_NO_TEXT).
  */
 #ifndef EMIT_H
 #define EMIT_H
@@ -16,6 +17,7 @@ enum unit { COUNT, BYTES, NS };
 
 /* figure() flags */
 #define FIG_TEXT_NONZERO 1   /* the text leaves it out when 0 */
+#define FIG_NO_TEXT      2   /* the text leaves it out (it says it in a sentence: say()) */
 
 struct emitter {
 	/* ---- one trace ---- */
@@ -23,9 +25,9 @@ struct emitter {
 	void (*section)(const char *title);            /* text: a heading */
 	/* a figure: text "  key  value", TSV "section\tkey\tvalue", JSON "section_key": value */
 	void (*figure)(const char *section, const char *key, uint64_t v, enum unit u, int flags);
-	void (*data)(const char *section, const char *key, uint64_t v, enum unit u);  /* not text */
 	void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));    /* text only */
-	/* call class name's durations: count, average, the LAT_POINTS percentiles (ns) */
+	/* text: a row of the durations table, call class name's count, average and LAT_POINTS
+	   percentiles (ns); the others have them as figures */
 	void (*durations)(const char *name, uint64_t n, uint64_t avg, const uint64_t *pt);
 	/* a power-of-two histogram: its heading (text; what: the buckets' column, bytes: a column
 	   of bytes follows the counts), then bucket k's count n and bytes b (NULL: none) */

@@ -17,6 +17,12 @@ static uint64_t ns_since_start(const struct stats *s, uint64_t t)
 	return t > s->t0 ? stats_ns(s, t - s->t0) : 0;
 }
 
+/* a figure the text says in a sentence of its own (say()), or not at all */
+static void data(const char *section, const char *key, uint64_t v, enum unit u)
+{
+	e->figure(section, key, v, u, FIG_NO_TEXT);
+}
+
 /* n[k] counted (and b[k] bytes, unless b is NULL) in each bucket from the first used to the
    last; what: the text's heading of the buckets' column */
 static void histogram(const char *section, const char *title, const char *what, enum unit u,
@@ -144,13 +150,13 @@ static void program_memory(const struct stats *s)
 			e->say("  mapped by the allocator itself: %s at peak, %s mapping%s "
 			       "(its own, apart)\n", units_bytes(a, sizeof a, p->own.peak),
 			       fmt_commas(d, p->own.maps), p->own.maps == 1 ? "" : "s");
-		e->data("program", "mapped_peak_bytes", p->prog.peak, BYTES);
-		e->data("program", "mappings", p->prog.maps, COUNT);
-		e->data("program", "unmaps", p->prog.unmaps, COUNT);
-		e->data("program", "remaps", p->prog.remaps, COUNT);
-		e->data("program", "break_moves", p->prog.brks, COUNT);
-		e->data("program", "allocator_mapped_peak_bytes", p->own.peak, BYTES);
-		e->data("program", "allocator_mappings", p->own.maps, COUNT);
+		data("program", "mapped_peak_bytes", p->prog.peak, BYTES);
+		data("program", "mappings", p->prog.maps, COUNT);
+		data("program", "unmaps", p->prog.unmaps, COUNT);
+		data("program", "remaps", p->prog.remaps, COUNT);
+		data("program", "break_moves", p->prog.brks, COUNT);
+		data("program", "allocator_mapped_peak_bytes", p->own.peak, BYTES);
+		data("program", "allocator_mappings", p->own.maps, COUNT);
 	}
 	if (s->hflags & MTRACE_HF_MEMORY) {
 		uint64_t growth = p->peak_anon > p->first_anon ? p->peak_anon - p->first_anon : 0;
@@ -170,14 +176,14 @@ static void program_memory(const struct stats *s)
 			       units_bytes(a, sizeof a, p->peak_rss),
 			       units_bytes(b, sizeof b, p->peak_vsz));
 		}
-		e->data("program", "memory_samples", p->samples, COUNT);
-		e->data("program", "anon_rss_first_bytes", p->first_anon, BYTES);
-		e->data("program", "anon_rss_peak_bytes", p->peak_anon, BYTES);
-		e->data("program", "anon_rss_peak_at_ns", ns_since_start(s, p->peak_anon_t), NS);
-		e->data("program", "anon_rss_peak_at_call", s->peak_anon_idx, COUNT);
-		e->data("program", "anon_rss_growth_bytes", growth, BYTES);
-		e->data("program", "rss_peak_bytes", p->peak_rss, BYTES);
-		e->data("program", "vmsize_peak_bytes", p->peak_vsz, BYTES);
+		data("program", "memory_samples", p->samples, COUNT);
+		data("program", "anon_rss_first_bytes", p->first_anon, BYTES);
+		data("program", "anon_rss_peak_bytes", p->peak_anon, BYTES);
+		data("program", "anon_rss_peak_at_ns", ns_since_start(s, p->peak_anon_t), NS);
+		data("program", "anon_rss_peak_at_call", s->peak_anon_idx, COUNT);
+		data("program", "anon_rss_growth_bytes", growth, BYTES);
+		data("program", "rss_peak_bytes", p->peak_rss, BYTES);
+		data("program", "vmsize_peak_bytes", p->peak_vsz, BYTES);
 	}
 	if (s->hflags & MTRACE_HF_RESIDENT) {
 		e->say("  resident at release: %s of %s (%.0f%%) in %s blocks of %s or more\n",
@@ -185,9 +191,9 @@ static void program_memory(const struct stats *s)
 		       units_bytes(b, sizeof b, s->res_size),
 		       s->res_size ? 100.0 * (double)s->res_bytes / (double)s->res_size : 0.0,
 		       fmt_commas(d, s->res_n), units_bytes(c, sizeof c, s->resident_min));
-		e->data("program", "released_large_blocks", s->res_n, COUNT);
-		e->data("program", "released_large_bytes", s->res_size, BYTES);
-		e->data("program", "released_large_resident_bytes", s->res_bytes, BYTES);
+		data("program", "released_large_blocks", s->res_n, COUNT);
+		data("program", "released_large_bytes", s->res_size, BYTES);
+		data("program", "released_large_resident_bytes", s->res_bytes, BYTES);
 	}
 }
 
@@ -195,10 +201,21 @@ static void program_memory(const struct stats *s)
    durations), by class: average and percentiles */
 static void durations(const struct stats *s)
 {
+	static const char *const pts[LAT_POINTS] = { "p50", "p90", "p99", "p999", "max" };
 	for (int c = 0; c < LAT_CLASSES; c++) {
 		uint64_t avg, pt[LAT_POINTS], n = stats_durations(s, c, &avg, pt);
-		if (n)
-			e->durations(lat_class_names[c], n, avg, pt);
+		if (!n)
+			continue;
+		e->durations(lat_class_names[c], n, avg, pt);
+		char key[40];
+		snprintf(key, sizeof key, "%s_calls", lat_class_names[c]);
+		data("durations_ns", key, n, COUNT);
+		snprintf(key, sizeof key, "%s_avg", lat_class_names[c]);
+		data("durations_ns", key, avg, NS);
+		for (int k = 0; k < LAT_POINTS; k++) {
+			snprintf(key, sizeof key, "%s_%s", lat_class_names[c], pts[k]);
+			data("durations_ns", key, pt[k], NS);
+		}
 	}
 }
 
