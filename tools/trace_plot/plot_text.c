@@ -8,10 +8,8 @@
 #include "tool.h"
 
 /* ---------------------------------------------------------------------------------------------
-   From trace_run --log timelines
+   Text inputs: timelines, compare CSVs, latency distributions
    ------------------------------------------------------------------------------------------- */
-
-#define EXTRA_COLS 8   /* a timeline's columns read at most */
 
 /* A number trace_run writes: decimal, not negative, below 10^18 (kilobytes or microseconds:
    scaled, it stays finite); *end is left after it.  0 or -1 (strtod alone would take "nan",
@@ -50,6 +48,12 @@ int plot_next_line(FILE *f, char *line, size_t cap, const char *path, unsigned l
 		tool_die(EXIT_BADFILE, "%s: line %lu: longer than %zu bytes", path, no, cap - 2);
 	return 1;
 }
+
+/* ---------------------------------------------------------------------------------------------
+   trace_run --log timelines
+   ------------------------------------------------------------------------------------------- */
+
+#define EXTRA_COLS 8   /* a timeline's columns read at most */
 
 /* The header's later columns this reader knows, by name (calls, anon_kb, program_ms) */
 static void timeline_columns(char *head, struct series *s)

@@ -1,5 +1,6 @@
 /* live.h - the blocks live at each point of a trace, by address, and the peak of their
- * requested bytes (the ideal RSS): trace2wl's and trace_stats' one account of it.
+ * requested bytes (the ideal RSS): the one account of them that trace2wl, trace_stats and
+ * trace_plot keep.
  *
  * The caller keeps what it knows of each block in a table (trace2wl a slot's last user,
  * trace_stats and trace_plot a block's thread and birth), of its own (trace2wl: its slots) or
@@ -17,7 +18,7 @@
 
 struct live {
 	struct addrmap addr;          /* address -> number of the block live there */
-	const char *table;            /* the caller's table of blocks, entries of stride bytes */
+	char *table;                  /* the caller's table of blocks, entries of stride bytes */
 	size_t stride;                /* each starting with its requested bytes (a uint64_t) */
 	uint64_t bytes, n;            /* live now: requested bytes, blocks */
 	uint64_t peak, peak_at;       /* the most bytes live, and the caller's stamp when first */
@@ -31,14 +32,14 @@ struct live {
 			     late; it is no longer counted (*old: its number) */
 #define LIVE_PEAK     2   /* this block took the live bytes to a new peak */
 
-static inline void live_init(struct live *l, const void *table, size_t stride)
+static inline void live_init(struct live *l, void *table, size_t stride)
 {
 	*l = (struct live){ .table = table, .stride = stride };
 	addrmap_init(&l->addr);
 }
 
 /* the caller's table moved (realloc) */
-static inline void live_table(struct live *l, const void *table)
+static inline void live_table(struct live *l, void *table)
 {
 	l->table = table;
 }
@@ -111,7 +112,7 @@ void live_release_block(struct live *l, uint64_t n);
 
 static inline void *live_block(const struct live *l, uint64_t n)
 {
-	return (char *)l->table + n * l->stride;
+	return l->table + n * l->stride;
 }
 
 static inline void live_free(struct live *l)
