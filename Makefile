@@ -93,7 +93,8 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h 
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
-HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace
+HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace \
+	live_check
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
