@@ -152,9 +152,11 @@ void mt_tsc_check(struct mt_thread *t)
    prctl, seccomp, syscall
    ------------------------------------------------------------------------------------------- */
 
-static void before_prctl(int option, unsigned long a2)
+/* A filter given as NULL is a program's probe for seccomp (the kernel answers EFAULT): no
+   sandbox comes, and the trace goes on. */
+static void before_prctl(int option, unsigned long a2, unsigned long a3)
 {
-	if (option == PR_SET_SECCOMP)
+	if (option == PR_SET_SECCOMP && (a2 != SECCOMP_MODE_FILTER || a3 != 0))
 		sandbox_coming();
 }
 
@@ -172,7 +174,7 @@ MT_API int prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
 	mt_guard_ready();
-	before_prctl(option, a2);
+	before_prctl(option, a2, a3);
 	int r = real_prctl(option, a2, a3, a4, a5);
 	int e = errno;
 	after_prctl(option, a2, r);
@@ -183,7 +185,7 @@ MT_API int prctl(int option, ...)
 MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
 {
 	mt_guard_ready();
-	if (operation == SECCOMP_SET_MODE_STRICT || operation == SECCOMP_SET_MODE_FILTER)
+	if (operation == SECCOMP_SET_MODE_STRICT || (operation == SECCOMP_SET_MODE_FILTER && args))
 		sandbox_coming();
 	return (int)mt_libc.syscall(SYS_seccomp, operation, flags, args);
 }
@@ -271,10 +273,10 @@ MT_API long syscall(long number, ...)
 	va_end(ap);
 	mt_guard_ready();
 	if (number == SYS_seccomp && ((unsigned long)a[0] == SECCOMP_SET_MODE_STRICT ||
-				      (unsigned long)a[0] == SECCOMP_SET_MODE_FILTER))
+				      ((unsigned long)a[0] == SECCOMP_SET_MODE_FILTER && a[2])))
 		sandbox_coming();
 	if (number == SYS_prctl)
-		before_prctl((int)a[0], (unsigned long)a[1]);
+		before_prctl((int)a[0], (unsigned long)a[1], (unsigned long)a[2]);
 	int stopped = number == SYS_unshare ? solo_for(a[0]) :
 		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -119,6 +119,13 @@ for how in prctl seccomp syscall; do
 	ge "seccomp filter by $how: the calls before it" 600000 "$(count "$f" calls)"
 	eq "seccomp filter by $how: nothing on stderr" "" "$(cat "$TMP/filter_$how.err")"
 done
+# a program that only probes for seccomp (a NULL filter) gets no sandbox: its trace goes on
+run probe 60 probe
+eq "seccomp probes: answered as untraced" "$("$H" probe)" "$(cat "$TMP/probe.out")"
+f=$(one_file "$TMP/probe.*[0-9]")
+"$BIN/trace_dump" -H "$f" | grep -q 'stopped early' && bad "seccomp probes: the trace stopped early" ||
+	ok "seccomp probes: the trace did not stop"
+ge "seccomp probes: every call traced" 400000 "$(count "$f" calls)"
 run strict 60 strict; eq "seccomp strict mode: the program ends well" 0 "$?"
 eq "seccomp strict mode: it ran on" "strict ok" "$(cat "$TMP/strict.out")"
 check "seccomp strict mode: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/strict.*[0-9]")"

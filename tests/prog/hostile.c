@@ -19,6 +19,8 @@
  *   filter HOW       HOW = prctl|seccomp|syscall: 300,000 pairs, then a seccomp filter that
  *                    kills the process at madvise, fallocate, pwrite64, openat, ftruncate or
  *                    msync (what the tracer does, not libc's malloc), then 300,000 pairs
+ *   probe            100,000 pairs, two probes for seccomp (a NULL filter, by prctl and by
+ *                    the system call: EFAULT), 100,000 pairs; prints the probes' results
  *   strict           300,000 pairs, then seccomp strict mode, small allocations, "ok", exit
  *   asgrab MB        takes MB MiB in 1 MiB blocks, touching them, among small allocations;
  *                    prints how many it got
@@ -661,6 +663,16 @@ int main(int argc, char **argv)
 		return notsc_mode();
 	if (strcmp(mode, "filter") == 0)
 		return filter_mode(arg);
+	if (strcmp(mode, "probe") == 0) {
+		pairs(100000, 64);
+		int r1 = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0);
+		int e1 = errno;
+		int r2 = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL);
+		int e2 = errno;
+		pairs(100000, 64);
+		printf("probes %d %s, %d %s\n", r1, strerror(e1), r2, strerror(e2));
+		return 0;
+	}
 	if (strcmp(mode, "strict") == 0)
 		return strict_mode();
 	if (strcmp(mode, "asgrab") == 0)
