@@ -347,6 +347,9 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
+/* writer.c: windows of earlier files that threads still hold chunks in (under lock) */
+void mt_old_windows_keep(void);
+void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
 
 /* mapping.c */
 void mt_mapping_init(void);
