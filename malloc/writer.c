@@ -363,10 +363,10 @@ static int chunk_intact(const struct mt_thread *t)
 /* What take_chunk leaves for the slow path to do once the lock is released. */
 struct chunk_out {
 	int fresh;                      /* a new chunk: its record is to be written */
-	int drop;                       /* pages to drop: [drop_from, drop_to) of window drop_w,
-	                                   pinned by pin drop (or -1) */
-	uint64_t drop_from, drop_to;
-	uint32_t drop_w;
+	int drop;                       /* pages to drop: drop_len bytes at drop_at (its window
+	                                   pinned by pin drop), or -1 */
+	char *drop_at;                  /* (found under lock: mt_win[] may change after) */
+	size_t drop_len;
 	int start_helper;               /* mt_populate_wanted's answer */
 	char *pop_at;                   /* pages to populate, or NULL */
 	size_t pop_len;
@@ -454,7 +454,16 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	/* the chunk record's clock is read under the lock, so chunk timestamps never decrease in
 	   file order (which lets a reader merge threads while streaming); the record is written
 	   once the lock is released and its page populated */
-	o->drop = mt_drop_claim(&o->drop_from, &o->drop_to, &o->drop_w);
+	uint64_t drop_from, drop_to;
+	uint32_t drop_w;
+	o->drop = mt_drop_claim(&drop_from, &drop_to, &drop_w);
+	if (o->drop >= 0 && mt_win[drop_w] == NULL) {   /* (the program took it over) */
+		mt_drop_done(o->drop);
+		o->drop = -1;
+	} else if (o->drop >= 0) {
+		o->drop_at = mt_win[drop_w] + (drop_from & (MT_WINDOW_SIZE - 1));
+		o->drop_len = (size_t)(drop_to - drop_from);
+	}
 	o->fresh = 1;
 	o->ts = mt_ticks_now();
 	o->prev = prev;
@@ -552,8 +561,7 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 	if (o.pop_at)
 		madvise(o.pop_at, o.pop_len, MADV_POPULATE_WRITE);
 	if (MT_UNLIKELY(o.drop >= 0)) {
-		madvise(mt_win[o.drop_w] + (o.drop_from & (MT_WINDOW_SIZE - 1)),
-			(size_t)(o.drop_to - o.drop_from), MADV_DONTNEED);
+		madvise(o.drop_at, o.drop_len, MADV_DONTNEED);
 		mt_lock(&ls);
 		if (t->gen == mt_g.gen)   /* (not in a child forked meanwhile, by a handler) */
 			mt_drop_done(o.drop);
