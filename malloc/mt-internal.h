@@ -397,6 +397,9 @@ static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
 }
 
 typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
+/* A record's commit word is one 8-byte store that a reader of a killed process's file sees
+   whole or not at all: a target that needs a lock for it cannot keep that promise. */
+_Static_assert(__atomic_always_lock_free(8, 0), "8-byte atomic stores must be lock-free here");
 
 /* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
    file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */
