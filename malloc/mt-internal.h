@@ -176,8 +176,8 @@ struct mt_global {
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
-	dev_t dev;
-	ino_t ino;
+	uint64_t dev;   /* (not dev_t, ino_t: mapping.c sees another _FILE_OFFSET_BITS) */
+	uint64_t ino;
 	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
