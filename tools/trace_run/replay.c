@@ -215,11 +215,6 @@ static inline void touch(struct rthread *me, void *q, uint64_t n, const uint8_t 
 	replay_touch(q, n, k, me->x->o->touch, me->x->page);
 }
 
-static inline uint64_t get(const uint8_t **p)
-{
-	return replay_get(p);
-}
-
 static uint64_t calls_done(const struct rthread *me);
 
 /* A call that succeeded in the trace failed here: counted, and the first one noted */
@@ -296,15 +291,15 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			me->end_ticks = cycles_end();
 			return NULL;
 		case MTRACE_WL_WAIT:
-			a = get(&p);
-			b = get(&p);
+			a = varint_get_fast(&p);
+			b = varint_get_fast(&p);
 			wait_for(me, (uint32_t)a, b);
 			continue;
 		case MTRACE_WL_RESIDENT:   /* after a call that kept no block: nothing to touch */
-			get(&p);
+			varint_get_fast(&p);
 			continue;
 		case MTRACE_WL_AT:         /* the program's next call came after an idle time */
-			a = get(&p);
+			a = varint_get_fast(&p);
 			if (x->o->pace > 0)
 				replay_pace_wait(x->t0_ns, x->o->pace, a);
 			continue;
@@ -317,31 +312,31 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			break;
 		}
 		case MTRACE_WL_MALLOC:
-			s = get(&p), a = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, malloc(a));
 			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_CALLOC:
-			s = get(&p), a = get(&p), b = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, calloc(a, b));
 			keep(me, s, q, a * b, failed, op, &p);
 			break;
 		case MTRACE_WL_MEMALIGN:
-			s = get(&p), a = get(&p), b = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, memalign(a, b));
 			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_ALIGNED_ALLOC:
-			s = get(&p), a = get(&p), b = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, aligned_alloc(a, b));
 			keep(me, s, q, b, failed, op, &p);
 			break;
 		case MTRACE_WL_POSIX_MEMALIGN: {
-			s = get(&p), a = get(&p), b = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			clear_slot(me, s);
 			void *out = NULL;
 			int e = TIMED(op, posix_memalign(&out, a, b));
@@ -349,19 +344,19 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			break;
 		}
 		case MTRACE_WL_VALLOC:
-			s = get(&p), a = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, valloc(a));
 			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_PVALLOC:
-			s = get(&p), a = get(&p);
+			s = varint_get_fast(&p), a = varint_get_fast(&p);
 			clear_slot(me, s);
 			q = TIMED(op, pvalloc(a));
 			keep(me, s, q, a, failed, op, &p);
 			break;
 		case MTRACE_WL_FREE:
-			s = get(&p);
+			s = varint_get_fast(&p);
 			q = x->slot[s].p;
 			x->slot[s].p = NULL;
 			me->live -= (int64_t)x->slot[s].size;
@@ -369,8 +364,8 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			TIMED(op, (free(q), 0));
 			break;
 		case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY: {
-			s = get(&p), a = get(&p), b = get(&p);
-			c = op == MTRACE_WL_REALLOCARRAY ? get(&p) : 1;
+			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
+			c = op == MTRACE_WL_REALLOCARRAY ? varint_get_fast(&p) : 1;
 			void *old = x->slot[a].p;
 			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b)) : TIMED(op, reallocarray(old, b, c));
 			uint64_t bytes = b * c;
