@@ -164,7 +164,7 @@ demo: all $(TEST_BINS) $(B)/bench/mbench
 # mtrace_init), the format documents and the example program README's commands build
 LP := (
 MAN3_LINKS := libmtrace $(shell sed -n 's/^[a-z].*[ *]\(mtrace_[a-z_]*\)$(LP).*/\1/p' include/mtrace.h)
-DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/options.md doc/performance.md $(wildcard doc/*.svg)
+DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/options.md doc/performance.md doc/architecture.md doc/guarantees.md $(wildcard doc/*.svg)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DOCDIR)/examples

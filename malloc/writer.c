@@ -539,6 +539,8 @@ static void thread_exit(void *unused)
 	t->key_set = 0;
 	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
+	if (mt_g.main_exited)
+		mt_populate_quit_running();
 	errno = saved_errno;
 }
 

@@ -63,6 +63,29 @@ check "a raw child outliving its parent: the parent's trace validates" "$BIN/tra
 eq "a raw child outliving its parent: the parent's trace holds none of its calls" 0 "$(count "$pt" malloc 1100)"
 eq "a raw child outliving its parent: which are in its own trace" 2 "$(ls "$TMP"/orphan.*[0-9] | wc -l)"
 
+# the tracer's own thread opens files (/proc, the trace) in a table of its own: the program's
+# open() gets the lowest free descriptor, as untraced, even while that thread is at work
+run fdsteal 60 fdsteal
+eq "descriptors while the tracer's thread works: open() gets the lowest free one" "lowest always" "$(cat "$TMP/fdsteal.out")"
+
+# a single-threaded program may enter a new user namespace: the tracer's thread is gone by then
+if [ "$("$H" userns)" = "unshare 0" ]; then
+	run userns 60 userns
+	eq "unshare(CLONE_NEWUSER) of a single-threaded program: granted" "unshare 0" "$(cat "$TMP/userns.out")"
+else
+	echo "# unshare(CLONE_NEWUSER) is refused here untraced ($("$H" userns)): that check is left out"
+fi
+
+# a warning to a stderr nobody reads any more: not the program's death by SIGPIPE
+run brokenpipe 60 brokenpipe
+eq "a warning to a broken pipe: the program ends as it would (0)" 0 "$?"
+eq "... and runs on" "pattern intact" "$(cat "$TMP/brokenpipe.out")"
+
+# free() leaves errno alone, in every out-of-line path of the tracer: samples, resident bytes
+# of large blocks, and the set-up of a child made without fork() that cannot open its file
+MTRACE_CTL_MEMORY_MS=1 run errno 60 errno
+eq "free keeps errno: samples, large blocks, a raw child without descriptors" "errno kept" "$(cat "$TMP/errno.out")"
+
 # 4. the TSC switched off for the program's threads (PR_SET_TSC): its clock is read otherwise
 run notsc 60 notsc; rc=$?
 if [ $rc -eq 77 ]; then
@@ -111,6 +134,11 @@ if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock 2>"$TMP/nobody.err" | head -n 1)
 	eq "mlockall, unprivileged: the same result traced as untraced" "$up" "$tp"
+	# later, with the tracer's thread running (it unmaps the windows the trace gives back)
+	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late | head -n 1)
+	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late 2>"$TMP/nobody.err" | head -n 1)
+	eq "mlockall, unprivileged, after 1,200,000 calls: the same result traced as untraced" "$up" "$tp"
 else
 	echo "# not root or no setpriv: the unprivileged mlockall case is left out"
 fi
