@@ -80,7 +80,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	/* as many threads at once as the program had alive at once, unless told (a program whose
 	   threads came and went ran 10,000 replay threads, their stacks the harness's RSS) */
 	uint32_t most = o->max_threads ? o->max_threads
-		      : r->h.max_live_threads && r->h.max_live_threads < REPLAY_MAX_THREADS ? r->h.max_live_threads
+		      : r->h.max_live_threads && r->h.max_live_threads < REPLAY_MAX_THREADS
+		      ? r->h.max_live_threads
 		      : REPLAY_MAX_THREADS;
 	uint32_t first = nt < most ? nt : most;
 	for (uint32_t i = 0; i < first; i++)

@@ -86,7 +86,8 @@ void replay_say_where(const char *what, const struct rthread *me)
 		num[replay_fmt_u(num, done > 10 ? done - 10 : 1)] = 0;
 		replay_put(hint, sizeof hint - 1, &k, num);
 		replay_put(hint, sizeof hint - 1, &k, " -n 20 ");
-		replay_put(hint, sizeof hint - 1, &k, replay_crash_ctx->r->name ? replay_crash_ctx->r->name : "WORKLOAD");
+		const char *name = replay_crash_ctx->r->name;
+		replay_put(hint, sizeof hint - 1, &k, name ? name : "WORKLOAD");
 		replay_put(hint, sizeof hint - 1, &k, "\n");
 		w = write(2, hint, k);
 	}
@@ -106,7 +107,8 @@ static void on_crash(int sig)
 	};
 	char what[100];
 	size_t k = 0;
-	replay_put(what, sizeof what - 1, &k, replay_crash_ctx ? "the replay crashed (" : "crashed before the replay began (");
+	replay_put(what, sizeof what - 1, &k, replay_crash_ctx ? "the replay crashed ("
+		   : "crashed before the replay began (");
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].sig == sig)
 			replay_put(what, sizeof what - 1, &k, names[i].name);

@@ -50,8 +50,8 @@ static __attribute__((noinline)) void failed_here(struct rthread *me, unsigned o
 }
 
 /* Put a new block in slot s (0: not kept); *sp: the stream after its call. */
-static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes, int failed_in_trace,
-			unsigned op, const uint8_t **sp)
+static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
+			int failed_in_trace, unsigned op, const uint8_t **sp)
 {
 	struct ctx *x = me->x;
 	if (failed_in_trace || s == 0) {
@@ -91,7 +91,8 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 #define TIMED(OP, EXPR) ({ __atomic_store_n(&me->n[OP], me->n[OP] + 1, __ATOMIC_RELAXED); \
 	uint64_t t0_ = timed ? cycles_start() : 0; __typeof__(EXPR) r_ = (EXPR); \
 	if (timed) { uint64_t d_ = cycles_end() - t0_; me->cyc[OP] += d_; \
-		unsigned c_ = lat_class[OP]; h->b[c_][hist_bucket(d_)]++; if (d_ > h->max[c_]) h->max[c_] = d_; } \
+		unsigned c_ = lat_class[OP]; h->b[c_][hist_bucket(d_)]++; \
+		if (d_ > h->max[c_]) h->max[c_] = d_; } \
 	r_; })
 
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed,
@@ -283,7 +284,8 @@ int replay_add_worker(struct ctx *x)
 	__atomic_fetch_add(&x->running, 1, __ATOMIC_ACQ_REL);
 	pthread_attr_t a;
 	pthread_t th;
-	int ok = pthread_attr_init(&a) == 0 && pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
+	int ok = pthread_attr_init(&a) == 0 &&
+		 pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED) == 0 &&
 		 pthread_create(&th, &a, replay_worker, x) == 0;
 	if (!ok) {
 		char msg[160];

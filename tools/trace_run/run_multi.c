@@ -23,7 +23,8 @@ const char *run_copy_of;
    when an earlier one has the same NAME: two libraries given by path, or one allocator in two
    columns of its own settings, must not share one file.  Otherwise (one run, --malloc traced):
    FILE itself. */
-static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a, int per_column)
+static void log_name(char *buf, size_t cap, const char *log, const char *const *names, int a,
+		     int per_column)
 {
 	if (!per_column) {
 		snprintf(buf, cap, "%s", log);
@@ -73,7 +74,7 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 	if (o->ro.max_threads)
 		run_argv_addf(&av, "--threads=%u", o->ro.max_threads);
 	run_argv_addf(&av, "--timeout=%u", o->ro.timeout_s);
-	run_argv_add(&av, "--allow-failures");   /* (its figures come back; the failures are judged here) */
+	run_argv_add(&av, "--allow-failures");   /* (its figures come back; failures are judged here) */
 	for (int i = 0; i < o->nmallopt; i++) {
 		run_argv_add(&av, "--mallopt");
 		run_argv_add(&av, o->mallopts[i]);
@@ -153,7 +154,8 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 static void expand_traced(struct run_variant *c, const struct as_traced *t)
 {
 	if (c->nenv || c->nmallopt || c->tunables[0])
-		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes none ('%s')", c->label);
+		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes none "
+			 "('%s')", c->label);
 	if (!t->allocator[0])
 		tool_die(EXIT_USAGE, "the workload does not say what the program ran on (one of an older "
 			 "trace2wl, or of a dj/malloc trace): name the allocator instead of 'traced'");
@@ -175,7 +177,8 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		na = o->ncompare;
 	else {   /* --repeat, or --malloc traced: the one allocator (checked plain by main) */
 		na = 1;
-		snprintf(o->cols[0].label, sizeof o->cols[0].label, "%s", o->malloc_name ? o->malloc_name : "glibc");
+		snprintf(o->cols[0].label, sizeof o->cols[0].label, "%s",
+			 o->malloc_name ? o->malloc_name : "glibc");
 		snprintf(o->cols[0].alloc, sizeof o->cols[0].alloc, "%s", o->cols[0].label);
 	}
 	for (int a = 0; a < na; a++)
@@ -199,7 +202,8 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 				break;
 			}
 	for (int a = 0; a < na; a++)
-		if (strcmp(allocs[a], "glibc") && (o->cols[a].nmallopt || tunables_tune_malloc(o->cols[a].tunables)))
+		if (strcmp(allocs[a], "glibc") &&
+		    (o->cols[a].nmallopt || tunables_tune_malloc(o->cols[a].tunables)))
 			tool_warn("%s: its mallopt and glibc.malloc settings tune glibc's malloc, which %s "
 				  "replaces: they have no effect on that column", names[a], allocs[a]);
 	unsigned reps = o->repeat ? o->repeat : 1;
@@ -244,8 +248,10 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		tool_die(EXIT_SYSTEM, "every replay failed");
 	if (isatty(2))
 		tool_progress_clear(&shown);
-	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med), (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo),
-		(*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi), (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
+	int64_t (*med)[NFIELDS] = calloc((size_t)na, sizeof *med);
+	int64_t (*lo)[NFIELDS] = calloc((size_t)na, sizeof *lo);
+	int64_t (*hi)[NFIELDS] = calloc((size_t)na, sizeof *hi);
+	int64_t (*fails)[NFIELDS] = calloc((size_t)na, sizeof *fails);
 	int status = nfailed ? EXIT_SYSTEM : EXIT_OK;
 	for (int a = 0; a < na; a++) {
 		if (failed[a])
@@ -266,20 +272,23 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 	const char *timer = report_timer(o->ro.no_timing);
 	if (!o->compare) {
 		if (fails[0][F_RFAIL])   /* said of the run it happened in */
-			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP, (F_RFAIL_CALL + 1 - F_RFAIL_OP) * sizeof (int64_t)),
+			memcpy(med[0] + F_RFAIL_OP, fails[0] + F_RFAIL_OP,
+			       (F_RFAIL_CALL + 1 - F_RFAIL_OP) * sizeof (int64_t)),
 			med[0][F_RFAIL] = fails[0][F_RFAIL];
 		if (o->format && !strcmp(o->format, "csv"))
 			report_csv_header(), report_csv_row(med[0], names[0], timer);
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else {
-			report_text(med[0], names[0], timer, reps), run_settings_print(o, traced, allocs[0], &o->cols[0]);
+			report_text(med[0], names[0], timer, reps);
+			run_settings_print(o, traced, allocs[0], &o->cols[0]);
 			report_fidelity_text(med[0], traced->allocator);
 		}
 		return status;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, fails, reps, timer);
-	if (!o->format && (traced->settings[0] || (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
+	if (!o->format && (traced->settings[0] ||
+			   (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
 		/* the column that replays the program as it ran */
 		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
 		printf("(the traced program ran on %s, with %s: a column 'traced', %s%s%s%s, replays it so)\n",

@@ -13,7 +13,8 @@
 /* This replay's, written as a trace header's are read: its environment's (MALLOC_*, ...; and
    GLIBC_TUNABLES, which --tunables replaces), a --compare column's (col, or NULL), and the
    mallopt parameters (M_NAME=VALUE) of --mallopt and the column; "" if none */
-void run_settings_text(const struct run_opts *o, const struct run_variant *col, char *buf, size_t cap)
+void run_settings_text(const struct run_opts *o, const struct run_variant *col, char *buf,
+		       size_t cap)
 {
 	size_t n = 0;
 	buf[0] = 0;

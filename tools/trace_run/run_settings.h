@@ -14,7 +14,8 @@ struct as_traced {
 /* This replay's settings, written as a trace header's are read: its environment's (MALLOC_*,
    ...; and GLIBC_TUNABLES, which --tunables replaces), a --compare column's (col, or NULL), and
    the mallopt parameters (M_NAME=VALUE) of --mallopt and the column; "" if none */
-void run_settings_text(const struct run_opts *o, const struct run_variant *col, char *buf, size_t cap);
+void run_settings_text(const struct run_opts *o, const struct run_variant *col, char *buf,
+		       size_t cap);
 /* A line after the summary, when the program ran on another allocator than this replay, or
    either with settings */
 void run_settings_print(const struct run_opts *o, const struct as_traced *t, const char *alloc,

@@ -51,8 +51,8 @@ static const char *materialize(const char *workload, const char **shown, int pro
 static char tmp_log[TOOL_TMP_CAP], tmp_latency[TOOL_TMP_CAP];
 
 /* --latency: the histograms the percentiles come from (lat_write_tsv: no allocator call) */
-static void write_latency(const char *path, int fd, const struct replay_result *res, const char *alloc,
-			  const char *timer)
+static void write_latency(const char *path, int fd, const struct replay_result *res,
+			  const char *alloc, const char *timer)
 {
 	char title[512];
 	snprintf(title, sizeof title, "trace_run latency: %s, %s", alloc, timer);
@@ -77,7 +77,8 @@ int main(int argc, char **argv)
 		return end;
 	const char *workload = argv[wi], *shown;   /* shown: in messages */
 	char err[800];
-	workload = argv[wi] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));   /* argv: for the re-execution */
+	/* (argv too: the re-execution's) */
+	workload = argv[wi] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
 	   once, in the process that replays it */
 	/* --malloc traced: what the workload says the program ran on and with, in a run of its own

@@ -39,7 +39,8 @@ int trace_dj_open(struct trace_reader *r)
 }
 
 /* One dj record as an mtrace record; 0 to skip it, -1 if it is bad. */
-int trace_dj_convert(struct trace_reader *r, const unsigned char *p, struct mtrace_record *rec, const char **bad)
+int trace_dj_convert(struct trace_reader *r, const unsigned char *p, struct mtrace_record *rec,
+		     const char **bad)
 {
 	struct dj_record d;
 	memcpy(&d, p, sizeof d);

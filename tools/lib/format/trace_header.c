@@ -67,16 +67,19 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 		[MTRACE_STOP_NO_SPACE] = "no disk space could be reserved",
 		[MTRACE_STOP_FSIZE] = "the file size limit (RLIMIT_FSIZE) was reached",
 		[MTRACE_STOP_MAX_SIZE] = "the size cap (MTRACE_CTL_MAX_SIZE) was reached",
-		[MTRACE_STOP_CLOSED] = "the file was removed or replaced while the program ran, and could not be opened again",
+		[MTRACE_STOP_CLOSED] = "the file was removed or replaced while the program ran, and "
+			"could not be opened again",
 		[MTRACE_STOP_MAP] = "the file could not be mapped",
 		[MTRACE_STOP_TOO_LARGE] = "the largest trace the tracer can address was reached",
-		[MTRACE_STOP_SANDBOX] = "the program installed a seccomp filter (a sandbox), which the trace was finished before",
+		[MTRACE_STOP_SANDBOX] = "the program installed a seccomp filter (a sandbox), which the "
+			"trace was finished before",
 		[MTRACE_STOP_OVERLAP] = "the program unmapped, protected or mapped over the trace's own memory",
 	};
-	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason] : "of a failure this reader does not know";
+	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason]
+			   : "of a failure this reader does not know";
 	/* the error, where it says more than the reason (strerror of a number from Linux) */
-	if (h->stop_errno > 0 && h->stop_reason != MTRACE_STOP_FSIZE && h->stop_reason != MTRACE_STOP_MAX_SIZE &&
-	    h->stop_reason != MTRACE_STOP_TOO_LARGE)
+	if (h->stop_errno > 0 && h->stop_reason != MTRACE_STOP_FSIZE &&
+	    h->stop_reason != MTRACE_STOP_MAX_SIZE && h->stop_reason != MTRACE_STOP_TOO_LARGE)
 		snprintf(buf, cap, "%s (%s)", what, strerror(h->stop_errno));
 	else
 		snprintf(buf, cap, "%s", what);

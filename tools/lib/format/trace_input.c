@@ -2,6 +2,7 @@
  * decompressor process feeding it through a pipe. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,6 +40,22 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 			r->progress(r->bytes_read, r->progress_arg);
 	}
 	return (ssize_t)r->buf_len;
+}
+
+/* trace_fill for the record at r->offset: what is available, or -1 with r->err set (the file
+   shrank under its mapping, or a read failed) */
+ssize_t trace_fill_record(struct trace_reader *r, size_t want)
+{
+	if (r->shrunk)
+		return trace_fail(r, r->offset, "the file shrank while it was read (another process "
+				  "truncated it)");
+	ssize_t have = trace_fill(r, want);
+	if (have < 0) {
+		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
+			 (unsigned long long)r->offset, strerror(errno));
+		return -1;
+	}
+	return have;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -80,4 +97,12 @@ int trace_child_failed(struct trace_reader *r)
 	int failed = input_reap(&child, &feeder, 0);
 	r->child = r->feeder = 0;
 	return failed;
+}
+
+int trace_input_failed(struct trace_reader *r)
+{
+	if (!trace_child_failed(r))
+		return 0;
+	return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
+			  r->compression);
 }

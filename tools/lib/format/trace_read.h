@@ -28,6 +28,13 @@ static inline ssize_t trace_fill(struct trace_reader *r, size_t want)
 	return trace_refill(r, want);
 }
 
+/* trace_fill for the record at r->offset: what is available, or -1 with r->err set (the file
+   shrank under its mapping, or a read failed) */
+ssize_t trace_fill_record(struct trace_reader *r, size_t want);
+/* At the end of the input, or short of a record: -1 with r->err set if the decompressor failed
+   (its data corrupt or truncated); else 0 */
+int trace_input_failed(struct trace_reader *r);
+
 /* Decompress r's input, whose first have bytes are in r->buf, through prog into a pipe.
    0, or -1 with r->err set. */
 int trace_decompress(struct trace_reader *r, const char *prog, size_t have);

@@ -34,7 +34,8 @@ int trace_fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 /* Does a file beginning so hold a workload (ours or dj/malloc's) rather than a trace? */
 static int is_workload(const unsigned char *b, size_t n)
 {
-	return (n >= MTRACE_WL_MAGIC_LEN && !memcmp(b, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) || dj_wl_head(b, n);
+	return (n >= MTRACE_WL_MAGIC_LEN && !memcmp(b, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) ||
+	       dj_wl_head(b, n);
 }
 
 #define WORKLOAD_NOT_TRACE "a workload, not a trace (trace_run replays it, trace_dump prints it)"
@@ -96,7 +97,8 @@ int trace_open(struct trace_reader *r, const char *path)
 			return -1;
 		}
 		if (have == 0)
-			return trace_fail(r, 0, "%s-compressed file holds nothing%s", comp, trace_child_failed(r) ? " (or is corrupt)" : "");
+			return trace_fail(r, 0, "%s-compressed file holds nothing%s", comp,
+					  trace_child_failed(r) ? " (or is corrupt)" : "");
 	}
 	if (trace_dj_is(r->buf, (size_t)have))
 		return trace_dj_open(r);
@@ -130,7 +132,8 @@ int trace_open(struct trace_reader *r, const char *path)
 			    (unsigned)r->hdr.header_size);
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
 	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
-	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset, r->hdr.settings_len, 1);
+	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset,
+		    r->hdr.settings_len, 1);
 	/* and the program's mallopt calls, as a --compare column takes them */
 	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
 		if (r->hdr.mallopt_set & (1u << i)) {
@@ -138,7 +141,8 @@ int trace_open(struct trace_reader *r, const char *path)
 			snprintf(r->settings + n, sizeof r->settings - n, "%s%s=%d", n ? " " : "",
 				 mtrace_mallopt_params[i].name, (int)r->hdr.mallopt_value[i]);
 		}
-	copy_string(r->allocator, sizeof r->allocator, r->buf + r->hdr.allocator_offset, r->hdr.allocator_len, 0);
+	copy_string(r->allocator, sizeof r->allocator, r->buf + r->hdr.allocator_offset,
+		    r->hdr.allocator_len, 0);
 	r->buf_pos = r->hdr.header_size;
 	r->offset = r->hdr.header_size;
 	/* records can be handed out in place: host order, the record size we read, and pointers
@@ -166,24 +170,17 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 	size_t rs = r->hdr.record_size;
 	struct mtrace_record *rec = &r->scratch;
 	for (;;) {
-		if (r->shrunk)
-			return trace_fail(r, r->offset, "the file shrank while it was read (another process truncated it)");
-		ssize_t have = trace_fill(r, rs);
-		if (have < 0) {
-			snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
-				 (unsigned long long)r->offset, strerror(errno));
+		ssize_t have = trace_fill_record(r, rs);
+		if (have < 0)
 			return -1;
-		}
 		if (have == 0) {
-			if (trace_child_failed(r))
-				return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
-					    r->compression);
+			if (trace_input_failed(r) < 0)
+				return -1;
 			return 0;
 		}
 		if ((size_t)have < rs) {
-			if (trace_child_failed(r))
-				return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
-					    r->compression);
+			if (trace_input_failed(r) < 0)
+				return -1;
 			return trace_fail(r, r->offset, "truncated record (%zd of %zu bytes)", have, rs);
 		}
 		const unsigned char *p = r->buf + r->buf_pos;

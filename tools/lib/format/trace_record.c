@@ -11,7 +11,8 @@
 #define PAGE_MAX (64u * 1024)
 
 /* What is wrong with a version-2 record kind (mapping call, memory sample) or flag, or NULL */
-static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec, char *msg, size_t cap)
+static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec,
+			    char *msg, size_t cap)
 {
 	const struct mtrace_file_header *h = &r->hdr;
 	unsigned call = rec->call;

@@ -47,7 +47,8 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	struct mtrace_record *rec = r->dec + r->dec_n;
 	uint64_t *offs = r->dec_offs + r->dec_n;
 	for (; k < n; k++, rec++) {
-		const struct mtrace_slot *sp = (const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
+		const struct mtrace_slot *sp =
+			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
 		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS))
@@ -79,24 +80,19 @@ int trace_decode_run(struct trace_reader *r)
 {
 	r->dec_n = r->dec_i = 0;
 	for (;;) {
-		if (r->shrunk)
-			return trace_fail(r, r->offset, "the file shrank while it was read (another process truncated it)");
-		ssize_t have = trace_fill(r, MTRACE_SLOT_SIZE);
-		if (have < 0) {
-			snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
-				 (unsigned long long)r->offset, strerror(errno));
+		ssize_t have = trace_fill_record(r, MTRACE_SLOT_SIZE);
+		if (have < 0)
 			return -1;
-		}
 		if ((size_t)have < MTRACE_SLOT_SIZE) {
-			if (trace_child_failed(r))
-				return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
-					    r->compression);
+			if (trace_input_failed(r) < 0)
+				return -1;
 			if (have == 0)
 				return (int)r->dec_n;
 			return trace_fail(r, r->offset, "truncated record (%zd of %u bytes)", have, MTRACE_SLOT_SIZE);
 		}
 		/* the slots at hand, without a call to fill for each */
-		const unsigned char *p = r->buf + r->buf_pos, *end = p + (size_t)have / MTRACE_SLOT_SIZE * MTRACE_SLOT_SIZE;
+		const unsigned char *p = r->buf + r->buf_pos;
+		const unsigned char *end = p + (size_t)have / MTRACE_SLOT_SIZE * MTRACE_SLOT_SIZE;
 		if (!r->swap) {
 			size_t k = fast_slots(r, p, end);
 			p += k * MTRACE_SLOT_SIZE;
@@ -136,8 +132,9 @@ int trace_decode_run(struct trace_reader *r)
 			if (chunk && r->dec_n)
 				return (int)r->dec_n;   /* a chunk record comes alone */
 			if (!chunk && (r->chunk_end == 0 || at + need * MTRACE_SLOT_SIZE > r->chunk_end))
-				return trace_fail(r, at, r->chunk_end == 0 || at >= r->chunk_end ? "a record outside any chunk" :
-					    "a wide record across its chunk's end");
+				return trace_fail(r, at, r->chunk_end == 0 || at >= r->chunk_end
+						  ? "a record outside any chunk"
+						  : "a wide record across its chunk's end");
 			struct mtrace_record *rec = &r->dec[r->dec_n];
 			mtrace_decode(s, need, r->chunk_tid, rec);
 			if (!trace_fast_ok(rec)) {
