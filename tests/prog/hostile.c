@@ -153,6 +153,8 @@ static int sigforkrun_mode(long want)
 	}
 	struct itimerval off = { { 0, 0 }, { 0, 0 } };
 	setitimer(ITIMER_REAL, &off, NULL);
+	if (in_child)
+		_exit(0);   /* (made by a last tick after the loop: the children are not its own) */
 	int failed = 0;
 	for (int i = 0; i < n_run_kids; i++) {
 		int st;
