@@ -11,7 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "input.h"
-#include "tool.h"
+#include "input.h"
+#include "msg.h"
+#include "output.h"
+#include "progress.h"
+#include "proc.h"
+
+int tool_input_is_stream(const char *path)
+{
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return 1;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 
 /* ---------------------------------------------------------------------------------------------
    Compressed input: the installed program decompresses into a pipe

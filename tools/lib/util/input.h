@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Can path be read only once: "-" (standard input), a pipe (bash's <(...)), a device? */
+int tool_input_is_stream(const char *path);
+
 /* "gzip", "xz" or "zstd" if the n bytes at b begin data so compressed (their magic), or NULL:
    also the name of the program that decompresses it. */
 const char *input_compression(const unsigned char *b, size_t n);

@@ -1,126 +1,21 @@
-/* tool.c - messages, version and number helpers shared by every command. */
+/* output.c - outputs written whole or not at all, and the temporary files that are removed
+ * however the tool ends (output.h). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#include "msg.h"
 #include "mtrace-trace.h"
-#include "tool.h"
-
-const char *tool_name = "mtrace";
-
-static int dying;   /* tool_die is exiting: it has said what went wrong */
-
-/* Whatever a tool printed on standard output (a summary, a name, --help) must have arrived:
-   exit 3 if not (a full disk, a closed descriptor), never 0. */
-static void check_stdout(void)
-{
-	if (dying)
-		return;
-	int flushed = fflush(stdout) == 0, e = errno;
-	if (!flushed || ferror(stdout)) {
-		fprintf(stderr, "%s: cannot write output%s%s\n", tool_name, flushed ? "" : ": ",
-			flushed ? "" : strerror(e));
-		_exit(EXIT_SYSTEM);
-	}
-}
-
-/* A file size limit (ulimit -f) must end a tool as a full disk does, with a message naming the
-   file and its temporary files removed, not kill it by SIGXFSZ halfway through a write. */
-__attribute__((constructor)) static void tool_setup(void)
-{
-	signal(SIGXFSZ, SIG_IGN);
-	atexit(check_stdout);
-}
-
-static void vwarn(const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fprintf(stderr, "%s: ", tool_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void tool_set_name(const char *name, char **argv)
-{
-	tool_name = name;
-	if (argv[0])
-		argv[0] = (char *)name;
-}
-
-void tool_die(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarn(fmt, ap);
-	va_end(ap);
-	dying = 1;
-	exit(code);
-}
-
-void tool_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vwarn(fmt, ap);
-	va_end(ap);
-}
-
-void tool_version(void)
-{
-	printf("%s (mtrace) %s\n", tool_name, MTRACE_PKG_VERSION);
-	exit(EXIT_OK);
-}
-
-char *fmt_commas(char *buf, unsigned long long v)
-{
-	char tmp[32];
-	int n = 0, o = 0;
-	do   /* digits by hand, not snprintf: trace_run's crash handler calls this */
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	for (int i = 0; i < n / 2; i++) {
-		char c = tmp[i];
-		tmp[i] = tmp[n - 1 - i];
-		tmp[n - 1 - i] = c;
-	}
-	for (int i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = tmp[i];
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt, va_list ap)
-{
-	char what[400];
-	vsnprintf(what, sizeof what, fmt, ap);
-	snprintf(err, cap, "%s: offset %llu: %s", name, (unsigned long long)off, what);
-	return -1;
-}
-
-int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
+#include "output.h"
 
 /* ---------------------------------------------------------------------------------------------
-   Temporary files: removed at exit and when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the tool, so that
-   an interrupted run leaves nothing behind (finished outputs are renamed into place first)
+   Temporary files: removed at exit and when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the tool,
+   so that an interrupted run leaves nothing behind (finished outputs are renamed into place first)
    ------------------------------------------------------------------------------------------- */
 
 #define MAX_TEMPS 16   /* a tool has a few at once */
@@ -287,83 +182,6 @@ int tool_copy_fd(int in, int out)
 	}
 }
 
-pid_t tool_spawn(char *const args[], int in, int out, int quiet)
-{
-	pid_t pid = fork();
-	if (pid != 0)
-		return pid;
-	if (in != 0)
-		dup2(in, 0);   /* (dup2 clears O_CLOEXEC on the copy) */
-	if (out != 1)
-		dup2(out, 1);
-	int devnull = quiet ? open("/dev/null", O_WRONLY) : -1;
-	if (devnull >= 0)
-		dup2(devnull, 2);
-	execvp(args[0], args);
-	_exit(127);
-}
-
-int tool_wait_ok(pid_t pid)
-{
-	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-const char *tool_package_of(const char *prog)
-{
-	return strcmp(prog, "xz") == 0 ? "xz-utils" : prog;
-}
-
-int tool_input_is_stream(const char *path)
-{
-	struct stat st;
-	if (!strcmp(path, "-"))
-		return 1;
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
-#define MAX_SHOWN 4
-static struct { char path[32]; const char *as; } shown_as[MAX_SHOWN];   /* copies of inputs */
-
-void tool_display_as(const char *path, const char *as)
-{
-	for (int i = 0; i < MAX_SHOWN; i++)
-		if (!shown_as[i].as) {
-			snprintf(shown_as[i].path, sizeof shown_as[i].path, "%s", path);
-			shown_as[i].as = as;
-			return;
-		}
-}
-
-const char *tool_display_name(const char *path)
-{
-	for (int i = 0; i < MAX_SHOWN && shown_as[i].as; i++)
-		if (!strcmp(path, shown_as[i].path)) {
-			path = shown_as[i].as;
-			break;
-		}
-	return strcmp(path, "-") ? path : "<stdin>";
-}
-
-int tool_on_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
-		if (access(buf, X_OK) == 0)
-			return 1;
-		path += len + (colon != NULL);
-	}
-	return 0;
-}
-
 int tool_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -428,63 +246,3 @@ const char *tool_check_output(const char *out, char *const *inputs, int n, int t
 	return out;
 }
 
-void print_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-void print_csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *p = s; *p; p++) {
-		if (*p == '"')
-			fputc('"', f);
-		fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-int csv_split(char *line, char **fields, int max)
-{
-	int n = 0;
-	char *p = line;
-	for (;;) {
-		char *out = p;
-		if (n < max)
-			fields[n] = out;
-		n++;
-		if (*p == '"') {   /* quoted: "" is a quote, and commas are the field's */
-			for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
-				*out++ = *p == '"' ? *++p : *p;
-			if (*p == '"')
-				p++;
-		}
-		while (*p && *p != ',')
-			*out++ = *p++;
-		if (!*p) {
-			*out = 0;
-			return n < max ? n : max;
-		}
-		*out = 0;   /* (out <= p: a field only shrinks) */
-		p++;
-	}
-}
-
-void print_tsv_field(FILE *f, const char *s)
-{
-	for (const char *p = s; *p; p++)
-		fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
-}
