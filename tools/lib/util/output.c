@@ -83,21 +83,201 @@ int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
 	return -1;
 }
 
-int tool_output_open(const char *path, char *tmp)
+/* mkstemp(tmpl) in $TMPDIR (else /tmp): tmpl gets "DIR/NAME.XXXXXX".  Its descriptor, or -1
+   with err. */
+static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, char *err, size_t errcap)
 {
-	if (tool_output_in_place(path)) {
-		tmp[0] = 0;
-		return tool_open_in_place(path, 0);
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(tmpl, cap, "%s/%s.XXXXXX", dir, name);
+	int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		int e = errno;
+		tmpl[0] = 0;
+		snprintf(err, errcap, "cannot create a temporary file in %s: %s", dir, strerror(e));
+		errno = e;
 	}
-	snprintf(tmp, TOOL_TMP_CAP, "%s.tmp.XXXXXX", path);
-	char err[TOOL_TMP_CAP + 300];
-	int fd = tool_mkstemp_beside(path, tmp, err, sizeof err);
+	return fd;
+}
+
+int tool_mkstemp(char *path, size_t cap)
+{
+	char err[600];
+	int fd = mkstemp_tmpdir(path, cap, tool_name, err, sizeof err);
+	if (fd < 0)   /* (input.c's copies; a tool's own scratch files use output_scratch) */
+		tool_die(EXIT_SYSTEM, "%s", err);
+	return fd;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   One output: its temporary file renamed into place when complete
+   ------------------------------------------------------------------------------------------- */
+
+/* Give a new output file (made 0600 by mkstemp) the mode open() would: 0666 less the umask.
+   Workloads, plots and logs hold no addresses; traces keep 0600, as capture makes them. */
+static void output_mode(int fd)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);   /* failing leaves 0600: safe, and the data is what matters */
+}
+
+const char *output_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "standard output";
+}
+
+/* The descriptor an output is written to: path's own (1 for "-") in place, else a new
+   temporary file beside it, its name in tmp (cap bytes, "" in place) registered for removal.
+   -1 with err and *status on failure. */
+static int open_output(const char *path, int flags, char *tmp, size_t cap, char *err,
+		       size_t errcap, int *status)
+{
+	*status = EXIT_SYSTEM;
+	tmp[0] = 0;
+	if (tool_output_in_place(path)) {
+		int fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CLOEXEC) : 1;
+		if (fd < 0) {
+			snprintf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+			return -1;
+		}
+		if ((flags & OUTPUT_BINARY) && isatty(fd)) {
+			snprintf(err, errcap, "%s is a terminal, and the output is binary: name a file, or "
+				 "pipe it", output_name(path));
+			*status = EXIT_USAGE;
+			if (fd != 1)
+				close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+	int fd = tool_mkstemp_beside(path, tmp, err, errcap);
 	if (fd < 0) {
 		tmp[0] = 0;
-		tool_die(EXIT_SYSTEM, "%s", err);
+		return -1;
 	}
 	tool_temp_add(tmp);
-	tool_output_mode(fd);
+	if (!(flags & OUTPUT_PRIVATE))
+		output_mode(fd);
+	return fd;
+}
+
+/* The finished temporary file tmp renamed to path; on failure removed, -1 with err. */
+static int rename_into_place(char *tmp, const char *path, char *err, size_t errcap)
+{
+	int r = rename(tmp, path);
+	if (r < 0) {
+		snprintf(err, errcap, "%s: cannot rename into place: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	tool_temp_done(tmp);
+	tmp[0] = 0;
+	return r;
+}
+
+int output_open(struct output *o, const char *path, int flags)
+{
+	o->path = path;
+	o->f = NULL;
+	o->flags = flags;
+	o->err[0] = 0;
+	o->fd = open_output(path, flags, o->tmp, sizeof o->tmp, o->err, sizeof o->err, &o->status);
+	return o->fd < 0 ? -1 : 0;
+}
+
+FILE *output_stdio(struct output *o)
+{
+	if (o->fd == 1)
+		return o->f = stdout;   /* one stream for descriptor 1: nothing of stdout's is lost */
+	if (!(o->f = fdopen(o->fd, "w")))
+		snprintf(o->err, sizeof o->err, "%s: %s", o->path, strerror(errno));
+	return o->f;
+}
+
+int output_close(struct output *o, int write_errno)
+{
+	if (o->fd < 0)
+		return 0;
+	int e = write_errno;
+	if (o->f && (fflush(o->f) != 0 || ferror(o->f)) && !e)
+		e = errno ? errno : EIO;
+	if (!e && (o->flags & OUTPUT_SYNC) && o->tmp[0] && fsync(o->fd) != 0)
+		e = errno;
+	int closed = o->f ? (o->f == stdout ? 0 : fclose(o->f)) : o->fd == 1 ? 0 : close(o->fd);
+	if (closed != 0 && !e)
+		e = errno;
+	o->f = NULL;
+	o->fd = -1;
+	o->status = EXIT_SYSTEM;
+	if (!e)
+		return 0;
+	snprintf(o->err, sizeof o->err, "%s: cannot write: %s", output_name(o->path), strerror(e));
+	return -1;
+}
+
+int output_commit(struct output *o)
+{
+	if (output_close(o, 0) < 0) {
+		output_abort(o);
+		return -1;
+	}
+	if (!o->tmp[0])
+		return 0;   /* written in place */
+	return rename_into_place(o->tmp, o->path, o->err, sizeof o->err);
+}
+
+void output_abort(struct output *o)
+{
+	if (o->fd >= 0) {
+		if (o->f && o->f != stdout)
+			fclose(o->f);
+		else if (!o->f && o->fd != 1)
+			close(o->fd);
+	}
+	o->f = NULL;
+	o->fd = -1;
+	if (o->tmp[0]) {
+		unlink(o->tmp);
+		tool_temp_done(o->tmp);
+		o->tmp[0] = 0;
+	}
+}
+
+void output_error(const struct output *o, char *err, size_t cap)
+{
+	snprintf(err, cap, "%s", o->err);
+}
+
+int output_scratch(struct output *o, const char *suffix)
+{
+	char name[OUTPUT_TMP_CAP + 32];
+	int fd;
+	if (!o->tmp[0]) {
+		char what[64];
+		snprintf(what, sizeof what, "%s%s", tool_name, suffix);
+		fd = mkstemp_tmpdir(name, sizeof name, what, o->err, sizeof o->err);
+	} else {
+		snprintf(name, sizeof name, "%s%s.XXXXXX", o->path, suffix);
+		fd = tool_mkstemp_beside(o->path, name, o->err, sizeof o->err);
+	}
+	if (fd >= 0)
+		unlink(name);
+	o->status = EXIT_SYSTEM;
+	return fd;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   For a tool's main: the same, exiting on failure
+   ------------------------------------------------------------------------------------------- */
+
+int tool_output_open(const char *path, char *tmp)
+{
+	char err[TOOL_TMP_CAP + 300];
+	int status, fd = open_output(path, 0, tmp, TOOL_TMP_CAP, err, sizeof err, &status);
+	if (fd < 0)
+		tool_die(status, "%s", err);
 	return fd;
 }
 
@@ -109,33 +289,14 @@ void tool_output_finish(const char *path, int fd, char *tmp, int write_errno)
 		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
 	if (!tmp[0])
 		return;   /* written in place */
-	if (rename(tmp, path) < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot rename the finished file into place: %s", path,
-			 strerror(errno));
-	tool_temp_done(tmp);
+	char err[TOOL_TMP_CAP + 300];
+	if (rename_into_place(tmp, path, err, sizeof err) < 0)
+		tool_die(EXIT_SYSTEM, "%s", err);
 }
 
-int tool_mkstemp(char *path, size_t cap)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(path, cap, "%s/%s.XXXXXX", tmp, tool_name);
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		int e = errno;
-		path[0] = 0;
-		tool_die(EXIT_SYSTEM, "cannot create a temporary file in %s: %s", tmp, strerror(e));
-	}
-	return fd;
-}
-
-void tool_output_mode(int fd)
-{
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);   /* failing leaves 0600: safe, and the data is what matters */
-}
+/* ---------------------------------------------------------------------------------------------
+   Writing all of it
+   ------------------------------------------------------------------------------------------- */
 
 /* All n bytes with write (at < 0) or with pwrite at offset at. */
 static int write_fully(int fd, const void *p, size_t n, int64_t at)
@@ -182,6 +343,10 @@ int tool_copy_fd(int in, int out)
 	}
 }
 
+/* ---------------------------------------------------------------------------------------------
+   What may be written
+   ------------------------------------------------------------------------------------------- */
+
 int tool_same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -193,17 +358,6 @@ int tool_output_in_place(const char *out)
 {
 	struct stat st;
 	return !strcmp(out, "-") || (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
-}
-
-int tool_open_in_place(const char *out, int binary)
-{
-	int fd = strcmp(out, "-") ? open(out, O_WRONLY | O_CLOEXEC) : 1;
-	if (fd < 0)
-		tool_die(EXIT_SYSTEM, "%s: cannot open: %s", out, strerror(errno));
-	if (binary && isatty(fd))
-		tool_die(EXIT_USAGE, "%s is a terminal, and the output is binary: name a file, or pipe it",
-			 strcmp(out, "-") ? out : "standard output");
-	return fd;
 }
 
 const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
