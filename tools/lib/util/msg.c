@@ -72,6 +72,23 @@ void tool_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+int tool_fail(struct tool_err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	e->status = status;
+	return -1;
+}
+
+void tool_die_err(const struct tool_err *e)
+{
+	if (!e->msg[0])
+		exit(e->status);
+	tool_die(e->status, "%s", e->msg);
+}
+
 void tool_version(void)
 {
 	printf("%s (mtrace) %s\n", tool_name, MTRACE_PKG_VERSION);

@@ -27,6 +27,18 @@ void tool_die(int code, const char *fmt, ...) __attribute__((noreturn, format(pr
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tool_version(void) __attribute__((noreturn));
 
+/* A failure library code reports to the tool's main, which decides to exit: the exit status
+   it calls for and what to say (without the tool's name). */
+struct tool_err {
+	int status;
+	char msg[4600];               /* a path and what went wrong with it */
+};
+/* Fill e; returns -1, for `return tool_fail(e, ...)`. */
+int tool_fail(struct tool_err *e, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Exit with e's status, saying its message ("" when a child process has said why itself). */
+void tool_die_err(const struct tool_err *e) __attribute__((noreturn));
+
 /* "NAME: offset N: what" into err (cap bytes), the shape of every reader's errors; returns -1
    so that readers can `return offset_error(...)`. */
 int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt,

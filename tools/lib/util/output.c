@@ -101,12 +101,10 @@ static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, char *err, s
 	return fd;
 }
 
-int tool_mkstemp(char *path, size_t cap)
+int tool_mkstemp(char *path, size_t cap, struct tool_err *e)
 {
-	char err[600];
-	int fd = mkstemp_tmpdir(path, cap, tool_name, err, sizeof err);
-	if (fd < 0)   /* (input.c's copies; a tool's own scratch files use output_scratch) */
-		tool_die(EXIT_SYSTEM, "%s", err);
+	int fd = mkstemp_tmpdir(path, cap, tool_name, e->msg, sizeof e->msg);
+	e->status = EXIT_SYSTEM;
 	return fd;
 }
 
@@ -281,6 +279,15 @@ int tool_output_open(const char *path, char *tmp)
 	return fd;
 }
 
+const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
+{
+	struct tool_err e;
+	const char *path = output_check(out, inputs, n, trace_ok, &e);
+	if (!path)
+		tool_die_err(&e);
+	return path;
+}
+
 void tool_output_finish(const char *path, int fd, char *tmp, int write_errno)
 {
 	if (write_errno)
@@ -360,29 +367,38 @@ int tool_output_in_place(const char *out)
 	return !strcmp(out, "-") || (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
 }
 
-const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
+const char *output_check(const char *out, char *const *inputs, int n, int trace_ok,
+			 struct tool_err *e)
 {
 	struct stat so;
 	size_t len = strlen(out);
 	if (!strcmp(out, "-"))
 		return out;   /* stdout */
-	if (len == 0 || out[len - 1] == '/')
-		tool_die(EXIT_USAGE, "'%s': name the output file, not a directory", out);
+	if (len == 0 || out[len - 1] == '/') {
+		tool_fail(e, EXIT_USAGE, "'%s': name the output file, not a directory", out);
+		return NULL;
+	}
 	if (stat(out, &so) != 0)
 		return out;   /* a new file */
-	if (S_ISDIR(so.st_mode))
-		tool_die(EXIT_USAGE, "%s is a directory: name the output file", out);
-	/* a character device or a pipe is written in place (tool_open_in_place); anything else
-	   (a block device, a socket) is not for us to write */
+	if (S_ISDIR(so.st_mode)) {
+		tool_fail(e, EXIT_USAGE, "%s is a directory: name the output file", out);
+		return NULL;
+	}
+	/* a character device or a pipe is written in place (output_open); anything else (a block
+	   device, a socket) is not for us to write */
 	if (S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
 		return out;
-	if (!S_ISREG(so.st_mode))
-		tool_die(EXIT_USAGE, "%s is neither a regular file, a character device nor a pipe: name a file",
-			 out);
+	if (!S_ISREG(so.st_mode)) {
+		tool_fail(e, EXIT_USAGE, "%s is neither a regular file, a character device nor a pipe: "
+			  "name a file", out);
+		return NULL;
+	}
 	for (int i = 0; i < n; i++)
-		if (tool_same_file(out, inputs[i]))
-			tool_die(EXIT_USAGE, "%s: the output is also an input, which writing it would destroy",
-				 out);
+		if (tool_same_file(out, inputs[i])) {
+			tool_fail(e, EXIT_USAGE, "%s: the output is also an input, which writing it "
+				  "would destroy", out);
+			return NULL;
+		}
 	struct stat sl;
 	char *target = NULL;
 	if (lstat(out, &sl) == 0 && S_ISLNK(sl.st_mode) && (target = realpath(out, NULL)) != NULL)
@@ -394,9 +410,11 @@ const char *tool_check_output(const char *out, char *const *inputs, int n, int t
 	ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN))
-		tool_die(EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name another "
-			 "file, or remove it first", out);
+	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) {
+		tool_fail(e, EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name "
+			  "another file, or remove it first", out);
+		free(target);
+		return NULL;
+	}
 	return out;
 }
-

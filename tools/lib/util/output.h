@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "msg.h"
 
 /* ---------------------------------------------------------------------------------------------
    One output
@@ -57,12 +58,13 @@ const char *output_name(const char *path);
    Checks, temporary files and writes
    ------------------------------------------------------------------------------------------- */
 
-/* Before writing OUT (not "-"): exit 2 if OUT is the same file as one of the n inputs (the
-   output would destroy it), or, unless trace_ok, if OUT is an mtrace trace (trace2wl TRACE with
-   the output name forgotten would replace the trace by its own workload).  Also exits 2 if OUT
-   is a directory, a block device or a socket.  Returns the path to write: OUT, or the file
-   OUT links to (renaming onto a symbolic link would replace the link). */
-const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+/* Before writing OUT (not "-"): refuses it (status 2) if it is the same file as one of the n
+   inputs (the output would destroy it), or, unless trace_ok, an mtrace trace (trace2wl TRACE
+   with the output name forgotten would replace the trace by its own workload), a directory,
+   a block device or a socket.  Returns the path to write, NULL with e if refused: OUT, or the
+   file OUT links to (renaming onto a symbolic link would replace the link). */
+const char *output_check(const char *out, char *const *inputs, int n, int trace_ok,
+			 struct tool_err *e);
 /* Is OUT written in place rather than under a temporary name renamed at the end: "-" (standard
    output), or an existing character device or pipe (/dev/null, /dev/stdout, a FIFO)? */
 int tool_output_in_place(const char *out);
@@ -79,16 +81,24 @@ void tool_remove_temps(void);
    elsewhere, or to standard output).  A writable output in a directory that is not is the
    case it is for. */
 int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap);
-/* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor.
-   Exits 3 on failure. */
-int tool_mkstemp(char *path, size_t cap);
+/* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor,
+   or -1 with e. */
+int tool_mkstemp(char *path, size_t cap, struct tool_err *e);
 /* Write all n bytes (EINTR retried; a write of 0 is ENOSPC): 0, or -1 with errno. */
 int tool_write_all(int fd, const void *p, size_t n);
 /* The same at offset at, with pwrite. */
 int tool_pwrite_all(int fd, const void *p, size_t n, uint64_t at);
 /* Copy the rest of fd in to fd out (short writes continued).  0, or -1 with errno. */
 int tool_copy_fd(int in, int out);
+/* Do paths a and b name one existing file (by any name)?  "-" (standard input) names none. */
+int tool_same_file(const char *a, const char *b);
 
+/* ---------------------------------------------------------------------------------------------
+   For a tool's main: the same, exiting on failure
+   ------------------------------------------------------------------------------------------- */
+
+/* output_check */
+const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
 /* output_open for a tool's main that exits on failure, the output's temporary name kept in
    tmp (TOOL_TMP_CAP bytes; "" when written in place): its descriptor. */
 #define TOOL_TMP_CAP OUTPUT_TMP_CAP
@@ -96,7 +106,4 @@ int  tool_output_open(const char *path, char *tmp);
 /* output_close and output_commit of tool_output_open's output; exits 3 on any failure (the
    temporary file is then removed). */
 void tool_output_finish(const char *path, int fd, char *tmp, int write_errno);
-
-/* Do paths a and b name one existing file (by any name)?  "-" (standard input) names none. */
-int tool_same_file(const char *a, const char *b);
 #endif
