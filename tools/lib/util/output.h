@@ -29,7 +29,7 @@ struct output {
 	char err[OUTPUT_TMP_CAP + 300];
 };
 
-/* Open path (after tool_check_output) to be written: in place if tool_output_in_place says
+/* Open path (after output_check) to be written: in place if tool_output_in_place says
    so (standard output is descriptor 1), else a new temporary file beside it, of mode 0666
    less the umask unless OUTPUT_PRIVATE.  0, or -1 with o->err and o->status: EXIT_USAGE for
    binary output to a terminal, else EXIT_SYSTEM.  o must not move until it is finished. */
