@@ -44,7 +44,8 @@ static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8
 {
 	*saved = t->busy;
 	*flags = 0;
-	if (MT_LIKELY(!mt_hot->active) || t->busy == MT_BUSY_OWN || t->busy == MT_BUSY_NESTED)
+	if (MT_LIKELY(!mt_hot->active) || t->busy == MT_BUSY_OWN || t->busy == MT_BUSY_NESTED ||
+	    t->locked)
 		return NULL;
 	if (t->busy)
 		*flags = MTRACE_RF_OWN;

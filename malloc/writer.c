@@ -341,6 +341,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
+	mt_retired_unmap(t);
 	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
 	mt_release_locked(t);
 	if (!mt_g.active || !mt_g.have_file)
@@ -501,7 +502,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		madvise(mt_win[o.drop_w] + (o.drop_from & (MT_WINDOW_SIZE - 1)),
 			(size_t)(o.drop_to - o.drop_from), MADV_DONTNEED);
 		mt_lock(&ls);
-		mt_drop_done(o.drop);
+		if (t->gen == mt_g.gen)   /* (not in a child forked meanwhile, by a handler) */
+			mt_drop_done(o.drop);
 		mt_unlock(&ls);
 	}
 	mt_put_chunk(t->start, t->tid, o.ts, o.prev, o.len);
@@ -539,6 +541,8 @@ static void thread_exit(void *unused)
 	t->key_set = 0;
 	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
+	if (mt_g.main_exited)
+		mt_populate_quit_running();
 	errno = saved_errno;
 }
 

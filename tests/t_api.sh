@@ -27,4 +27,7 @@ counts_agree "$TMP/bx.err" "exit with threads allocating: the count is every rec
 "$TP/api_exit" fork >"$TMP/ex.out" 2>&1; eq "-lmtrace: a fork child's _exit(127) after a failed exec" "child: exit 127" "$(cat "$TMP/ex.out")"
 "$TP/api_exit" self >/dev/null 2>&1; eq "-lmtrace: _exit(3) as the first call of its kind" 3 "$?"
 "$TP/api_exit" Exit >/dev/null 2>&1; eq "-lmtrace: _Exit(4) as the first call of its kind" 4 "$?"
+# a prepare handler that runs after the tracer's (which holds its lock) and maps memory
+timeout -s KILL 30 "$TP/api_atfork" "$TMP/af" >"$TMP/af.out" 2>&1
+eq "-lmtrace: fork with a prepare handler that maps memory after the tracer's: no deadlock" forked "$(cat "$TMP/af.out")"
 finish
