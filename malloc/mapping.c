@@ -104,10 +104,12 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	return p;
 }
 
+/* (a 32-bit off_t is read as unsigned by libc's mmap: an offset from 2 GiB on is no error) */
 MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	mt_guard_ready();
-	return mmap_common(addr, len, prot, flags, fd, off);
+	int64_t off64 = sizeof off == 4 ? (int64_t)(uint32_t)off : (int64_t)off;
+	return mmap_common(addr, len, prot, flags, fd, off64);
 }
 
 MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
@@ -124,8 +126,11 @@ MT_API int munmap(void *addr, size_t len)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN)
+	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
+		t->busy = 1;   /* (what taking the sample may call is not the program's) */
 		mt_sample_before_release(t);   /* (the program's memory before it falls) */
+		t->busy = 0;
+	}
 	struct mtrace_slot *r = map_begin(t, &rf, &saved);
 	if (r == NULL)
 		return mt_libc.munmap(addr, len);

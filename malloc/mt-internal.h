@@ -176,8 +176,8 @@ struct mt_global {
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
-	dev_t dev;
-	ino_t ino;
+	uint64_t dev;   /* (not dev_t, ino_t: mapping.c sees another _FILE_OFFSET_BITS) */
+	uint64_t ino;
 	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
@@ -347,6 +347,9 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
+/* writer.c: windows of earlier files that threads still hold chunks in (under lock) */
+void mt_old_windows_keep(void);
+void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
 
 /* mapping.c */
 void mt_mapping_init(void);
@@ -394,6 +397,9 @@ static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
 }
 
 typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
+/* A record's commit word is one 8-byte store that a reader of a killed process's file sees
+   whole or not at all: a target that needs a lock for it cannot keep that promise. */
+_Static_assert(__atomic_always_lock_free(8, 0), "8-byte atomic stores must be lock-free here");
 
 /* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
    file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */

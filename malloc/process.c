@@ -78,6 +78,7 @@ void mt_new_process(void)
 			retire_window(mt_win[w], MT_WINDOW_SIZE);
 			mt_win[w] = NULL;
 		}
+	mt_old_windows_hand_over(retire_window);
 	/* (open only if another thread held it when the child was made; not here if that was
 	   the populating thread, whose descriptors are its own) */
 	if (mt_g.fd >= 0 && !mt_g.fd_private)

@@ -442,10 +442,11 @@ int mt_file_open(const char *base, pid_t ppid)
 		errno = e;
 		return -1;
 	}
+	mt_old_windows_keep();   /* (by the last file's offsets) */
 	mt_g.have_file = 1;
 	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
 	mt_g.reset_off = 0;
-	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
+	/* windows of an earlier file still held by its writers stay mapped until given back;
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0, mt_win_held[w] = 0;

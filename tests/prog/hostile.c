@@ -109,6 +109,18 @@ static int cancel_mode(void)
 
 static volatile sig_atomic_t forks;
 
+/* SIGALRM to handler every usec microseconds */
+static void timer(void (*handler)(int), long usec)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, usec }, { 0, usec } };
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 /* sigforkrun: the child goes on from where the handler interrupted its parent (in the tracer,
    often), allocates, and ends; the parent waits for every child at the end */
 static volatile sig_atomic_t in_child;
@@ -131,13 +143,7 @@ static void fork_run_handler(int sig)
 
 static int sigforkrun_mode(long want)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fork_run_handler;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
-	setitimer(ITIMER_REAL, &it, NULL);
+	timer(fork_run_handler, 1000);
 	long after = 0;
 	while (n_run_kids < want) {
 		void *volatile p = malloc(24);
@@ -229,17 +235,6 @@ static void exit_handler(int sig)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 20000000L)
 		exit(0);
-}
-
-static void timer(void (*handler)(int))
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGALRM, &sa, NULL);
-	struct itimerval it = { { 0, 500 }, { 0, 500 } };
-	setitimer(ITIMER_REAL, &it, NULL);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -638,7 +633,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "cancel") == 0)
 		return cancel_mode();
 	if (strcmp(mode, "sigfork") == 0) {
-		timer(fork_handler);
+		timer(fork_handler, 500);
 		pairs(atol(arg), 64);
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 		setitimer(ITIMER_REAL, &off, NULL);
@@ -649,7 +644,7 @@ int main(int argc, char **argv)
 		return sigforkrun_mode(atol(arg));
 	if (strcmp(mode, "sigexit") == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		timer(exit_handler);
+		timer(exit_handler, 500);
 		pairs(1L << 40, 64);
 		return 1;
 	}
