@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
 	struct trace_writer w;
 	if (trace_writer_open(&w, out, (int32_t)pid, exe) < 0)
-		tool_die(EXIT_SYSTEM, "%s", w.err);
+		tool_die(w.err_status, "%s", w.err);
 	struct mtrace_log log = { 0 };
 	static char line[LINE_MAX_BYTES];
 	ssize_t n;

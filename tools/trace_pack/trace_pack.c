@@ -262,24 +262,12 @@ int main(int argc, char **argv)
 
 	/* 3. the bytes to compress: the trace itself (decompressed if it was), or its anonymized
 	   rewrite, into a temporary file */
-	char tmp_in[4300], tmp_out[4300];
-	int fi, fo, in_place = tool_output_in_place(out);   /* -o - (standard output), a pipe */
-	if (in_place) {
-		fo = tool_open_in_place(out, 1);   /* first: it may refuse a terminal */
-		fi = tool_mkstemp(tmp_in, sizeof tmp_in);
-	} else {
-		snprintf(tmp_in, sizeof tmp_in, "%s.in.XXXXXX", out);
-		snprintf(tmp_out, sizeof tmp_out, "%s.tmp.XXXXXX", out);
-		char err[sizeof tmp_out + 300];
-		if ((fi = tool_mkstemp_beside(out, tmp_in, err, sizeof err)) < 0 ||
-		    (fo = tool_mkstemp_beside(out, tmp_out, err, sizeof err)) < 0) {
-			if (fi >= 0)
-				unlink(tmp_in);
-			tool_die(EXIT_SYSTEM, "%s", err);
-		}
-		tool_temp_add(tmp_out);
-	}
-	unlink(tmp_in);   /* we keep the descriptor */
+	struct output o;   /* -o - (standard output) and a pipe are written in place */
+	int fi;
+	if (output_open(&o, out, OUTPUT_BINARY | OUTPUT_PRIVATE | OUTPUT_SYNC) < 0 ||
+	    (fi = output_scratch(&o, ".in")) < 0)
+		tool_die(o.status, "%s", o.err);
+	int fo = o.fd, in_place = !o.tmp[0];
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
 		anonymize(in, fin);
@@ -307,7 +295,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (fflush(fin) != 0 || ferror(fin)) {
-		unlink(tmp_out);
+		output_abort(&o);
 		tool_die(EXIT_SYSTEM, "cannot write the temporary copy: %s", strerror(errno));
 	}
 	rewind(fin);
@@ -323,10 +311,8 @@ int main(int argc, char **argv)
 	tool_progress_start(&pr, progress, fileno(fin), what);
 	int ok = tool_wait_ok_progress(tool_spawn(args, fileno(fin), fo, 0), &pr, 0, -1);
 	fclose(fin);
-	if (!ok || (!in_place && fsync(fo) != 0) ||
-	    (fo != 1 && close(fo) != 0)) {
-		if (!in_place)
-			unlink(tmp_out);
+	if (!ok || output_close(&o, 0) < 0) {
+		output_abort(&o);
 		tool_die(EXIT_SYSTEM, "%s failed", prog);
 	}
 	if (in_place) {
@@ -335,11 +321,8 @@ int main(int argc, char **argv)
 				anon ? ", addresses replaced, program and command line left out" : "");
 		return EXIT_OK;
 	}
-	if (rename(tmp_out, out) < 0) {
-		unlink(tmp_out);
-		tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
-	}
-	tool_temp_done(tmp_out);
+	if (output_commit(&o) < 0)
+		tool_die(EXIT_SYSTEM, "%s", o.err);
 	stat(out, &st);
 	if (!quiet)
 		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),

@@ -143,29 +143,19 @@ int main(int argc, char **argv)
 		tool_die(EXIT_USAGE, "--vmsize: only rss charts draw VmSize");
 	if (strcmp(kind, "rss") && strcmp(kind, "latency") && ninputs != 1)
 		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss and latency overlay several)", kind);
-	char def[4200], tmp[4300];
+	char def[4200];
 	if (!out) {
 		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
 		out = def;
 	}
 	out = tool_check_output(out, argv + optind, ninputs, 0);
-	FILE *f = stdout;
-	int in_place = tool_output_in_place(out);   /* "-", /dev/stdout, a FIFO */
-	if (in_place) {
-		int fd = tool_open_in_place(out, 0);
-		if (fd != 1 && !(f = fdopen(fd, "w")))
-			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
-	} else {
-		snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", out);
-		char err[sizeof tmp + 300];
-		int fd = tool_mkstemp_beside(out, tmp, err, sizeof err);
-		if (fd < 0)
-			tool_die(EXIT_SYSTEM, "%s", err);
-		if (!(f = fdopen(fd, "w")))
-			tool_die(EXIT_SYSTEM, "%s: %s", out, strerror(errno));
-		tool_temp_add(tmp);   /* a failed run (tool_die exits) leaves no half-written output */
-		tool_output_mode(fd);
-	}
+	/* "-", /dev/stdout, a FIFO: in place; a file: renamed into place when complete (a failed
+	   run, tool_die exiting, leaves no half-written output) */
+	struct output o;
+	FILE *f;
+	if (output_open(&o, out, 0) < 0 || !(f = output_stdio(&o)))
+		tool_die(o.status, "%s", o.err);
+	int in_place = !o.tmp[0];
 	char exe[256] = "";
 	/* rss: a workload among the timelines is the program, whose samples are drawn beside them */
 	struct wl_reader program = { 0 };
@@ -231,15 +221,10 @@ int main(int argc, char **argv)
 	else
 		plot_compare(&s, argv[optind], (int)h);
 	svg_end(&s);
-	if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0))
-		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", strcmp(out, "-") ? out : "standard output",
-			 strerror(errno));
-	if (!in_place) {
-		if (rename(tmp, out) < 0)
-			tool_die(EXIT_SYSTEM, "%s: cannot rename into place: %s", out, strerror(errno));
-		tool_temp_done(tmp);
+	if (output_commit(&o) < 0)
+		tool_die(EXIT_SYSTEM, "%s", o.err);
+	if (!in_place)
 		fprintf(stderr, "trace_plot: wrote %s\n", out);
-	}
 	free(tp);
 	return EXIT_OK;
 }

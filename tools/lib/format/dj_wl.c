@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include "dj_wl.h"
 #include "u64map.h"
+#include "output.h"
 #include "varint.h"
-#include "tool.h"
 #include "wl_reader.h"
 #include "wl_writer.h"
 
@@ -120,21 +120,18 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		}
 	}
 	/* pass 2: the streams into a scratch file, to learn their lengths */
-	char *tmp = NULL, *body = NULL;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", dj_path) < 0 || asprintf(&body, "%s.body.XXXXXX", dj_path) < 0) {
-		snprintf(err, cap, "out of memory");
+	struct output out;
+	if (output_open(&out, dj_path, 0) < 0) {
+		output_error(&out, err, cap);
 		goto fail;
 	}
-	int tfd = tool_mkstemp_beside(dj_path, tmp, err, cap), bfd = tfd < 0 ? -1 : tool_mkstemp_beside(dj_path, body, err, cap);
-	if (bfd < 0 || tfd < 0) {
-		if (bfd >= 0) close(bfd), unlink(body);
-		if (tfd >= 0) close(tfd), unlink(tmp);
+	int bfd = output_scratch(&out, ".body");
+	if (bfd < 0) {
+		output_error(&out, err, cap);
+		output_abort(&out);
 		goto fail;
 	}
-	unlink(body);
-	tool_temp_add(tmp);
-	tool_output_mode(tfd);
-	FILE *bf = fdopen(bfd, "w+"), *tf = fdopen(tfd, "w");
+	FILE *bf = fdopen(bfd, "w+"), *tf = output_stdio(&out);
 	long long *len = calloc(r.h.nthreads ? r.h.nthreads : 1, sizeof *len);
 	for (uint32_t t = 0; t < r.h.nthreads; t++)
 		if ((len[t] = stream(&r, t, &ids, bf, err, cap)) < 0)
@@ -172,33 +169,23 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 	while ((n = fread(io, 1, sizeof io, bf)) > 0)
 		if (fwrite(io, 1, n, tf) != n)
 			break;
-	if (ferror(bf) || ferror(tf) || fclose(tf) != 0) {
-		tf = NULL;
+	if (ferror(bf)) {
 		snprintf(err, cap, "%s: cannot write: %s", dj_path, strerror(errno));
 		goto fail_files;
 	}
-	tf = NULL;
-	if (rename(tmp, dj_path) < 0) {
-		snprintf(err, cap, "%s: cannot rename into place: %s", dj_path, strerror(errno));
+	if (output_commit(&out) < 0) {
+		output_error(&out, err, cap);
 		goto fail_files;
 	}
-	tool_temp_done(tmp);
 	fclose(bf);
 	free(len);
-	free(tmp);
-	free(body);
 	u64map_free(&ids);
 	wl_close(&r);
 	return 0;
 fail_files:
-	if (tf)
-		fclose(tf);
+	output_abort(&out);
 	fclose(bf);
-	unlink(tmp);
-	tool_temp_done(tmp);
 	free(len);
-	free(tmp);
-	free(body);
 fail:
 	u64map_free(&ids);
 	wl_close(&r);

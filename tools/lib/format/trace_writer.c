@@ -5,7 +5,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "tool.h"
+#include "msg.h"
+#include "output.h"
 #include "trace_writer.h"
 
 #define PER_CHUNK 2047   /* slots after each chunk record, as the preload writes them */
@@ -19,23 +20,17 @@ static int fail(struct trace_writer *w, const char *what)
 int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, const char *exe)
 {
 	memset(w, 0, sizeof *w);
+	w->out.fd = -1;
+	w->err_status = EXIT_SYSTEM;
 	w->path = strdup(path);
 	if (!w->path)
 		return fail(w, "out of memory");
-	int fd;
-	if ((w->in_place = tool_output_in_place(path)))
-		fd = tool_open_in_place(path, 1);
-	else {
-		if (asprintf(&w->tmp, "%s.tmp.XXXXXX", path) < 0)
-			return fail(w, "out of memory");
-		if ((fd = tool_mkstemp_beside(path, w->tmp, w->err, sizeof w->err)) < 0) {
-			free(w->tmp);
-			w->tmp = NULL;
-			return -1;
-		}
-		tool_temp_add(w->tmp);
+	if (output_open(&w->out, path, OUTPUT_BINARY | OUTPUT_PRIVATE | OUTPUT_SYNC) < 0) {
+		output_error(&w->out, w->err, sizeof w->err);
+		w->err_status = w->out.status;
+		return -1;
 	}
-	if (!(w->f = fdopen(fd, "wb")))
+	if (!(w->f = output_stdio(&w->out)))
 		return fail(w, "cannot write");
 	unsigned char *page = w->page = calloc(1, MTRACE_HEADER_SIZE);
 	if (!page)
@@ -198,21 +193,12 @@ int trace_writer_finish(struct trace_writer *w)
 	/* the rest of the last chunk reads as unwritten records, as a stopped thread's would */
 	if (put_unwritten(w, w->in_chunk) < 0)
 		return -1;
-	int fd = fileno(w->f);
-	if (fflush(w->f) != 0 || (!w->in_place && fsync(fd) != 0) || (fd == 1 ? 0 : fclose(w->f)) != 0) {
-		w->f = NULL;
-		return fail(w, "cannot write");
-	}
 	w->f = NULL;
-	if (w->in_place) {
+	if (output_commit(&w->out) < 0) {
+		output_error(&w->out, w->err, sizeof w->err);
 		trace_writer_abort(w);
-		return 0;
+		return -1;
 	}
-	if (rename(w->tmp, w->path) < 0)
-		return fail(w, "cannot rename into place");
-	tool_temp_done(w->tmp);
-	free(w->tmp);
-	w->tmp = NULL;
 	trace_writer_abort(w);
 	return 0;
 }
@@ -221,15 +207,8 @@ void trace_writer_abort(struct trace_writer *w)
 {
 	free(w->page);
 	w->page = NULL;
-	if (w->f)
-		fclose(w->f);
 	w->f = NULL;
-	if (w->tmp) {
-		unlink(w->tmp);
-		tool_temp_done(w->tmp);
-		free(w->tmp);
-		w->tmp = NULL;
-	}
+	output_abort(&w->out);
 	free(w->path);
 	w->path = NULL;
 }

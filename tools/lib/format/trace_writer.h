@@ -6,18 +6,20 @@
 #define TRACE_WRITER_H
 #include <stdio.h>
 #include "mtrace-trace.h"
+#include "output.h"
 
 struct trace_writer {
-	char *path, *tmp;
+	char *path;
+	struct output out;
 	unsigned char *page;          /* the header, written before the first record */
 	uint32_t strings;             /* where its next string goes */
 	FILE *f;
 	uint64_t in_chunk, chunk_off, prev_chunk, written;
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
-	int in_place;
 	uint32_t tid;
 	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
 	char err[600];
+	int err_status;               /* after trace_writer_open fails: the exit status it calls for */
 };
 
 /* Start a trace of process pid (exe may be NULL) whose ticks are nanoseconds. */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,16 +77,23 @@ static const char *wl_head_check(const unsigned char *b, size_t n)
 }
 
 /* The dj/malloc workload plain (the user's workload, or a plain copy of it) translated into
-   ours, by a child that writes it into a pipe, copied from there (input_copy) */
-static const char *translate_dj(const char *plain, const char *workload, int progress)
+   ours, by a child that writes it into a pipe, copied from there (input_copy); NULL with e */
+static const char *translate_dj(const char *plain, const char *workload, int progress,
+				struct tool_err *e)
 {
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		tool_die(EXIT_SYSTEM, "pipe: %s", strerror(errno));
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		tool_fail(e, EXIT_SYSTEM, "pipe: %s", strerror(errno));
+		return NULL;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
-	if (pid < 0)
-		tool_die(EXIT_SYSTEM, "fork: %s", strerror(errno));
+	if (pid < 0) {
+		tool_fail(e, EXIT_SYSTEM, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return NULL;
+	}
 	if (pid == 0) {
 		close(pfd[0]);
 		char err[800], what[4300], out[64];
@@ -95,32 +103,52 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);   /* a pipe: written in one pass */
 		int bad = dj_wl_to_ours(plain, out, err, sizeof err, translate_progress, &p) < 0;
 		tool_progress_end(&p);
-		if (bad)
+		if (bad)   /* said here, where the message is; the parent passes the status on */
 			wl_input_die_named(err, plain, workload);
 		_exit(0);
 	}
 	close(pfd[1]);
-	const char *copy = input_copy(pfd[0], tool_display_name(workload), 0);
+	const char *copy = input_copy(pfd[0], tool_display_name(workload), 0, e);
 	close(pfd[0]);
+	if (!copy)
+		kill(pid, SIGTERM);   /* the copy's failure is the news, not the translation's end */
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (!copy)
+		return NULL;
 	if (WIFSIGNALED(st))
-		tool_die(EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
-			 tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
-	if (WEXITSTATUS(st))
-		exit(WEXITSTATUS(st));   /* (it said why) */
-	return copy;
+		tool_fail(e, EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
+			  tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (WEXITSTATUS(st))
+		tool_fail(e, WEXITSTATUS(st), "%s", "");   /* (it said why) */
+	else
+		return copy;
+	input_release(copy);
+	return NULL;
 }
 
-const char *wl_input_plain(const char *workload, int progress)
+const char *wl_input_open(const char *workload, int progress, struct tool_err *e)
 {
 	checking = workload;
-	const char *plain = input_reopenable(workload, wl_head_check, 1, progress);
-	if (access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
-		const char *ours = translate_dj(plain, workload, progress);
+	const char *plain = input_open_plain(workload, wl_head_check, 1, progress, e);
+	if (plain && access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
+		const char *ours = translate_dj(plain, workload, progress, e);
 		input_release(plain);   /* a plain copy of the dj workload: done with */
 		return ours;
 	}
+	return plain;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   For a tool's main: the same, exiting on failure
+   ------------------------------------------------------------------------------------------- */
+
+const char *wl_input_plain(const char *workload, int progress)
+{
+	struct tool_err e;
+	const char *plain = wl_input_open(workload, progress, &e);
+	if (!plain)
+		tool_die_err(&e);
 	return plain;
 }

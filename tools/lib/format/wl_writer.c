@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tool.h"
+#include "msg.h"
+#include "output.h"
 #include "wl_writer.h"
 
 #define IOBUF (1u << 20)
@@ -17,51 +18,29 @@ static int fail(struct wl_writer *w, const char *what, const char *path)
 	return -1;
 }
 
-/* The scratch file for spilled blocks, beside the output (in $TMPDIR, else /tmp, for standard
-   output): unlinked at once, so it never outlives us. */
-static int open_spill(struct wl_writer *w, const char *beside)
-{
-	const char *dir = getenv("TMPDIR");
-	char *spill;
-	int n = beside ? asprintf(&spill, "%s.spill.XXXXXX", beside)
-		       : asprintf(&spill, "%s/trace2wl.spill.XXXXXX", dir && *dir ? dir : "/tmp");
-	if (n < 0 || !w->out_path)
-		return fail(w, "out of memory", w->out_path ? w->out_path : "-");
-	w->spill_fd = mkstemp(spill);
-	if (w->spill_fd < 0) {
-		int e = errno;
-		snprintf(w->err, sizeof w->err, "%s: cannot create a scratch file: %s", spill, strerror(e));
-		free(spill);
-		return -1;
-	}
-	unlink(spill);
-	free(spill);
-	return 0;
-}
-
 int wl_writer_open(struct wl_writer *w, const char *out_path)
 {
 	memset(w, 0, sizeof *w);
-	w->spill_fd = w->direct_fd = w->tmp_fd = -1;
+	w->spill_fd = w->direct_fd = w->tmp_fd = w->out.fd = -1;
 	w->direct = -1;
-	w->out_path = strdup(out_path);
-	if (tool_output_in_place(out_path)) {   /* stdout, a device, a pipe: one pass at the end */
-		w->direct_fd = tool_open_in_place(out_path, 1);
-		return open_spill(w, NULL);
-	}
-	if (asprintf(&w->tmp_path, "%s.tmp.XXXXXX", out_path) < 0 || !w->out_path) {
+	w->err_status = EXIT_SYSTEM;
+	if (!(w->out_path = strdup(out_path))) {
 		snprintf(w->err, sizeof w->err, "out of memory");
 		return -1;
 	}
-	w->tmp_fd = tool_mkstemp_beside(out_path, w->tmp_path, w->err, sizeof w->err);
-	if (w->tmp_fd < 0) {
-		free(w->tmp_path);
-		w->tmp_path = NULL;
+	/* stdout, a device, a pipe: written in one pass at the end */
+	if (output_open(&w->out, w->out_path, OUTPUT_BINARY) < 0 ||
+	    /* the scratch file for spilled blocks */
+	    (w->spill_fd = output_scratch(&w->out, ".spill")) < 0) {
+		output_error(&w->out, w->err, sizeof w->err);
+		w->err_status = w->out.status;
 		return -1;
 	}
-	tool_temp_add(w->tmp_path);
-	tool_output_mode(w->tmp_fd);
-	return open_spill(w, out_path);
+	if (w->out.tmp[0])
+		w->tmp_fd = w->out.fd;
+	else
+		w->direct_fd = w->out.fd;
+	return 0;
 }
 
 int64_t wl_writer_thread(struct wl_writer *w, uint32_t tid)
@@ -296,21 +275,11 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 #undef PUT
 	free(tt);
 	free(io);
-	if (seq) {
-		if (fd != 1 && close(fd) < 0)
-			return fail(w, "cannot write", w->out_path);
-		w->direct_fd = -1;
-		wl_writer_abort(w);
-		return 0;
+	w->direct_fd = w->tmp_fd = -1;
+	if (output_commit(&w->out) < 0) {
+		output_error(&w->out, w->err, sizeof w->err);
+		return -1;
 	}
-	w->tmp_fd = -1;
-	if (close(fd) < 0)
-		return fail(w, "cannot write", w->tmp_path);
-	if (rename(w->tmp_path, w->out_path) < 0)
-		return fail(w, "cannot rename the finished output into place", w->out_path);
-	tool_temp_done(w->tmp_path);
-	free(w->tmp_path);
-	w->tmp_path = NULL;
 	wl_writer_abort(w);
 	return 0;
 bad_io:
@@ -387,18 +356,8 @@ int wl_writer_patch(struct wl_writer *w, uint32_t i, uint64_t pos, const uint8_t
 
 void wl_writer_abort(struct wl_writer *w)
 {
-	if (w->tmp_path) {
-		unlink(w->tmp_path);
-		tool_temp_done(w->tmp_path);
-		free(w->tmp_path);
-		w->tmp_path = NULL;
-	}
-	if (w->tmp_fd >= 0)
-		close(w->tmp_fd);
-	w->tmp_fd = -1;
-	if (w->direct_fd > 1)
-		close(w->direct_fd);
-	w->direct_fd = -1;
+	output_abort(&w->out);
+	w->tmp_fd = w->direct_fd = -1;
 	if (w->spill_fd >= 0)
 		close(w->spill_fd);
 	w->spill_fd = -1;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mtrace-workload.h"
+#include "output.h"
 #include "varint.h"
 
 struct wl_block { uint64_t off, len, at; };   /* at: its position in the stream */
@@ -29,9 +30,10 @@ struct wl_tstream {
 };
 
 struct wl_writer {
-	char *out_path, *tmp_path;
-	int tmp_fd;                   /* the temporary output, or -1 */
-	int direct_fd;                /* an output written in place (tool_output_in_place), or -1 */
+	char *out_path;
+	struct output out;
+	int tmp_fd;                   /* out's temporary file, or -1 */
+	int direct_fd;                /* out written in place (tool_output_in_place), or -1 */
 	int spill_fd;
 	uint64_t spill_end;
 	int64_t direct;               /* the stream written into tmp_fd in place, or -1 */
@@ -41,6 +43,7 @@ struct wl_writer {
 	struct wl_tstream samples;    /* the sample table, spilled as a stream is */
 	uint64_t nsamples;
 	char err[600];
+	int err_status;               /* after wl_writer_open fails: the exit status it calls for */
 };
 
 int wl_writer_open(struct wl_writer *w, const char *out_path);

@@ -11,7 +11,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "input.h"
-#include "tool.h"
+#include "input.h"
+#include "msg.h"
+#include "output.h"
+#include "progress.h"
+#include "proc.h"
+
+int tool_input_is_stream(const char *path)
+{
+	struct stat st;
+	if (!strcmp(path, "-"))
+		return 1;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
 
 /* ---------------------------------------------------------------------------------------------
    Compressed input: the installed program decompresses into a pipe
@@ -132,13 +144,16 @@ static ssize_t read_full(int fd, unsigned char *b, size_t cap)
 }
 
 /* head (n bytes), then the rest of src, into a new unlinked file in $TMPDIR (else /tmp); its
-   /proc/self/fd name.  Exits 3 when it cannot be written, or would leave the filesystem less
-   than a tenth free; 1 when src cannot be read. */
-static const char *copy_in(const char *shown, const unsigned char *head, size_t n, int src, int progress,
-			   const char *doing, pid_t child, uint64_t compressed)
+   /proc/self/fd name.  NULL with e (status 3) when it cannot be written, or would leave the
+   filesystem less than a tenth free; (status 1) when src cannot be read. */
+static const char *copy_in(const char *shown, const unsigned char *head, size_t n, int src,
+			   int progress, const char *doing, pid_t child, uint64_t compressed,
+			   struct tool_err *e)
 {
-	if (ncopies == MAX_COPIES)
-		tool_die(EXIT_SYSTEM, "%s: more inputs to copy than %d", shown, MAX_COPIES);
+	if (ncopies == MAX_COPIES) {
+		tool_fail(e, EXIT_SYSTEM, "%s: more inputs to copy than %d", shown, MAX_COPIES);
+		return NULL;
+	}
 	/* a file without a name (O_TMPFILE), or one unlinked at once: the descriptor is the file,
 	   and no end of ours leaves it behind */
 	char path[4200];
@@ -146,7 +161,8 @@ static const char *copy_in(const char *shown, const unsigned char *head, size_t 
 	snprintf(path, sizeof path, "%s", dir && *dir ? dir : "/tmp");
 	int fd = open(path, O_TMPFILE | O_RDWR, 0600);
 	if (fd < 0) {   /* a filesystem without O_TMPFILE */
-		fd = tool_mkstemp(path, sizeof path);
+		if ((fd = tool_mkstemp(path, sizeof path, e)) < 0)
+			return NULL;
 		unlink(path);
 		char *slash = strrchr(path, '/');
 		if (slash)
@@ -155,7 +171,8 @@ static const char *copy_in(const char *shown, const unsigned char *head, size_t 
 	struct statvfs vfs;
 	uint64_t room = UINT64_MAX;
 	if (fstatvfs(fd, &vfs) == 0 && vfs.f_blocks) {
-		uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize, keep = (uint64_t)vfs.f_blocks * vfs.f_frsize / ROOM_KEPT_DIV;
+		uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		uint64_t keep = (uint64_t)vfs.f_blocks * vfs.f_frsize / ROOM_KEPT_DIV;
 		room = avail > keep ? avail - keep : 0;
 	}
 	struct tool_progress p;
@@ -170,22 +187,26 @@ static const char *copy_in(const char *shown, const unsigned char *head, size_t 
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
-			tool_die(EXIT_BADFILE, "%s: offset %llu: %s", shown, (unsigned long long)done, strerror(errno));
-		if (k == 0 && b == buf)
+			tool_fail(e, EXIT_BADFILE, "%s: offset %llu: %s", shown, (unsigned long long)done,
+				  strerror(errno));
+		else if (k == 0 && b == buf)
 			break;
-		if ((uint64_t)k > room - done) {
-			tool_progress_end(&p);
-			tool_die(EXIT_SYSTEM, "%s: its copy in %s stopped at %llu MiB, to leave a tenth of that "
-				 "filesystem free: give the file by its name (not through standard input or a "
-				 "pipe), or set TMPDIR to a directory with more room", shown, path,
-				 (unsigned long long)(done >> 20));
+		else if ((uint64_t)k > room - done)
+			tool_fail(e, EXIT_SYSTEM, "%s: its copy in %s stopped at %llu MiB, to leave a tenth "
+				  "of that filesystem free: give the file by its name (not through standard "
+				  "input or a pipe), or set TMPDIR to a directory with more room", shown, path,
+				  (unsigned long long)(done >> 20));
+		else if (tool_write_all(fd, b, (size_t)k) < 0)
+			tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", shown, path,
+				  strerror(errno));
+		else {
+			done += (uint64_t)k;
+			tool_progress(done, &p);
+			continue;
 		}
-		if (tool_write_all(fd, b, (size_t)k) < 0) {
-			tool_progress_end(&p);
-			tool_die(EXIT_SYSTEM, "%s: copying it into %s: %s", shown, path, strerror(errno));
-		}
-		done += (uint64_t)k;
-		tool_progress(done, &p);
+		tool_progress_end(&p);
+		close(fd);
+		return NULL;
 	}
 	tool_progress_end(&p);
 	char *name = copy_names[ncopies++];
@@ -202,10 +223,11 @@ void input_release(const char *name)
 		}
 }
 
-const char *input_copy(int src, const char *shown, int progress)
+const char *input_copy(int src, const char *shown, int progress, struct tool_err *e)
 {
-	const char *copy = copy_in(shown, NULL, 0, src, progress, "copying", 0, 0);
-	tool_display_as(copy, shown);
+	const char *copy = copy_in(shown, NULL, 0, src, progress, "copying", 0, 0, e);
+	if (copy)
+		tool_display_as(copy, shown);
 	return copy;
 }
 
@@ -213,59 +235,104 @@ const char *input_copy(int src, const char *shown, int progress)
    Inputs a tool reads more than once
    ------------------------------------------------------------------------------------------- */
 
-const char *input_reopenable(const char *path, input_check_fn *check, int decompress, int progress)
+/* The decompressor and its feeder stopped, fd closed: NULL, for input_open_plain's failures */
+static const char *give_up(pid_t *child, pid_t *feeder, int fd)
+{
+	if (fd > 0)
+		close(fd);
+	input_reap(child, feeder, 1);
+	return NULL;
+}
+
+const char *input_open_plain(const char *path, input_check_fn *check, int decompress, int progress,
+			     struct tool_err *e)
 {
 	int stream = tool_input_is_stream(path);
 	const char *shown = tool_display_name(path);
 	if (!stream && !decompress)
 		return path;   /* the tool's own reader looks at it */
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0)
-		tool_die(EXIT_BADFILE, "%s: %s", path, strerror(errno));
+	if (fd < 0) {
+		tool_fail(e, EXIT_BADFILE, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	pid_t child = 0, feeder = 0;
 	static unsigned char head[INPUT_HEAD];
 	ssize_t n = read_full(fd, head, sizeof head);
-	if (n < 0)
-		tool_die(EXIT_BADFILE, "%s: %s", shown, strerror(errno));
+	if (n < 0) {
+		tool_fail(e, EXIT_BADFILE, "%s: %s", shown, strerror(errno));
+		return give_up(&child, &feeder, fd);
+	}
 	const char *prog = input_compression(head, (size_t)n);
 	if (!stream && !prog) {
 		close(fd);
 		const char *why = n > 0 ? check(head, (size_t)n) : NULL;   /* (empty: the reader says so) */
-		if (why)
-			tool_die(EXIT_BADFILE, "%s: offset 0: %s", shown, why);
+		if (why) {
+			tool_fail(e, EXIT_BADFILE, "%s: offset 0: %s", shown, why);
+			return NULL;
+		}
 		return path;   /* a plain file: read as it is */
 	}
-	pid_t child = 0, feeder = 0;
 	int src = fd;
 	struct stat st;
 	uint64_t compressed = !stream && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	if (prog) {
 		char err[300];
 		src = input_decompress(prog, fd, head, (size_t)n, &child, &feeder, err, sizeof err);
-		if (src < 0)
-			tool_die(EXIT_SYSTEM, "%s: %s", shown, err);
+		if (src < 0) {
+			tool_fail(e, EXIT_SYSTEM, "%s: %s", shown, err);
+			return give_up(&child, &feeder, fd);
+		}
 		if (fd > 0)
 			close(fd);   /* (the decompressor, or its feeder, has it) */
 		n = read_full(src, head, sizeof head);
 		/* all there is, before the check: a failed decompressor, not what it gave, is the news */
-		if (n < (ssize_t)sizeof head && input_reap(&child, &feeder, 0))
-			tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-				 shown, prog);
-		if (n < 0)
-			tool_die(EXIT_BADFILE, "%s: %s", shown, strerror(errno));
+		if (n < (ssize_t)sizeof head && input_reap(&child, &feeder, 0)) {
+			tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or "
+				  "truncated", shown, prog);
+			return give_up(&child, &feeder, src);
+		}
+		if (n < 0) {
+			tool_fail(e, EXIT_BADFILE, "%s: %s", shown, strerror(errno));
+			return give_up(&child, &feeder, src);
+		}
 	}
-	if (n == 0)
-		tool_die(EXIT_BADFILE, "%s: offset 0: %s", shown, prog ? "its decompressed data is empty" : "empty");
+	if (n == 0) {
+		tool_fail(e, EXIT_BADFILE, "%s: offset 0: %s", shown,
+			  prog ? "its decompressed data is empty" : "empty");
+		return give_up(&child, &feeder, src);
+	}
 	const char *why = check(head, (size_t)n);
 	if (why) {
-		input_reap(&child, &feeder, 1);
-		tool_die(EXIT_BADFILE, "%s: offset 0%s: %s", shown, prog ? " of its decompressed data" : "", why);
+		tool_fail(e, EXIT_BADFILE, "%s: offset 0%s: %s", shown,
+			  prog ? " of its decompressed data" : "", why);
+		return give_up(&child, &feeder, src);
 	}
-	const char *copy = copy_in(shown, head, (size_t)n, src, progress, prog ? "decompressing" : "copying",
-					   feeder ? 0 : child, compressed);
+	const char *copy = copy_in(shown, head, (size_t)n, src, progress,
+				   prog ? "decompressing" : "copying", feeder ? 0 : child, compressed, e);
+	if (!copy)
+		return give_up(&child, &feeder, src);
 	if (src > 0)
 		close(src);
-	if (input_reap(&child, &feeder, 0))
-		tool_die(EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated", shown, prog);
+	if (input_reap(&child, &feeder, 0)) {
+		input_release(copy);
+		tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
+			  shown, prog);
+		return NULL;
+	}
 	tool_display_as(copy, path);
 	return copy;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   For a tool's main: the same, exiting on failure
+   ------------------------------------------------------------------------------------------- */
+
+const char *input_reopenable(const char *path, input_check_fn *check, int decompress, int progress)
+{
+	struct tool_err e;
+	const char *plain = input_open_plain(path, check, decompress, progress, &e);
+	if (!plain)
+		tool_die_err(&e);
+	return plain;
 }

@@ -13,6 +13,10 @@
 #define INPUT_H
 #include <stddef.h>
 #include <sys/types.h>
+#include "msg.h"
+
+/* Can path be read only once: "-" (standard input), a pipe (bash's <(...)), a device? */
+int tool_input_is_stream(const char *path);
 
 /* "gzip", "xz" or "zstd" if the n bytes at b begin data so compressed (their magic), or NULL:
    also the name of the program that decompresses it. */
@@ -39,15 +43,19 @@ typedef const char *input_check_fn(const unsigned char *b, size_t n);
    or compressed and decompress is 0: the trace reader decompresses and checks as it reads),
    else a copy, once its first plain bytes pass check:
    "/proc/self/fd/N", a descriptor the tool keeps (and the programs it runs inherit), which
-   tool_display_name shows as path.  Exits naming path: 1 if it cannot be read, does not pass
-   check or its compressed data is corrupt; 3 if its decompressor is missing or the copy cannot
-   be made (in $TMPDIR, else /tmp), or would leave its filesystem less than a tenth free.
-   progress: tool_progress's on, for the copy. */
+   tool_display_name shows as path.  NULL with e, naming path: status 1 if it cannot be read,
+   does not pass check or its compressed data is corrupt; 3 if its decompressor is missing or
+   the copy cannot be made (in $TMPDIR, else /tmp), or would leave its filesystem less than a
+   tenth free.  progress: tool_progress's on, for the copy. */
+const char *input_open_plain(const char *path, input_check_fn *check, int decompress, int progress,
+			     struct tool_err *e);
+/* The same for a tool's main: exits on failure. */
 const char *input_reopenable(const char *path, input_check_fn *check, int decompress, int progress);
 
 /* Copy all of fd src (a pipe: a translation's output) into a new unlinked temporary file, as
-   input_reopenable does; shown: what messages call it.  Its "/proc/self/fd/N". */
-const char *input_copy(int src, const char *shown, int progress);
+   input_open_plain does; shown: what messages call it.  Its "/proc/self/fd/N", or NULL with
+   e. */
+const char *input_copy(int src, const char *shown, int progress, struct tool_err *e);
 /* Done with a copy (input_reopenable's or input_copy's): its descriptor closed, and so the file
    gone.  Nothing for a name that is not a copy's. */
 void input_release(const char *name);

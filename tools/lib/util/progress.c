@@ -1,4 +1,5 @@
-/* progress.c - the progress line of a long read, a child's work or a replay, on stderr (tool.h).
+/* progress.c - the progress line of a long read, a child's work or a replay, on stderr
+ * (progress.h).
  *
  * A line that runs past the terminal's last column wraps, and "\r" then returns to the start of
  * its second part only: each update leaves the first part behind.  So every line is fitted to
@@ -18,7 +19,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "tool.h"
+#include "msg.h"
+#include "progress.h"
+#include "units.h"
 
 /* ---------------------------------------------------------------------------------------------
    Fitting a line to the terminal

@@ -1,5 +1,7 @@
-/* units.c - bytes and times for people to read (units.h). */
+/* units.c - bytes, times and counts for people to read, and numbers they give (units.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "units.h"
 
 /* v in unit with three significant digits: 4.00, 26.5, 265 */
@@ -47,4 +49,38 @@ size_t units_width(const char *s)
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;   /* not a continuation byte */
 	return n;
+}
+
+char *fmt_commas(char *buf, unsigned long long v)
+{
+	char tmp[32];
+	int n = 0, o = 0;
+	do   /* digits by hand, not snprintf: trace_run's crash handler calls this */
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	for (int i = 0; i < n / 2; i++) {
+		char c = tmp[i];
+		tmp[i] = tmp[n - 1 - i];
+		tmp[n - 1 - i] = c;
+	}
+	for (int i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
 }

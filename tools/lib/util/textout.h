@@ -1,0 +1,18 @@
+/* textout.h - fields of the text formats the tools write and read: JSON strings, CSV (RFC
+ * 4180) and TSV fields. */
+#ifndef TEXTOUT_H
+#define TEXTOUT_H
+#include <stdio.h>
+
+/* s as a JSON string, quotes included (", \ and control characters escaped: a file or
+   library name may hold any of them). */
+void print_json_string(FILE *f, const char *s);
+/* s as a CSV field (RFC 4180): quoted, quotes doubled, when it holds a comma, quote or line
+   break. */
+void print_csv_field(FILE *f, const char *s);
+/* Split a CSV line into its fields, in place, as print_csv_field writes them (quotes removed,
+   empty fields kept); at most max are stored.  Returns how many were stored. */
+int csv_split(char *line, char **fields, int max);
+/* s for a TSV field: tabs and line breaks become spaces. */
+void print_tsv_field(FILE *f, const char *s);
+#endif
