@@ -110,10 +110,8 @@ grep -q '^Timer: ' "$TMP/sum" && ok "the timer is named" || bad "timer line"
 grep -q '^Harness memory: ' "$TMP/sum" && ok "harness memory reported" || bad "harness line"
 "$R" --json "$TMP/m.wl" | grep -q '^{"cycles": [0-9]*, .*"malloc_calls": [0-9]*' && ok "--json" || bad "--json"
 
-# --- call times as distributions: the histogram's arithmetic (tests/prog/lat_hist_check.c),
-# then the percentiles of a replay: in order, within the largest, in every output
-"$TP/lat_hist_check" >"$TMP/lh"; eq "latency histogram: buckets and percentiles" 0 "$?"
-tail -n 1 "$TMP/lh"
+# --- call times as distributions (the histogram's arithmetic: tests/unit/u_lat_hist.c): the
+# percentiles of a replay, in order, within the largest, in every output
 grep -q '^Cycles a call, p50 / p90 / p99 / p99.9 / max:$' "$TMP/sum" && ok "the summary has the percentiles" || bad "no percentiles: $(sed -n '14,20p' "$TMP/sum")"
 for k in malloc free; do
 	row=$(awk -v k="$k" '$1 == k && NF == 10 { gsub(",", ""); print $2, $4, $6, $8, $10 }' "$TMP/sum")
