@@ -18,7 +18,8 @@ for src in "$ROOT"/tests/unit/u_*.c; do
 	rc=$?
 	sed "s/^\(not \)\{0,1\}ok [0-9]* - /&$u: /" "$TMP/$u.out"
 	# a unit test passes when it exits 0 having printed its plan and no failed check
-	if [ $rc -eq 0 ] && grep -q '^1\.\.[1-9]' "$TMP/$u.out" && ! grep -q '^not ok' "$TMP/$u.out"; then
+	if [ $rc -eq 0 ] && grep -q '^1\.\.[1-9]' "$TMP/$u.out" &&
+	   ! grep -q '^not ok' "$TMP/$u.out"; then
 		ok "$u: every check passed ($(grep -c '^ok' "$TMP/$u.out"))"
 	else
 		bad "$u: exit $rc, $(grep -c '^not ok' "$TMP/$u.out") checks failed"

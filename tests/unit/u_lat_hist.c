@@ -108,8 +108,8 @@ static void tsv(void)
 	CHECK(nm > 16 && t.cycles[LAT_MALLOC][nm - 1] == 1000 && t.share[LAT_MALLOC][nm - 1] == 1,
 	      "malloc: a row a bucket (%zu), the last at the exact largest, share 1", nm);
 	CHECK(nf == 2 && t.cycles[LAT_FREE][0] == 5 && t.share[LAT_FREE][0] == 0.75 &&
-	      t.cycles[LAT_FREE][1] == (double)((uint64_t)1 << 40), "free: two rows, 5 at 0.75, then "
-	      "2^40 (%zu rows)", nf);
+	      t.cycles[LAT_FREE][1] == (double)((uint64_t)1 << 40),
+	      "free: two rows, 5 at 0.75, then 2^40 (%zu rows)", nf);
 	int rising = 1;
 	for (size_t i = 1; i < nm; i++)
 		rising &= t.cycles[LAT_MALLOC][i] > t.cycles[LAT_MALLOC][i - 1] &&
@@ -136,21 +136,21 @@ static void tsv(void)
 		int line = 3 + (strchr(bad[i].body, '\n') + 1 != bad[i].body + strlen(bad[i].body));
 		char want[20];
 		snprintf(want, sizeof want, "line %d: ", line);
-		CHECK(rc == -1 && strncmp(err, want, strlen(want)) == 0, "refused: %s (%s)", bad[i].why,
-		      err);
+		CHECK(rc == -1 && strncmp(err, want, strlen(want)) == 0,
+		      "refused: %s (%s)", bad[i].why, err);
 	}
 	rc = read_text("malloc\t10\t1\t1\n", &t, err, sizeof err);
 	CHECK(rc == -1 && strstr(err, "line 1: not a --latency distribution"), "refused: no column "
 	      "header (%s)", err);
 	rc = read_text("# only a title\n", &t, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "not a --latency distribution"), "refused: a title alone (%s)",
-	      err);
+	CHECK(rc == -1 && strstr(err, "not a --latency distribution"),
+	      "refused: a title alone (%s)", err);
 	static char longline[1100];
 	memset(longline, '#', sizeof longline - 2);
 	longline[sizeof longline - 2] = '\n';
 	rc = read_text(longline, &t, err, sizeof err);
-	CHECK(rc == -1 && strstr(err, "line 1: longer than"), "refused: a line over 1,000 bytes (%s)",
-	      err);
+	CHECK(rc == -1 && strstr(err, "line 1: longer than"),
+	      "refused: a line over 1,000 bytes (%s)", err);
 	rc = read_text(head, &t, err, sizeof err);
 	CHECK(rc == 0 && t.calls[LAT_MALLOC] == 0, "the header alone: an empty table");
 }
@@ -173,7 +173,8 @@ int main(void)
 	      HIST_BUCKETS, bad_range);
 	CHECK(bad_upper == 0, "... its bucket's upper end at or above it (%llu not)", bad_upper);
 	if (first_bad != UINT64_MAX)
-		printf("# the first value whose bucket is wrong: %llu\n", (unsigned long long)first_bad);
+		printf("# the first value whose bucket is wrong: %llu\n",
+		       (unsigned long long)first_bad);
 	CHECK(bad_order == 0, "... the bucket before ending below it (%llu not)", bad_order);
 	CHECK(bad_width == 0, "... at most 1/16 above it, exact below 16 (%llu not)", bad_width);
 	CHECK(hist_upper(HIST_BUCKETS - 1) == UINT64_MAX, "the last bucket ends at 2^64 - 1");
@@ -184,24 +185,26 @@ int main(void)
 		vals[i] = i + 1;   /* 1 .. 1000 */
 	points(vals, 1000, out);
 	CHECK(near(out[LAT_P50], 500) && near(out[LAT_P90], 900) && near(out[LAT_P99], 990) &&
-	      near(out[LAT_P999], 999), "1..1000: p50 %llu, p90 %llu, p99 %llu, p99.9 %llu: each at most "
-	      "1/16 above 500, 900, 990, 999", (unsigned long long)out[LAT_P50],
-	      (unsigned long long)out[LAT_P90], (unsigned long long)out[LAT_P99],
-	      (unsigned long long)out[LAT_P999]);
+	      near(out[LAT_P999], 999),
+	      "1..1000: p50 %llu, p90 %llu, p99 %llu, p99.9 %llu: each at most 1/16 above 500, "
+	      "900, 990, 999", (unsigned long long)out[LAT_P50], (unsigned long long)out[LAT_P90],
+	      (unsigned long long)out[LAT_P99], (unsigned long long)out[LAT_P999]);
 	CHECK(out[LAT_MAX] == 1000, "1..1000: max %llu", (unsigned long long)out[LAT_MAX]);
 	for (size_t i = 0; i < 4000; i++)
-		vals[i] = i < 3995 ? 20 : 1000000;   /* a tail of 5 calls in 4,000: only p99.9 sees it */
+		vals[i] = i < 3995 ? 20 : 1000000;   /* a tail of 5 in 4,000: only p99.9 sees it */
 	points(vals, 4000, out);
 	CHECK(near(out[LAT_P50], 20) && near(out[LAT_P90], 20) && near(out[LAT_P99], 20),
-	      "a short tail: p50, p90, p99 at 20 (%llu %llu %llu)", (unsigned long long)out[LAT_P50],
-	      (unsigned long long)out[LAT_P90], (unsigned long long)out[LAT_P99]);
-	CHECK(out[LAT_P999] == 1000000 && out[LAT_MAX] == 1000000, "a short tail: p99.9 %llu max %llu, "
-	      "both 1000000 (capped by the max)", (unsigned long long)out[LAT_P999],
-	      (unsigned long long)out[LAT_MAX]);
+	      "a short tail: p50, p90, p99 at 20 (%llu %llu %llu)",
+	      (unsigned long long)out[LAT_P50], (unsigned long long)out[LAT_P90],
+	      (unsigned long long)out[LAT_P99]);
+	CHECK(out[LAT_P999] == 1000000 && out[LAT_MAX] == 1000000,
+	      "a short tail: p99.9 %llu max %llu, both 1000000 (capped by the max)",
+	      (unsigned long long)out[LAT_P999], (unsigned long long)out[LAT_MAX]);
 	vals[0] = 77;
 	points(vals, 1, out);
-	CHECK(out[LAT_P50] == 77 && out[LAT_P999] == 77 && out[LAT_MAX] == 77, "one call of 77: %llu "
-	      ".. %llu", (unsigned long long)out[LAT_P50], (unsigned long long)out[LAT_MAX]);
+	CHECK(out[LAT_P50] == 77 && out[LAT_P999] == 77 && out[LAT_MAX] == 77,
+	      "one call of 77: %llu .. %llu", (unsigned long long)out[LAT_P50],
+	      (unsigned long long)out[LAT_MAX]);
 	points(vals, 0, out);
 	CHECK(out[LAT_P50] == 0 && out[LAT_MAX] == 0, "no calls: all 0");
 

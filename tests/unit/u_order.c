@@ -87,9 +87,9 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (ngot == stop_after)
 			return -1;
-		got[ngot++] = (struct got){ ev[i].t, ev[i].rec->ts, ev[i].rec->result, ev[i].rec->duration,
-					    ev[i].thread,
-					    ev[i].kind, ev[i].rec->tid, ev[i].rec->call };
+		const struct mtrace_record *r = ev[i].rec;
+		got[ngot++] = (struct got){ ev[i].t, r->ts, r->result, r->duration, ev[i].thread,
+					    ev[i].kind, r->tid, r->call };
 	}
 	return 0;
 }
@@ -156,7 +156,8 @@ static void two_threads(void)
 					      ORDER_CALL, ORDER_RESULT, ORDER_CALL };
 	int same = ngot == 7;
 	for (size_t i = 0; same && i < 7; i++)
-		same = got[i].t == want_t[i] && got[i].thread == want_thread[i] && got[i].kind == want_kind[i];
+		same = got[i].t == want_t[i] && got[i].thread == want_thread[i] &&
+		       got[i].kind == want_kind[i];
 	CHECK(same, "... the six calls and the realloc's result point in time order, across the "
 	      "chunks (%zu events)", ngot);
 	CHECK(ngot == 7 && got[2].ts == 30 && got[5].ts == 30 && got[5].result == 0x3000,
@@ -205,9 +206,10 @@ static void two_threads(void)
 	uint32_t c = chunk(7, 25, 2, 0);   /* the second thread's next chunk: the same thread */
 	file[c] = call(7, MTRACE_CALL_MALLOC, 30, 0, 0x2000);
 	rc = run(&o, trace_file("reuse.trace", MTRACE_HF_CHUNK_BOUND));
-	CHECK(rc == 0 && o.nthreads == 2 && ngot == 3 && got[0].thread == 0 && got[1].thread == 1 &&
-	      got[2].thread == 1, "a thread id on a first chunk again: a new thread, kept for its next "
-	      "chunk (%u threads)", o.nthreads);
+	CHECK(rc == 0 && o.nthreads == 2 && ngot == 3 && got[0].thread == 0 &&
+	      got[1].thread == 1 && got[2].thread == 1,
+	      "a thread id on a first chunk again: a new thread, kept for its next chunk (%u "
+	      "threads)", o.nthreads);
 	order_free(&o);
 }
 
@@ -219,16 +221,18 @@ static void late(void)
 		reset();
 		uint32_t a = chunk(1, 5, 3, 1);
 		file[a] = call(1, MTRACE_CALL_MALLOC, 10, 0, 0x1000);
-		file[a + 1] = call(1, MTRACE_CALL_MALLOC, 40, 0, 0x2000);   /* out at chunk 3's 55 */
+		file[a + 1] = call(1, MTRACE_CALL_MALLOC, 40, 0, 0x2000);   /* out at chunk 3 */
 		uint32_t b = chunk(2, 50, 2, 1);
 		file[b] = call(2, MTRACE_CALL_MALLOC, 70, 0, 0x3000);
 		uint32_t c = chunk(3, 55, 2, 1);
 		file[c] = call(3, MTRACE_CALL_MALLOC, 30, 0, 0x4000);   /* before its chunk's 55 */
 		int rc = run(&o, trace_file("late.trace", bound ? MTRACE_HF_CHUNK_BOUND : 0));
 		if (bound)
-			CHECK(rc == 0 && ngot == 4 && o.late == 1 && got[1].ts == 40 && got[2].ts == 30,
-			      "a record before its chunk's ts, which the header says none is: handed out "
-			      "after a later one, counted late (%llu)", (unsigned long long)o.late);
+			CHECK(rc == 0 && ngot == 4 && o.late == 1 && got[1].ts == 40 &&
+			      got[2].ts == 30,
+			      "a record before its chunk's ts, which the header says none is: "
+			      "handed out after a later one, counted late (%llu)",
+			      (unsigned long long)o.late);
 		else
 			CHECK(rc == 0 && ngot == 4 && o.late == 0 && sorted(),
 			      "the same without the header's promise: within the slack, in order");
@@ -279,10 +283,12 @@ static void random_threads(void)
 		expect_events++;
 	}
 	int rc = run(&o, trace_file("random.trace", MTRACE_HF_CHUNK_BOUND));
-	CHECK(rc == 0, "%llu calls of %d threads in chunks: ordered (%s)", (unsigned long long)calls,
-	      NT, rc ? o.err : "no error");
-	CHECK(ngot == expect_events && o.records == calls, "... every call handed out, reallocs twice "
-	      "(%zu events of %llu)", ngot, (unsigned long long)expect_events);
+	CHECK(rc == 0,
+	      "%llu calls of %d threads in chunks: ordered (%s)", (unsigned long long)calls, NT,
+	      rc ? o.err : "no error");
+	CHECK(ngot == expect_events && o.records == calls,
+	      "... every call handed out, reallocs twice (%zu events of %llu)", ngot,
+	      (unsigned long long)expect_events);
 	CHECK(sorted(), "... in order of their order points");
 	CHECK(o.late == 0, "... none late (%llu)", (unsigned long long)o.late);
 	/* each thread's records in its own order; a realloc's result at ts + duration, after its
@@ -298,7 +304,8 @@ static void random_threads(void)
 			index_of[tid] = g->thread;
 		bad_index += index_of[tid] != g->thread || new_tids[g->thread] != tid;
 		if (g->kind == ORDER_RESULT) {
-			bad_result += !in_realloc[tid] || g->result != next[tid] || g->t != g->ts + g->duration;
+			bad_result += !in_realloc[tid] || g->result != next[tid] ||
+				      g->t != g->ts + g->duration;
 			in_realloc[tid] = 0;
 			continue;
 		}
@@ -308,10 +315,11 @@ static void random_threads(void)
 		next[tid]++;
 	}
 	CHECK(bad_seq == 0, "... each thread's calls in its own order (%d not)", bad_seq);
-	CHECK(bad_result == 0, "... each realloc's result at ts + duration, after its release, before "
-	      "the thread's next call (%d not)", bad_result);
-	CHECK(bad_index == 0 && o.nthreads == NT && nnew == NT, "... one index a thread, as new_thread "
-	      "was told (%u threads)", o.nthreads);
+	CHECK(bad_result == 0,
+	      "... each realloc's result at ts + duration, after its release, before the thread's "
+	      "next call (%d not)", bad_result);
+	CHECK(bad_index == 0 && o.nthreads == NT && nnew == NT,
+	      "... one index a thread, as new_thread was told (%u threads)", o.nthreads);
 	order_free(&o);
 }
 
@@ -327,8 +335,8 @@ static void errors(void)
 	char want[64];
 	snprintf(want, sizeof want, "offset %llu: unknown call type 99",
 		 (unsigned long long)offset_of(a + 1));
-	CHECK(rc == -1 && strstr(o.err, want), "a bad record: -1, the reader's error naming its offset "
-	      "(%s)", o.err);
+	CHECK(rc == -1 && strstr(o.err, want),
+	      "a bad record: -1, the reader's error naming its offset (%s)", o.err);
 	order_free(&o);
 
 	reset();
@@ -338,8 +346,8 @@ static void errors(void)
 	stop_after = 1;
 	rc = run(&o, trace_file("stop.trace", MTRACE_HF_CHUNK_BOUND));
 	stop_after = SIZE_MAX;
-	CHECK(rc == -1 && ngot == 1, "a callback that returns -1: the order stops with -1 (%zu events)",
-	      ngot);
+	CHECK(rc == -1 && ngot == 1,
+	      "a callback that returns -1: the order stops with -1 (%zu events)", ngot);
 	order_free(&o);
 }
 

@@ -27,9 +27,11 @@ static int agrees(const struct rangemap *m)
 	uint64_t count = 0, bytes = 0;
 	for (size_t u = 0; u < UNITS; u++) {
 		for (int end = 0; end < 2; end++) {
-			const struct rangemap_node *n = rangemap_find(m, addr(u) + (end ? UNIT - 1 : 0));
-			if (model[u] ? !n || n->val != model[u] || n->start > addr(u) || n->end < addr(u + 1)
-				     : n != NULL)
+			uint64_t at = addr(u) + (end ? UNIT - 1 : 0);
+			const struct rangemap_node *n = rangemap_find(m, at);
+			int in_it = n && n->val == model[u] && n->start <= addr(u) &&
+				    n->end >= addr(u + 1);
+			if (model[u] ? !in_it : n != NULL)
 				return 0;
 		}
 		if (model[u]) {
@@ -96,7 +98,8 @@ int main(void)
 	uint64_t next_val = 1;
 	int bad_find = 0, bad_cuts = 0, fails = 0;
 	for (int round = 0; round < 20000; round++) {
-		size_t a = (size_t)(rnd() % UNITS), len = 1 + (size_t)(rnd() % (rnd() % 2 ? 8 : 300));
+		size_t a = (size_t)(rnd() % UNITS);
+		size_t len = 1 + (size_t)(rnd() % (rnd() % 2 ? 8 : 300));   /* short, or long */
 		size_t b = a + len > UNITS ? UNITS : a + len;
 		if (rnd() % 2) {
 			size_t e = a;   /* the free run from a, at most to b */
@@ -119,8 +122,8 @@ int main(void)
 			bad_find += !agrees(&m);
 	}
 	CHECK(fails == 0, "20,000 random inserts and removals: none failed");
-	CHECK(bad_cuts == 0, "... each removal told of exactly the pieces it cut, in order (%d not)",
-	      bad_cuts);
+	CHECK(bad_cuts == 0,
+	      "... each removal told of exactly the pieces it cut, in order (%d not)", bad_cuts);
 	CHECK(bad_find == 0 && agrees(&m), "... every address found where the model has it, count "
 	      "and bytes the model's");
 

@@ -44,10 +44,12 @@ int main(void)
 	CHECK(u64map_take(&m, 0, &old) == 1 && old == 8 && u64map_get(&m, 0) == NULL,
 	      "key 0: taken, then gone");
 
-	CHECK(u64map_put(&m, 5, 50) == 0 && u64map_put(&m, 5, 51) == 0 && *u64map_get(&m, 5) == 51 &&
-	      m.n == 1, "put of a key held: its value replaced, one entry");
+	CHECK(u64map_put(&m, 5, 50) == 0 && u64map_put(&m, 5, 51) == 0 &&
+	      *u64map_get(&m, 5) == 51 && m.n == 1,
+	      "put of a key held: its value replaced, one entry");
 	CHECK(u64map_swap(&m, 6, 60, &old) == 0 && m.n == 2, "swap of a new key: 0, added");
-	CHECK(u64map_swap(&m, 6, 61, &old) == 1 && old == 60, "swap of a key held: 1, the old value");
+	CHECK(u64map_swap(&m, 6, 61, &old) == 1 && old == 60,
+	      "swap of a key held: 1, the old value");
 	CHECK(u64map_take(&m, 5, &old) == 1 && old == 51 && m.n == 1 && !u64map_get(&m, 5),
 	      "take: the value, the entry gone");
 	CHECK(u64map_take(&m, 5, &old) == 0, "take of a key not held: 0");
@@ -92,8 +94,8 @@ int main(void)
 			steps += !agrees(&m);
 	}
 	CHECK(fails == 0, "200,000 random operations: no put failed");
-	CHECK(bad == 0, "... each swap, take and delete said whether the key was there (%d did not)",
-	      bad);
+	CHECK(bad == 0,
+	      "... each swap, take and delete said whether the key was there (%d did not)", bad);
 	CHECK(steps == 0 && agrees(&m), "... and every key's value is the model's, all along");
 	CHECK(m.n * 4 <= m.cap * 3, "at most 3/4 full (%zu in %zu slots)", m.n, m.cap);
 

@@ -17,7 +17,8 @@ int main(void)
 	uint64_t x = 88172645463325252ull;
 	for (int i = 0; i < KEYS; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		keys[i] = i % 2 ? x : 0x7f0000000000ull + 64 * (uint64_t)i;   /* random, and addresses */
+		/* random keys, and addresses */
+		keys[i] = i % 2 ? x : 0x7f0000000000ull + 64 * (uint64_t)i;
 	}
 	int added = 0, again = 0;
 	for (int i = 0; i < KEYS; i += 2)

@@ -43,8 +43,9 @@ int main(void)
 	for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
 		uint8_t b[VARINT_MAX];
 		size_t n = varint_put(b, known[i].v);
-		CHECK(n == known[i].n && memcmp(b, known[i].b, n) == 0, "varint_put(%llu): %zu bytes, "
-		      "LEB128's", (unsigned long long)known[i].v, known[i].n);
+		CHECK(n == known[i].n && memcmp(b, known[i].b, n) == 0,
+		      "varint_put(%llu): %zu bytes, LEB128's", (unsigned long long)known[i].v,
+		      known[i].n);
 	}
 
 	/* --- every length, and the values either side of each length's limit */
@@ -77,25 +78,30 @@ int main(void)
 	bad = 0;
 	for (uint64_t v = 0; v < 64; v++) {
 		uint64_t got;
-		bad += varint_get(&p, w, &got) != 0 || got != v * v * v * v * v * v * v * v * v * v * 1234567;
+		bad += varint_get(&p, w, &got) != 0 ||
+		       got != v * v * v * v * v * v * v * v * v * v * 1234567;
 	}
 	CHECK(bad == 0 && p == w, "a stream of 64 values decodes in order, to its end");
 	uint64_t got;
-	CHECK(varint_get(&p, w, &got) == -1 && p == w, "past the stream's end: -1, the cursor kept");
+	CHECK(varint_get(&p, w, &got) == -1 && p == w,
+	      "past the stream's end: -1, the cursor kept");
 
 	/* --- the fixed-length form: any value below 2^(7 n) in exactly n bytes */
 	bad = 0;
 	for (size_t n = 1; n <= 9; n++) {
-		uint64_t vals[] = { 0, 1, ((uint64_t)1 << (7 * n)) - 1, ((uint64_t)1 << (7 * n)) / 5 };
+		uint64_t vals[] = { 0, 1, ((uint64_t)1 << (7 * n)) - 1,
+				    ((uint64_t)1 << (7 * n)) / 5 };
 		for (size_t k = 0; k < 4; k++) {
 			uint8_t b[VARINT_MAX + 1];
 			memset(b, 0xee, sizeof b);
 			varint_put_fixed(b, vals[k], n);
 			const uint8_t *q = b;
-			bad += varint_get(&q, b + n, &got) != 0 || got != vals[k] || q != b + n || b[n] != 0xee;
+			bad += varint_get(&q, b + n, &got) != 0 || got != vals[k] || q != b + n ||
+			       b[n] != 0xee;
 		}
 	}
-	CHECK(bad == 0, "varint_put_fixed: n bytes exactly, decoded to the value (%d were not)", bad);
+	CHECK(bad == 0,
+	      "varint_put_fixed: n bytes exactly, decoded to the value (%d were not)", bad);
 
 	/* --- refused: truncated, longer than 64 bits */
 	static const uint8_t trunc[] = { 0x80, 0x80, 0x80 };
@@ -104,9 +110,12 @@ int main(void)
 	      "the last byte): -1, the cursor kept");
 	p = trunc;
 	CHECK(varint_get(&p, trunc, &got) == -1 && p == trunc, "empty input: -1");
-	static const uint8_t wide[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	static const uint8_t wide[] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02
+	};
 	p = wide;
-	CHECK(varint_get(&p, wide + 10, &got) == -1 && p == wide, "a tenth byte above 1 (65 bits): -1");
+	CHECK(varint_get(&p, wide + 10, &got) == -1 && p == wide,
+	      "a tenth byte above 1 (65 bits): -1");
 	static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 					  0x80, 0x00 };
 	p = eleven;
