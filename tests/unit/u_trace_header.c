@@ -86,7 +86,7 @@ int main(void)
 		{ "exe in the header struct", FIELD(exe_offset), "executable path lies outside" },
 		{ "cmdline wrapping 2^32", FIELD(cmdline_offset), "command line lies outside" },
 		{ "settings past the header", FIELD(settings_offset), "settings lie outside" },
-		{ "allocator past the end", FIELD(allocator_offset), "allocator path lies outside" },
+		{ "allocator past the end", FIELD(allocator_offset), "allocator path lies out" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		good_header(&h);
