@@ -77,6 +77,7 @@ int main(void)
 		{ "header size not a multiple of 8", FIELD(header_size), "bad header size 4100" },
 		{ "record size 64 in version 3", FIELD(record_size), "bad record size 64" },
 		{ "record size 60 in version 2", FIELD(record_size), "bad record size 60" },
+		{ "record size 68 in version 2", FIELD(record_size), "bad record size 68" },
 		{ "pointer size 5", FIELD(pointer_size), "bad pointer size 5" },
 		{ "clock none", FIELD(clock), "unknown clock 0" },
 		{ "clock past the last", FIELD(clock), "unknown clock 4" },
@@ -99,16 +100,17 @@ int main(void)
 		case 5: h.header_size = 4100; break;
 		case 6: h.record_size = 64; break;
 		case 7: h.version = 2, h.record_size = 60; break;
-		case 8: h.pointer_size = 5; break;
-		case 9: h.clock = MTRACE_CLOCK_NONE; break;
-		case 10: h.clock = MTRACE_CLOCK_MAX + 1; break;
-		case 11: h.ticks_per_sec = 0; break;
-		case 12: h.flags |= 0x80000000u; break;
-		case 13: h.exe_offset = MTRACE_HEADER_SIZE - 4; break;
-		case 14: h.exe_offset = 16; break;
-		case 15: h.cmdline_offset = 600, h.cmdline_len = UINT32_MAX - 100; break;
-		case 16: h.settings_offset = MTRACE_HEADER_SIZE, h.settings_len = 1; break;
-		case 17: h.allocator_offset = 600, h.allocator_len = MTRACE_HEADER_SIZE; break;
+		case 8: h.version = 2, h.record_size = 68; break;
+		case 9: h.pointer_size = 5; break;
+		case 10: h.clock = MTRACE_CLOCK_NONE; break;
+		case 11: h.clock = MTRACE_CLOCK_MAX + 1; break;
+		case 12: h.ticks_per_sec = 0; break;
+		case 13: h.flags |= 0x80000000u; break;
+		case 14: h.exe_offset = MTRACE_HEADER_SIZE - 4; break;
+		case 15: h.exe_offset = 16; break;
+		case 16: h.cmdline_offset = 600, h.cmdline_len = UINT32_MAX - 100; break;
+		case 17: h.settings_offset = MTRACE_HEADER_SIZE, h.settings_len = 1; break;
+		case 18: h.allocator_offset = 600, h.allocator_len = MTRACE_HEADER_SIZE; break;
 		}
 		at = 12345;
 		msg[0] = 0;
