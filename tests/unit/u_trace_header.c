@@ -45,13 +45,8 @@ static int open_err(const char *path, int *format)
 	return rc;
 }
 
-/* "PATH: offset OFF: " begins err, followed somewhere by what */
-static int says(const char *path, uint64_t off, const char *what)
-{
-	char want[400];
-	snprintf(want, sizeof want, "%s: offset %llu: ", path, (unsigned long long)off);
-	return strncmp(err, want, strlen(want)) == 0 && strstr(err, what) != NULL;
-}
+/* err says "PATH: offset OFF: " and then what */
+#define says(path, off, what) unit_error_is(err, path, off, what)
 
 #define FIELD(f) offsetof(struct mtrace_file_header, f)
 

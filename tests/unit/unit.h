@@ -8,6 +8,7 @@
 #define UNIT_H
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,15 @@ __attribute__((unused)) static const char *unit_file(const char *name, const voi
 		exit(2);
 	}
 	return p;
+}
+
+/* Does the reader's error err say "PATH: offset OFF: " and then, somewhere, what? */
+__attribute__((unused)) static int unit_error_is(const char *err, const char *path, uint64_t off,
+						 const char *what)
+{
+	char want[400];
+	snprintf(want, sizeof want, "%s: offset %llu: ", path, (unsigned long long)off);
+	return strncmp(err, want, strlen(want)) == 0 && strstr(err, what) != NULL;
 }
 
 static int unit_done(void)
