@@ -93,7 +93,8 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h 
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
-HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace
+HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace \
+	live_check
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
@@ -171,7 +172,7 @@ demo: all $(TEST_BINS) $(B)/bench/mbench
 # mtrace_init), the format documents and the example program README's commands build
 LP := (
 MAN3_LINKS := libmtrace $(shell sed -n 's/^[a-z].*[ *]\(mtrace_[a-z_]*\)$(LP).*/\1/p' include/mtrace.h)
-DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/options.md doc/performance.md $(wildcard doc/*.svg)
+DOCS       := README.md doc/trace-format.md doc/workload-format.md doc/options.md doc/performance.md doc/architecture.md doc/guarantees.md $(wildcard doc/*.svg)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(DOCDIR)/examples

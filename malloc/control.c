@@ -36,11 +36,13 @@ void mt_lock(struct mt_lock_state *s)
 	if (!mt_g.sandboxed)   /* (a sandbox may forbid even rt_sigprocmask) */
 		pthread_sigmask(SIG_BLOCK, &lock_mask, &s->old);
 	pthread_mutex_lock(&mt_g.lock);
+	mt_tls.locked = 1;
 }
 
 void mt_unlock(struct mt_lock_state *s)
 {
 	mt_file_fd_close();
+	mt_tls.locked = 0;
 	pthread_mutex_unlock(&mt_g.lock);
 	if (!mt_g.sandboxed)
 		pthread_sigmask(SIG_SETMASK, &s->old, NULL);

@@ -16,11 +16,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
 #include "mt-internal.h"
@@ -29,6 +31,8 @@ struct mt_libc mt_libc;
 
 static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
 static int (*real_mlockall)(int);
+static int (*real_unshare)(int);
+static int (*real_setns)(int, int);
 static int (*real_munlockall)(void);
 
 static void *next_fn(const char *name)
@@ -50,8 +54,11 @@ void mt_guard_init(void)
 	mt_libc.munmap = next_fn("munmap");
 	mt_libc.mprotect = next_fn("mprotect");
 	mt_libc.exit = next_fn("_exit");
+	mt_libc.pthread_exit = next_fn("pthread_exit");
 	real_prctl = next_fn("prctl");
 	real_mlockall = next_fn("mlockall");
+	real_unshare = next_fn("unshare");
+	real_setns = next_fn("setns");
 	real_munlockall = next_fn("munlockall");
 	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"), __ATOMIC_RELEASE);
 }
@@ -60,6 +67,13 @@ void mt_guard_ready(void)
 {
 	if (MT_UNLIKELY(__atomic_load_n(&mt_libc.syscall, __ATOMIC_ACQUIRE) == NULL))
 		mt_guard_init();
+}
+
+/* prctl for the tracer's own questions and settings, past the wrapper below */
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
+{
+	mt_guard_ready();
+	return real_prctl ? real_prctl(option, a2, a3, a4, a5) : -1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -115,6 +129,13 @@ uint64_t mt_ticks_soft(void)
 					     (double)mt_g.ticks_per_sec / 1e9);
 }
 
+uint64_t mt_ticks_unsure(struct mt_thread *t)
+{
+	if (!t->tsc_checked)
+		mt_tsc_check(t);
+	return t->notsc ? mt_ticks_soft() : mt_ticks_before();
+}
+
 /* A thread's first slow path: was it created with the TSC off (the setting is inherited)? */
 void mt_tsc_check(struct mt_thread *t)
 {
@@ -131,9 +152,11 @@ void mt_tsc_check(struct mt_thread *t)
    prctl, seccomp, syscall
    ------------------------------------------------------------------------------------------- */
 
-static void before_prctl(int option, unsigned long a2)
+/* A filter given as NULL is a program's probe for seccomp (the kernel answers EFAULT): no
+   sandbox comes, and the trace goes on. */
+static void before_prctl(int option, unsigned long a2, unsigned long a3)
 {
-	if (option == PR_SET_SECCOMP)
+	if (option == PR_SET_SECCOMP && (a2 != SECCOMP_MODE_FILTER || a3 != 0))
 		sandbox_coming();
 }
 
@@ -151,7 +174,7 @@ MT_API int prctl(int option, ...)
 	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
 	mt_guard_ready();
-	before_prctl(option, a2);
+	before_prctl(option, a2, a3);
 	int r = real_prctl(option, a2, a3, a4, a5);
 	int e = errno;
 	after_prctl(option, a2, r);
@@ -162,9 +185,81 @@ MT_API int prctl(int option, ...)
 MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
 {
 	mt_guard_ready();
-	if (operation == SECCOMP_SET_MODE_STRICT || operation == SECCOMP_SET_MODE_FILTER)
+	if (operation == SECCOMP_SET_MODE_STRICT || (operation == SECCOMP_SET_MODE_FILTER && args))
 		sandbox_coming();
 	return (int)mt_libc.syscall(SYS_seccomp, operation, flags, args);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   unshare, setns: what the kernel grants a single-threaded process only
+   ------------------------------------------------------------------------------------------- */
+
+/* A new user namespace (and unsharing the address space or the signal handlers) is refused to
+   a process of several threads: a program that has one must not have two because of us.  The
+   populating thread ends for good; 1 if it was there. */
+static int solo_for(long flags)
+{
+	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) || mt_g.sandboxed)
+		return 0;
+	int was = __atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED) != MT_POP_NONE;
+	mt_populate_quit();
+	return was;
+}
+
+/* The thread joined may still be leaving the process for an instant after pthread_join: the
+   kernel's EINVAL then, for a short while, means "not yet". */
+static long retry_solo(long r, int stopped, long (*again)(long, long), long a, long b)
+{
+	if (r == 0 || errno != EINVAL || !stopped)
+		return r;
+	int cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);   /* (nanosleep is a point) */
+	for (int i = 0; r != 0 && errno == EINVAL && i < 200; i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+		r = again(a, b);
+	}
+	int e = errno;
+	pthread_setcancelstate(cancel, NULL);
+	errno = e;
+	return r;
+}
+
+static long unshare_again(long flags, long unused)
+{
+	(void)unused;
+	return real_unshare((int)flags);
+}
+
+static long setns_again(long fd, long type)
+{
+	return real_setns((int)fd, (int)type);
+}
+
+static long raw_unshare_again(long flags, long unused)
+{
+	(void)unused;
+	return mt_libc.syscall(SYS_unshare, flags);
+}
+
+static long raw_setns_again(long fd, long type)
+{
+	return mt_libc.syscall(SYS_setns, fd, type);
+}
+
+MT_API int unshare(int flags)
+{
+	mt_guard_ready();
+	int stopped = solo_for(flags);
+	return (int)retry_solo(real_unshare(flags), stopped, unshare_again, flags, 0);
+}
+
+/* (type 0 lets the descriptor say which namespace: perhaps a user namespace) */
+MT_API int setns(int fd, int type)
+{
+	mt_guard_ready();
+	int stopped = solo_for(type == 0 ? CLONE_NEWUSER : type);
+	return (int)retry_solo(real_setns(fd, type), stopped, setns_again, fd, type);
 }
 
 /* syscall() reads six arguments whatever the call takes, as libc's own does. */
@@ -178,11 +273,16 @@ MT_API long syscall(long number, ...)
 	va_end(ap);
 	mt_guard_ready();
 	if (number == SYS_seccomp && ((unsigned long)a[0] == SECCOMP_SET_MODE_STRICT ||
-				      (unsigned long)a[0] == SECCOMP_SET_MODE_FILTER))
+				      ((unsigned long)a[0] == SECCOMP_SET_MODE_FILTER && a[2])))
 		sandbox_coming();
 	if (number == SYS_prctl)
-		before_prctl((int)a[0], (unsigned long)a[1]);
+		before_prctl((int)a[0], (unsigned long)a[1], (unsigned long)a[2]);
+	int stopped = number == SYS_unshare ? solo_for(a[0]) :
+		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (stopped)
+		r = retry_solo(r, stopped, number == SYS_unshare ? raw_unshare_again : raw_setns_again,
+			       a[0], a[1]);
 	if (number == SYS_prctl) {
 		int e = errno;
 		after_prctl((int)a[0], (unsigned long)a[1], (int)r);
@@ -222,6 +322,9 @@ MT_API int mlockall(int flags)
 		}
 		mt_unlock(&ls);
 		if (had) {
+			/* the windows are unmapped by the populating thread: once it has ended, they
+			   are all gone (and it has nothing left to do) */
+			mt_populate_quit();
 			r = real_mlockall(flags);
 			e = errno;
 		}

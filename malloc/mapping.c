@@ -44,7 +44,8 @@ static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8
 {
 	*saved = t->busy;
 	*flags = 0;
-	if (MT_LIKELY(!mt_hot->active) || t->busy == MT_BUSY_OWN || t->busy == MT_BUSY_NESTED)
+	if (MT_LIKELY(!mt_hot->active) || t->busy == MT_BUSY_OWN || t->busy == MT_BUSY_NESTED ||
+	    t->locked)
 		return NULL;
 	if (t->busy)
 		*flags = MTRACE_RF_OWN;
@@ -103,10 +104,12 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	return p;
 }
 
+/* (a 32-bit off_t is read as unsigned by libc's mmap: an offset from 2 GiB on is no error) */
 MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	mt_guard_ready();
-	return mmap_common(addr, len, prot, flags, fd, off);
+	int64_t off64 = sizeof off == 4 ? (int64_t)(uint32_t)off : (int64_t)off;
+	return mmap_common(addr, len, prot, flags, fd, off64);
 }
 
 MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)

@@ -88,6 +88,9 @@ struct mt_thread {
 	                                   each counted as it is handed out */
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
+	uint8_t own_files;              /* the thread has a descriptor table of its own */
+	uint8_t locked;                 /* it holds mt_g.lock: not even a mapping call is recorded
+	                                   (taking a chunk would wait for that lock) */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
 	                                   wide records' second slots */
@@ -152,6 +155,7 @@ struct mt_global {
 	pid_t pid;                      /* the process the trace file belongs to */
 
 	int fd;                         /* the trace file, open only while the lock is held; -1 */
+	int fd_private;                 /* fd is in the populating thread's own table */
 	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
@@ -188,6 +192,7 @@ struct mt_global {
 
 	/* the populating thread (populate.c) */
 	int pop_state;                  /* MT_POP_* */
+	int main_exited;                /* the main thread ended by pthread_exit */
 	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
 	uint32_t pop_file_id;           /* the file pop_end is about */
 	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
@@ -225,6 +230,7 @@ extern struct mt_names mt_names;
 struct mt_lock_state {
 	sigset_t old;
 	int cancel;
+	uint8_t busy;   /* fork_prepare's: the thread's busy before it */
 };
 void mt_lock(struct mt_lock_state *s);
 void mt_unlock(struct mt_lock_state *s);
@@ -264,6 +270,7 @@ int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start 
                                           -1 it is due but may_start is 0 */
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
+void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
 int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
 void mt_drop_done(int pin);            /* under lock */
 int  mt_drop_pinned(uint32_t w);       /* under lock */
@@ -300,18 +307,21 @@ static inline int mt_new_process_due(void)
    for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
 uint64_t mt_ticks_soft(void);          /* guard.c */
 uint64_t mt_ns_soft(void);             /* guard.c */
+uint64_t mt_ticks_unsure(struct mt_thread *t);   /* guard.c: the TSC maybe off, maybe unknown */
 static inline uint64_t mt_ticks_now(void)
 {
-	return MT_UNLIKELY(mt_tls.notsc) ? mt_ticks_soft() : mt_ticks_before();
+	/* (a thread's first record asks the kernel; this may come before it: a free's sample) */
+	return MT_UNLIKELY(mt_tls.notsc | !mt_tls.tsc_checked) ? mt_ticks_unsure(&mt_tls)
+							       : mt_ticks_before();
 }
 static inline uint64_t mt_ns_now(void)
 {
 	return MT_UNLIKELY(mt_tls.notsc) ? mt_ns_soft() : mt_monotonic_ns();
 }
 
-static inline uint64_t mt_ticks_of(const struct mt_thread *t)   /* a "before" order point */
+static inline uint64_t mt_ticks_of(struct mt_thread *t)   /* a "before" order point */
 {
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_before();
+	return MT_UNLIKELY(t->notsc | !t->tsc_checked) ? mt_ticks_unsure(t) : mt_ticks_before();
 }
 
 /* memory.c */
@@ -336,17 +346,23 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
+void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
+/* writer.c: windows of earlier files that threads still hold chunks in (under lock) */
+void mt_old_windows_keep(void);
+void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
 
 /* mapping.c */
 void mt_mapping_init(void);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
 struct mt_libc {
 	void *(*mmap)(void *, size_t, int, int, int, int64_t);   /* libc's mmap64 */
 	int (*munmap)(void *, size_t);
 	int (*mprotect)(void *, size_t, int);
 	long (*syscall)(long, ...);
 	void (*exit)(int);
+	void (*pthread_exit)(void *);
 };
 extern struct mt_libc mt_libc;
 void mt_guard_init(void);

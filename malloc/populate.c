@@ -38,6 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "mt-internal.h"
@@ -115,7 +116,7 @@ static long seccomp_filters(void)
 
 void mt_populate_init(void)
 {
-	seccomp_mode_at_init = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	seccomp_mode_at_init = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (seccomp_mode_at_init > 0)
 		seccomp_filters_at_init = seccomp_filters();
 }
@@ -123,7 +124,7 @@ void mt_populate_init(void)
 /* No filter, or only those the program was started under. */
 static int seccomp_allows_thread(void)
 {
-	int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	int mode = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (mode == 0)
 		return 1;
 	if (mode != 2 || seccomp_mode_at_init != 2 || seccomp_filters_at_init < 0)
@@ -363,11 +364,13 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 static void pop_lock(void)
 {
 	pthread_mutex_lock(&mt_g.lock);
+	mt_tls.locked = 1;
 }
 
 static void pop_unlock(void)
 {
 	mt_file_fd_close();
+	mt_tls.locked = 0;
 	pthread_mutex_unlock(&mt_g.lock);
 }
 
@@ -384,10 +387,29 @@ static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
 		mt_maybe_unmap(w);
 }
 
+/* The thread's descriptors in a table of its own: what it opens (/proc, the trace to extend it)
+   would otherwise take the lowest free numbers from under the program's open().  The copy
+   unshare makes of the program's is closed at once, so that no pipe end or file the program
+   closes stays open here; closing in another table drops none of the program's POSIX locks
+   (their owner is the table).  Without close_range (Linux < 5.9) it shares the table. */
+static void own_descriptors(void)
+{
+#ifdef SYS_close_range
+	if (mt_g.main_exited)
+		return;   /* it may be the last thread, whose exit(0) needs the program's */
+	if (syscall(SYS_close_range, ~0U, ~0U, 0) == 0 && unshare(CLONE_FILES) == 0) {
+		syscall(SYS_close_range, 0U, ~0U, 0);
+		mt_tls.own_files = 1;
+	}
+#endif
+}
+
 static void *pop_main(void *unused)
 {
 	(void)unused;
 	mt_tls.busy = 1;   /* whatever this thread allocates is not the program's */
+	own_descriptors();
+	mt_real_prctl(PR_SET_NAME, (unsigned long)"mtrace-populate", 0, 0, 0);   /* (no file) */
 	mt_tsc_check(&mt_tls);   /* (created with the TSC off if its creator was) */
 	pop_lock();
 	for (;;) {
@@ -477,6 +499,15 @@ void mt_populate_quit(void)
 		pthread_join(pop_thread, NULL);   /* (cancellation is off: see mt_lock) */
 }
 
+/* A program thread ends after its main thread has (pthread_exit): it may be the last, and the
+   last thread runs exit(0) and the program's atexit handlers, which must not be ours, with
+   our small stack, blocked signals and descriptor table.  So ours ends first. */
+void mt_populate_quit_running(void)
+{
+	if (__atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED) == MT_POP_RUNNING)
+		mt_populate_quit();
+}
+
 /* The thread's deadlines are on CLOCK_MONOTONIC: the wall clock may jump. */
 static void init_cond(void)
 {
@@ -521,8 +552,6 @@ void mt_populate_start(void)
 			mt_tls.busy = busy;
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			pthread_attr_destroy(&attr);
-			if (ok)
-				pthread_setname_np(th, "mtrace-populate");
 		}
 	}
 	struct mt_lock_state ls;

@@ -10,13 +10,15 @@
  * middle of a record finishes it in the parent, where its chunk still belongs.
  *
  * _exit and _Exit (dash ends every process so; so do python's multiprocessing workers) finish
- * the trace as exit() does.
+ * the trace as exit() does.  A main thread that ends by pthread_exit leaves the process to its
+ * last thread, which must be one of the program's (see mt_populate_quit_running).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "mtrace.h"
 #include "mt-internal.h"
@@ -25,24 +27,61 @@
    A new process
    ------------------------------------------------------------------------------------------- */
 
+/* The parent's windows in a child are covered with private memory, not unmapped: the thread
+   that forked may have done so from a signal handler that interrupted the tracer, which then
+   goes on to write a record or a chunk's header it had in hand: into that memory, where the
+   parent's file never sees it.  They are unmapped when this thread next takes a chunk outside
+   any other call of ours (mt_retired_unmap), when no such record is left. */
+#define MT_RETIRED_MAX 16
+static struct { char *base; size_t size; } retired[MT_RETIRED_MAX];
+static int n_retired;
+
+static void retire_window(char *base, size_t size)
+{
+	if (n_retired < MT_RETIRED_MAX &&
+	    mt_libc.mmap(base, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == base) {
+		retired[n_retired].base = base;
+		retired[n_retired++].size = size;
+		return;
+	}
+	mt_libc.munmap(base, size);
+}
+
+/* Under lock, from take_chunk.  A call nested in a traced one (the allocator's mmap) may be
+   inside the interrupted record's call: not then. */
+void mt_retired_unmap(const struct mt_thread *t)
+{
+	if (MT_LIKELY(n_retired == 0) || t->busy == MT_BUSY_NESTED)
+		return;
+	while (n_retired) {
+		n_retired--;
+		mt_libc.munmap(retired[n_retired].base, retired[n_retired].size);
+	}
+}
+
 /* In the child, with one thread (the one that forked), whatever state the others left behind:
-   the lock may be held by a thread that does not exist here. */
+   the lock may be held by a thread that does not exist here.  The thread's chunk stays where
+   it is, stale (a new generation): see retire_window. */
 void mt_new_process(void)
 {
+	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	pthread_mutex_init(&mt_g.lock, NULL);
+	mt_tls.locked = 0;
 	mt_populate_fork_child();
 	struct mt_thread *t = &mt_tls;
-	t->start = t->cur = t->end = t->last = NULL;
-	t->tid = 0;
+	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;
 	t->start_due = 0;
-	/* munmap only changes the child's address space; the parent's file is untouched */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		if (mt_win[w] != NULL) {
-			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
+			retire_window(mt_win[w], MT_WINDOW_SIZE);
 			mt_win[w] = NULL;
 		}
-	if (mt_g.fd >= 0)   /* (only if another thread held it open when the child was made) */
+	mt_old_windows_hand_over(retire_window);
+	/* (open only if another thread held it when the child was made; not here if that was
+	   the populating thread, whose descriptors are its own) */
+	if (mt_g.fd >= 0 && !mt_g.fd_private)
 		close(mt_g.fd);
 	mt_g.fd = -1;
 	int had_file = mt_g.have_file && !mt_g.failed;
@@ -53,6 +92,7 @@ void mt_new_process(void)
 	mt_new_gen();
 	mt_hot->alive = 1;
 	mt_g.pid = getpid();
+	mt_g.main_exited = 0;   /* (the forking thread is the child's main thread) */
 	mt_g.have_file = 0;
 	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
 	if (had_file) {
@@ -64,42 +104,46 @@ void mt_new_process(void)
 	}
 	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
 	mtrace_control.file[0] = 0;
+	errno = e;
 }
 
 /* ---------------------------------------------------------------------------------------------
    fork()
    ------------------------------------------------------------------------------------------- */
 
-static uint8_t fork_saved_busy;
-static sigset_t fork_saved_mask;
-static int fork_saved_cancel;
+static struct mt_lock_state fork_ls;   /* busy: the forking thread's before fork_prepare */
 
 /* The lock is held from here to the parent or child handler: no signal handler may run in
-   between (one that forks would wait for the lock forever). */
+   between (one that forks would wait for the lock forever).  Nothing in between goes to the
+   parent's file; the prepare handlers that run after ours (registered before it) may map and
+   allocate: mt_tls.locked keeps even their mapping calls from waiting for the lock.  The
+   state is saved once the lock is held: a handler that interrupts before that and forks
+   runs these handlers too. */
 static void fork_prepare(void)
 {
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;
 	struct mt_lock_state ls;
-	fork_saved_busy = mt_tls.busy;
-	mt_tls.busy = 1;   /* nothing between here and the child handler goes to the parent's file */
 	mt_lock(&ls);
-	fork_saved_mask = ls.old;
-	fork_saved_cancel = ls.cancel;
+	fork_ls = ls;
+	fork_ls.busy = busy;
 }
 
 static void fork_parent(void)
 {
-	struct mt_lock_state ls = { .old = fork_saved_mask, .cancel = fork_saved_cancel };
+	struct mt_lock_state ls = fork_ls;
 	mt_unlock(&ls);
-	mt_tls.busy = fork_saved_busy;
+	mt_tls.busy = ls.busy;
 }
 
 static void fork_child(void)
 {
+	struct mt_lock_state ls = fork_ls;
 	mt_new_process();
 	if (!mt_g.sandboxed)
-		pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
-	pthread_setcancelstate(fork_saved_cancel, NULL);
-	mt_tls.busy = fork_saved_busy;
+		pthread_sigmask(SIG_SETMASK, &ls.old, NULL);
+	pthread_setcancelstate(ls.cancel, NULL);
+	mt_tls.busy = ls.busy;
 }
 
 void mt_fork_init(void)
@@ -141,3 +185,17 @@ MT_API void _Exit(int status)
 	finish_at_exit();
 	mt_exit_now(status);
 }
+
+/* ---------------------------------------------------------------------------------------------
+   pthread_exit of the main thread
+   ------------------------------------------------------------------------------------------- */
+
+MT_API void pthread_exit(void *value)
+{
+	if (syscall(SYS_gettid) == getpid())   /* (a fork child's main thread is the forking one) */
+		__atomic_store_n(&mt_g.main_exited, 1, __ATOMIC_RELAXED);
+	mt_guard_ready();
+	mt_libc.pthread_exit(value);
+	__builtin_unreachable();
+}
+

@@ -59,6 +59,7 @@ static int start_window(const char *base)
 
 void mt_control_act(void)
 {
+	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;   /* what this allocates is not the program's */
 	mt_init_once();
@@ -94,6 +95,7 @@ void mt_control_act(void)
 	}
 	mt_unlock(&ls);
 	mt_tls.busy = busy;
+	errno = e;
 }
 
 /* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */

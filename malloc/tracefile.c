@@ -68,6 +68,27 @@ void mt_messages_init(void)
 	mt_g.quiet = !verbose && (quiet || !isatty(2));
 }
 
+/* A message, in one write.  A stderr nobody reads any more must not kill the program with
+   SIGPIPE: it is blocked for the write, and the one the write raised is taken back unless one
+   was pending already.  (writev and sigtimedwait are cancellation points: not for us.) */
+static void write_stderr(const struct iovec *iov, int n)
+{
+	int e = errno, cancel;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	sigset_t pipe_only, old, pending;
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	int had = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+	if (writev(2, iov, n) < 0 && errno == EPIPE && !had) {
+		struct timespec none = { 0, 0 };
+		sigtimedwait(&pipe_only, NULL, &none);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_setcancelstate(cancel, NULL);
+	errno = e;
+}
+
 static void say(const char *msg1, const char *msg2, int err)
 {
 	struct iovec iov[6];
@@ -85,8 +106,7 @@ static void say(const char *msg1, const char *msg2, int err)
 	}
 	PIECE("\n");
 #undef PIECE
-	ssize_t w = writev(2, iov, n);
-	(void)w;
+	write_stderr(iov, n);
 }
 
 void mt_warn(const char *msg1, const char *msg2, int err)
@@ -128,8 +148,7 @@ void mt_fail(unsigned reason, const char *what, int err)
 	}
 	iov[n++] = (struct iovec){ (void *)tail, sizeof tail - 1 };
 	iov[n++] = (struct iovec){ "\n", 1 };
-	ssize_t w = writev(2, iov, n);
-	(void)w;
+	write_stderr(iov, n);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -296,6 +315,7 @@ int mt_file_fd(void)
 		errno = ESTALE;
 		return -1;
 	}
+	mt_g.fd_private = mt_tls.own_files;
 	return mt_g.fd = fd;
 }
 
@@ -422,10 +442,11 @@ int mt_file_open(const char *base, pid_t ppid)
 		errno = e;
 		return -1;
 	}
+	mt_old_windows_keep();   /* (by the last file's offsets) */
 	mt_g.have_file = 1;
 	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
 	mt_g.reset_off = 0;
-	/* windows of an earlier file still held by its writers stay mapped (forgotten, not freed);
+	/* windows of an earlier file still held by its writers stay mapped until given back;
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0, mt_win_held[w] = 0;

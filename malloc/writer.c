@@ -225,10 +225,63 @@ void mt_forget_windows(void *lo, size_t len)
 
 /* Under lock: account for the thread's chunk and forget it.  A chunk of an earlier file, or of
    the time before a reset, is just forgotten. */
+/* ---------------------------------------------------------------------------------------------
+   Windows of earlier files: a stop (or a new file) leaves the windows where other threads
+   still hold chunks mapped; each goes once the last of those chunks is given back.
+   ------------------------------------------------------------------------------------------- */
+
+#define MT_OLD_WINDOWS 64
+static struct { char *base; uint64_t size, held; } old_win[MT_OLD_WINDOWS];
+static int n_old_win;
+
+/* Under lock, as a file is opened: the windows of the one before it that are still mapped.
+   (Beyond MT_OLD_WINDOWS they stay mapped, forgotten.) */
+void mt_old_windows_keep(void)
+{
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
+		uint64_t held = window_handed(w) - mt_win_done[w];
+		if (mt_win[w] == NULL || n_old_win == MT_OLD_WINDOWS)
+			continue;
+		if (held == 0) {
+			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
+			continue;
+		}
+		old_win[n_old_win].base = mt_win[w];
+		old_win[n_old_win].size = MT_WINDOW_SIZE;
+		old_win[n_old_win++].held = held;
+	}
+}
+
+/* Under lock: t gives back a chunk of an earlier file; unmap what nobody holds any more,
+   unless a record of t's is still to be written in it (MT_BUSY_NESTED). */
+static void old_chunk_released(const struct mt_thread *t)
+{
+	uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
+	for (int i = 0; i < n_old_win; i++) {
+		if (!t->exiting && (char *)t->start >= old_win[i].base &&
+		    (char *)t->start < old_win[i].base + old_win[i].size)
+			old_win[i].held -= len <= old_win[i].held ? len : old_win[i].held;
+		if (old_win[i].held == 0 && t->busy != MT_BUSY_NESTED) {
+			mt_libc.munmap(old_win[i].base, old_win[i].size);
+			old_win[i--] = old_win[--n_old_win];
+		}
+	}
+}
+
+/* In a fork child: each window of an earlier file, to the caller (it is not unmapped here). */
+void mt_old_windows_hand_over(void (*take)(char *base, size_t size))
+{
+	for (int i = 0; i < n_old_win; i++)
+		take(old_win[i].base, (size_t)old_win[i].size);
+	n_old_win = 0;
+}
+
 void mt_release_locked(struct mt_thread *t)
 {
 	if (t->start == NULL)
 		return;
+	if (t->file_id != mt_g.file_id && n_old_win)
+		old_chunk_released(t);
 	if (t->file_id == mt_g.file_id && mt_g.have_file) {
 		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
 			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1) - t->extra);
@@ -341,6 +394,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
+	mt_retired_unmap(t);
 	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
 	mt_release_locked(t);
 	if (!mt_g.active || !mt_g.have_file)
@@ -501,7 +555,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		madvise(mt_win[o.drop_w] + (o.drop_from & (MT_WINDOW_SIZE - 1)),
 			(size_t)(o.drop_to - o.drop_from), MADV_DONTNEED);
 		mt_lock(&ls);
-		mt_drop_done(o.drop);
+		if (t->gen == mt_g.gen)   /* (not in a child forked meanwhile, by a handler) */
+			mt_drop_done(o.drop);
 		mt_unlock(&ls);
 	}
 	mt_put_chunk(t->start, t->tid, o.ts, o.prev, o.len);
@@ -539,6 +594,8 @@ static void thread_exit(void *unused)
 	t->key_set = 0;
 	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
+	if (mt_g.main_exited)
+		mt_populate_quit_running();
 	errno = saved_errno;
 }
 

@@ -46,6 +46,18 @@ cross() {
 		MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/t_$arch" LD_PRELOAD="$A/lib/libmtracectl.so" \
 			"$A/mbench" 2 20000 >"$TMP/out_$arch"
 	fi
+	# a file mapped at 2 GiB (a 32-bit off_t there): as untraced
+	$xcc -std=gnu11 -O2 tests/prog/mmap_high.c -o "$A/mmap_high"
+	u=$($Q "$A/mmap_high" "$TMP/big_$arch"); rm -f "$TMP/big_$arch"
+	if [ -n "$Q" ]; then
+		tr=$($Q -E MTRACE_CTL_QUIET=1 -E MTRACE_CTL_FILE="$TMP/mh_$arch" -E LD_PRELOAD="$A/lib/libmtracectl.so" \
+			"$A/mmap_high" "$TMP/big_$arch")
+	else
+		tr=$(MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/mh_$arch" LD_PRELOAD="$A/lib/libmtracectl.so" \
+			"$A/mmap_high" "$TMP/big_$arch")
+	fi
+	rm -f "$TMP/big_$arch"
+	eq "$arch: a file mapped at 2 GiB, traced: as untraced" "$u" "$tr"
 	fa=$(one_file "$TMP/t_$arch.*")
 	check "$arch: a trace was written there" test -n "$fa"
 	check "$arch: its trace validates here" "$BIN/trace_dump" -c "$fa"

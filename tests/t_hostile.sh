@@ -22,6 +22,13 @@ eq "a handler that forks: it forked" "forks 1" "$(cat "$TMP/sigfork.out")"
 bad_traces=0
 for f in "$TMP"/sigfork.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
 eq "a handler that forks: every trace validates ($(ls "$TMP"/sigfork.*[0-9] | wc -l) traces)" 0 "$bad_traces"
+# ... and whose child goes on from where the handler interrupted (the tracer, often)
+run sigforkrun 120 sigforkrun 1000; eq "a handler that forks, the child going on: the program ends" 0 "$?"
+eq "... and every child ends well" "children failed 0" "$(cat "$TMP/sigforkrun.out")"
+bad_traces=0
+for f in "$TMP"/sigforkrun.*[0-9]; do "$BIN/trace_dump" -c "$f" >/dev/null 2>&1 || bad_traces=$((bad_traces + 1)); done
+eq "... every trace validates ($(ls "$TMP"/sigforkrun.*[0-9] | wc -l) traces)" 0 "$bad_traces"
+rm -f "$TMP"/sigforkrun.*
 hung=0
 for i in $(seq 150); do
 	run sigexit 20 sigexit || hung=$((hung + 1))
@@ -63,6 +70,29 @@ check "a raw child outliving its parent: the parent's trace validates" "$BIN/tra
 eq "a raw child outliving its parent: the parent's trace holds none of its calls" 0 "$(count "$pt" malloc 1100)"
 eq "a raw child outliving its parent: which are in its own trace" 2 "$(ls "$TMP"/orphan.*[0-9] | wc -l)"
 
+# the tracer's own thread opens files (/proc, the trace) in a table of its own: the program's
+# open() gets the lowest free descriptor, as untraced, even while that thread is at work
+run fdsteal 60 fdsteal
+eq "descriptors while the tracer's thread works: open() gets the lowest free one" "lowest always" "$(cat "$TMP/fdsteal.out")"
+
+# a single-threaded program may enter a new user namespace: the tracer's thread is gone by then
+if [ "$("$H" userns)" = "unshare 0" ]; then
+	run userns 60 userns
+	eq "unshare(CLONE_NEWUSER) of a single-threaded program: granted" "unshare 0" "$(cat "$TMP/userns.out")"
+else
+	echo "# unshare(CLONE_NEWUSER) is refused here untraced ($("$H" userns)): that check is left out"
+fi
+
+# a warning to a stderr nobody reads any more: not the program's death by SIGPIPE
+run brokenpipe 60 brokenpipe
+eq "a warning to a broken pipe: the program ends as it would (0)" 0 "$?"
+eq "... and runs on" "pattern intact" "$(cat "$TMP/brokenpipe.out")"
+
+# free() leaves errno alone, in every out-of-line path of the tracer: samples, resident bytes
+# of large blocks, and the set-up of a child made without fork() that cannot open its file
+MTRACE_CTL_MEMORY_MS=1 run errno 60 errno
+eq "free keeps errno: samples, large blocks, a raw child without descriptors" "errno kept" "$(cat "$TMP/errno.out")"
+
 # 4. the TSC switched off for the program's threads (PR_SET_TSC): its clock is read otherwise
 run notsc 60 notsc; rc=$?
 if [ $rc -eq 77 ]; then
@@ -89,6 +119,13 @@ for how in prctl seccomp syscall; do
 	ge "seccomp filter by $how: the calls before it" 600000 "$(count "$f" calls)"
 	eq "seccomp filter by $how: nothing on stderr" "" "$(cat "$TMP/filter_$how.err")"
 done
+# a program that only probes for seccomp (a NULL filter) gets no sandbox: its trace goes on
+run probe 60 probe
+eq "seccomp probes: answered as untraced" "$("$H" probe)" "$(cat "$TMP/probe.out")"
+f=$(one_file "$TMP/probe.*[0-9]")
+"$BIN/trace_dump" -H "$f" | grep -q 'stopped early' && bad "seccomp probes: the trace stopped early" ||
+	ok "seccomp probes: the trace did not stop"
+ge "seccomp probes: every call traced" 400000 "$(count "$f" calls)"
 run strict 60 strict; eq "seccomp strict mode: the program ends well" 0 "$?"
 eq "seccomp strict mode: it ran on" "strict ok" "$(cat "$TMP/strict.out")"
 check "seccomp strict mode: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/strict.*[0-9]")"
@@ -111,6 +148,11 @@ if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
 	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock 2>"$TMP/nobody.err" | head -n 1)
 	eq "mlockall, unprivileged: the same result traced as untraced" "$up" "$tp"
+	# later, with the tracer's thread running (it unmaps the windows the trace gives back)
+	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late | head -n 1)
+	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late 2>"$TMP/nobody.err" | head -n 1)
+	eq "mlockall, unprivileged, after 1,200,000 calls: the same result traced as untraced" "$up" "$tp"
 else
 	echo "# not root or no setpriv: the unprivileged mlockall case is left out"
 fi

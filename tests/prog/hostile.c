@@ -4,6 +4,9 @@
  *   cancel           20 threads, each cancelled while it allocates (deferred cancellation)
  *   sigfork N        a 500 us timer whose handler forks (the child _exits) while main allocates
  *                    N times; prints "forks K"
+ *   sigforkrun N     a 1 ms timer whose handler forks; each child goes on from where the handler
+ *                    interrupted it, makes 1,000 pairs and _exits; the parent waits for N
+ *                    children; prints "children failed K"
  *   sigexit          the timer's handler calls exit(0) after 20 ms of allocating
  *   rawfork HOW      HOW = _Fork|syscall|clone: 10,000 malloc(100) in the parent, 10,000
  *                    malloc(1100) in a child made without fork() (no atfork handler runs)
@@ -11,20 +14,34 @@
  *                    went ("depth N"), handler and fork and what ran in the child included
  *   orphan           a child made by syscall(SYS_fork) that allocates after its parent is gone;
  *                    it writes "orphan ok" into the file named by $HOSTILE_OUT
- *   notsc            the TSC switched off (PR_SET_TSC), then allocations in main and a thread
+ *   notsc            the TSC switched off (PR_SET_TSC), then allocations in main and a thread,
+ *                    and a thread whose first call frees a 1 MiB block
  *   filter HOW       HOW = prctl|seccomp|syscall: 300,000 pairs, then a seccomp filter that
  *                    kills the process at madvise, fallocate, pwrite64, openat, ftruncate or
  *                    msync (what the tracer does, not libc's malloc), then 300,000 pairs
+ *   probe            100,000 pairs, two probes for seccomp (a NULL filter, by prctl and by
+ *                    the system call: EFAULT), 100,000 pairs; prints the probes' results
  *   strict           300,000 pairs, then seccomp strict mode, small allocations, "ok", exit
  *   asgrab MB        takes MB MiB in 1 MiB blocks, touching them, among small allocations;
  *                    prints how many it got
- *   mlock            mlockall(MCL_CURRENT|MCL_FUTURE), 500,000 pairs; prints the result and
- *                    VmLck
+ *   mlock [late]     mlockall(MCL_CURRENT|MCL_FUTURE), 500,000 pairs; prints the result and
+ *                    VmLck; late: after 1,200,000 pairs
  *   overlap HOW      HOW = munmap|mprotect|fixed|raw: finds the trace's window in
  *                    /proc/self/maps and unmaps it, protects it, or maps its own memory over it
  *                    (raw: with a system call of its own), writes a pattern there, allocates
  *                    and checks the pattern; prints "pattern intact" or "pattern overwritten"
  *   rss N CALLS      N threads of CALLS pairs each, writing slowly; prints "hwm_kb K"
+ *   brokenpipe       stderr a pipe nobody reads any more (SIGPIPE at its default), then the
+ *                    trace's window unmapped (the tracer warns); prints what overlap prints
+ *   fdsteal          1,000,000 pairs (the tracer's own thread runs by then), then for 1.5 s
+ *                    opens /dev/null and checks it gets the lowest free descriptor, as it would
+ *                    untraced; prints "lowest always" or how often another was returned
+ *   userns           1,200,000 pairs (the tracer's thread runs by then), then
+ *                    unshare(CLONE_NEWUSER), which needs a single-threaded process; prints
+ *                    "unshare 0" or its error
+ *   errno            free() leaves errno alone (POSIX.1-2024): 100,000 frees, some of 2 MiB
+ *                    blocks, then the first call of a _Fork() child that cannot open a file
+ *                    (RLIMIT_NOFILE 3) is a free; prints "errno kept" or what changed it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,6 +57,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -90,6 +108,54 @@ static int cancel_mode(void)
 }
 
 static volatile sig_atomic_t forks;
+
+/* sigforkrun: the child goes on from where the handler interrupted its parent (in the tracer,
+   often), allocates, and ends; the parent waits for every child at the end */
+static volatile sig_atomic_t in_child;
+static pid_t run_kids[4096];
+static volatile sig_atomic_t n_run_kids;
+
+static void fork_run_handler(int sig)
+{
+	(void)sig;
+	if (in_child || n_run_kids == (sig_atomic_t)(sizeof run_kids / sizeof run_kids[0]))
+		return;
+	int e = errno;
+	pid_t pid = fork();
+	if (pid == 0)
+		in_child = 1;
+	else if (pid > 0)
+		run_kids[n_run_kids++] = pid;
+	errno = e;
+}
+
+static int sigforkrun_mode(long want)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fork_run_handler;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	long after = 0;
+	while (n_run_kids < want) {
+		void *volatile p = malloc(24);
+		free(p);
+		if (in_child && ++after > 1000)
+			_exit(0);
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	int failed = 0;
+	for (int i = 0; i < n_run_kids; i++) {
+		int st;
+		if (waitpid(run_kids[i], &st, 0) != run_kids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+			failed++;
+	}
+	printf("children failed %d\n", failed);
+	return 0;
+}
 
 static void fork_handler(int sig)
 {
@@ -265,6 +331,15 @@ static int orphan_mode(void)
    The TSC, sandboxes
    ------------------------------------------------------------------------------------------- */
 
+static void *big_block;
+
+static void *free_big_block(void *unused)
+{
+	(void)unused;
+	free(big_block);
+	return NULL;
+}
+
 static int notsc_mode(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -275,6 +350,12 @@ static int notsc_mode(void)
 	pairs(100000, 100);
 	pthread_t t;
 	pthread_create(&t, NULL, pairs_thread, (void *)(intptr_t)100000);
+	pthread_join(t, NULL);
+	/* a thread whose first call gives a large block back (its resident bytes, perhaps a
+	   sample, come before its first record) */
+	big_block = malloc(1 << 20);
+	memset(big_block, 1, 1 << 20);
+	pthread_create(&t, NULL, free_big_block, NULL);
 	pthread_join(t, NULL);
 	printf("ok\n");
 	return 0;
@@ -369,8 +450,10 @@ static long status_kb(const char *field)
 	return v;
 }
 
-static int mlock_mode(void)
+static int mlock_mode(const char *when)
 {
+	if (strcmp(when, "late") == 0)
+		pairs(1200000, 16);   /* (the tracer's thread runs by then) */
 	int r = mlockall(MCL_CURRENT | MCL_FUTURE);
 	printf("mlockall %s\n", r == 0 ? "ok" : strerror(errno));
 	pairs(500000, 100);
@@ -478,6 +561,75 @@ static int overlap_mode(const char *how)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   Descriptors: the program's open() gets the number it would get untraced
+   ------------------------------------------------------------------------------------------- */
+
+static int fdsteal_mode(void)
+{
+	pairs(1000000, 64);
+	int lowest = open("/dev/null", O_RDONLY);
+	close(lowest);
+	struct timespec from, t;
+	clock_gettime(CLOCK_MONOTONIC, &from);
+	long opens = 0, other = 0;
+	do {
+		for (int i = 0; i < 100; i++, opens++) {
+			int fd = open("/dev/null", O_RDONLY);
+			other += fd != lowest;
+			close(fd);
+		}
+		pairs(100, 64);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - from.tv_sec) * 1000000000L + (t.tv_nsec - from.tv_nsec) < 1500000000L);
+	if (other)
+		printf("%ld of %ld opens did not get descriptor %d\n", other, opens, lowest);
+	else
+		printf("lowest always\n");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   errno across free()
+   ------------------------------------------------------------------------------------------- */
+
+static int errno_mode(void)
+{
+	for (int i = 0; i < 100000; i++) {
+		size_t size = i % 97 == 0 ? (size_t)2 << 20 : 16 + (size_t)(i & 1023);
+		char *volatile p = malloc(size);
+		if (p == NULL)
+			continue;
+		memset(p, 1, size < 8192 ? size : 8192);
+		errno = 4242;
+		free(p);
+		if (errno != 4242) {
+			printf("free %d changed errno to %d\n", i, errno);
+			return 1;
+		}
+		if (i % 20000 == 0)
+			usleep(3000);   /* (a memory sample is due at the next call) */
+	}
+	char *volatile kept = malloc(100);
+	pid_t c = _Fork();
+	if (c == 0) {
+		struct rlimit rl = { 3, 3 };
+		setrlimit(RLIMIT_NOFILE, &rl);
+		errno = 4242;
+		free(kept);
+		_exit(errno == 4242 ? 0 : errno < 256 ? errno : 255);
+	}
+	int st;
+	if (c < 0 || waitpid(c, &st, 0) != c)
+		return 1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("the child's first free changed errno to %d\n", WEXITSTATUS(st));
+		return 1;
+	}
+	printf("errno kept\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -493,6 +645,8 @@ int main(int argc, char **argv)
 		printf("forks %d\n", forks > 0);
 		return 0;
 	}
+	if (strcmp(mode, "sigforkrun") == 0)
+		return sigforkrun_mode(atol(arg));
 	if (strcmp(mode, "sigexit") == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		timer(exit_handler);
@@ -509,14 +663,43 @@ int main(int argc, char **argv)
 		return notsc_mode();
 	if (strcmp(mode, "filter") == 0)
 		return filter_mode(arg);
+	if (strcmp(mode, "probe") == 0) {
+		pairs(100000, 64);
+		int r1 = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0);
+		int e1 = errno;
+		int r2 = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL);
+		int e2 = errno;
+		pairs(100000, 64);
+		printf("probes %d %s, %d %s\n", r1, strerror(e1), r2, strerror(e2));
+		return 0;
+	}
 	if (strcmp(mode, "strict") == 0)
 		return strict_mode();
 	if (strcmp(mode, "asgrab") == 0)
 		return asgrab_mode(atol(arg));
 	if (strcmp(mode, "mlock") == 0)
-		return mlock_mode();
+		return mlock_mode(arg);
 	if (strcmp(mode, "overlap") == 0)
 		return overlap_mode(arg);
+	if (strcmp(mode, "brokenpipe") == 0) {
+		int fds[2];
+		if (pipe(fds) != 0 || dup2(fds[1], 2) < 0)
+			return 2;
+		close(fds[0]);
+		close(fds[1]);
+		signal(SIGPIPE, SIG_DFL);
+		return overlap_mode("munmap");
+	}
+	if (strcmp(mode, "fdsteal") == 0)
+		return fdsteal_mode();
+	if (strcmp(mode, "userns") == 0) {
+		pairs(1200000, 16);
+		int r = unshare(CLONE_NEWUSER);
+		printf("unshare %s\n", r == 0 ? "0" : strerror(errno));
+		return 0;
+	}
+	if (strcmp(mode, "errno") == 0)
+		return errno_mode();
 	if (strcmp(mode, "rss") == 0)
 		return rss_mode(atoi(arg), argc > 3 ? atol(argv[3]) : 100000);
 	fprintf(stderr, "hostile: unknown mode '%s'\n", mode);

@@ -10,7 +10,9 @@
  *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
  *   mainexit: the pairs and the report run in a second thread while the main thread ends by
- *            pthread_exit (the process must then exit with status 0, running atexit handlers);
+ *            pthread_exit (the process must then exit with status 0, running atexit handlers
+ *            on a thread of the program's: one with a 256 KiB frame, that reports whether
+ *            SIGUSR1 is blocked);
  *   joins:   afterwards creates and joins 600 threads that do nothing, on a stack of its own
  *            (glibc then frees each one's TLS vector in pthread_join with its stack-cache lock
  *            held, the lock pthread_create takes);
@@ -160,9 +162,14 @@ static int joins(long n)
 	return 0;
 }
 
+/* as on any thread of the program: signals it did not block, and room for a large frame */
 static void at_exit(void)
 {
-	puts("atexit ran");
+	sigset_t now;
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	volatile char frame[256 << 10];
+	memset((char *)frame, 1, sizeof frame);
+	puts(sigismember(&now, SIGUSR1) ? "atexit ran, signals blocked" : "atexit ran");
 }
 
 int main(int argc, char **argv)

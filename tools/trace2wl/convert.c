@@ -58,6 +58,7 @@ static __attribute__((noinline)) int new_block(struct impl *m, struct ownlist *l
 		memset(n + m->cap_slots, 0, (cap - m->cap_slots) * sizeof *n);
 		m->slots = n;
 		m->cap_slots = cap;
+		live_table(&m->live, n);
 	}
 	m->nslots = at + FRESH;
 	l->fresh = at;
@@ -104,21 +105,13 @@ HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
 HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t h, uint64_t s, uint64_t size)
 {
 	uint64_t old;
-	int had = addrmap_swap(&m->addr, a, h, s, &old);
-	if (had < 0)
-		return convert_oom(c);
-	if (had) {
-		/* allocated while still live: its free must be missing or inverted; its slot stays
-		   occupied (never reused), the new block gets its own */
-		c->st.repaired_live++;
-		m->live -= m->slots[old].size;
-	}
 	m->slots[s] = (struct slotinfo){ size, touch(x, m->count[x]) };
-	m->live += size;
-	if (m->live > c->st.ideal_rss) {
-		c->st.ideal_rss = m->live;
-		c->st.ideal_rss_call = m->total_calls;
-	}
+	int k = live_add(&m->live, a, h, s, size, m->total_calls, &old);
+	if (k < 0)
+		return convert_oom(c);
+	/* allocated while still live: its free must be missing or inverted; its slot stays
+	   occupied (never reused), the new block gets its own */
+	c->st.repaired_live += k & LIVE_REPLACED;
 	return 0;
 }
 
@@ -193,7 +186,7 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uin
 	uint64_t s;
 	if (__builtin_expect(e->rec->result != 0, 0))
 		h = addrmap_hash(ptr);   /* (a free with a result: only in a hostile trace) */
-	if (!addrmap_take(&m->addr, ptr, h, &s)) {
+	if (!live_remove(&m->live, ptr, h, &s)) {
 		c->st.skipped_free++;
 		return 0;
 	}
@@ -204,7 +197,6 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uin
 		return -1;
 	if (__builtin_expect(m->resident.n != 0, 0) && convert_resident_release(c, m, s, e->rec) < 0)
 		return -1;
-	m->live -= m->slots[s].size;
 	release_slot(m, x, s);
 	return 0;
 }
@@ -217,7 +209,7 @@ static int do_failed_realloc(struct convert *c, struct impl *m, const struct ord
 	uint32_t x = e->thread;
 	uint64_t so = 0;
 	if (r->ptr) {
-		uint64_t *sp = addrmap_get(&m->addr, r->ptr, addrmap_hash(r->ptr));
+		uint64_t *sp = live_find(&m->live, r->ptr, addrmap_hash(r->ptr));
 		if (sp)
 			so = *sp;
 	}
@@ -237,8 +229,7 @@ static int do_release(struct convert *c, struct impl *m, const struct order_ev *
 	uint64_t so = 0;
 	if (r->ptr == 0)
 		c->st.realloc_null++;
-	else if (addrmap_take(&m->addr, r->ptr, addrmap_hash(r->ptr), &so)) {
-		m->live -= m->slots[so].size;
+	else if (live_remove(&m->live, r->ptr, addrmap_hash(r->ptr), &so)) {
 		if (m->resident.n && convert_resident_release(c, m, so, r) < 0)
 			return -1;
 	} else
@@ -305,7 +296,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
 	for (size_t i = 0; i < n && i < AHEAD; i++) {
 		hash[i] = addrmap_hash(ev_key(ev[i].rec));
-		addrmap_prefetch(&m->addr, hash[i]);
+		addrmap_prefetch(&m->live.addr, hash[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct order_ev *e = &ev[i];
@@ -313,14 +304,14 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		if (i + AHEAD < n) {
 			uint64_t ha = addrmap_hash(ev_key(e[AHEAD].rec));
 			hash[i % AHEAD] = ha;
-			addrmap_prefetch(&m->addr, ha);
-			if (m->addr.cap > ADDRMAP_CACHED) {
+			addrmap_prefetch(&m->live.addr, ha);
+			if (m->live.addr.cap > ADDRMAP_CACHED) {
 				/* a map larger than the caches: the slot of the block that the event
 				   AHEAD/2 on frees too (its entry, asked for AHEAD/2 events ago, is
 				   here) */
 				const struct mtrace_record *near = e[AHEAD / 2].rec;
 				if (near->call == MTRACE_CALL_FREE && near->ptr && !near->result) {
-					const struct addrmap_entry *x = addrmap_find(&m->addr, near->ptr,
+					const struct addrmap_entry *x = addrmap_find(&m->live.addr, near->ptr,
 										     hash[(i + AHEAD / 2) % AHEAD]);
 					if (x->key && x->val != ADDRMAP_DEAD)
 						__builtin_prefetch(&m->slots[x->val]);
@@ -405,10 +396,10 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	c->pace_us = 1000;
 	m->res_min = UINT64_MAX;
 	m->pace_ticks = INT64_MAX;
-	addrmap_init(&m->addr);
 	/* index 0 of the table: slot 0 is NULL, never handed out */
 	if ((m->slots = calloc(4096, sizeof *m->slots)) == NULL)
 		return convert_oom(c);
+	live_init(&m->live, m->slots, sizeof *m->slots);
 	m->cap_slots = 4096;
 	m->nslots = 1;
 	if (order_begin(&m->ord, on_events, on_thread, c) < 0)
@@ -473,6 +464,8 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 		return failed(c, m);
 	copy_order_stats(c, m);
 	c->st.slots = m->nslots;
+	c->st.ideal_rss = m->live.peak;
+	c->st.ideal_rss_call = m->live.peak_at;
 	memset(h, 0, sizeof *h);
 	memcpy(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
 	h->version = MTRACE_WL_VERSION;
@@ -503,7 +496,7 @@ void convert_free(struct convert *c)
 		return;
 	order_free(&m->ord);
 	convert_prog_free(m);
-	addrmap_free(&m->addr);
+	live_free(&m->live);
 	u64map_free(&m->waited);
 	free(m->slots);
 	free(m->own);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "convert.h"
 #include "order.h"
-#include "addrmap.h"
+#include "live.h"
 #include "progmem.h"
 #include "rangemap.h"
 #include "u64map.h"
@@ -46,7 +46,8 @@ struct mapinfo {
 
 struct impl {
 	struct order ord;             /* hands the records out in global order */
-	struct addrmap addr;          /* address -> slot of the live block there */
+	struct live live;             /* address -> slot of the live block there; the ideal RSS
+	                                 (the blocks: slots, stamps: total_calls) */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */
 	struct slotinfo *slots;
 	uint64_t nslots, cap_slots;   /* slot 0 is NULL and never handed out */
@@ -62,7 +63,7 @@ struct impl {
 	uint64_t *count;              /* calls emitted, per thread */
 	uint64_t *last_t;             /* per thread: its last call's order point (pace) */
 	uint32_t nthreads, cap_threads;
-	uint64_t live, total_calls;
+	uint64_t total_calls;
 	uint64_t opcounts[MTRACE_WL_NCOUNTS];   /* calls emitted, by opcode */
 	int32_t pid;
 	char program[256];

@@ -5,6 +5,8 @@
 #include "svg.h"
 
 static const char *const palette_text = "#333";
+const char *const svg_colors[SVG_NCOLORS] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+						"#8c564b" };
 
 /* ---------------------------------------------------------------------------------------------
    Text: sizes are estimated, never measured (no font is embedded), so the layout assumes each

@@ -50,6 +50,10 @@ void svg_bar_panel(struct svg *s, double top, double height, const char *const *
 double svg_names_height(const struct svg *s, const char *const *names, size_t n);
 void svg_end(struct svg *s);
 
+/* the colours of series, in the order they are given out */
+#define SVG_NCOLORS 6
+extern const char *const svg_colors[SVG_NCOLORS];
+
 /* "12.5 MiB", "340 ms", "1.2 k": v in unit, into buf (>= 32 bytes). */
 char *svg_fmt(char *buf, double v, enum svg_unit u);
 #endif

@@ -32,46 +32,20 @@ uint64_t stats_ns(const struct stats *s, uint64_t ticks)
    Blocks
    ------------------------------------------------------------------------------------------- */
 
-/* Block i (1-based) ends: its bytes stop being live, its entry goes on the free list. */
-static void block_free(struct stats *s, uint64_t i)
-{
-	s->live -= s->b[i - 1].size;
-	s->live_n--;
-	s->b[i - 1].next_free = s->freeb;
-	s->freeb = (uint32_t)i;
-}
-
 static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uint32_t thread)
 {
-	uint32_t i;
-	if (s->freeb) {
-		i = s->freeb - 1;
-		s->freeb = s->b[i].next_free;
-	} else {
-		if (s->nb == s->capb) {
-			uint32_t cap = s->capb ? s->capb * 2 : 4096;
-			struct block *nb = realloc(s->b, cap * sizeof *nb);
-			if (!nb)
-				return -1;
-			s->b = nb;
-			s->capb = cap;
-		}
-		i = s->nb++;
-	}
-	s->b[i] = (struct block){ size, t, s->idx, thread, 0 };
-	uint64_t old;
-	int had = u64map_swap(&s->addr, a, (uint64_t)i + 1, &old);
-	if (had < 0)
+	int64_t i = live_new_block(&s->live);
+	if (i < 0)
 		return -1;
-	if (had)   /* allocated while live: the old one's free is missing; drop it */
-		block_free(s, old);
-	s->live += size;
-	s->live_n++;
-	if (s->live > s->peak) {
-		s->peak = s->live;
+	*(struct block *)live_block(&s->live, (uint64_t)i) = (struct block){ size, t, s->idx, thread };
+	uint64_t old;
+	int k = live_add(&s->live, a, addrmap_hash(a), (uint64_t)i, size, s->idx, &old);
+	if (k < 0)
+		return -1;
+	if (k & LIVE_REPLACED)   /* allocated while live: the old one's free is missing; drop it */
+		live_release_block(&s->live, old);
+	if (k & LIVE_PEAK)
 		s->peak_t = t;
-		s->peak_idx = s->idx;
-	}
 	return 0;
 }
 
@@ -80,9 +54,9 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, c
 		     uint64_t *size)
 {
 	uint64_t v;
-	if (!u64map_take(&s->addr, a, &v))
+	if (!live_remove(&s->live, a, addrmap_hash(a), &v))
 		return 0;
-	struct block *b = &s->b[v - 1];
+	const struct block *b = live_block(&s->live, v);
 	*size = b->size;
 	if (r->flags & MTRACE_RF_RESIDENT) {   /* what of it the program had made resident */
 		s->res_n++;
@@ -93,7 +67,7 @@ static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, c
 	s->life_ns[bucket(t > b->t ? stats_ns(s, t - b->t) : 0)]++;
 	if (b->thread != thread)
 		s->xfree++;
-	block_free(s, v);
+	live_release_block(&s->live, v);
 	return 1;
 }
 
@@ -234,6 +208,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 int stats_collect(const char *path, struct stats *s, int progress)
 {
 	memset(s, 0, sizeof *s);
+	live_init(&s->live, NULL, sizeof(struct block));
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
 		tool_warn("%s", r.err);
@@ -308,8 +283,7 @@ void stats_release(struct stats *s)
 {
 	progmem_free(&s->pm);
 	free(s->dur);
-	u64map_free(&s->addr);
+	live_free(&s->live);
 	u64map_free(&s->sizes);
-	free(s->b);
 	free(s->th);
 }

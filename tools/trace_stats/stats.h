@@ -5,6 +5,7 @@
 #define STATS_H
 #include <stdint.h>
 #include "lat_hist.h"
+#include "live.h"
 #include "order.h"
 #include "progmem.h"
 #include "u64map.h"
@@ -14,7 +15,8 @@
 #define LARGEST 10
 #define MAX_SIZES (1u << 20)       /* distinct sizes counted for the top list */
 
-struct block { uint64_t size, t, idx; uint32_t thread; uint32_t next_free; };
+/* a block live (live.h's table): its requested bytes, birth (time, call) and thread index */
+struct block { uint64_t size, t, idx; uint32_t thread; };
 
 struct tstat {
 	uint32_t tid;
@@ -34,7 +36,7 @@ struct stats {
 	/* counts */
 	uint64_t calls[MTRACE_CALL_LAST_API + 1], total, failed, free_null, skipped_free;
 	uint64_t size_n[NB], size_b[NB], life_calls[NB], life_ns[NB];
-	uint64_t live, live_n, peak, peak_t, peak_idx;
+	uint64_t peak_t;                /* when the live bytes peaked (live.peak_at: the call) */
 	uint64_t requested, usable;
 	uint64_t xfree;
 	uint64_t re_moved, re_inplace, re_zero, re_null, re_unknown, re_grew, re_shrank;
@@ -45,9 +47,7 @@ struct stats {
 	uint64_t peak_anon_idx;         /* calls handed out at the peak sample */
 	uint64_t idx;                   /* calls handed out so far: the lifetime clock in calls */
 	/* state */
-	struct u64map addr;             /* address -> block index + 1 */
-	struct block *b;
-	uint32_t nb, capb, freeb;       /* freeb: first free block + 1 */
+	struct live live;               /* address -> struct block; the ideal RSS (stamps: idx) */
 	struct u64map sizes;            /* size -> count (at most MAX_SIZES sizes) */
 	uint64_t sizes_dropped;
 	struct tstat *th;

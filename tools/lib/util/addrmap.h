@@ -1,5 +1,5 @@
-/* addrmap.h - trace2wl's map from block address to slot: open addressing, linear probing, and
- * tombstones that keep their address.
+/* addrmap.h - a map from block address to a caller's number (trace2wl's slot, trace_stats' block)
+ * for live.h: open addressing, linear probing, and tombstones that keep their address.
  *
  * Allocators hand a freed address out again soon, so a freed entry keeps its key and is marked
  * dead: the next allocation at that address finds it on the first probe and revives it, with no
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include "u64map.h"   /* u64_mix */
 
-#define ADDRMAP_DEAD UINT64_MAX   /* the value of a removed entry (slots never reach it) */
+#define ADDRMAP_DEAD UINT64_MAX   /* the value of a removed entry (no number reaches it) */
 
 struct addrmap {
 	struct addrmap_entry { uint64_t key, val; } *e;   /* key 0: never used */
@@ -101,7 +101,7 @@ static inline void addrmap_init(struct addrmap *m)
 	m->zero_val = ADDRMAP_DEAD;
 }
 
-/* pointer to the slot of live block key, or NULL */
+/* pointer to the number of live block key, or NULL */
 static inline uint64_t *addrmap_get(struct addrmap *m, uint64_t key, uint64_t hash)
 {
 	if (__builtin_expect(key == 0, 0))
@@ -112,7 +112,7 @@ static inline uint64_t *addrmap_get(struct addrmap *m, uint64_t key, uint64_t ha
 	return x->key && x->val != ADDRMAP_DEAD ? &x->val : NULL;
 }
 
-/* remove live block key, giving its slot: 1, or 0 if it was not live */
+/* remove live block key, giving its number: 1, or 0 if it was not live */
 static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t *val)
 {
 	uint64_t *v = addrmap_get(m, key, hash);
