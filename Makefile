@@ -105,8 +105,8 @@ $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
-API_READER := $(addprefix tools/lib/,format/trace_reader.c util/tool.c util/progress.c util/input.c util/hint.c \
-	format/mtrace_log.c)
+API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
+	slots.c dj.c) util/tool.c util/progress.c util/input.c util/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs

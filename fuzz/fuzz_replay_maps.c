@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t failed = 0;
 		const uint8_t *q = replay_map_op(&r, code, op, &failed);
 		if (*q == MTRACE_WL_RESIDENT)   /* (one it did not take: after a failed map) */
-			q++, replay_get(&q);
+			q++, varint_get_fast(&q);
 		PROPERTY(*q == MTRACE_WL_END, "the op was not read whole");
 		int64_t sum = 0;
 		for (int i = 0; i < MAPS; i++) {

@@ -126,8 +126,11 @@ MT_API int munmap(void *addr, size_t len)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN)
+	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
+		t->busy = 1;   /* (what taking the sample may call is not the program's) */
 		mt_sample_before_release(t);   /* (the program's memory before it falls) */
+		t->busy = 0;
+	}
 	struct mtrace_slot *r = map_begin(t, &rf, &saved);
 	if (r == NULL)
 		return mt_libc.munmap(addr, len);

@@ -2,7 +2,10 @@
  *
  *   entry.c      the interposed allocator entry points (the hot path)
  *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
- *   writer.c     handing out chunks of records: windows, disk reservation, thread exit
+ *   writer.c     handing out chunks of records to threads; thread exit
+ *   window.c     the trace file in memory: disk reserved ahead, windows mapped and unmapped
+ *   remote.c     requests from outside (mtracectl --start/--stop) carried out
+ *   dlopen.c, mallopt.c   the calls of those names, seen on their way
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
  *   control.c    initialisation, the lock, and the public mtrace_* API
@@ -176,8 +179,8 @@ struct mt_global {
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
-	dev_t dev;
-	ino_t ino;
+	uint64_t dev;   /* (not dev_t, ino_t: mapping.c sees another _FILE_OFFSET_BITS) */
+	uint64_t ino;
 	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
@@ -252,17 +255,19 @@ static inline int mt_control_due(void)
 struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
 void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
 void mt_release_locked(struct mt_thread *t);         /* under lock */
-void mt_unmap_idle_windows(void);                    /* under lock */
 void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
 unsigned long long mt_count_records(void);           /* under lock: every record written */
 void mt_thread_key_init(void);
+/* window.c */
+void mt_unmap_idle_windows(void);                    /* under lock */
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
-                                                      record's slots in a chunk of their own */
 int  mt_map_window(uint32_t w);                      /* under lock */
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
+/* writer.c */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
+                                                      record's slots in a chunk of their own */
 
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
@@ -347,9 +352,11 @@ static inline void mt_sample_before_release(struct mt_thread *t)
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
-/* writer.c: windows of earlier files that threads still hold chunks in (under lock) */
+/* window.c: windows of earlier files that threads still hold chunks in (under lock) */
 void mt_old_windows_keep(void);
+void mt_old_chunk_released(const struct mt_thread *t);
 void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
+uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed out */
 
 /* mapping.c */
 void mt_mapping_init(void);
@@ -397,6 +404,9 @@ static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
 }
 
 typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
+/* A record's commit word is one 8-byte store that a reader of a killed process's file sees
+   whole or not at all: a target that needs a lock for it cannot keep that promise. */
+_Static_assert(__atomic_always_lock_free(8, 0), "8-byte atomic stores must be lock-free here");
 
 /* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
    file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */

@@ -1,9 +1,11 @@
-# Every tool documents every option it takes: each long option in its source's option table
-# appears in its --help and in its manual page; --version and --help exit 0.
+# Every tool documents every option it takes: each long option in its source's option table (the
+# file of its folder that holds it) appears in its --help and in its manual page; --version and
+# --help exit 0.
 . tests/lib.sh
 for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot mtracectl; do
-	src=$ROOT/tools/$t/$t.c
-	[ "$t" = mtracectl ] && src=$ROOT/mtracectl/mtracectl.c
+	dir=$ROOT/tools/$t
+	[ "$t" = mtracectl ] && dir=$ROOT/mtracectl
+	src=$(grep -l 'longopts\[\] = {' "$dir"/*.c | head -n 1)
 	opts=$(sed -n '/longopts\[\] = {/,/};/p' "$src" | grep -o '{ "[a-z-]*"' | sed 's/{ "//; s/"$//')
 	[ -n "$opts" ] && ok "$t: option table found" || bad "$t: no option table in $src"
 	"$BIN/$t" --help >"$TMP/help"; eq "$t --help: exit 0" 0 "$?"

@@ -3,11 +3,12 @@
 # children made without fork(), the TSC switched off, sandboxes, address-space limits, locked
 # memory, the trace's own memory unmapped or mapped over, and many threads.
 . tests/lib.sh
-H=$TP/hostile
+H=$TP/hostile S=$TP/hostile_sys   # processes, threads, signals; and the process's resources
 # run NAME SECONDS MODE...: traced, killed after SECONDS (a hang fails); output in $TMP/NAME.out
 run() {
 	name=$1 secs=$2; shift 2
-	timeout -s KILL "$secs" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" "$H" "$@" \
+	case $1 in filter|probe|strict|userns|asgrab|mlock|rss|overlap|brokenpipe|fdsteal) p=$S ;; *) p=$H ;; esac
+	timeout -s KILL "$secs" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" "$p" "$@" \
 		>"$TMP/$name.out" 2>"$TMP/$name.err"
 }
 
@@ -76,11 +77,11 @@ run fdsteal 60 fdsteal
 eq "descriptors while the tracer's thread works: open() gets the lowest free one" "lowest always" "$(cat "$TMP/fdsteal.out")"
 
 # a single-threaded program may enter a new user namespace: the tracer's thread is gone by then
-if [ "$("$H" userns)" = "unshare 0" ]; then
+if [ "$("$S" userns)" = "unshare 0" ]; then
 	run userns 60 userns
 	eq "unshare(CLONE_NEWUSER) of a single-threaded program: granted" "unshare 0" "$(cat "$TMP/userns.out")"
 else
-	echo "# unshare(CLONE_NEWUSER) is refused here untraced ($("$H" userns)): that check is left out"
+	echo "# unshare(CLONE_NEWUSER) is refused here untraced ($("$S" userns)): that check is left out"
 fi
 
 # a warning to a stderr nobody reads any more: not the program's death by SIGPIPE
@@ -121,7 +122,7 @@ for how in prctl seccomp syscall; do
 done
 # a program that only probes for seccomp (a NULL filter) gets no sandbox: its trace goes on
 run probe 60 probe
-eq "seccomp probes: answered as untraced" "$("$H" probe)" "$(cat "$TMP/probe.out")"
+eq "seccomp probes: answered as untraced" "$("$S" probe)" "$(cat "$TMP/probe.out")"
 f=$(one_file "$TMP/probe.*[0-9]")
 "$BIN/trace_dump" -H "$f" | grep -q 'stopped early' && bad "seccomp probes: the trace stopped early" ||
 	ok "seccomp probes: the trace did not stop"
@@ -131,27 +132,27 @@ eq "seccomp strict mode: it ran on" "strict ok" "$(cat "$TMP/strict.out")"
 check "seccomp strict mode: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/strict.*[0-9]")"
 
 # 6. limits: the address space (the trace's windows count against RLIMIT_AS), locked memory
-plain=$( (ulimit -v 700000; "$H" asgrab 600) )
+plain=$( (ulimit -v 700000; "$S" asgrab 600) )
 traced=$( (ulimit -v 700000; run as 120 asgrab 600; cat "$TMP/as.out") )
 eq "ulimit -v 700000: the program gets as much memory traced as untraced" "$plain" "$traced"
 check "ulimit -v 700000: trace validates" "$BIN/trace_dump" -c "$(one_file "$TMP/as.*[0-9]")"
 ge "ulimit -v 700000: every call" 120000 "$(count "$(one_file "$TMP/as.*[0-9]")" calls)"
-u=$("$H" mlock | awk '$1 == "vmlck_kb" { print $2 }')
+u=$("$S" mlock | awk '$1 == "vmlck_kb" { print $2 }')
 run mlock 60 mlock
 t=$(awk '$1 == "vmlck_kb" { print $2 }' "$TMP/mlock.out")
 eq "mlockall: it succeeds" "mlockall ok" "$(head -n 1 "$TMP/mlock.out")"
 check "mlockall: the trace's pages are not locked (VmLck $u kB untraced, $t kB traced)" test "$t" -le $((u + 4096))
 ge "mlockall: every call traced" 1000000 "$(count "$(one_file "$TMP/mlock.*[0-9]")" calls)"
 if command -v setpriv >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-	mkdir -p "$TMP/nobody" && chmod 777 "$TMP/nobody" && cp "$H" "$LIB" "$TMP/nobody/" && chmod 755 "$TMP" "$TMP/nobody"/*
-	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock | head -n 1)
+	mkdir -p "$TMP/nobody" && chmod 777 "$TMP/nobody" && cp "$S" "$LIB" "$TMP/nobody/" && chmod 755 "$TMP" "$TMP/nobody"/*
+	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile_sys" mlock | head -n 1)
 	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock 2>"$TMP/nobody.err" | head -n 1)
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile_sys" mlock 2>"$TMP/nobody.err" | head -n 1)
 	eq "mlockall, unprivileged: the same result traced as untraced" "$up" "$tp"
 	# later, with the tracer's thread running (it unmaps the windows the trace gives back)
-	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late | head -n 1)
+	up=$(cd /; setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile_sys" mlock late | head -n 1)
 	tp=$(cd /; MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/nobody/t" LD_PRELOAD="$TMP/nobody/libmtracectl.so" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile" mlock late 2>"$TMP/nobody.err" | head -n 1)
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/nobody/hostile_sys" mlock late 2>"$TMP/nobody.err" | head -n 1)
 	eq "mlockall, unprivileged, after 1,200,000 calls: the same result traced as untraced" "$up" "$tp"
 else
 	echo "# not root or no setpriv: the unprivileged mlockall case is left out"
@@ -176,7 +177,7 @@ done
 
 # 11. what tracing adds to the program's memory is bounded whatever the number of threads:
 # 16 threads of 250,000 pairs (a 512 MB trace)
-u=$("$H" rss 16 250000 | awk '$1 == "hwm_kb" { print $2 }')
+u=$("$S" rss 16 250000 | awk '$1 == "hwm_kb" { print $2 }')
 run rss 300 rss 16 250000
 t=$(awk '$1 == "hwm_kb" { print $2 }' "$TMP/rss.out")
 check "16 threads: tracing adds $(( (t - u) / 1024 )) MiB to the peak RSS (<= 64 MiB; typically 20)" test $((t - u)) -le $((64 * 1024))

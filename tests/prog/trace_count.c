@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "tool.h"
 #include "trace_reader.h"
-#include "u64set.h"
+#include "u64map.h"
 
 int main(int argc, char **argv)
 {
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 		tool_die(1, "%s", r.err);
 	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, failed = 0, chunks = 0, samples = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
-	struct u64set tids = { 0 };
+	struct u64map tids = { 0 };
 	struct mtrace_record x;
 	const struct mtrace_record *run = NULL;
 	size_t nrun = 0, at = 0;
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		fl_mmap += !!(x.flags & MTRACE_RF_MMAP);
 		fl_arena += !!(x.flags & MTRACE_RF_ARENA);
 		fl_brk += !!(x.flags & MTRACE_RF_BRK);
-		u64set_add(&tids, x.tid);
+		u64map_add(&tids, x.tid);
 	}
 	if (rc < 0)
 		tool_die(1, "%s", r.err);

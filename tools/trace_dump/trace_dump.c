@@ -13,7 +13,6 @@
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
-#include "u64set.h"
 #include "wl_input.h"
 
 static const char usage_text[] =
@@ -239,7 +238,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 struct sorted {
 	const struct trace_reader *r;
 	uint64_t calls, samples, shown;
-	struct u64set threads;   /* of the calls shown (order.h's indexes: a reused tid is another) */
+	struct u64map threads;   /* of the calls shown (order.h's indexes: a reused tid is another) */
 	int at_limit;   /* --limit reached: the order was stopped, not failed */
 };
 
@@ -256,7 +255,7 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 		}
 		if (x->call == MTRACE_CALL_MEMORY)
 			s->samples++;
-		else if (s->calls++, u64set_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)   /* (n leaves key 0 out) */
+		else if (s->calls++, u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)   /* (n leaves key 0 out) */
 			tool_die(EXIT_SYSTEM, "out of memory");
 		print_record(s->r, x, NO_OFFSET);
 		s->shown++;
@@ -293,7 +292,7 @@ static int dump_sorted(struct trace_reader *r)
 		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
 		       fmt_commas(n2, r->n_unwritten), late);
 	}
-	u64set_free(&s.threads);
+	u64map_free(&s.threads);
 	order_free(&o);
 	return rc;
 }
@@ -337,7 +336,7 @@ static int dump(const char *path)
 	uint64_t off, calls = 0, samples = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
 	   first chunk in the file follows none of its own, ptr 0) counts as another thread */
-	struct u64set tids = { 0 };
+	struct u64map tids = { 0 };
 	struct u64map chains = { 0 };   /* tid -> first chunks met */
 	int rc;
 	while (shown < opt.limit && (rc = trace_next(&r, &x, &off)) > 0) {
@@ -348,7 +347,7 @@ static int dump(const char *path)
 			samples++;
 		else if (x.call != MTRACE_CALL_CHUNK) {
 			calls++;
-			u64set_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
+			u64map_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
 		}
 		if (opt.check || (x.call == MTRACE_CALL_CHUNK && !opt.all))
 			continue;
@@ -374,7 +373,7 @@ static int dump(const char *path)
 	else
 		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
 		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten));
-	u64set_free(&tids);
+	u64map_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);
 	return rc < 0 ? -1 : 0;

@@ -13,7 +13,6 @@
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
-#include "u64set.h"
 
 static const char usage_text[] =
 	"Usage: trace_pack [OPTION]... TRACE\n"
@@ -212,7 +211,7 @@ int main(int argc, char **argv)
 	if (trace_open(&r, in) < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	struct mtrace_record rec;
-	struct u64set tids = { 0 };
+	struct u64map tids = { 0 };
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
 	int k;
 	struct tool_progress pr;
@@ -223,7 +222,7 @@ int main(int argc, char **argv)
 		if (rec.call == MTRACE_CALL_CHUNK)
 			continue;
 		calls++;
-		u64set_add(&tids, rec.tid);
+		u64map_add(&tids, rec.tid);
 		if (rec.ts < tmin)
 			tmin = rec.ts;
 		if (rec.ts > tmax)
@@ -245,7 +244,7 @@ int main(int argc, char **argv)
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
 	trace_close(&r);
-	u64set_free(&tids);
+	u64map_free(&tids);
 
 	/* 2. the packed file's name */
 	char name[4200], host[256] = "host";

@@ -59,9 +59,9 @@ static void touch(struct replay_maps *r, char *q, uint64_t n, const uint8_t **p)
 
 const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed_len)
 {
-	struct rmap *m = &r->m[replay_get(&p)];
+	struct rmap *m = &r->m[varint_get_fast(&p)];
 	if (op == MTRACE_WL_MAP) {
-		uint64_t len = replay_get(&p);
+		uint64_t len = varint_get_fast(&p);
 		if (m->p)
 			drop(r, m);   /* (a hostile workload's: the id held one still) */
 		char *q = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -75,7 +75,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 		return p;
 	}
 	if (op == MTRACE_WL_REMAP) {
-		uint64_t len = replay_get(&p);
+		uint64_t len = varint_get_fast(&p);
 		if (!m->p || !len)
 			return p;
 		char *q = mremap(m->p, m->len, len, MREMAP_MAYMOVE);
@@ -89,7 +89,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 		return p;
 	}
 	/* UNMAP map offset length: within the mapping only */
-	uint64_t off = replay_get(&p), len = replay_get(&p);
+	uint64_t off = varint_get_fast(&p), len = varint_get_fast(&p);
 	if (!m->p || off >= m->len)
 		return p;
 	if (len > m->len - off)

@@ -10,23 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "mtrace-workload.h"
+#include "varint.h"
 
 enum { TOUCH_PAGES = 0, TOUCH_FULL = 1, TOUCH_NONE = 2, TOUCH_RESIDENT = 3 };
-
-/* An operand of a validated stream (no bounds to check) */
-static inline uint64_t replay_get(const uint8_t **p)
-{
-	uint8_t b = *(*p)++;
-	if (__builtin_expect(b < 0x80, 1))   /* most operands: slots, small sizes, thread numbers */
-		return b;
-	uint64_t v = b & 0x7f;
-	for (unsigned shift = 7;; shift += 7) {
-		b = *(*p)++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-}
 
 /* Write to n bytes at q as mode says: every byte (full), nothing (none), or one byte a page
    and the last byte (pages); resident: one byte a page of the first k bytes (of a block the
@@ -57,7 +43,7 @@ static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, 
 	if (**p != MTRACE_WL_RESIDENT)
 		return n;
 	++*p;
-	uint64_t kib1 = replay_get(p);
+	uint64_t kib1 = varint_get_fast(p);
 	if (!kib1 || mode != TOUCH_RESIDENT)
 		return n;   /* not known, or --touch says otherwise */
 	*told = 1;

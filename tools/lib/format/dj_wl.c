@@ -11,21 +11,10 @@
 #include <unistd.h>
 #include "dj_wl.h"
 #include "u64map.h"
+#include "varint.h"
 #include "tool.h"
 #include "wl_reader.h"
 #include "wl_writer.h"
-
-static size_t dj_varint(unsigned char *p, unsigned long long v)
-{
-	unsigned char tmp[10];
-	size_t n = 0;
-	do
-		tmp[n++] = (unsigned char)(v & 0x7f);
-	while ((v >>= 7) != 0);
-	for (size_t i = 0; i < n; i++)
-		p[i] = (unsigned char)(tmp[n - 1 - i] | (i + 1 < n ? 0x80 : 0));
-	return n;
-}
 
 static int put(FILE *f, unsigned op, int n, const unsigned long long *a)
 {
@@ -33,7 +22,7 @@ static int put(FILE *f, unsigned op, int n, const unsigned long long *a)
 	size_t len = 0;
 	buf[len++] = (unsigned char)op;
 	for (int i = 0; i < n; i++)
-		len += dj_varint(buf + len, a[i]);
+		len += varint_be_put(buf + len, a[i]);
 	return fwrite(buf, 1, len, f) == len ? 0 : -1;
 }
 
@@ -155,11 +144,11 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 	unsigned char scratch[16];
 	do {
 		prev = pre;
-		pre = 1 + dj_varint(scratch, r.h.nslots) + 1 + dj_varint(scratch, nids + 1) + 1 +
-		      dj_varint(scratch, r.h.nthreads) + 1;
+		pre = 1 + varint_be_put(scratch, r.h.nslots) + 1 + varint_be_put(scratch, nids + 1) + 1 +
+		      varint_be_put(scratch, r.h.nthreads) + 1;
 		unsigned long long off = prev;
 		for (uint32_t t = 0; t < r.h.nthreads; t++) {
-			pre += 1 + dj_varint(scratch, off);
+			pre += 1 + varint_be_put(scratch, off);
 			off += (unsigned long long)len[t];
 		}
 	} while (pre != prev);
@@ -220,20 +209,14 @@ fail:
    Reading
    ------------------------------------------------------------------------------------------- */
 
+/* (the operands as this file holds them: unsigned long long, printed with %llu) */
 static int dj_get(const unsigned char **p, const unsigned char *end, unsigned long long *v)
 {
-	unsigned long long x = 0;
-	for (int i = 0; i < 10; i++) {
-		if (*p == end)
-			return -1;
-		unsigned char b = *(*p)++;
-		x = (x << 7) | (b & 0x7f);
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-	}
-	return -1;
+	uint64_t x;
+	if (varint_be_get(p, end, &x) < 0)
+		return -1;
+	*v = x;
+	return 0;
 }
 
 static int dj_operands(unsigned op)

@@ -13,6 +13,7 @@
 #define DJ_WL_H
 #include <stddef.h>
 #include <stdint.h>
+#include "varint.h"
 
 enum dj_op {
 	DJ_NOP = 0, DJ_DONE = 1, DJ_MALLOC = 2, DJ_CALLOC = 3, DJ_REALLOC = 4, DJ_FREE = 5,
@@ -47,12 +48,11 @@ static inline int dj_wl_head(const unsigned char *b, size_t n)
 	for (int k = 0; k < 3; k++) {
 		if (i >= n || b[i++] != want[k])
 			return 0;
-		int len = 0;   /* the varint: 0x80 on every byte but the last, at most 10 bytes */
-		while (i < n && (b[i] & 0x80) && len < 10)
-			i++, len++;
-		if (i >= n || len == 10)
+		const uint8_t *p = b + i;
+		uint64_t v;
+		if (varint_be_get(&p, b + n, &v) < 0)
 			return 0;
-		i++;
+		i = (size_t)(p - b);
 	}
 	return 1;
 }

@@ -52,7 +52,7 @@ struct trace_reader {
 	int map_mode;                   /* a plain file, read in mapped windows */
 	unsigned char *map;             /* the window, or NULL */
 	size_t map_len;
-	volatile int shrunk;            /* the file shrank under the window (trace_reader.c) */
+	volatile int shrunk;            /* the file shrank under the window (trace_map.c) */
 	int fast;                       /* native-order mtrace trace with 64-bit pointers: records
 	                                   are checked and returned in place (trace_next_ref) */
 	int slots;                      /* version 3: 32-byte slots, decoded a run at a time into

@@ -1,6 +1,7 @@
 /* u64map.h - map from 64-bit keys (addresses) to 64-bit values: open addressing with linear
  * probing and backward-shift deletion, so memory stays proportional to the live entries.
- * 16 bytes per slot, at most 3/4 full.  Lookups are inline: trace2wl does several a record. */
+ * 16 bytes per slot, at most 3/4 full.  Lookups are inline: trace2wl does several a record.
+ * A set of keys (thread ids) is a map whose values go unused: u64map_add. */
 #ifndef U64MAP_H
 #define U64MAP_H
 #include <stddef.h>
@@ -103,5 +104,13 @@ static inline int u64map_swap(struct u64map *m, uint64_t key, uint64_t val, uint
 	m->slots[i].key = key;
 	m->slots[i].val = val;
 	return had;
+}
+
+/* add key to a map used as a set: 1 if added, 0 if present, -1 out of memory */
+static inline int u64map_add(struct u64map *m, uint64_t key)
+{
+	uint64_t old;
+	int had = u64map_swap(m, key, 0, &old);
+	return had < 0 ? -1 : !had;
 }
 #endif

@@ -1,0 +1,147 @@
+/* trace_header.c - a trace's header: its checks, byte order, and the phrases tools print
+ * about it (format: include/mtrace-trace.h). */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "trace_reader.h"
+
+/* ---------------------------------------------------------------------------------------------
+   Byte order
+   ------------------------------------------------------------------------------------------- */
+
+void trace_swap_header(struct mtrace_file_header *h)
+{
+	MTRACE_SWAP(h->byte_order_mark);
+	MTRACE_SWAP(h->version);
+	MTRACE_SWAP(h->header_size);
+	MTRACE_SWAP(h->record_size);
+	MTRACE_SWAP(h->flags);
+	MTRACE_SWAP(h->ticks_per_sec);
+	MTRACE_SWAP(h->start_time_ns);
+	MTRACE_SWAP(h->start_ticks);
+	MTRACE_SWAP(h->pid);
+	MTRACE_SWAP(h->ppid);
+	MTRACE_SWAP(h->exe_offset);
+	MTRACE_SWAP(h->exe_len);
+	MTRACE_SWAP(h->cmdline_offset);
+	MTRACE_SWAP(h->cmdline_len);
+	MTRACE_SWAP(h->stop_ticks);
+	MTRACE_SWAP(h->calls_recorded);
+	MTRACE_SWAP(h->stop_reason);
+	MTRACE_SWAP(h->stop_errno);
+	MTRACE_SWAP(h->settings_offset);
+	MTRACE_SWAP(h->settings_len);
+	MTRACE_SWAP(h->allocator_offset);
+	MTRACE_SWAP(h->allocator_len);
+	MTRACE_SWAP(h->mallopt_set);
+	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
+		MTRACE_SWAP(h->mallopt_value[i]);
+	MTRACE_SWAP(h->memory_interval_ms);
+	MTRACE_SWAP(h->resident_min);
+	MTRACE_SWAP(h->reset_off);
+	MTRACE_SWAP(h->start_threads);
+	MTRACE_SWAP(h->window);
+}
+
+void trace_swap_record(struct mtrace_record *rec)
+{
+	MTRACE_SWAP(rec->tid);
+	MTRACE_SWAP(rec->err);
+	MTRACE_SWAP(rec->ts);
+	MTRACE_SWAP(rec->ptr);
+	MTRACE_SWAP(rec->result);
+	MTRACE_SWAP(rec->size);
+	MTRACE_SWAP(rec->arg2);
+	MTRACE_SWAP(rec->usable);
+	MTRACE_SWAP(rec->duration);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Header
+   ------------------------------------------------------------------------------------------- */
+
+const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap)
+{
+	static const char *const why[] = {
+		[MTRACE_STOP_NONE] = "it failed",
+		[MTRACE_STOP_NO_SPACE] = "no disk space could be reserved",
+		[MTRACE_STOP_FSIZE] = "the file size limit (RLIMIT_FSIZE) was reached",
+		[MTRACE_STOP_MAX_SIZE] = "the size cap (MTRACE_CTL_MAX_SIZE) was reached",
+		[MTRACE_STOP_CLOSED] = "the file was removed or replaced while the program ran, and "
+			"could not be opened again",
+		[MTRACE_STOP_MAP] = "the file could not be mapped",
+		[MTRACE_STOP_TOO_LARGE] = "the largest trace the tracer can address was reached",
+		[MTRACE_STOP_SANDBOX] = "the program installed a seccomp filter (a sandbox), which the "
+			"trace was finished before",
+		[MTRACE_STOP_OVERLAP] = "the program unmapped, protected or mapped over the trace's own memory",
+	};
+	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason]
+			   : "of a failure this reader does not know";
+	/* the error, where it says more than the reason (strerror of a number from Linux) */
+	if (h->stop_errno > 0 && h->stop_reason != MTRACE_STOP_FSIZE &&
+	    h->stop_reason != MTRACE_STOP_MAX_SIZE && h->stop_reason != MTRACE_STOP_TOO_LARGE)
+		snprintf(buf, cap, "%s (%s)", what, strerror(h->stop_errno));
+	else
+		snprintf(buf, cap, "%s", what);
+	return buf;
+}
+
+const char *trace_clock_name(unsigned clock)
+{
+	switch (clock) {
+	case MTRACE_CLOCK_TSC: return "x86 TSC";
+	case MTRACE_CLOCK_MONOTONIC: return "CLOCK_MONOTONIC";
+	case MTRACE_CLOCK_CNTVCT: return "aarch64 CNTVCT";
+	default: return "none";
+	}
+}
+
+/* Does a header string (off, len) lie outside the header's string area?  (The sum is taken in
+   64 bits: hostile values near 2^32 must not wrap past the check.) */
+static int string_outside(const struct mtrace_file_header *h, uint32_t off, uint32_t len)
+{
+	return (uint64_t)off + len > h->header_size || (len && off < sizeof *h);
+}
+
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap)
+{
+	/* each test first notes the offset of the field it looks at, for the message */
+#define AT(field) (*at = offsetof(struct mtrace_file_header, field))
+	const char *what = NULL;
+	*at = 0;
+	if (memcmp(h->magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) != 0)
+		what = "not an mtrace trace (bad magic)";
+	else if (AT(byte_order_mark), h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
+		what = "bad byte-order mark";
+	else if (AT(version), h->version < MTRACE_FORMAT_OLDEST || h->version > MTRACE_FORMAT_VERSION)
+		snprintf(err, cap, "unsupported format version %u (this reader knows %u to %u)",
+			 (unsigned)h->version, MTRACE_FORMAT_OLDEST, MTRACE_FORMAT_VERSION);
+	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)
+		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
+	else if (AT(record_size), h->version >= 3 ? h->record_size != MTRACE_SLOT_SIZE :
+		 h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
+		snprintf(err, cap, "bad record size %u (version %u)", (unsigned)h->record_size,
+			 (unsigned)h->version);
+	else if (AT(pointer_size), h->pointer_size != 4 && h->pointer_size != 8)
+		snprintf(err, cap, "bad pointer size %u", (unsigned)h->pointer_size);
+	else if (AT(clock), h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
+		snprintf(err, cap, "unknown clock %u", (unsigned)h->clock);
+	else if (AT(ticks_per_sec), h->ticks_per_sec == 0)
+		what = "clock rate is zero";
+	else if (AT(flags), h->flags & ~MTRACE_HF_KNOWN)
+		snprintf(err, cap, "unknown header flags 0x%x", (unsigned)h->flags);
+	else if (AT(exe_offset), string_outside(h, h->exe_offset, h->exe_len))
+		what = "executable path lies outside the header";
+	else if (AT(cmdline_offset), string_outside(h, h->cmdline_offset, h->cmdline_len))
+		what = "command line lies outside the header";
+	else if (AT(settings_offset), string_outside(h, h->settings_offset, h->settings_len))
+		what = "allocator settings lie outside the header";
+	else if (AT(allocator_offset), string_outside(h, h->allocator_offset, h->allocator_len))
+		what = "allocator path lies outside the header";
+	else
+		return 0;
+#undef AT
+	if (what)
+		snprintf(err, cap, "%s", what);
+	return -1;
+}

@@ -1,0 +1,82 @@
+/* trace_record.c - checking one record of a trace against its header. */
+#include <stdio.h>
+#include "trace_reader.h"
+
+/* ---------------------------------------------------------------------------------------------
+   Records
+   ------------------------------------------------------------------------------------------- */
+
+/* Largest page size Linux uses (some aarch64 and ppc64 kernels): a munmap's resident bytes are
+   of whole pages, so at most its length rounded up to one */
+#define PAGE_MAX (64u * 1024)
+
+/* What is wrong with a version-2 record kind (mapping call, memory sample) or flag, or NULL */
+static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec,
+			    char *msg, size_t cap)
+{
+	const struct mtrace_file_header *h = &r->hdr;
+	unsigned call = rec->call;
+	int mapping = call > MTRACE_CALL_LAST_API && call <= MTRACE_CALL_LAST_MAP;
+	if (mapping && (h->version < 2 || !(h->flags & MTRACE_HF_MAPPINGS))) {
+		snprintf(msg, cap, "a %s record in a trace that does not record mappings (version %u, "
+			 "no mappings flag)", mtrace_call_name(call), (unsigned)h->version);
+		return msg;
+	}
+	if (call == MTRACE_CALL_MEMORY) {
+		if (h->version < 2 || !(h->flags & MTRACE_HF_MEMORY))
+			return "a memory sample in a trace that does not sample memory (no memory flag)";
+		if (rec->flags || rec->ptr || rec->result)
+			return "a memory sample with flags or pointers";
+		if (rec->size > rec->arg2)
+			return "a memory sample whose anonymous resident bytes exceed its resident bytes";
+		return NULL;
+	}
+	if ((rec->flags & MTRACE_RF_OWN) && !mapping)
+		return "the allocator's-own flag on a call that is not a mapping call";
+	if (rec->flags & MTRACE_RF_RESIDENT) {
+		if (call != MTRACE_CALL_FREE && call != MTRACE_CALL_REALLOC && call != MTRACE_CALL_MUNMAP)
+			return "resident bytes on a call other than free, realloc or munmap";
+		if (h->version < 2 || !(h->flags & MTRACE_HF_RESIDENT))
+			return "resident bytes in a trace that does not record them (no resident flag)";
+		if (call == MTRACE_CALL_MUNMAP && rec->arg2 > rec->size + PAGE_MAX - 1)
+			return "a munmap with more bytes resident than it unmaps";
+	}
+	if (call == MTRACE_CALL_MUNMAP && rec->result != 0)
+		return "munmap with a result";
+	return NULL;
+}
+
+const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec)
+{
+	static char msg[200];
+	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN) {
+		snprintf(msg, sizeof msg, "unknown call type %u", rec->call);
+		return msg;
+	}
+	if (rec->tid == 0)
+		return "thread id 0";
+	if (rec->flags & ~MTRACE_RF_KNOWN) {
+		snprintf(msg, sizeof msg, "unknown record flags 0x%x", rec->flags);
+		return msg;
+	}
+	if (r->hdr.pointer_size == 4 && ((rec->ptr | rec->result) >> 32))
+		return "pointer wider than the trace's 4-byte pointers";
+	if (rec->call == MTRACE_CALL_CHUNK) {
+		unsigned unit = r->slots ? MTRACE_SLOT_SIZE : MTRACE_RECORD_SIZE;
+		if (rec->size < unit || rec->size % unit)
+			return "chunk record with a bad length";
+		if ((r->hdr.flags & MTRACE_HF_CHUNK_PID) && rec->arg2 != (uint32_t)r->hdr.pid) {
+			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace of process %d: "
+				 "two processes wrote this file", (unsigned long long)rec->arg2, (int)r->hdr.pid);
+			return msg;
+		}
+		return NULL;
+	}
+	if (rec->call == MTRACE_CALL_FREE && rec->result != 0)
+		return "free with a result";
+	if ((rec->flags & MTRACE_RF_FAILED) && rec->result != 0)
+		return "failed call with a non-null result";
+	if (rec->call > MTRACE_CALL_LAST_API || (rec->flags & (MTRACE_RF_OWN | MTRACE_RF_RESIDENT)))
+		return v2_check(r, rec, msg, sizeof msg);
+	return NULL;
+}
