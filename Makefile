@@ -123,6 +123,13 @@ $(B)/tests/%: tests/prog/%.c | dirs
 $(B)/tests/%: tests/prog/%.cc | dirs
 	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
+# unit tests: a program per module of tools/lib (tests/unit/u_NAME.c, checks in tests/unit/unit.h),
+# run by tests/t_unit.sh; one alone: make build/tests/unit/u_NAME && build/tests/unit/u_NAME
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/u_*.c))
+$(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread -lm
+
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
 	fuzz_replay_maps
@@ -137,7 +144,7 @@ fuzz: all $(TEST_BINS)
 dirs:
 	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/lib $(B)/bin $(B)/tests $(B)/fuzz
 
-check: all $(TEST_BINS) $(FUZZ_BINS) $(B)/bench/mbench
+check: all $(TEST_BINS) $(UNIT_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh $(if $(filter 1,$(SANITIZE)),$(shell cat tests/sanitize.list))
 
 check-large: all $(TEST_BINS) $(B)/bench/mbench
