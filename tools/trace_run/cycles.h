@@ -56,6 +56,16 @@ static inline const char *cycles_name(void)
 	}
 }
 
+#if defined(__aarch64__)
+/* the virtual counter, between barriers so that the call timed neither starts early nor ends late */
+static inline uint64_t cycles_cntvct(void)
+{
+	uint64_t v;
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+	return v;
+}
+#endif
+
 static inline uint64_t cycles_start(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -66,9 +76,7 @@ static inline uint64_t cycles_start(void)
 		return t;
 	}
 #elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
-	return v;
+	return cycles_cntvct();
 #endif
 	return clock_ns();
 }
@@ -83,9 +91,7 @@ static inline uint64_t cycles_end(void)
 		return t;
 	}
 #elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
-	return v;
+	return cycles_cntvct();
 #endif
 	return clock_ns();
 }
