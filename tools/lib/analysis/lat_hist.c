@@ -72,9 +72,9 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 			return -1;
 		}
 		if (line[0] == '#') {
-			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK");
-			   the timer's and clock's names have no comma, NAME may (a --compare
-			   column's settings): it ends at the last ", " */
+			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced,
+			   CLOCK"); the timer's and clock's names have no comma, NAME may (a
+			   --compare column's settings): it ends at the last ", " */
 			const char *tag = strstr(line, " latency: ");
 			if (no == 1 && tag) {
 				const char *name = tag + 10, *end = NULL;
