@@ -6,12 +6,15 @@
 #include "lat_hist.h"
 #include "tool.h"
 
-const char *const lat_class_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free", "memalign" };
+const char *const lat_class_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free",
+						   "memalign" };
 
 int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max)
 {
-	static char buf[1 << 16];   /* static: trace_run writes this with the allocator under test */
-	size_t n = (size_t)snprintf(buf, sizeof buf, "# %s\nclass\tcycles\tcalls\tat_or_below\n", title);
+	/* static: trace_run writes this with the allocator under test */
+	static char buf[1 << 16];
+	size_t n = (size_t)snprintf(buf, sizeof buf, "# %s\nclass\tcycles\tcalls\tat_or_below\n",
+				    title);
 	if (n >= sizeof buf)
 		n = sizeof buf - 1;
 	for (unsigned c = 0; c < LAT_CLASSES && b; c++) {
@@ -28,8 +31,9 @@ int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], 
 					return -1;
 				n = 0;
 			}
-			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\t%llu\t%llu\t%.9g\n", lat_class_names[c],
-					      (unsigned long long)upper, (unsigned long long)b[c][i],
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\t%llu\t%llu\t%.9g\n",
+					      lat_class_names[c], (unsigned long long)upper,
+					      (unsigned long long)b[c][i],
 					      (double)seen / (double)total);
 		}
 	}
@@ -68,21 +72,23 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 			return -1;
 		}
 		if (line[0] == '#') {
-			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced, CLOCK"); the
-			   timer's and clock's names have no comma, NAME may (a --compare column's
-			   settings): it ends at the last ", " */
+			/* "# trace_run latency: NAME, TIMER" (trace_stats: "NAME as traced,
+			   CLOCK"); the timer's and clock's names have no comma, NAME may (a
+			   --compare column's settings): it ends at the last ", " */
 			const char *tag = strstr(line, " latency: ");
 			if (no == 1 && tag) {
 				const char *name = tag + 10, *end = NULL;
 				for (const char *q = strstr(name, ", "); q; q = strstr(q + 1, ", "))
 					end = q;
-				snprintf(t->name, sizeof t->name, "%.*s", end ? (int)(end - name) : (int)strlen(name), name);
+				snprintf(t->name, sizeof t->name, "%.*s",
+					 end ? (int)(end - name) : (int)strlen(name), name);
 			}
 			continue;
 		}
 		if (!header) {
 			if (strcmp(line, "class\tcycles\tcalls\tat_or_below") != 0) {
-				snprintf(err, cap, "line %lu: not a --latency distribution of trace_run or trace_stats", no);
+				snprintf(err, cap, "line %lu: not a --latency distribution of "
+					 "trace_run or trace_stats", no);
 				return -1;
 			}
 			header = 1;
@@ -99,22 +105,24 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 			if (*p++ != '\t' || number(p, &p, &v[k]) < 0)
 				c = LAT_CLASSES;
 		if (c == LAT_CLASSES || *p) {
-			snprintf(err, cap, "line %lu: not a class (malloc, calloc, realloc, free, memalign) "
-				 "and three numbers", no);
+			snprintf(err, cap, "line %lu: not a class (malloc, calloc, realloc, free, "
+				 "memalign) and three numbers", no);
 			return -1;
 		}
 		size_t i = t->n[c];
 		if (v[1] < 1) {
-			snprintf(err, cap, "line %lu: a row of no calls (only buckets that have some are written)", no);
+			snprintf(err, cap, "line %lu: a row of no calls (only buckets that have "
+				 "some are written)", no);
 			return -1;
 		}
 		if (v[2] > 1 || (i && (v[0] < t->cycles[c][i - 1] || v[2] < t->share[c][i - 1]))) {
-			snprintf(err, cap, "line %lu: %s's rows must rise in cycles and in share, to at most 1",
-				 no, lat_class_names[c]);
+			snprintf(err, cap, "line %lu: %s's rows must rise in cycles and in share, "
+				 "to at most 1", no, lat_class_names[c]);
 			return -1;
 		}
 		if (i == LAT_ROWS) {
-			snprintf(err, cap, "line %lu: more than %d rows for %s", no, LAT_ROWS, lat_class_names[c]);
+			snprintf(err, cap, "line %lu: more than %d rows for %s", no, LAT_ROWS,
+				 lat_class_names[c]);
 			return -1;
 		}
 		t->cycles[c][i] = v[0];

@@ -62,9 +62,10 @@ extern const char *const lat_class_names[LAT_CLASSES];
 /* Write the histograms b (one a class) as TSV to fd: a line "# title", the header
    "class cycles calls at_or_below", then a row per non-empty bucket: its largest value (the
    exact largest, max[c], for the last), its calls, and the share of the class's calls at or
-   below it (no rows when b is NULL).  What trace_plot's latency chart reads.  Formatted in a static buffer, written
-   with write(2): no allocator call.  0, or -1 with errno. */
-int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max);
+   below it (no rows when b is NULL).  What trace_plot's latency chart reads.  Formatted in a static
+   buffer, written with write(2): no allocator call.  0, or -1 with errno. */
+int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS],
+		  const uint64_t *max);
 
 /* What lat_write_tsv wrote, read back (trace_plot): each class's rows, by LAT_* class */
 #define LAT_ROWS 1024   /* a class's rows at most (lat_write_tsv writes one a bucket: 960) */

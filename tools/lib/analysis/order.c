@@ -68,7 +68,8 @@ static int oom(struct order *o)
 /* the calls with two order points: realloc, reallocarray and mremap (mtrace-trace.h) */
 static inline int is_realloc(unsigned call)
 {
-	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY || call == MTRACE_CALL_MREMAP;
+	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY ||
+	       call == MTRACE_CALL_MREMAP;
 }
 
 /* a record that is one event: anything but a realloc that released its block (a failed
@@ -257,7 +258,8 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
    another plain call in the same segment, and come before lim.  Hands them out with only the
    batch written per event; what is left over, or stops it, is the general loop's.  Returns
    the number handed out. */
-static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, struct queue *b, uint64_t lim)
+static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, struct queue *b,
+			  uint64_t lim)
 {
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
 		return 0;
@@ -273,7 +275,8 @@ static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, stru
 	}
 	struct queue *q[2] = { a, b };
 	/* the last record of a segment is left to advance(), which moves to the next one */
-	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1], &b->head->r[b->head->n - 1] };
+	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1],
+						&b->head->r[b->head->n - 1] };
 	uint32_t id[2] = { a->ev.thread, b->ev.thread };
 	/* each queue's next record and its time in registers, chosen between by masks: an event's
 	   step depends on the last one's, and kept in arrays indexed by the choice, each step
@@ -284,7 +287,8 @@ static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, stru
 	while (out < oend) {
 		uint64_t k = t1 < t0, mk = -k;   /* mk, mp: all ones when b's goes first */
 		uintptr_t mp = (uintptr_t)mk;
-		const struct mtrace_record *r = (const struct mtrace_record *)((c0 & ~mp) | (c1 & mp));
+		const struct mtrace_record *r =
+			(const struct mtrace_record *)((c0 & ~mp) | (c1 & mp));
 		uint64_t t = (t0 & ~mk) | (t1 & mk);
 		if (t >= lim || r == last[k] || !is_plain(r + 1))
 			break;
@@ -359,7 +363,8 @@ static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t m
 		/* one thread at the top: a run of its events while they precede every other's */
 		uint32_t x = m->heap[0].thread;
 		struct queue *q = &m->q[x];
-		const struct hkey *rival = NULL;   /* the earliest other thread: a child of the root */
+		/* the earliest other thread: a child of the root */
+		const struct hkey *rival = NULL;
 		if (m->nheap > 1) {
 			rival = &m->heap[1];
 			if (m->nheap > 2 && key_less(&m->heap[2], rival))
@@ -369,7 +374,8 @@ static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t m
 			if (hand_out(o, m, q) < 0)
 				return -1;
 			max--;
-			if (q->ev.rec == NULL || q->ev.t > upto || !max || (rival && !ev_before(q, rival)))
+			if (q->ev.rec == NULL || q->ev.t > upto || !max ||
+			    (rival && !ev_before(q, rival)))
 				break;
 		}
 		if (q->ev.rec == NULL)
@@ -400,7 +406,8 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t
 	if (i && (uint32_t)*i)
 		return (int64_t)((uint32_t)*i - 1);
 	if (o->nthreads >= ORDER_MAX_THREADS) {
-		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace", ORDER_MAX_THREADS);
+		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace",
+			 ORDER_MAX_THREADS);
 		return -1;
 	}
 	if (o->nthreads == m->cap_threads) {
@@ -461,8 +468,8 @@ int order_feed(struct order *o, struct trace_reader *r)
 	/* how far a record may precede its chunk's ts: not at all when the writer reserves before
 	   reading the clock (MTRACE_HF_CHUNK_BOUND); otherwise the first record of a chunk may, by
 	   one call and the chunk hand-out (which may wait behind another thread's fallocate): 10 ms
-	   of this clock.  Anything later is still handed out, and counted as late.  (1 ms saw 2 late
-	   records in 10 M.) */
+	   of this clock.  Anything later is still handed out, and counted as late.  (1 ms saw 2
+	   late records in 10 M.) */
 	uint64_t slack = (r->hdr.flags & MTRACE_HF_CHUNK_BOUND) ? 0 : r->hdr.ticks_per_sec / 100;
 	if (r->format == TRACE_FMT_DJ)
 		o->dj = 1;
@@ -501,7 +508,8 @@ int order_feed(struct order *o, struct trace_reader *r)
 			if (drain(o, m, run->ts, UINT64_MAX) < 0)   /* already in global order */
 				return -1;
 		} else {
-			/* a trace whose chunk clock does not advance: shut the window rather than grow */
+			/* a trace whose chunk clock does not advance: shut the window rather
+			   than grow */
 			while (m->pending > PENDING_MAX)
 				if (drain(o, m, UINT64_MAX, 1) < 0)
 					return -1;

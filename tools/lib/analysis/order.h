@@ -25,7 +25,8 @@
 
 enum order_kind { ORDER_CALL = 0, ORDER_RELEASE = 1, ORDER_RESULT = 2 };
 
-#define ORDER_MAX_THREADS (1u << 20)   /* a trace with more is refused (thread indexes fit 20 bits) */
+/* a trace with more is refused (thread indexes fit 20 bits) */
+#define ORDER_MAX_THREADS (1u << 20)
 
 struct order_ev {
 	const struct mtrace_record *rec;   /* valid during the callback */

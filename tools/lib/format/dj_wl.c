@@ -33,7 +33,8 @@ static unsigned long long mul_sat(unsigned long long a, unsigned long long b)
 }
 
 /* One stream.  Returns its length, or -1. */
-static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FILE *f, char *err, size_t cap)
+static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FILE *f, char *err,
+			size_t cap)
 {
 	struct wl_cursor c;
 	struct wl_op op;
@@ -56,16 +57,34 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 			continue;   /* not calls, and dj has no such thing */
 		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP:
 			break;      /* a call dj has no opcode for: counted, for the waits on it */
-		case MTRACE_WL_MALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_MALLOC, 2, a); break;
-		case MTRACE_WL_CALLOC: a[0] = op.a[0], a[1] = mul_sat(op.a[1], op.a[2]); rc = put(f, DJ_CALLOC, 2, a); break;
-		case MTRACE_WL_REALLOC: a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2]; rc = put(f, DJ_REALLOC, 3, a); break;
+		case MTRACE_WL_MALLOC:
+			a[0] = op.a[0], a[1] = op.a[1];
+			rc = put(f, DJ_MALLOC, 2, a);
+			break;
+		case MTRACE_WL_CALLOC:
+			a[0] = op.a[0], a[1] = mul_sat(op.a[1], op.a[2]);
+			rc = put(f, DJ_CALLOC, 2, a);
+			break;
+		case MTRACE_WL_REALLOC:
+			a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2];
+			rc = put(f, DJ_REALLOC, 3, a);
+			break;
 		case MTRACE_WL_REALLOCARRAY:
 			a[0] = op.a[0], a[1] = op.a[1], a[2] = mul_sat(op.a[2], op.a[3]);
 			rc = put(f, DJ_REALLOC, 3, a);
 			break;
-		case MTRACE_WL_FREE: a[0] = op.a[0]; rc = put(f, DJ_FREE, 1, a); break;
-		case MTRACE_WL_VALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_VALLOC, 2, a); break;
-		case MTRACE_WL_PVALLOC: a[0] = op.a[0], a[1] = op.a[1]; rc = put(f, DJ_PVALLOC, 2, a); break;
+		case MTRACE_WL_FREE:
+			a[0] = op.a[0];
+			rc = put(f, DJ_FREE, 1, a);
+			break;
+		case MTRACE_WL_VALLOC:
+			a[0] = op.a[0], a[1] = op.a[1];
+			rc = put(f, DJ_VALLOC, 2, a);
+			break;
+		case MTRACE_WL_PVALLOC:
+			a[0] = op.a[0], a[1] = op.a[1];
+			rc = put(f, DJ_PVALLOC, 2, a);
+			break;
 		default:   /* memalign, posix_memalign, aligned_alloc */
 			a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2];
 			rc = put(f, DJ_MEMALIGN, 3, a);
@@ -141,7 +160,8 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 	unsigned char scratch[16];
 	do {
 		prev = pre;
-		pre = 1 + varint_be_put(scratch, r.h.nslots) + 1 + varint_be_put(scratch, nids + 1) + 1 +
+		pre = 1 + varint_be_put(scratch, r.h.nslots) + 1 +
+		      varint_be_put(scratch, nids + 1) + 1 +
 		      varint_be_put(scratch, r.h.nthreads) + 1;
 		unsigned long long off = prev;
 		for (uint32_t t = 0; t < r.h.nthreads; t++) {
@@ -276,7 +296,8 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 			if (!starts || nstarts >= info->nthreads)
 				BAD("%s: offset %zu: more START_THREADs than NTHREADS", path, at);
 			if (v[0] >= size)
-				BAD("%s: offset %zu: thread starts at %llu, past the end (%zu)", path, at, v[0], size);
+				BAD("%s: offset %zu: thread starts at %llu, past the end (%zu)",
+				    path, at, v[0], size);
 			starts[nstarts++] = v[0];
 		}
 	}
@@ -285,7 +306,8 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 	/* every sync id costs at least two bytes of stream: more ids than bytes cannot be real,
 	   and would only make us allocate what the header claims */
 	if (info->syncs > size)
-		BAD("%s: ALLOC_SYNCS %llu is more than a file of %zu bytes can use", path, info->syncs, size);
+		BAD("%s: ALLOC_SYNCS %llu is more than a file of %zu bytes can use", path,
+		    info->syncs, size);
 	written = calloc(info->syncs + 1, 1);
 	/* streams */
 	for (unsigned long long t = 0; t < nstarts; t++) {
@@ -293,10 +315,12 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 		for (;;) {
 			size_t at = (size_t)(p - buf);
 			if (p == end)
-				BAD("%s: offset %zu: thread %llu's stream has no DONE", path, at, t);
+				BAD("%s: offset %zu: thread %llu's stream has no DONE", path, at,
+				    t);
 			unsigned op = *p++;
 			int k = dj_operands(op);
-			if (k < 0 || op == DJ_ALLOC_PTRS || op == DJ_ALLOC_SYNCS || op == DJ_NTHREADS || op == DJ_START_THREAD)
+			if (k < 0 || op == DJ_ALLOC_PTRS || op == DJ_ALLOC_SYNCS ||
+			    op == DJ_NTHREADS || op == DJ_START_THREAD)
 				BAD("%s: offset %zu: opcode %u in a stream", path, at, op);
 			for (int i = 0; i < k; i++)
 				if (dj_get(&p, end, &v[i]) < 0)
@@ -306,13 +330,15 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 				break;
 			if (op == DJ_SYNC_W || op == DJ_SYNC_R) {
 				if (v[0] > info->syncs)
-					BAD("%s: offset %zu: sync id %llu of %llu", path, at, v[0], info->syncs);
+					BAD("%s: offset %zu: sync id %llu of %llu", path, at, v[0],
+					    info->syncs);
 				if (op == DJ_SYNC_W)
 					written[v[0]] = 1;
 				continue;
 			}
 			if (v[0] >= info->ptrs || (op == DJ_REALLOC && v[1] >= info->ptrs))
-				BAD("%s: offset %zu: slot out of range (%llu slots)", path, at, info->ptrs);
+				BAD("%s: offset %zu: slot out of range (%llu slots)", path, at,
+				    info->ptrs);
 		}
 	}
 	/* every SYNC_R must have its SYNC_W somewhere, or a replay waits for ever */
@@ -326,7 +352,8 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 			if (op == DJ_DONE)
 				break;
 			if (op == DJ_SYNC_R && !written[v[0]])
-				BAD("%s: offset %zu: SYNC_R %llu that no SYNC_W writes: the replay would hang", path, at, v[0]);
+				BAD("%s: offset %zu: SYNC_R %llu that no SYNC_W writes: the replay "
+				    "would hang", path, at, v[0]);
 		}
 	}
 	rc = 0;
@@ -353,7 +380,11 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg)
 {
 	uint64_t walked = 0, total = 0;   /* operations of both passes; of the workload */
-#define WALKED() do { if ((++walked & 0xffff) == 0 && progress) progress(walked / 2, total, arg); } while (0)
+#define WALKED()                                                \
+	do {                                                    \
+		if ((++walked & 0xffff) == 0 && progress)       \
+			progress(walked / 2, total, arg);       \
+	} while (0)
 	struct dj_wl_info info;
 	if (dj_wl_scan(dj_path, &info, err, cap) < 0)
 		return -1;
@@ -376,7 +407,8 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 	}
 	fclose(f);
 	const unsigned char *p = buf, *end = buf + size;
-	unsigned long long v[3], *starts = calloc(info.nthreads ? info.nthreads : 1, sizeof *starts), n = 0;
+	unsigned long long v[3], n = 0;
+	unsigned long long *starts = calloc(info.nthreads ? info.nthreads : 1, sizeof *starts);
 	/* the preamble (validated by dj_wl_scan) */
 	for (;;) {
 		unsigned op = *p++;
@@ -437,14 +469,17 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 			case DJ_DONE: goto next;
 			case DJ_NOP: case DJ_SYNC_W: continue;
 			case DJ_SYNC_R:
+				/* waits for nothing: the writer had made no call yet */
 				if (wc[v[0]] == 0)
-					continue;   /* waits for nothing: the writer had made no call yet */
+					continue;
 				if (wt[v[0]] == t) {
-					/* written by this very thread: already done, or a wait for ever */
+					/* written by this very thread: already done, or a wait for
+					   ever */
 					if (wc[v[0]] <= mine)
 						continue;
-					snprintf(err, cap, "%s: offset %zu: thread %llu waits at SYNC_R %llu for a SYNC_W "
-						 "it writes itself later: the replay would hang", dj_path,
+					snprintf(err, cap, "%s: offset %zu: thread %llu waits at "
+						 "SYNC_R %llu for a SYNC_W it writes itself later: "
+						 "the replay would hang", dj_path,
 						 (size_t)(p - buf), t, v[0]);
 					wl_writer_abort(&w);
 					goto out;
@@ -453,13 +488,41 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 				wl_writer_op(&w, (uint32_t)t, MTRACE_WL_WAIT, 2, a);
 				h.nwaits++;
 				continue;
-			case DJ_MALLOC: ours = MTRACE_WL_MALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
-			case DJ_CALLOC: ours = MTRACE_WL_CALLOC; a[0] = v[0], a[1] = v[1], a[2] = 1; k = 3; break;
-			case DJ_REALLOC: ours = MTRACE_WL_REALLOC; a[0] = v[0], a[1] = v[1], a[2] = v[2]; k = 3; break;
-			case DJ_FREE: ours = MTRACE_WL_FREE; a[0] = v[0]; k = 1; break;
-			case DJ_MEMALIGN: ours = MTRACE_WL_MEMALIGN; a[0] = v[0], a[1] = v[1], a[2] = v[2]; k = 3; break;
-			case DJ_VALLOC: ours = MTRACE_WL_VALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
-			default: ours = MTRACE_WL_PVALLOC; a[0] = v[0], a[1] = v[1]; k = 2; break;
+			case DJ_MALLOC:
+				ours = MTRACE_WL_MALLOC;
+				a[0] = v[0], a[1] = v[1];
+				k = 2;
+				break;
+			case DJ_CALLOC:
+				ours = MTRACE_WL_CALLOC;
+				a[0] = v[0], a[1] = v[1], a[2] = 1;
+				k = 3;
+				break;
+			case DJ_REALLOC:
+				ours = MTRACE_WL_REALLOC;
+				a[0] = v[0], a[1] = v[1], a[2] = v[2];
+				k = 3;
+				break;
+			case DJ_FREE:
+				ours = MTRACE_WL_FREE;
+				a[0] = v[0];
+				k = 1;
+				break;
+			case DJ_MEMALIGN:
+				ours = MTRACE_WL_MEMALIGN;
+				a[0] = v[0], a[1] = v[1], a[2] = v[2];
+				k = 3;
+				break;
+			case DJ_VALLOC:
+				ours = MTRACE_WL_VALLOC;
+				a[0] = v[0], a[1] = v[1];
+				k = 2;
+				break;
+			default:
+				ours = MTRACE_WL_PVALLOC;
+				a[0] = v[0], a[1] = v[1];
+				k = 2;
+				break;
 			}
 			if (wl_writer_op(&w, (uint32_t)t, ours, k, a) < 0) {
 				snprintf(err, cap, "%s", w.err);
@@ -481,8 +544,8 @@ next:;
 	   the largest is below the file's size; a larger one only claims memory */
 	uint64_t wl_size = wl_writer_size(&w);
 	if (max_slot >= wl_size) {
-		snprintf(err, cap, "%s: slot %llu is used in a workload of %llu bytes: slot numbers must be dense",
-			 dj_path, max_slot, (unsigned long long)wl_size);
+		snprintf(err, cap, "%s: slot %llu is used in a workload of %llu bytes: slot "
+			 "numbers must be dense", dj_path, max_slot, (unsigned long long)wl_size);
 		wl_writer_abort(&w);
 		goto out;
 	}

@@ -67,13 +67,14 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 		[MTRACE_STOP_NO_SPACE] = "no disk space could be reserved",
 		[MTRACE_STOP_FSIZE] = "the file size limit (RLIMIT_FSIZE) was reached",
 		[MTRACE_STOP_MAX_SIZE] = "the size cap (MTRACE_CTL_MAX_SIZE) was reached",
-		[MTRACE_STOP_CLOSED] = "the file was removed or replaced while the program ran, and "
-			"could not be opened again",
+		[MTRACE_STOP_CLOSED] = "the file was removed or replaced while the program ran, "
+			"and could not be opened again",
 		[MTRACE_STOP_MAP] = "the file could not be mapped",
 		[MTRACE_STOP_TOO_LARGE] = "the largest trace the tracer can address was reached",
-		[MTRACE_STOP_SANDBOX] = "the program installed a seccomp filter (a sandbox), which the "
-			"trace was finished before",
-		[MTRACE_STOP_OVERLAP] = "the program unmapped, protected or mapped over the trace's own memory",
+		[MTRACE_STOP_SANDBOX] = "the program installed a seccomp filter (a sandbox), which "
+			"the trace was finished before",
+		[MTRACE_STOP_OVERLAP] = "the program unmapped, protected or mapped over the "
+			"trace's own memory",
 	};
 	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason]
 			   : "of a failure this reader does not know";
@@ -113,7 +114,8 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 		what = "not an mtrace trace (bad magic)";
 	else if (AT(byte_order_mark), h->byte_order_mark != MTRACE_BYTE_ORDER_MARK)
 		what = "bad byte-order mark";
-	else if (AT(version), h->version < MTRACE_FORMAT_OLDEST || h->version > MTRACE_FORMAT_VERSION)
+	else if (AT(version),
+		 h->version < MTRACE_FORMAT_OLDEST || h->version > MTRACE_FORMAT_VERSION)
 		snprintf(err, cap, "unsupported format version %u (this reader knows %u to %u)",
 			 (unsigned)h->version, MTRACE_FORMAT_OLDEST, MTRACE_FORMAT_VERSION);
 	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)

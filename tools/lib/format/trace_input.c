@@ -47,8 +47,8 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 ssize_t trace_fill_record(struct trace_reader *r, size_t want)
 {
 	if (r->shrunk)
-		return trace_fail(r, r->offset, "the file shrank while it was read (another process "
-				  "truncated it)");
+		return trace_fail(r, r->offset, "the file shrank while it was read (another "
+				  "process truncated it)");
 	ssize_t have = trace_fill(r, want);
 	if (have < 0) {
 		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
@@ -103,6 +103,6 @@ int trace_input_failed(struct trace_reader *r)
 {
 	if (!trace_child_failed(r))
 		return 0;
-	return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or truncated",
-			  r->compression);
+	return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or "
+			  "truncated", r->compression);
 }

@@ -33,9 +33,11 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 		struct trace_reader *r = mapped[i];
 		if (!r || at < r->map || at >= r->map + r->map_len)
 			continue;
-		unsigned char *page = (unsigned char *)((uintptr_t)at & ~(uintptr_t)(getpagesize() - 1));
+		unsigned char *page =
+			(unsigned char *)((uintptr_t)at & ~(uintptr_t)(getpagesize() - 1));
 		size_t len = (size_t)(r->map + r->map_len - page);
-		if (mmap(page, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		if (mmap(page, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
 			break;
 		r->shrunk = 1;
 		return;   /* the load is made again, and reads zeros */
@@ -119,10 +121,12 @@ ssize_t trace_map_fill(struct trace_reader *r, size_t want)
 		len = size - start;
 	/* the window's records, and the first of the next window's mapped as well: their lines
 	   can be loaded ahead (trace_ahead) before the window moves on */
-	uint64_t maplen = size - start - len < TRACE_MAP_AHEAD ? size - start : len + TRACE_MAP_AHEAD;
+	uint64_t maplen =
+		size - start - len < TRACE_MAP_AHEAD ? size - start : len + TRACE_MAP_AHEAD;
 	unmap_window(r);
 	/* populated: the scan's prefetches are dropped where no page is mapped yet */
-	void *m = mmap(NULL, (size_t)maplen, PROT_READ, MAP_SHARED | MAP_POPULATE, r->fd, (off_t)start);
+	void *m = mmap(NULL, (size_t)maplen, PROT_READ, MAP_SHARED | MAP_POPULATE, r->fd,
+		       (off_t)start);
 	if (m == MAP_FAILED) {
 		trace_map_end(r);
 		return lseek(r->fd, (off_t)off, SEEK_SET) < 0 ? -1 : -2;

@@ -42,7 +42,8 @@ static int is_workload(const unsigned char *b, size_t n)
 
 const char *trace_head_check(const unsigned char *b, size_t n)
 {
-	if ((n >= MTRACE_MAGIC_LEN && !memcmp(b, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) || trace_dj_is(b, n))
+	if ((n >= MTRACE_MAGIC_LEN && !memcmp(b, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) ||
+	    trace_dj_is(b, n))
 		return NULL;
 	return is_workload(b, n) ? WORKLOAD_NOT_TRACE : "not an mtrace trace (bad magic)";
 }
@@ -110,8 +111,8 @@ int trace_open(struct trace_reader *r, const char *path)
 	if (hint_text(r->buf, (size_t)have, r->name, trace_reader_wants, hint, sizeof hint))
 		return trace_fail(r, 0, "%s", hint);
 	if ((size_t)have < sizeof r->hdr)
-		return trace_fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has at least %zu)",
-			    have, sizeof r->hdr);
+		return trace_fail(r, (uint64_t)have, "truncated header (%zd bytes, a header has "
+				  "at least %zu)", have, sizeof r->hdr);
 	memcpy(&r->hdr, r->buf, sizeof r->hdr);
 	if (memcmp(r->hdr.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) == 0 &&
 	    r->hdr.byte_order_mark == __builtin_bswap32(MTRACE_BYTE_ORDER_MARK)) {
@@ -131,7 +132,8 @@ int trace_open(struct trace_reader *r, const char *path)
 		return trace_fail(r, (uint64_t)have, "truncated header (%zd of %u bytes)", have,
 			    (unsigned)r->hdr.header_size);
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
-	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len, 1);
+	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset,
+		    r->hdr.cmdline_len, 1);
 	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset,
 		    r->hdr.settings_len, 1);
 	/* and the program's mallopt calls, as a --compare column takes them */
@@ -181,7 +183,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 		if ((size_t)have < rs) {
 			if (trace_input_failed(r) < 0)
 				return -1;
-			return trace_fail(r, r->offset, "truncated record (%zd of %zu bytes)", have, rs);
+			return trace_fail(r, r->offset, "truncated record (%zd of %zu bytes)", have,
+					  rs);
 		}
 		const unsigned char *p = r->buf + r->buf_pos;
 		uint64_t at = r->offset;

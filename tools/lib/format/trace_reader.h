@@ -44,7 +44,8 @@ struct trace_reader {
 	uint64_t offset;                /* file offset of the next record */
 	uint64_t n_written;             /* committed records returned so far (chunks included) */
 	uint64_t n_unwritten;           /* never-committed records skipped */
-	uint64_t n_torn;                /* of those, ones with some bytes written (process killed) */
+	uint64_t n_torn;                /* of those, ones with some bytes written (process
+	                                   killed) */
 	unsigned char *buf;             /* the bytes at hand: the read buffer, or in a mapped
 	                                   file the window (the records are read in place) */
 	size_t buf_len, buf_pos;
@@ -126,7 +127,8 @@ static inline int trace_fast_ok(const struct mtrace_record *p)
 /* Version 3: decode the next run of records into r->dec: its length, 0 at the end, -1 on error. */
 int trace_decode_run(struct trace_reader *r);
 
-static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec, uint64_t *off)
+static inline int trace_next_ref(struct trace_reader *r, const struct mtrace_record **rec,
+				 uint64_t *off)
 {
 	if (r->slots) {
 		if (r->dec_i == r->dec_n) {
@@ -173,7 +175,8 @@ static inline void trace_ahead(const struct trace_reader *r, const unsigned char
 /* A run of records at once: *n >= 1 consecutive committed records of one thread, none of them
    a chunk record (a chunk record comes alone, as a run of 1), in host order and checked, valid
    until the next call.  1, 0 at the end, -1 on error, as trace_next_ref. */
-static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs, size_t *n)
+static inline int trace_next_run(struct trace_reader *r, const struct mtrace_record **recs,
+				 size_t *n)
 {
 	if (r->slots) {
 		if (r->dec_i == r->dec_n) {
@@ -194,7 +197,8 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	/* the first record is in place: take the valid ones of its thread after it */
 	const struct mtrace_record *p = *recs + 1;
 	const struct mtrace_record *end = (const struct mtrace_record *)
-		(r->buf + r->buf_pos + (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
+		(r->buf + r->buf_pos +
+		 (r->buf_len - r->buf_pos) / MTRACE_RECORD_SIZE * MTRACE_RECORD_SIZE);
 	uint32_t tid = (*recs)->tid;
 	while (p < end && p->tid == tid && trace_call_ok(p)) {   /* tid is not 0 */
 		__builtin_prefetch(p + TRACE_PREFETCH_AHEAD);
@@ -224,7 +228,8 @@ const char *trace_clock_name(unsigned clock);
    (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */
 const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap);
 /* What tools warn of such a trace (after "FILE: ", before the phrase) */
-#define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " 	"record are missing:"
+#define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " \
+	"record are missing:"
 
 /* Check a header (already in host order).  0, or -1 with a message in err (cap bytes) and
    the file offset of the field at fault in *at. */

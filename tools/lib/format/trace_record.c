@@ -18,26 +18,31 @@ static const char *v2_check(const struct trace_reader *r, const struct mtrace_re
 	unsigned call = rec->call;
 	int mapping = call > MTRACE_CALL_LAST_API && call <= MTRACE_CALL_LAST_MAP;
 	if (mapping && (h->version < 2 || !(h->flags & MTRACE_HF_MAPPINGS))) {
-		snprintf(msg, cap, "a %s record in a trace that does not record mappings (version %u, "
-			 "no mappings flag)", mtrace_call_name(call), (unsigned)h->version);
+		snprintf(msg, cap, "a %s record in a trace that does not record mappings "
+			 "(version %u, no mappings flag)", mtrace_call_name(call),
+			 (unsigned)h->version);
 		return msg;
 	}
 	if (call == MTRACE_CALL_MEMORY) {
 		if (h->version < 2 || !(h->flags & MTRACE_HF_MEMORY))
-			return "a memory sample in a trace that does not sample memory (no memory flag)";
+			return "a memory sample in a trace that does not sample memory "
+			       "(no memory flag)";
 		if (rec->flags || rec->ptr || rec->result)
 			return "a memory sample with flags or pointers";
 		if (rec->size > rec->arg2)
-			return "a memory sample whose anonymous resident bytes exceed its resident bytes";
+			return "a memory sample whose anonymous resident bytes exceed its "
+			       "resident bytes";
 		return NULL;
 	}
 	if ((rec->flags & MTRACE_RF_OWN) && !mapping)
 		return "the allocator's-own flag on a call that is not a mapping call";
 	if (rec->flags & MTRACE_RF_RESIDENT) {
-		if (call != MTRACE_CALL_FREE && call != MTRACE_CALL_REALLOC && call != MTRACE_CALL_MUNMAP)
+		if (call != MTRACE_CALL_FREE && call != MTRACE_CALL_REALLOC &&
+		    call != MTRACE_CALL_MUNMAP)
 			return "resident bytes on a call other than free, realloc or munmap";
 		if (h->version < 2 || !(h->flags & MTRACE_HF_RESIDENT))
-			return "resident bytes in a trace that does not record them (no resident flag)";
+			return "resident bytes in a trace that does not record them "
+			       "(no resident flag)";
 		if (call == MTRACE_CALL_MUNMAP && rec->arg2 > rec->size + PAGE_MAX - 1)
 			return "a munmap with more bytes resident than it unmaps";
 	}
@@ -66,8 +71,9 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 		if (rec->size < unit || rec->size % unit)
 			return "chunk record with a bad length";
 		if ((r->hdr.flags & MTRACE_HF_CHUNK_PID) && rec->arg2 != (uint32_t)r->hdr.pid) {
-			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace of process %d: "
-				 "two processes wrote this file", (unsigned long long)rec->arg2, (int)r->hdr.pid);
+			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace "
+				 "of process %d: two processes wrote this file",
+				 (unsigned long long)rec->arg2, (int)r->hdr.pid);
 			return msg;
 		}
 		return NULL;

@@ -57,7 +57,8 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->tid = r->chunk_tid;
 		rec->call = (uint8_t)call;
 		rec->flags = (uint8_t)flags;
-		rec->err = (uint16_t)(sp->aux & ~is_free);   /* (a free has no errno: as mtrace_decode) */
+		/* (a free has no errno: as mtrace_decode) */
+		rec->err = (uint16_t)(sp->aux & ~is_free);
 		rec->ts = sp->ts;
 		rec->ptr = sp->a & is_free;
 		rec->result = sp->a & ~is_free;
@@ -88,7 +89,8 @@ int trace_decode_run(struct trace_reader *r)
 				return -1;
 			if (have == 0)
 				return (int)r->dec_n;
-			return trace_fail(r, r->offset, "truncated record (%zd of %u bytes)", have, MTRACE_SLOT_SIZE);
+			return trace_fail(r, r->offset, "truncated record (%zd of %u bytes)", have,
+					  MTRACE_SLOT_SIZE);
 		}
 		/* the slots at hand, without a call to fill for each */
 		const unsigned char *p = r->buf + r->buf_pos;
@@ -103,16 +105,16 @@ int trace_decode_run(struct trace_reader *r)
 			struct mtrace_slot s[2];
 			memcpy(&s[0], p, MTRACE_SLOT_SIZE);
 			uint64_t at = r->offset;
-			/* below reset_off, what mtrace_reset discarded: a record there is a call that
-			   was being written at the reset (its chunk record is gone) */
+			/* below reset_off, what mtrace_reset discarded: a record there is a call
+			   that was being written at the reset (its chunk record is gone) */
 			if (s[0].call == MTRACE_CALL_UNWRITTEN || at < r->hdr.reset_off) {
 				r->n_unwritten++;
 				r->n_torn += !all_zero(p, MTRACE_SLOT_SIZE);
 				p += MTRACE_SLOT_SIZE;
 				r->buf_pos += MTRACE_SLOT_SIZE;
 				r->offset += MTRACE_SLOT_SIZE;
-				if (r->dec_n)
-					return (int)r->dec_n;   /* (a run is of consecutive records) */
+				if (r->dec_n)   /* (a run is of consecutive records) */
+					return (int)r->dec_n;
 				continue;
 			}
 			if (r->swap)
@@ -126,12 +128,14 @@ int trace_decode_run(struct trace_reader *r)
 				if (r->swap)
 					swap_slot(&s[1]);
 				if (s[1].call || s[1].flags || s[1].aux)
-					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide record's second slot that is not one");
+					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide "
+							  "record's second slot that is not one");
 			}
 			int chunk = s[0].call == MTRACE_CALL_CHUNK;
 			if (chunk && r->dec_n)
 				return (int)r->dec_n;   /* a chunk record comes alone */
-			if (!chunk && (r->chunk_end == 0 || at + need * MTRACE_SLOT_SIZE > r->chunk_end))
+			if (!chunk &&
+			    (r->chunk_end == 0 || at + need * MTRACE_SLOT_SIZE > r->chunk_end))
 				return trace_fail(r, at, r->chunk_end == 0 || at >= r->chunk_end
 						  ? "a record outside any chunk"
 						  : "a wide record across its chunk's end");
@@ -156,10 +160,11 @@ int trace_decode_run(struct trace_reader *r)
 		}
 		if (p < end) {
 			/* a wide record's first slot is the last at hand: its second, or the end */
-			have = trace_fill(r, 2 * MTRACE_SLOT_SIZE);   /* (fewer only at the end of the file) */
+			/* (fewer only at the end of the file) */
+			have = trace_fill(r, 2 * MTRACE_SLOT_SIZE);
 			if (have >= 0 && (size_t)have < 2 * MTRACE_SLOT_SIZE)
-				return trace_fail(r, r->offset, "truncated record (%zd of %u bytes)", have,
-					    2 * MTRACE_SLOT_SIZE);
+				return trace_fail(r, r->offset, "truncated record (%zd of %u "
+						  "bytes)", have, 2 * MTRACE_SLOT_SIZE);
 		}
 	}
 }

@@ -89,7 +89,8 @@ int trace_writer_settings(struct trace_writer *w, char *const *settings, int n)
 {
 	uint32_t first = 0, len = 0;
 	for (int i = 0; i < n; i++) {
-		uint32_t at = add_string(w, settings[i], strlen(settings[i]) + 1);   /* (its NUL too) */
+		/* (its NUL too) */
+		uint32_t at = add_string(w, settings[i], strlen(settings[i]) + 1);
 		if (!at)
 			return -1;
 		if (!first)
@@ -138,8 +139,9 @@ static int put_wide64(struct trace_writer *w, const struct mtrace_record *rec)
 {
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
-		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
-					   .ptr = w->prev_chunk, .size = 1024 * MTRACE_RECORD_SIZE };
+		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK,
+					   .ts = rec->ts, .ptr = w->prev_chunk,
+					   .size = 1024 * MTRACE_RECORD_SIZE };
 		if (fwrite(&c, sizeof c, 1, w->f) != 1)
 			return fail(w, "cannot write");
 		w->pos += sizeof c;
@@ -167,8 +169,9 @@ int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 		return -1;
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
-		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK, .ts = rec->ts,
-					   .ptr = w->prev_chunk, .size = (PER_CHUNK + 1) * MTRACE_SLOT_SIZE,
+		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK,
+					   .ts = rec->ts, .ptr = w->prev_chunk,
+					   .size = (PER_CHUNK + 1) * MTRACE_SLOT_SIZE,
 					   .arg2 = (uint32_t)h->pid };
 		struct mtrace_slot cs[2];
 		mtrace_encode(&c, 0, cs);

@@ -19,7 +19,8 @@ struct trace_writer {
 	uint32_t tid;
 	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
 	char err[600];
-	int err_status;               /* after trace_writer_open fails: the exit status it calls for */
+	int err_status;               /* after trace_writer_open fails: the exit status it
+	                                 calls for */
 };
 
 /* Start a trace of process pid (exe may be NULL) whose ticks are nanoseconds. */

@@ -48,18 +48,22 @@ static const char *trace_hint(const unsigned char *b, size_t n)
 {
 	static char msg[1600];
 	if (!checking || !strcmp(checking, "-"))
-		return "a trace, not a workload: convert it on the way (... | trace2wl - | trace_run -)";
+		return "a trace, not a workload: convert it on the way "
+		       "(... | trace2wl - | trace_run -)";
 	char exe[512] = "", wl[300], qwl[700], qtrace[1000], err[200];
 	struct mtrace_file_header h;
 	uint64_t at;
 	if (n >= sizeof h) {
 		memcpy(&h, b, sizeof h);
-		if (trace_header_check(&h, &at, err, sizeof err) == 0 && (uint64_t)h.exe_offset + h.exe_len <= n)
-			snprintf(exe, sizeof exe, "%.*s", (int)h.exe_len, (const char *)b + h.exe_offset);
+		if (trace_header_check(&h, &at, err, sizeof err) == 0 &&
+		    (uint64_t)h.exe_offset + h.exe_len <= n)
+			snprintf(exe, sizeof exe, "%.*s", (int)h.exe_len,
+				 (const char *)b + h.exe_offset);
 	}
 	hint_shell_word(qwl, sizeof qwl, hint_workload_name(wl, sizeof wl, checking, exe));
-	snprintf(msg, sizeof msg, "a trace, not a workload: make one of it, then replay that (trace2wl %s %s && "
-		 "trace_run %s)", qwl, hint_shell_word(qtrace, sizeof qtrace, checking), qwl);
+	snprintf(msg, sizeof msg, "a trace, not a workload: make one of it, then replay that "
+		 "(trace2wl %s %s && trace_run %s)", qwl,
+		 hint_shell_word(qtrace, sizeof qtrace, checking), qwl);
 	return msg;
 }
 
@@ -68,11 +72,13 @@ static const char *trace_hint(const unsigned char *b, size_t n)
 static const char *wl_head_check(const unsigned char *b, size_t n)
 {
 	static char text[800];
-	if (!memcmp(b, MTRACE_WL_MAGIC, n < MTRACE_WL_MAGIC_LEN ? n : MTRACE_WL_MAGIC_LEN) || dj_wl_head(b, n))
+	if (!memcmp(b, MTRACE_WL_MAGIC, n < MTRACE_WL_MAGIC_LEN ? n : MTRACE_WL_MAGIC_LEN) ||
+	    dj_wl_head(b, n))
 		return NULL;
 	if (!trace_head_check(b, n))
 		return trace_hint(b, n);
-	const char *t = hint_text(b, n, checking ? tool_display_name(checking) : "-", "a workload", text, sizeof text);
+	const char *t = hint_text(b, n, checking ? tool_display_name(checking) : "-", "a workload",
+				  text, sizeof text);
 	return t ? t : "not an mtrace workload (bad magic)";
 }
 
@@ -100,7 +106,8 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 		struct tool_progress p;
 		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
 		tool_progress_count(&p, progress, 0, what, "operations");
-		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);   /* a pipe: written in one pass */
+		/* a pipe: written in one pass */
+		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);
 		int bad = dj_wl_to_ours(plain, out, err, sizeof err, translate_progress, &p) < 0;
 		tool_progress_end(&p);
 		if (bad)   /* said here, where the message is; the parent passes the status on */
@@ -110,15 +117,17 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 	close(pfd[1]);
 	const char *copy = input_copy(pfd[0], tool_display_name(workload), 0, e);
 	close(pfd[0]);
+	/* the copy's failure is the news, not the translation's end */
 	if (!copy)
-		kill(pid, SIGTERM);   /* the copy's failure is the news, not the translation's end */
+		kill(pid, SIGTERM);
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (!copy)
 		return NULL;
 	if (WIFSIGNALED(st))
-		tool_fail(e, EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by signal %d (%s)",
+		tool_fail(e, EXIT_SYSTEM, "%s: translating the dj/malloc workload: killed by "
+			  "signal %d (%s)",
 			  tool_display_name(workload), WTERMSIG(st), strsignal(WTERMSIG(st)));
 	else if (WEXITSTATUS(st))
 		tool_fail(e, WEXITSTATUS(st), "%s", "");   /* (it said why) */

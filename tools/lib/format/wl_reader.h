@@ -41,7 +41,8 @@ void wl_close(struct wl_reader *r);
 void wl_cursor_init(const struct wl_reader *r, uint32_t thread, struct wl_cursor *c);
 /* What wl_next found wrong: the message, naming the offset, into r->err; -1. */
 enum { WL_BAD_END, WL_BAD_OPCODE, WL_BAD_OPERAND, WL_BAD_THREAD, WL_BAD_SLOT, WL_BAD_MAP };
-int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl_op *op, int why, int k);
+int wl_next_fail(struct wl_reader *r, const struct wl_cursor *c, const struct wl_op *op, int why,
+		 int k);
 
 /* Next op of a stream: 1, 0 after END, -1 with r->err set.  Checks opcodes (version 2's only
    in a version-2 file), operand encoding, slot < nslots, map < nmaps and WAIT's thread <
@@ -58,8 +59,10 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	op->failed = !!(code & MTRACE_WL_FAILED);
 	op->n = mtrace_wl_operands(code);
 	int v2 = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;   /* (never FAILED) */
-	if (op->n < 0 || (op->failed && (v2 || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
-					  op->op == MTRACE_WL_FREE)) || (v2 && r->h.version < 2))
+	if (op->n < 0 ||
+	    (op->failed && (v2 || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+			    op->op == MTRACE_WL_FREE)) ||
+	    (v2 && r->h.version < 2))
 		return wl_next_fail(r, c, op, WL_BAD_OPCODE, 0);
 	for (int k = 0; k < op->n; k++)
 		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
@@ -78,7 +81,8 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
 	if (op->a[0] >= r->h.nslots)
 		return wl_next_fail(r, c, op, WL_BAD_SLOT, 0);
-	if ((op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) && op->a[1] >= r->h.nslots)
+	if ((op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) &&
+	    op->a[1] >= r->h.nslots)
 		return wl_next_fail(r, c, op, WL_BAD_SLOT, 1);
 	return 1;
 }

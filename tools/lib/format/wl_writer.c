@@ -130,7 +130,8 @@ static int copy_in_kernel(int fd_in, uint64_t *from, int fd_out, uint64_t *to, u
 {
 	while (*left) {
 		off_t in = (off_t)*from, out = (off_t)*to;
-		ssize_t n = copy_file_range(fd_in, &in, fd_out, &out, *left < (1u << 30) ? (size_t)*left : 1u << 30, 0);
+		ssize_t n = copy_file_range(fd_in, &in, fd_out, &out,
+					    *left < (1u << 30) ? (size_t)*left : 1u << 30, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == ENOSPC || errno == EIO || errno == EDQUOT || errno == EFBIG))
@@ -177,7 +178,8 @@ static uint64_t layout(const struct wl_writer *w, struct mtrace_wl_thread *tt, u
 }
 
 /* The thread table tt (host order) in the file's byte order, at table_at. */
-static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_t n, uint64_t table_at)
+static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_t n,
+		     uint64_t table_at)
 {
 	struct mtrace_wl_thread le[128];
 	for (uint32_t i = 0; i < n;) {
@@ -187,7 +189,8 @@ static int put_table(int fd, int seq, const struct mtrace_wl_thread *tt, uint32_
 			mtrace_wl_thread_le(&le[j]);
 		}
 		if (seq ? tool_write_all(fd, le, k * sizeof *le) < 0
-			: tool_pwrite_all(fd, le, k * sizeof *le, table_at + (uint64_t)i * sizeof *le) < 0)
+			: tool_pwrite_all(fd, le, k * sizeof *le,
+					  table_at + (uint64_t)i * sizeof *le) < 0)
 			return -1;
 		i += k;
 	}
@@ -237,7 +240,8 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 		if (table_at == MTRACE_WL_HEADER_SIZE)
 			at += (uint64_t)w->nthreads * sizeof *tt;
 		while (at < w->direct_base) {
-			size_t n = w->direct_base - at < IOBUF ? (size_t)(w->direct_base - at) : IOBUF;
+			size_t n =
+				w->direct_base - at < IOBUF ? (size_t)(w->direct_base - at) : IOBUF;
 			if (tool_write_all(fd, io, n) < 0)
 				goto bad_io;
 			at += n;
@@ -258,7 +262,8 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 				goto bad_io;
 			while (left) {
 				size_t n = left < IOBUF ? (size_t)left : IOBUF;
-				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n || PUT(io, n, to) < 0)
+				if (pread(w->spill_fd, io, n, (off_t)at) != (ssize_t)n ||
+				    PUT(io, n, to) < 0)
 					goto bad_io;
 				at += n;
 				to += n;
@@ -311,10 +316,13 @@ int wl_writer_sample(struct wl_writer *w, const struct mtrace_wl_sample *smp)
 
 /* n bytes at position pos of stream s that moved out (pos + n <= s->spilled), written where they
    are now: the direct stream's place in the output, or the scratch file's blocks */
-static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, const uint8_t *b, size_t n)
+static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, const uint8_t *b,
+		     size_t n)
 {
 	if (s - w->t == w->direct && w->tmp_fd >= 0)
-		return tool_pwrite_all(w->tmp_fd, b, n, w->direct_base + pos) < 0 ? fail(w, "cannot write", w->out_path) : 0;
+		return tool_pwrite_all(w->tmp_fd, b, n, w->direct_base + pos) < 0
+			       ? fail(w, "cannot write", w->out_path)
+			       : 0;
 	while (n) {
 		size_t lo = 0, hi = s->nblocks;   /* the last block that starts at or before pos */
 		while (hi - lo > 1) {
@@ -326,7 +334,8 @@ static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, co
 		}
 		const struct wl_block *k = &s->blocks[lo];
 		if (!s->nblocks || pos < k->at || pos >= k->at + k->len) {
-			snprintf(w->err, sizeof w->err, "%s: a patch outside what the stream wrote", w->out_path);
+			snprintf(w->err, sizeof w->err, "%s: a patch outside what the stream wrote",
+				 w->out_path);
 			return -1;
 		}
 		size_t here = k->at + k->len - pos < n ? (size_t)(k->at + k->len - pos) : n;
@@ -341,7 +350,8 @@ int wl_writer_patch(struct wl_writer *w, uint32_t i, uint64_t pos, const uint8_t
 {
 	struct wl_tstream *s = &w->t[i];
 	if (pos + n > s->spilled + s->len) {
-		snprintf(w->err, sizeof w->err, "%s: a patch past what the stream wrote", w->out_path);
+		snprintf(w->err, sizeof w->err, "%s: a patch past what the stream wrote",
+			 w->out_path);
 		return -1;
 	}
 	if (pos < s->spilled) {   /* (some of it may be in the buffer still) */

@@ -37,7 +37,8 @@ struct wl_writer {
 	int spill_fd;
 	uint64_t spill_end;
 	int64_t direct;               /* the stream written into tmp_fd in place, or -1 */
-	uint64_t direct_base;         /* its offset: after the header and room for the thread table */
+	uint64_t direct_base;         /* its offset: after the header and room for the thread
+	                                 table */
 	struct wl_tstream *t;
 	uint32_t nthreads, cap_threads;
 	struct wl_tstream samples;    /* the sample table, spilled as a stream is */
@@ -63,7 +64,8 @@ int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s);
 #define WL_OP_MAX (1 + 4 * VARINT_MAX)   /* the longest op: an opcode and four operands */
 
 /* Append opcode op with n operands to stream i (a call unless op is WAIT or END). */
-static inline int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n, const uint64_t *operands)
+static inline int wl_writer_op(struct wl_writer *w, uint32_t i, unsigned op, int n,
+			       const uint64_t *operands)
 {
 	struct wl_tstream *s = &w->t[i];
 	if (__builtin_expect(s->len > s->room, 0) && wl_writer_make_room(w, s) < 0)

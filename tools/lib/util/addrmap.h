@@ -55,7 +55,8 @@ static inline void addrmap_prefetch(const struct addrmap *m, uint64_t hash)
 }
 
 /* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
-static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key, uint64_t hash)
+static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key,
+						 uint64_t hash)
 {
 	size_t i = addrmap_home(hash, m->cap);
 	while (m->e[i].key != key && m->e[i].key != 0)
@@ -126,7 +127,8 @@ static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t hash, u
 }
 
 /* key now holds val (< ADDRMAP_DEAD); *old gets what it held: 1 it was live, 0 not, -1 no memory */
-static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t val, uint64_t *old)
+static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t val,
+			       uint64_t *old)
 {
 	if (__builtin_expect(key == 0, 0)) {
 		*old = m->zero_val;

@@ -19,8 +19,9 @@ static int begins(const unsigned char *b, size_t n, const char *magic, size_t le
 
 static int is_text(const unsigned char *b, size_t n)
 {
+	/* (strchr finds a NUL) */
 	for (size_t i = 0; i < n; i++)
-		if ((b[i] < 32 && (!b[i] || !strchr("\t\n\r\f\v", b[i]))) || b[i] == 127)   /* (strchr finds a NUL) */
+		if ((b[i] < 32 && (!b[i] || !strchr("\t\n\r\f\v", b[i]))) || b[i] == 127)
 			return 0;
 	return n > 0;
 }
@@ -50,7 +51,8 @@ static int is_mtrace_log(const unsigned char *b, size_t n)
 /* name's file name without the extension (".log", ".txt"; none when the dot begins it) */
 static void stem(char *buf, size_t cap, const char *name)
 {
-	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name, *dot = strrchr(base, '.');
+	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name,
+		   *dot = strrchr(base, '.');
 	size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
 	snprintf(buf, cap, "%.*s", (int)n, base);
 }
@@ -65,8 +67,9 @@ const char *hint_text(const unsigned char *b, size_t n, const char *name, const 
 		char log[600], s[300], trace[600];
 		stem(s, sizeof s - 8, name);
 		strcat(s, ".mtrace");
-		snprintf(buf, cap, "a glibc mtrace() log, not %s: trace_import makes a trace of it (trace_import "
-			 "%s %s)", wanted, hint_shell_word(log, sizeof log, name), hint_shell_word(trace, sizeof trace, s));
+		snprintf(buf, cap, "a glibc mtrace() log, not %s: trace_import makes a trace of it "
+			 "(trace_import %s %s)", wanted, hint_shell_word(log, sizeof log, name),
+			 hint_shell_word(trace, sizeof trace, s));
 	} else
 		snprintf(buf, cap, "text, not %s", wanted);
 	return buf;
@@ -78,7 +81,8 @@ const char *hint_text(const unsigned char *b, size_t n, const char *name, const 
 
 char *hint_shell_word(char *buf, size_t cap, const char *s)
 {
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+.,/:=@%") == strlen(s)) {
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-+.,/:=@%") == strlen(s)) {
 		snprintf(buf, cap, "%s", s);
 		return buf;
 	}
@@ -115,9 +119,10 @@ char *hint_workload_name(char *buf, size_t cap, const char *trace, const char *e
 	if (!n || !strcmp(base, "-"))
 		base = "app", n = 3;
 	snprintf(buf, cap, "%.*s.wl", (int)n, base);
+	/* (a program's name may hold anything: not a line break in a command) */
 	for (char *c = buf; *c; c++)
 		if ((unsigned char)*c < 32 || *c == 127)
-			*c = '_';   /* (a program's name may hold anything: not a line break in a command) */
+			*c = '_';
 	return buf;
 }
 
@@ -139,14 +144,17 @@ static size_t distance(const char *a, const char *b)
 		d[0][j] = j;
 	for (size_t i = 1; i <= la; i++)
 		for (size_t j = 1; j <= lb; j++) {
-			int same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+			int same = tolower((unsigned char)a[i - 1]) ==
+				   tolower((unsigned char)b[j - 1]);
 			size_t v = d[i - 1][j - 1] + !same;
 			if (d[i - 1][j] + 1 < v)
 				v = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < v)
 				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+			if (i > 1 && j > 1 &&
+			    tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < v)
 				v = d[i - 2][j - 2] + 1;
 			d[i][j] = v;
 		}

@@ -57,12 +57,13 @@ int input_decompress(const char *prog, int src, const unsigned char *head, size_
 {
 	*child = *feeder = 0;
 	if (!tool_on_path(prog)) {
-		snprintf(err, cap, "%s-compressed, but '%s' is not installed (apt-get install %s)", prog, prog,
-			 tool_package_of(prog));
+		snprintf(err, cap, "%s-compressed, but '%s' is not installed (apt-get install %s)",
+			 prog, prog, tool_package_of(prog));
 		return -1;
 	}
 	int in = src, feed[2] = { -1, -1 }, pfd[2];
-	if (lseek(src, 0, SEEK_SET) != 0) {   /* standard input or a pipe: fed what was read, then the rest */
+	/* standard input or a pipe: fed what was read, then the rest */
+	if (lseek(src, 0, SEEK_SET) != 0) {
 		if (pipe2(feed, O_CLOEXEC) < 0) {
 			snprintf(err, cap, "pipe: %s", strerror(errno));
 			return -1;
@@ -187,14 +188,15 @@ static const char *copy_in(const char *shown, const unsigned char *head, size_t 
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
-			tool_fail(e, EXIT_BADFILE, "%s: offset %llu: %s", shown, (unsigned long long)done,
-				  strerror(errno));
+			tool_fail(e, EXIT_BADFILE, "%s: offset %llu: %s", shown,
+				  (unsigned long long)done, strerror(errno));
 		else if (k == 0 && b == buf)
 			break;
 		else if ((uint64_t)k > room - done)
-			tool_fail(e, EXIT_SYSTEM, "%s: its copy in %s stopped at %llu MiB, to leave a tenth "
-				  "of that filesystem free: give the file by its name (not through standard "
-				  "input or a pipe), or set TMPDIR to a directory with more room", shown, path,
+			tool_fail(e, EXIT_SYSTEM, "%s: its copy in %s stopped at %llu MiB, to "
+				  "leave a tenth of that filesystem free: give the file by its "
+				  "name (not through standard input or a pipe), or set TMPDIR to "
+				  "a directory with more room", shown, path,
 				  (unsigned long long)(done >> 20));
 		else if (tool_write_all(fd, b, (size_t)k) < 0)
 			tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", shown, path,
@@ -266,7 +268,8 @@ const char *input_open_plain(const char *path, input_check_fn *check, int decomp
 	const char *prog = input_compression(head, (size_t)n);
 	if (!stream && !prog) {
 		close(fd);
-		const char *why = n > 0 ? check(head, (size_t)n) : NULL;   /* (empty: the reader says so) */
+		/* (empty: the reader says so) */
+		const char *why = n > 0 ? check(head, (size_t)n) : NULL;
 		if (why) {
 			tool_fail(e, EXIT_BADFILE, "%s: offset 0: %s", shown, why);
 			return NULL;
@@ -286,10 +289,11 @@ const char *input_open_plain(const char *path, input_check_fn *check, int decomp
 		if (fd > 0)
 			close(fd);   /* (the decompressor, or its feeder, has it) */
 		n = read_full(src, head, sizeof head);
-		/* all there is, before the check: a failed decompressor, not what it gave, is the news */
+		/* all there is, before the check: a failed decompressor, not what it gave, is
+		   the news */
 		if (n < (ssize_t)sizeof head && input_reap(&child, &feeder, 0)) {
-			tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or "
-				  "truncated", shown, prog);
+			tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is "
+				  "corrupt or truncated", shown, prog);
 			return give_up(&child, &feeder, src);
 		}
 		if (n < 0) {
@@ -309,15 +313,16 @@ const char *input_open_plain(const char *path, input_check_fn *check, int decomp
 		return give_up(&child, &feeder, src);
 	}
 	const char *copy = copy_in(shown, head, (size_t)n, src, progress,
-				   prog ? "decompressing" : "copying", feeder ? 0 : child, compressed, e);
+				   prog ? "decompressing" : "copying", feeder ? 0 : child,
+				   compressed, e);
 	if (!copy)
 		return give_up(&child, &feeder, src);
 	if (src > 0)
 		close(src);
 	if (input_reap(&child, &feeder, 0)) {
 		input_release(copy);
-		tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or truncated",
-			  shown, prog);
+		tool_fail(e, EXIT_BADFILE, "%s: %s -dc failed: the compressed data is corrupt or "
+			  "truncated", shown, prog);
 		return NULL;
 	}
 	tool_display_as(copy, path);

@@ -76,9 +76,9 @@ int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
 	int e = errno;
 	const char *slash = strrchr(out, '/');
 	int dirlen = slash ? (slash == out ? 1 : (int)(slash - out)) : 1;
-	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is renamed "
-		 "into place, in %.*s: %s (write the output to another directory, or to standard output)",
-		 out, dirlen, slash ? out : ".", strerror(e));
+	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is "
+		 "renamed into place, in %.*s: %s (write the output to another directory, or to "
+		 "standard output)", out, dirlen, slash ? out : ".", strerror(e));
 	errno = e;
 	return -1;
 }
@@ -141,8 +141,8 @@ static int open_output(const char *path, int flags, char *tmp, size_t cap, char 
 			return -1;
 		}
 		if ((flags & OUTPUT_BINARY) && isatty(fd)) {
-			snprintf(err, errcap, "%s is a terminal, and the output is binary: name a file, or "
-				 "pipe it", output_name(path));
+			snprintf(err, errcap, "%s is a terminal, and the output is binary: name a "
+				 "file, or pipe it", output_name(path));
 			*status = EXIT_USAGE;
 			if (fd != 1)
 				close(fd);
@@ -187,8 +187,9 @@ int output_open(struct output *o, const char *path, int flags)
 
 FILE *output_stdio(struct output *o)
 {
+	/* one stream for descriptor 1: nothing of stdout's is lost */
 	if (o->fd == 1)
-		return o->f = stdout;   /* one stream for descriptor 1: nothing of stdout's is lost */
+		return o->f = stdout;
 	if (!(o->f = fdopen(o->fd, "w")))
 		snprintf(o->err, sizeof o->err, "%s: %s", o->path, strerror(errno));
 	return o->f;
@@ -364,7 +365,8 @@ int tool_same_file(const char *a, const char *b)
 int tool_output_in_place(const char *out)
 {
 	struct stat st;
-	return !strcmp(out, "-") || (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
+	return !strcmp(out, "-") ||
+	       (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
 }
 
 const char *output_check(const char *out, char *const *inputs, int n, int trace_ok,
@@ -389,14 +391,14 @@ const char *output_check(const char *out, char *const *inputs, int n, int trace_
 	if (S_ISCHR(so.st_mode) || S_ISFIFO(so.st_mode))
 		return out;
 	if (!S_ISREG(so.st_mode)) {
-		tool_fail(e, EXIT_USAGE, "%s is neither a regular file, a character device nor a pipe: "
-			  "name a file", out);
+		tool_fail(e, EXIT_USAGE, "%s is neither a regular file, a character device nor a "
+			  "pipe: name a file", out);
 		return NULL;
 	}
 	for (int i = 0; i < n; i++)
 		if (tool_same_file(out, inputs[i])) {
-			tool_fail(e, EXIT_USAGE, "%s: the output is also an input, which writing it "
-				  "would destroy", out);
+			tool_fail(e, EXIT_USAGE, "%s: the output is also an input, which "
+				  "writing it would destroy", out);
 			return NULL;
 		}
 	struct stat sl;
@@ -411,8 +413,8 @@ const char *output_check(const char *out, char *const *inputs, int n, int trace_
 	if (fd >= 0)
 		close(fd);
 	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) {
-		tool_fail(e, EXIT_USAGE, "%s is an mtrace trace, which the output would replace: name "
-			  "another file, or remove it first", out);
+		tool_fail(e, EXIT_USAGE, "%s is an mtrace trace, which the output would replace: "
+			  "name another file, or remove it first", out);
 		free(target);
 		return NULL;
 	}

@@ -35,7 +35,8 @@ int tool_term_width(void)
 	int tty = ioctl(2, TIOCGWINSZ, &ws) == 0;
 	if (tty && ws.ws_col > 0)
 		return ws.ws_col;
-	long cols = 0;   /* $COLUMNS: stderr piped on to a terminal (tee), or a tty that does not say */
+	/* $COLUMNS: stderr piped on to a terminal (tee), or a tty that does not say */
+	long cols = 0;
 	for (const char *c = getenv("COLUMNS"); c && *c >= '0' && *c <= '9' && cols < 100000; c++)
 		cols = cols * 10 + (*c - '0');
 	return cols > 0 && cols < 100000 ? (int)cols : tty ? 80 : 0;
@@ -88,13 +89,14 @@ static void put_name(char *line, size_t cap, size_t *k, const char *name, size_t
 	put_n(line, cap, k, name + from, len - from);
 }
 
-size_t tool_progress_line(char *line, size_t cap, const char *name, const char *pct, const char *detail,
-			  size_t *widest)
+size_t tool_progress_line(char *line, size_t cap, const char *name, const char *pct,
+			  const char *detail, size_t *widest)
 {
 	size_t width = (size_t)tool_term_width(), limit = width ? width - 1 : (size_t)-1;
 	size_t namec = cols_of(name, strlen(name)), k = 0;
 	/* "TOOL: NAME: PCT (DETAIL)": what is not the name */
-	size_t fixed = cols_of(tool_name, strlen(tool_name)) + 2 + (*pct ? 2 + cols_of(pct, strlen(pct)) : 0);
+	size_t fixed = cols_of(tool_name, strlen(tool_name)) + 2 +
+		       (*pct ? 2 + cols_of(pct, strlen(pct)) : 0);
 	size_t detailc = *detail ? 3 + cols_of(detail, strlen(detail)) : 0;   /* " (DETAIL)" */
 	size_t keep = namec < NAME_KEPT ? namec : NAME_KEPT;
 	if (fixed + detailc + keep > limit)
@@ -199,11 +201,13 @@ void tool_progress_start(struct tool_progress *p, int on, int fd, const char *na
 	memset(p, 0, sizeof *p);
 	p->on = on;
 	p->total = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	p->last = on == 2 ? 0 : time(NULL);   /* unless forced, nothing for a read that ends within the second */
+	/* unless forced, nothing for a read that ends within the second */
+	p->last = on == 2 ? 0 : time(NULL);
 	p->name = name;
 }
 
-void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name, const char *unit)
+void tool_progress_count(struct tool_progress *p, int on, uint64_t total, const char *name,
+			 const char *unit)
 {
 	tool_progress_start(p, on, -1, name);
 	p->total = total;
@@ -239,8 +243,10 @@ void tool_progress(uint64_t bytes, void *arg)
 	if (p->unit) {
 		if (bytes > p->total)
 			p->total = bytes;   /* a header's count is a hint, not a promise */
-		snprintf(pct, sizeof pct, "%.0f%%", p->total ? 100.0 * (double)bytes / (double)p->total : 100.0);
-		snprintf(detail, sizeof detail, "%s of %s %s", fmt_commas(a, bytes), fmt_commas(b, p->total), p->unit);
+		snprintf(pct, sizeof pct, "%.0f%%",
+			 p->total ? 100.0 * (double)bytes / (double)p->total : 100.0);
+		snprintf(detail, sizeof detail, "%s of %s %s", fmt_commas(a, bytes),
+			 fmt_commas(b, p->total), p->unit);
 	} else if (p->total) {
 		snprintf(pct, sizeof pct, "%.0f%%", 100.0 * (double)bytes / (double)p->total);
 		snprintf(detail, sizeof detail, "%s MiB of %s MiB%s", fmt_commas(a, bytes >> 20),

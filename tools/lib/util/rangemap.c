@@ -100,7 +100,8 @@ int rangemap_insert(struct rangemap *m, uint64_t start, uint64_t end, uint64_t v
 
 /* The nodes of t, all of which start inside [start, end), removed in address order: each
    piece told, a tail past end kept in *tail (a new node, at most one: ranges are disjoint). */
-static void remove_all(struct rangemap *m, uint32_t t, uint64_t end, rangemap_fn fn, void *ctx, uint32_t *tail)
+static void remove_all(struct rangemap *m, uint32_t t, uint64_t end, rangemap_fn fn, void *ctx,
+		       uint32_t *tail)
 {
 	if (!t)
 		return;
@@ -148,7 +149,8 @@ int rangemap_remove(struct rangemap *m, uint64_t start, uint64_t end, rangemap_f
 		if (x->end > end) {   /* the cut is inside it: its tail is a range of its own */
 			uint32_t i = node_new(m);   /* (reserved: cannot fail) */
 			n = m->node;
-			n[i] = (struct rangemap_node){ end, n[last].end, n[last].val, 0, 0, prio(m) };
+			n[i] = (struct rangemap_node){ end, n[last].end, n[last].val, 0, 0,
+						       prio(m) };
 			m->count++;
 			tail = i;
 		}

@@ -20,11 +20,13 @@ char *units_bytes(char *buf, size_t cap, uint64_t bytes)
 	}
 	double v = (double)bytes / 1024;
 	int i = 0;
-	uint64_t whole = bytes;   /* a whole number of the unit prints so: "4 KiB", not "4.00 KiB" */
+	/* a whole number of the unit prints so: "4 KiB", not "4.00 KiB" */
+	uint64_t whole = bytes;
 	while (v >= 1023.5 && i < 5)   /* (1023.5 KiB would print as "1024 KiB") */
 		v /= 1024, i++;
 	if (whole % (1ull << (10 * (i + 1))) == 0) {
-		snprintf(buf, cap, "%llu %s", (unsigned long long)(whole >> (10 * (i + 1))), unit[i]);
+		snprintf(buf, cap, "%llu %s", (unsigned long long)(whole >> (10 * (i + 1))),
+			 unit[i]);
 		return buf;
 	}
 	return three_digits(buf, cap, v, unit[i]);
