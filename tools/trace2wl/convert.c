@@ -22,7 +22,8 @@
    Emitting operations
    ------------------------------------------------------------------------------------------- */
 
-int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count)
+int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target,
+		       uint64_t count)
 {
 	uint64_t key = ((uint64_t)x << 32) | target;
 	uint64_t *have = u64map_get(&m->waited, key);
@@ -102,7 +103,8 @@ HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
 }
 
 /* The block at address a (its hash h) is now in slot s, allocated by thread x just now. */
-HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t h, uint64_t s, uint64_t size)
+HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t h, uint64_t s,
+	     uint64_t size)
 {
 	uint64_t old;
 	m->slots[s] = (struct slotinfo){ size, touch(x, m->count[x]) };
@@ -117,11 +119,16 @@ HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t
 
 /* Call type of the trace -> workload opcode */
 static const uint8_t wl_op_of[MTRACE_CALL_LAST_API + 1] = {
-	[MTRACE_CALL_MALLOC] = MTRACE_WL_MALLOC, [MTRACE_CALL_CALLOC] = MTRACE_WL_CALLOC,
-	[MTRACE_CALL_FREE] = MTRACE_WL_FREE, [MTRACE_CALL_REALLOC] = MTRACE_WL_REALLOC,
-	[MTRACE_CALL_MEMALIGN] = MTRACE_WL_MEMALIGN, [MTRACE_CALL_VALLOC] = MTRACE_WL_VALLOC,
-	[MTRACE_CALL_PVALLOC] = MTRACE_WL_PVALLOC, [MTRACE_CALL_POSIX_MEMALIGN] = MTRACE_WL_POSIX_MEMALIGN,
-	[MTRACE_CALL_ALIGNED_ALLOC] = MTRACE_WL_ALIGNED_ALLOC, [MTRACE_CALL_REALLOCARRAY] = MTRACE_WL_REALLOCARRAY,
+	[MTRACE_CALL_MALLOC] = MTRACE_WL_MALLOC,
+	[MTRACE_CALL_CALLOC] = MTRACE_WL_CALLOC,
+	[MTRACE_CALL_FREE] = MTRACE_WL_FREE,
+	[MTRACE_CALL_REALLOC] = MTRACE_WL_REALLOC,
+	[MTRACE_CALL_MEMALIGN] = MTRACE_WL_MEMALIGN,
+	[MTRACE_CALL_VALLOC] = MTRACE_WL_VALLOC,
+	[MTRACE_CALL_PVALLOC] = MTRACE_WL_PVALLOC,
+	[MTRACE_CALL_POSIX_MEMALIGN] = MTRACE_WL_POSIX_MEMALIGN,
+	[MTRACE_CALL_ALIGNED_ALLOC] = MTRACE_WL_ALIGNED_ALLOC,
+	[MTRACE_CALL_REALLOCARRAY] = MTRACE_WL_REALLOCARRAY,
 };
 
 /* Operands after the result slot, and the requested bytes */
@@ -167,10 +174,12 @@ HOT int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e, ui
 	a[0] = (uint64_t)s;
 	if (emit(c, m, x, op, n + 1, a) < 0)
 		return -1;
-	if (__builtin_expect(bytes >= m->res_min, 0) && convert_resident_mark(c, m, x, (uint64_t)s) < 0)
+	if (__builtin_expect(bytes >= m->res_min, 0) &&
+	    convert_resident_mark(c, m, x, (uint64_t)s) < 0)
 		return -1;
 	if (__builtin_expect(r->ptr != 0, 0))
-		h = addrmap_hash(r->result);   /* (an allocation with a ptr: only in a hostile trace) */
+		h = addrmap_hash(r->result);   /* (an allocation with a ptr:
+		                                  only in a hostile trace) */
 	return bind(c, m, x, r->result, h, (uint64_t)s, bytes);
 }
 
@@ -195,7 +204,8 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uin
 	uint64_t a[1] = { s };
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
 		return -1;
-	if (__builtin_expect(m->resident.n != 0, 0) && convert_resident_release(c, m, s, e->rec) < 0)
+	if (__builtin_expect(m->resident.n != 0, 0) &&
+	    convert_resident_release(c, m, s, e->rec) < 0)
 		return -1;
 	release_slot(m, x, s);
 	return 0;
@@ -306,13 +316,14 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 			hash[i % AHEAD] = ha;
 			addrmap_prefetch(&m->live.addr, ha);
 			if (m->live.addr.cap > ADDRMAP_CACHED) {
-				/* a map larger than the caches: the slot of the block that the event
-				   AHEAD/2 on frees too (its entry, asked for AHEAD/2 events ago, is
-				   here) */
+				/* a map larger than the caches: the slot of the block that the
+				   event AHEAD/2 on frees too (its entry, asked for AHEAD/2 events
+				   ago, is here) */
 				const struct mtrace_record *near = e[AHEAD / 2].rec;
 				if (near->call == MTRACE_CALL_FREE && near->ptr && !near->result) {
-					const struct addrmap_entry *x = addrmap_find(&m->live.addr, near->ptr,
-										     hash[(i + AHEAD / 2) % AHEAD]);
+					const struct addrmap_entry *x =
+						addrmap_find(&m->live.addr, near->ptr,
+							     hash[(i + AHEAD / 2) % AHEAD]);
 					if (x->key && x->val != ADDRMAP_DEAD)
 						__builtin_prefetch(&m->slots[x->val]);
 				}
@@ -321,7 +332,8 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		order_warm(&m->ord);
 		int k;
 		unsigned call = e->rec->call;
-		if (__builtin_expect(call > MTRACE_CALL_LAST_API, 0)) {   /* a mapping call, a sample */
+		/* a mapping call, a sample */
+		if (__builtin_expect(call > MTRACE_CALL_LAST_API, 0)) {
 			if (convert_prog_event(c, m, e) < 0)
 				return -1;
 			continue;
@@ -332,7 +344,8 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		uint64_t *last = &last_t[e->thread];
 		if (__builtin_expect((int64_t)(e->t - *last) >= pace, 0) &&
 		    e->kind != ORDER_RESULT && convert_pace_mark(c, m, e->thread, e->t) < 0)
-			return -1;   /* (one signed compare: a late record's negative gap is none) */
+			return -1;   /* (one signed compare:
+			                a late record's negative gap is none) */
 		*last = e->t;
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
@@ -362,7 +375,8 @@ static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 	struct impl *m = c->impl;
 	if (idx == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
-		uint64_t *n = realloc(m->count, cap * sizeof *n), *lt = realloc(m->last_t, cap * sizeof *lt);
+		uint64_t *n = realloc(m->count, cap * sizeof *n),
+			 *lt = realloc(m->last_t, cap * sizeof *lt);
 		if (n)
 			m->count = n;
 		if (lt)
@@ -435,8 +449,10 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	memcpy(m->program, r->exe, plen);
 	m->program[plen] = 0;
 	if (!m->allocator[0] && r->allocator[0]) {
-		const char *slash = strrchr(r->allocator, '/'), *base = slash ? slash + 1 : r->allocator;
-		size_t n = strnlen(base, sizeof m->allocator - 1);   /* (a file name longer is cut) */
+		const char *slash = strrchr(r->allocator, '/'),
+			   *base = slash ? slash + 1 : r->allocator;
+		/* (a file name longer is cut) */
+		size_t n = strnlen(base, sizeof m->allocator - 1);
 		memcpy(m->allocator, base, n);
 		m->allocator[n] = 0;
 	}

@@ -17,14 +17,18 @@ struct convert_stats {
 	uint64_t ideal_rss, ideal_rss_call;
 	uint64_t failed;                        /* failed calls, kept with MTRACE_WL_FAILED */
 	uint64_t free_null, realloc_null, realloc_zero;
-	uint64_t skipped_free;                  /* free of a block not live: before tracing or twice */
-	uint64_t realloc_unknown;               /* realloc of a block not live: replayed from NULL */
-	uint64_t repaired_live;                 /* allocation of an address still live: old one dropped */
+	uint64_t skipped_free;                  /* free of a block not live:
+	                                           before tracing or twice */
+	uint64_t realloc_unknown;               /* realloc of a block not live:
+	                                           replayed from NULL */
+	uint64_t repaired_live;                 /* allocation of an address still live:
+	                                           old one dropped */
 	uint64_t late;                          /* records older than the window: processed late */
 	uint64_t torn;                          /* partly written records skipped (killed writer) */
 	/* version 2 */
 	uint64_t resident_marks;                /* RESIDENTs written (large blocks and mappings) */
-	uint64_t resident_known;                /* of blocks, ones whose release said what was resident */
+	uint64_t resident_known;                /* of blocks, ones whose release said
+	                                           what was resident */
 	uint64_t pace_marks;                    /* ATs written */
 	uint64_t nmaps;                         /* map ids */
 	uint64_t prog_maps, prog_unmaps, prog_remaps, prog_brks;   /* the program's own calls */

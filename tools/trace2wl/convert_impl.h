@@ -56,7 +56,8 @@ struct impl {
 		uint32_t head, n;
 		uint64_t fresh, fresh_end;   /* its block of never-used slots */
 		uint64_t re_slot;     /* its realloc between release and result: the old slot */
-		uint64_t re_map;      /* its mremap between release and result: map id + 1, 0 none */
+		uint64_t re_map;      /* its mremap between release and result:
+		                         map id + 1, 0 none */
 	} *own;
 	uint64_t pool;                /* the shared free slots, a stack linked through their
 	                                 slotinfo.size (unused while free); 0 ends it */
@@ -106,7 +107,8 @@ static inline int convert_write_failed(struct convert *c)
 
 #define HOT static inline __attribute__((always_inline))
 
-int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target, uint64_t count);
+int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target,
+		       uint64_t count);
 
 /* Thread x is about to use what another thread touched last (touch(thread, count)). */
 HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint64_t last)
@@ -136,7 +138,8 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 /* The block just allocated into slot s by thread x is large: a RESIDENT follows it. */
 int convert_resident_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t s);
 /* Slot s's block is released by record r: its RESIDENT (if any) learns what was resident. */
-int convert_resident_release(struct convert *c, struct impl *m, uint64_t s, const struct mtrace_record *r);
+int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
+			     const struct mtrace_record *r);
 /* Thread x's next call, at order point t, comes after it was idle: an AT before it. */
 int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t);
 /* At the end: the header's version-2 fields, the summary's figures. */

@@ -60,8 +60,9 @@ static int patch(struct convert *c, uint64_t at, uint64_t kib1)
 {
 	uint8_t b[WL_FIXED];
 	varint_put_fixed(b, kib1 < KIB_MAX + 1 ? kib1 : KIB_MAX + 1, WL_FIXED);
-	return wl_writer_patch(c->w, (uint32_t)(at & ((1u << TOUCH_THREAD_BITS) - 1)), at >> TOUCH_THREAD_BITS,
-			       b, WL_FIXED) < 0 ? convert_write_failed(c) : 0;
+	return wl_writer_patch(c->w, (uint32_t)(at & ((1u << TOUCH_THREAD_BITS) - 1)),
+			       at >> TOUCH_THREAD_BITS, b, WL_FIXED) < 0 ?
+		convert_write_failed(c) : 0;
 }
 
 static uint64_t kib1(uint64_t bytes)
@@ -87,7 +88,8 @@ int convert_resident_mark(struct convert *c, struct impl *m, uint32_t x, uint64_
 	return u64map_put(&m->resident, s, (uint64_t)at) < 0 ? convert_oom(c) : 0;
 }
 
-int convert_resident_release(struct convert *c, struct impl *m, uint64_t s, const struct mtrace_record *r)
+int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
+			     const struct mtrace_record *r)
 {
 	uint64_t at;
 	if (!u64map_take(&m->resident, s, &at))
@@ -115,7 +117,8 @@ static int sample(struct convert *c, struct impl *m, const struct mtrace_record 
 {
 	struct mtrace_wl_sample s = { m->total_calls, r->size, r->arg2, r->usable, usec(m, r->ts) };
 	if (s.time_us < m->sample_us)
-		s.time_us = m->sample_us;   /* a sample late (its thread's clock behind): in its place */
+		s.time_us = m->sample_us;   /* a sample late (its thread's clock behind):
+		                               in its place */
 	m->sample_us = s.time_us;
 	c->st.samples++;
 	return wl_writer_sample(c->w, &s) < 0 ? convert_write_failed(c) : 0;
@@ -166,7 +169,8 @@ static int64_t new_map(struct convert *c, struct impl *m)
 static int map_gone(struct convert *c, struct impl *m, uint64_t id)
 {
 	struct mapinfo *p = &m->map[id];
-	if (p->map_at && patch(c, p->map_at, kib1(p->resident < p->map_len ? p->resident : p->map_len)) < 0)
+	if (p->map_at &&
+	    patch(c, p->map_at, kib1(p->resident < p->map_len ? p->resident : p->map_len)) < 0)
 		return -1;
 	if (p->last_at && patch(c, p->last_at, kib1(p->resident)) < 0)
 		return -1;
@@ -179,13 +183,15 @@ static int map_gone(struct convert *c, struct impl *m, uint64_t id)
 /* [a, a + len) is no longer the program's (unmapped by anyone, or mapped over): an UNMAP by
    thread x of each piece of its mappings there.  resident: what the munmap said was resident
    of the whole range, or UINT64_MAX not known. */
-static int unmap(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t len, uint64_t resident)
+static int unmap(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t len,
+		 uint64_t resident)
 {
 	uint64_t end = a + len < a ? UINT64_MAX : a + len;
 	m->npieces = 0;
 	m->pieces_oom = 0;
 	if (rangemap_remove(&m->maps, a, end, on_piece, m) < 0 || m->pieces_oom)
-		return convert_oom(c);   /* (a failed piece list leaves ranges cut, unsaid: give up) */
+		return convert_oom(c);   /* (a failed piece list leaves ranges cut,
+		                            unsaid: give up) */
 	for (size_t i = 0; i < m->npieces; i++) {
 		const struct map_piece *pc = &m->pieces[i];
 		struct mapinfo *p = &m->map[pc->id];
@@ -230,20 +236,23 @@ static int map(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64
 
 /* mremap, first half: a whole mapping (as mapped, or left by earlier remaps) moves as one, a
    REMAP at the second half; anything else is unmapped here and mapped anew there. */
-static int remap_release(struct convert *c, struct impl *m, uint32_t x, const struct mtrace_record *r)
+static int remap_release(struct convert *c, struct impl *m, uint32_t x,
+			 const struct mtrace_record *r)
 {
 	const struct rangemap_node *n = rangemap_find(&m->maps, r->ptr);
 	m->own[x].re_map = 0;
-	if (n && n->start == r->ptr && n->end - n->start == r->arg2 && m->map[n->val].base == r->ptr &&
-	    m->map[n->val].bytes == r->arg2) {
+	if (n && n->start == r->ptr && n->end - n->start == r->arg2 &&
+	    m->map[n->val].base == r->ptr && m->map[n->val].bytes == r->arg2) {
 		uint64_t id = n->val;
 		m->own[x].re_map = id + 1;
-		return rangemap_remove(&m->maps, r->ptr, r->ptr + r->arg2, NULL, NULL) < 0 ? convert_oom(c) : 0;
+		return rangemap_remove(&m->maps, r->ptr, r->ptr + r->arg2, NULL, NULL) < 0 ?
+			convert_oom(c) : 0;
 	}
 	return unmap(c, m, x, r->ptr, r->arg2, UINT64_MAX);
 }
 
-static int remap_result(struct convert *c, struct impl *m, uint32_t x, const struct mtrace_record *r)
+static int remap_result(struct convert *c, struct impl *m, uint32_t x,
+			const struct mtrace_record *r)
 {
 	uint64_t id1 = m->own[x].re_map;
 	m->own[x].re_map = 0;
@@ -252,7 +261,8 @@ static int remap_result(struct convert *c, struct impl *m, uint32_t x, const str
 	uint64_t id = id1 - 1, len = r->size;
 	if (len == 0 || r->result + len < r->result)
 		return 0;
-	if (unmap(c, m, x, r->result, len, UINT64_MAX) < 0 || wait_for(c, m, x, m->map[id].touch) < 0)
+	if (unmap(c, m, x, r->result, len, UINT64_MAX) < 0 ||
+	    wait_for(c, m, x, m->map[id].touch) < 0)
 		return -1;
 	uint64_t op[2] = { id, len };
 	if (emit(c, m, x, MTRACE_WL_REMAP, 2, op) < 0)
@@ -290,9 +300,12 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 	if (r->flags & MTRACE_RF_OWN) {
 		/* the allocator's: not replayed (the replay's allocator makes its own), but what it
 		   unmaps or maps over of the program's is gone from the program's */
-		if (r->call == MTRACE_CALL_MUNMAP || (r->call == MTRACE_CALL_MREMAP && e->kind == ORDER_RELEASE))
-			return unmap(c, m, x, r->ptr, r->call == MTRACE_CALL_MUNMAP ? r->size : r->arg2, UINT64_MAX);
-		if (r->call == MTRACE_CALL_MMAP || (r->call == MTRACE_CALL_MREMAP && e->kind == ORDER_RESULT))
+		if (r->call == MTRACE_CALL_MUNMAP ||
+		    (r->call == MTRACE_CALL_MREMAP && e->kind == ORDER_RELEASE))
+			return unmap(c, m, x, r->ptr,
+				     r->call == MTRACE_CALL_MUNMAP ? r->size : r->arg2, UINT64_MAX);
+		if (r->call == MTRACE_CALL_MMAP ||
+		    (r->call == MTRACE_CALL_MREMAP && e->kind == ORDER_RESULT))
 			return unmap(c, m, x, r->result, r->size, UINT64_MAX);
 		return 0;
 	}
@@ -306,9 +319,11 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 	case MTRACE_CALL_MMAP:
 		return map(c, m, x, r->result, r->size);
 	case MTRACE_CALL_MUNMAP:
-		return unmap(c, m, x, r->ptr, r->size, (r->flags & MTRACE_RF_RESIDENT) ? r->arg2 : UINT64_MAX);
+		return unmap(c, m, x, r->ptr, r->size,
+			     (r->flags & MTRACE_RF_RESIDENT) ? r->arg2 : UINT64_MAX);
 	case MTRACE_CALL_MREMAP:
-		return e->kind == ORDER_RELEASE ? remap_release(c, m, x, r) : remap_result(c, m, x, r);
+		return e->kind == ORDER_RELEASE ? remap_release(c, m, x, r)
+						: remap_result(c, m, x, r);
 	default:   /* brk: the break moved from ptr to result */
 		if (r->result > r->ptr)
 			return map(c, m, x, r->ptr, r->result - r->ptr);

@@ -45,7 +45,8 @@ static int mapping(struct progmem *p, const struct order_ev *e)
 	case MTRACE_CALL_MUNMAP:
 		side->unmaps++;
 		return unmap(p, r->ptr, r->size);
-	case MTRACE_CALL_MREMAP:   /* the old range goes at the release point, the new comes after */
+	case MTRACE_CALL_MREMAP:   /* the old range goes at the release point,
+	                              the new comes after */
 		if (e->kind == ORDER_RELEASE)
 			return unmap(p, r->ptr, r->arg2);
 		side->remaps++;

@@ -47,50 +47,71 @@ static void program_memory(const struct convert_stats *s, const struct mtrace_wl
 	char a[40], b[40], c[40], d[40];
 	if (h->flags & MTRACE_WL_HF_MAPPINGS) {
 		char e[40], f[40], g[40];
-		fprintf(stderr, "  own mappings     the program's: mmap %s, munmap %s, mremap %s, brk %s;\n"
-			"                   %s at the most (replayed)\n", fmt_commas(a, s->prog_maps),
-			fmt_commas(b, s->prog_unmaps), fmt_commas(c, s->prog_remaps), fmt_commas(d, s->prog_brks),
+		fprintf(stderr,
+			"  own mappings     the program's: mmap %s, munmap %s, mremap %s, brk %s;\n"
+			"                   %s at the most (replayed)\n",
+			fmt_commas(a, s->prog_maps), fmt_commas(b, s->prog_unmaps),
+			fmt_commas(c, s->prog_remaps), fmt_commas(d, s->prog_brks),
 			units_bytes(e, sizeof e, s->mapped_peak));
 		if (s->own_maps)
-			fprintf(stderr, "                   the allocator's: mmap %s, %s at the most (not replayed)\n",
+			fprintf(stderr,
+				"                   the allocator's: mmap %s, %s at the most "
+				"(not replayed)\n",
 				fmt_commas(f, s->own_maps), units_bytes(g, sizeof g, s->own_peak));
-		/* most of its memory bypassed malloc: a replay of its allocator calls alone would say
-		   little of the program */
+		/* most of its memory bypassed malloc: a replay of its allocator calls alone would
+		   say little of the program */
 		if (s->mapped_peak > h->ideal_rss)
-			fprintf(stderr, "  note: most of this program's memory bypassed malloc: it mapped %s itself\n"
-				"        at the most, against %s of live blocks at the most\n", units_bytes(a, sizeof a, s->mapped_peak),
+			fprintf(stderr,
+				"  note: most of this program's memory bypassed malloc: "
+				"it mapped %s itself\n"
+				"        at the most, against %s of live blocks at the most\n",
+				units_bytes(a, sizeof a, s->mapped_peak),
 				units_bytes(b, sizeof b, h->ideal_rss));
 	}
 	if (h->flags & MTRACE_WL_HF_SAMPLES) {
 		uint64_t growth = s->anon_peak > s->anon_first ? s->anon_peak - s->anon_first : 0;
-		fprintf(stderr, "  memory samples   %s: anonymous RSS %s at the most, %s above the first\n",
-			fmt_commas(a, s->samples), units_bytes(b, sizeof b, s->anon_peak), units_bytes(c, sizeof c, growth));
-		/* what its calls and mappings show against what it held: an allocator of its own, or
-		   calls the tracer did not see, leave the rest unexplained */
+		fprintf(stderr,
+			"  memory samples   %s: anonymous RSS %s at the most, %s above the first\n",
+			fmt_commas(a, s->samples), units_bytes(b, sizeof b, s->anon_peak),
+			units_bytes(c, sizeof c, growth));
+		/* what its calls and mappings show against what it held: an allocator of its own,
+		   or calls the tracer did not see, leave the rest unexplained */
 		if (growth > 2 * (h->ideal_rss + s->mapped_peak))
-			fprintf(stderr, "  note: the program's anonymous RSS grew by %s, more than twice its live\n"
-				"        blocks and own mappings at the most (%s): memory the trace does not see\n",
-				units_bytes(a, sizeof a, growth), units_bytes(b, sizeof b, h->ideal_rss + s->mapped_peak));
+			fprintf(stderr,
+				"  note: the program's anonymous RSS grew by %s, "
+				"more than twice its live\n"
+				"        blocks and own mappings at the most (%s): "
+				"memory the trace does not see\n",
+				units_bytes(a, sizeof a, growth),
+				units_bytes(b, sizeof b, h->ideal_rss + s->mapped_peak));
 	}
 	if (h->flags & MTRACE_WL_HF_PACE)
-		fprintf(stderr, "  pace             %s idle times of %s us or more marked, over %.3f s\n",
-			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us), (double)h->duration_us / 1e6);
+		fprintf(stderr,
+			"  pace             %s idle times of %s us or more marked, over %.3f s\n",
+			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us),
+			(double)h->duration_us / 1e6);
 	if (h->flags & MTRACE_WL_HF_RESIDENT)
-		fprintf(stderr, "  resident         %s of %s blocks of %s bytes or more say what was resident\n",
-			fmt_commas(a, s->resident_known), fmt_commas(b, s->resident_marks - h->counts[MTRACE_WL_MAP] -
-								  h->counts[MTRACE_WL_REMAP]),
+		fprintf(stderr,
+			"  resident         %s of %s blocks of %s bytes or more "
+			"say what was resident\n",
+			fmt_commas(a, s->resident_known),
+			fmt_commas(b, s->resident_marks - h->counts[MTRACE_WL_MAP] -
+					      h->counts[MTRACE_WL_REMAP]),
 			fmt_commas(c, h->resident_min));
 }
 
-static void summary(const char *out, const struct convert_stats *s, const struct mtrace_wl_header *h)
+static void summary(const char *out, const struct convert_stats *s,
+		    const struct mtrace_wl_header *h)
 {
 	char a[32], b[32], c[32], d[32];
 	uint64_t size = h->file_size;
 	if (!strcmp(out, "-"))
 		out = "<stdout>";
-	fprintf(stderr, "trace2wl: wrote %s: %s call%s in %llu thread%s, %s waits, %s slots, %s bytes",
-		out, fmt_commas(a, s->ops), s->ops == 1 ? "" : "s", (unsigned long long)s->threads, s->threads == 1 ? "" : "s", fmt_commas(b, s->waits),
-		fmt_commas(c, s->slots), fmt_commas(d, size));
+	fprintf(stderr,
+		"trace2wl: wrote %s: %s call%s in %llu thread%s, %s waits, %s slots, %s bytes", out,
+		fmt_commas(a, s->ops), s->ops == 1 ? "" : "s", (unsigned long long)s->threads,
+		s->threads == 1 ? "" : "s", fmt_commas(b, s->waits), fmt_commas(c, s->slots),
+		fmt_commas(d, size));
 	if (s->ops)
 		fprintf(stderr, " (%.2f per call)", (double)size / (double)s->ops);
 	fprintf(stderr, "\n  records read     %s\n  calls by type   ", fmt_commas(a, s->records));
@@ -99,25 +120,34 @@ static void summary(const char *out, const struct convert_stats *s, const struct
 			fprintf(stderr, " %s %s", mtrace_call_name(t), fmt_commas(a, s->calls[t]));
 	if (!s->records)
 		fputs(" none (the program made no allocator call while traced)", stderr);
-	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n", fmt_commas(a, h->ideal_rss),
-		fmt_commas(b, h->ideal_rss_call));
+	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n",
+		fmt_commas(a, h->ideal_rss), fmt_commas(b, h->ideal_rss_call));
 	fprintf(stderr, "  threads at once  %s (alive from their first call to their last)\n",
 		fmt_commas(a, h->max_live_threads));
 	fprintf(stderr, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
-		fmt_commas(a, s->free_null), fmt_commas(b, s->realloc_null), fmt_commas(c, s->realloc_zero),
-		fmt_commas(d, s->failed));
-	fprintf(stderr, "  skipped: %s frees of blocks not live (allocated before tracing, or freed twice)\n",
+		fmt_commas(a, s->free_null), fmt_commas(b, s->realloc_null),
+		fmt_commas(c, s->realloc_zero), fmt_commas(d, s->failed));
+	fprintf(stderr,
+		"  skipped: %s frees of blocks not live "
+		"(allocated before tracing, or freed twice)\n",
 		fmt_commas(a, s->skipped_free));
-	fprintf(stderr, "  replayed from NULL: %s reallocs of blocks not live\n", fmt_commas(a, s->realloc_unknown));
-	fprintf(stderr, "  repaired: %s allocations of a still-live address, %s records out of order\n",
+	fprintf(stderr, "  replayed from NULL: %s reallocs of blocks not live\n",
+		fmt_commas(a, s->realloc_unknown));
+	fprintf(stderr,
+		"  repaired: %s allocations of a still-live address, %s records out of order\n",
 		fmt_commas(a, s->repaired_live), fmt_commas(b, s->late));
 	if (s->torn)
-		fprintf(stderr, "  %s partly written records skipped (the traced process was killed)\n", fmt_commas(a, s->torn));
+		fprintf(stderr,
+			"  %s partly written records skipped (the traced process was killed)\n",
+			fmt_commas(a, s->torn));
 	program_memory(s, h);
 	if (h->allocator[0])
-		fprintf(stderr, "  allocator        %s (the one the program ran on)\n", h->allocator);
+		fprintf(stderr, "  allocator        %s (the one the program ran on)\n",
+			h->allocator);
 	if (h->settings[0])
-		fprintf(stderr, "  settings         %s (the allocators' settings the program ran with)\n", h->settings);
+		fprintf(stderr,
+			"  settings         %s (the allocators' settings the program ran with)\n",
+			h->settings);
 }
 
 /* Several TRACEs are the split files of one process, in the order written: another process's
@@ -154,20 +184,25 @@ static int same_process(struct first_input *f, const struct trace_reader *r, cha
 		snprintf(why, cap, "%s and %s: one is an mtrace trace, the other a dj/malloc trace",
 			 f->name, r->name);
 	else if (r->format == TRACE_FMT_MTRACE && r->hdr.pid != f->pid)
-		snprintf(why, cap, "%s is of pid %d, %s of pid %d: several traces must be the split "
-			 "files of one process", r->name, (int)r->hdr.pid, f->name, (int)f->pid);
+		snprintf(why, cap,
+			 "%s is of pid %d, %s of pid %d: several traces must be the split "
+			 "files of one process",
+			 r->name, (int)r->hdr.pid, f->name, (int)f->pid);
 	else if (r->format == TRACE_FMT_MTRACE && r->hdr.start_ticks < f->start_ticks)
 		snprintf(why, cap, "%s began before %s: give split traces in the order written",
 			 r->name, f->name);
 	/* a trace left unfinished ended by exec (or death): what follows with its pid is another
 	   program image, whose addresses have nothing to do with it */
 	else if (r->format == TRACE_FMT_MTRACE && !f->finished)
-		snprintf(why, cap, "%s did not end cleanly (its process exec'd another program, or died): "
-			 "%s is a new program image of pid %d; convert each on its own", f->name, r->name,
-			 (int)r->hdr.pid);
+		snprintf(why, cap,
+			 "%s did not end cleanly (its process exec'd another program, or died): "
+			 "%s is a new program image of pid %d; convert each on its own",
+			 f->name, r->name, (int)r->hdr.pid);
 	else if (r->format == TRACE_FMT_MTRACE && f->exe[0] && r->exe[0] && strcmp(f->exe, r->exe))
-		snprintf(why, cap, "%s is of %.300s, %s of %.300s: several traces must be the split files of one "
-			 "program", r->name, r->exe, f->name, f->exe);
+		snprintf(why, cap,
+			 "%s is of %.300s, %s of %.300s: several traces must be the split files "
+			 "of one program",
+			 r->name, r->exe, f->name, f->exe);
 	else {
 		remember(f, r);
 		return 0;
@@ -181,7 +216,8 @@ static void no_duplicates(char **inputs, int n)
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
 			if (tool_same_file(inputs[i], inputs[j]))
-				tool_die(EXIT_USAGE, "%s and %s are the same file: each split trace once",
+				tool_die(EXIT_USAGE,
+					 "%s and %s are the same file: each split trace once",
 					 inputs[i], inputs[j]);
 }
 
@@ -189,9 +225,13 @@ int main(int argc, char **argv)
 {
 	tool_set_name("trace2wl", argv);
 	static const struct option longopts[] = {
-		{ "progress", no_argument, 0, 'p' }, { "quiet", no_argument, 0, 'q' },
-		{ "dj-format", required_argument, 0, 2 }, { "pace-threshold", required_argument, 0, 1 },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "progress", no_argument, 0, 'p' },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "dj-format", required_argument, 0, 2 },
+		{ "pace-threshold", required_argument, 0, 1 },
+		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
 	const char *dj = NULL;
@@ -202,7 +242,10 @@ int main(int argc, char **argv)
 		case 2: dj = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
-				tool_die(EXIT_USAGE, "--pace-threshold wants microseconds (0 to 3600000000), not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--pace-threshold wants microseconds (0 to 3600000000), "
+					 "not '%s'",
+					 optarg);
 			break;
 		case 'p': progress = 2; break;
 		case 'q': quiet = 1; break;
@@ -220,13 +263,16 @@ int main(int argc, char **argv)
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
 	if (optind == argc && isatty(0))
-		tool_die(EXIT_USAGE, "no TRACE given, and standard input is a terminal (the output comes "
+		tool_die(EXIT_USAGE,
+			 "no TRACE given, and standard input is a terminal (the output comes "
 			 "first: trace2wl OUTFILE TRACE...)");
 	if (dj && (tool_output_in_place(out) || tool_output_in_place(dj)))
-		tool_die(EXIT_USAGE, "--dj-format is made from the workload written to a file: name files "
+		tool_die(EXIT_USAGE,
+			 "--dj-format is made from the workload written to a file: name files "
 			 "for both");
 	if (dj && (!strcmp(dj, out) || tool_same_file(dj, out)))
-		tool_die(EXIT_USAGE, "%s: the workload and its --dj-format copy would be the same file", dj);
+		tool_die(EXIT_USAGE,
+			 "%s: the workload and its --dj-format copy would be the same file", dj);
 	out = tool_check_output(out, inputs, ninputs, 0);
 	no_duplicates(inputs, ninputs);
 	if (dj)
@@ -260,8 +306,10 @@ int main(int argc, char **argv)
 		}
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_BYPASSED) && !quiet)
 			tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, r.name);
-		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY) && !quiet)
-			tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", r.name, trace_stop_text(&r.hdr, why, sizeof why));
+		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY) &&
+		    !quiet)
+			tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", r.name,
+				  trace_stop_text(&r.hdr, why, sizeof why));
 		struct tool_progress pr;
 		trace_progress_start(&pr, progress, &r);
 		r.progress = tool_progress;
@@ -291,7 +339,8 @@ int main(int argc, char **argv)
 		if (dj_wl_write(out, dj, err, sizeof err) < 0)
 			tool_die(EXIT_SYSTEM, "%s", err);
 		if (!quiet)
-			fprintf(stderr, "trace2wl: wrote %s in the dj/malloc workload encoding\n", dj);
+			fprintf(stderr, "trace2wl: wrote %s in the dj/malloc workload encoding\n",
+				dj);
 	}
 	return EXIT_OK;
 }

@@ -63,7 +63,8 @@ static void print_header(const struct trace_reader *r)
 	unsigned one = 1;
 	int little = *(unsigned char *)&one;
 	printf("# file      %s\n", r->name);
-	printf("# format    mtrace v%u, %s-endian, %u-byte pointers, %u-byte records, %u-byte header\n",
+	printf("# format    mtrace v%u, %s-endian, %u-byte pointers, "
+	       "%u-byte records, %u-byte header\n",
 	       (unsigned)h->version, (little ^ r->swap) ? "little" : "big",
 	       (unsigned)h->pointer_size, (unsigned)h->record_size, (unsigned)h->header_size);
 	printf("# process   pid %d, parent %d\n", (int)h->pid, (int)h->ppid);
@@ -87,42 +88,53 @@ static void print_header(const struct trace_reader *r)
 	if (r->settings[0])
 		printf("# settings  %s\n", r->settings);
 	if (h->flags & MTRACE_HF_BYPASSED)
-		printf("# bypassed  some allocator functions were defined ahead of the tracer: their calls are not here\n");
+		printf("# bypassed  some allocator functions were defined ahead of the tracer: "
+		       "their calls are not here\n");
 	if (h->flags & (MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY)) {
 		printf("# recorded ");
 		if (h->flags & MTRACE_HF_MAPPINGS)
 			printf(" the program's own mappings;");
 		if (h->flags & MTRACE_HF_RESIDENT)
-			printf(" bytes resident at release of blocks of %s bytes or more;", fmt_commas(n1, h->resident_min));
+			printf(" bytes resident at release of blocks of %s bytes or more;",
+			       fmt_commas(n1, h->resident_min));
 		if (h->flags & MTRACE_HF_MEMORY)
-			printf(" memory samples, every %u ms at most;", (unsigned)h->memory_interval_ms);
+			printf(" memory samples, every %u ms at most;",
+			       (unsigned)h->memory_interval_ms);
 		printf("\n");
 	}
 	if (h->flags & MTRACE_HF_MIDWAY)
-		printf("# midway    switched on from outside (window %u), %u threads alive then: blocks freed "
-		       "here may come from before it\n", (unsigned)h->window, (unsigned)h->start_threads);
-	printf("# order     %s\n", (h->flags & MTRACE_HF_CHUNK_BOUND) ? "no record precedes its chunk"
-	       : "a chunk's first record may precede it (older writer)");
+		printf("# midway    switched on from outside (window %u), %u threads alive then: "
+		       "blocks freed here may come from before it\n",
+		       (unsigned)h->window, (unsigned)h->start_threads);
+	printf("# order     %s\n",
+	       (h->flags & MTRACE_HF_CHUNK_BOUND)
+		       ? "no record precedes its chunk"
+		       : "a chunk's first record may precede it (older writer)");
 	if (h->flags & MTRACE_HF_STOPPED_EARLY) {
 		char why[200];
-		printf("# status    stopped early, as %s: the records end there, the program went on",
+		printf("# status    stopped early, as %s: the records end there, "
+		       "the program went on",
 		       trace_stop_text(h, why, sizeof why));
 		if (h->calls_recorded)
-			printf("; %s calls recorded (the writer's count)", fmt_commas(n1, h->calls_recorded));
+			printf("; %s calls recorded (the writer's count)",
+			       fmt_commas(n1, h->calls_recorded));
 		printf("\n");
 	} else if (!(h->flags & MTRACE_HF_FINISHED))
-		printf("# status    not finished (the process was killed, crashed, exec'd or is running)\n");
+		printf("# status    not finished "
+		       "(the process was killed, crashed, exec'd or is running)\n");
 	else {
 		printf("# status    finished, ran %.6f s", trace_seconds(r, h->stop_ticks));
 		if (h->calls_recorded)
-			printf(", %s calls recorded (the writer's count)", fmt_commas(n1, h->calls_recorded));
+			printf(", %s calls recorded (the writer's count)",
+			       fmt_commas(n1, h->calls_recorded));
 		printf("\n");
 	}
 }
 
 static void print_flags(unsigned f)
 {
-	static const char *const names[] = { "failed", "mmap", "arena", "brk", "ptr-mmap", "resident", "own" };
+	static const char *const names[] = { "failed", "mmap", "arena", "brk", "ptr-mmap",
+					     "resident", "own" };
 	int first = 1;
 	for (unsigned i = 0; i < 7; i++)
 		if (f & (1u << i)) {
@@ -139,12 +151,12 @@ static int print_v2(const struct mtrace_record *x)
 	char a[32], b[32], c[32];
 	switch (x->call) {
 	case MTRACE_CALL_MEMORY:
-		printf("memory: anonymous %s, resident %s, virtual %s bytes\n", fmt_commas(a, x->size),
-		       fmt_commas(b, x->arg2), fmt_commas(c, x->usable));
+		printf("memory: anonymous %s, resident %s, virtual %s bytes\n",
+		       fmt_commas(a, x->size), fmt_commas(b, x->arg2), fmt_commas(c, x->usable));
 		return 1;
 	case MTRACE_CALL_MMAP:
-		printf("mmap(%#" PRIx64 ", %" PRIu64 ", prot %#" PRIx64 ", flags %#" PRIx64 ")", x->ptr, x->size,
-		       x->arg2 & 0xffffffffu, x->arg2 >> 32);
+		printf("mmap(%#" PRIx64 ", %" PRIu64 ", prot %#" PRIx64 ", flags %#" PRIx64 ")",
+		       x->ptr, x->size, x->arg2 & 0xffffffffu, x->arg2 >> 32);
 		break;
 	case MTRACE_CALL_MUNMAP:
 		printf("munmap(%#" PRIx64 ", %" PRIu64 ")", x->ptr, x->size);
@@ -159,19 +171,23 @@ static int print_v2(const struct mtrace_record *x)
 		return 0;
 	}
 	if (x->call != MTRACE_CALL_MUNMAP)
-		printf(" = %s", (x->flags & MTRACE_RF_FAILED) ? "failed" : (snprintf(a, sizeof a, "%#" PRIx64, x->result), a));
+		printf(" = %s", (x->flags & MTRACE_RF_FAILED) ? "failed" :
+		       (snprintf(a, sizeof a, "%#" PRIx64, x->result), a));
 	return 1;
 }
 
-#define NO_OFFSET UINT64_MAX   /* a record met in global order: its place in the file is not known */
+/* a record met in global order: its place in the file is not known */
+#define NO_OFFSET UINT64_MAX
 
 /* The records' column heads; with the file offset unless --sorted */
 static void print_columns(void)
 {
 	if (!opt.sorted)
-		printf("#   offset %s     tid  call\n", opt.ticks ? "               ticks" : "      seconds");
+		printf("#   offset %s     tid  call\n",
+		       opt.ticks ? "               ticks" : "      seconds");
 	else
-		printf("#%*s %7s  call\n", opt.ticks ? 19 : 13, opt.ticks ? "ticks" : "seconds", "tid");
+		printf("#%*s %7s  call\n", opt.ticks ? 19 : 13, opt.ticks ? "ticks" : "seconds",
+		       "tid");
 }
 
 static void print_record(const struct trace_reader *r, const struct mtrace_record *x, uint64_t off)
@@ -201,7 +217,8 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("realloc(%#" PRIx64 ", %" PRIu64 ")", x->ptr, x->size);
 		break;
 	case MTRACE_CALL_REALLOCARRAY:
-		printf("reallocarray(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->size, x->arg2);
+		printf("reallocarray(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->size,
+		       x->arg2);
 		break;
 	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
 		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
@@ -238,7 +255,8 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 struct sorted {
 	const struct trace_reader *r;
 	uint64_t calls, samples, shown;
-	struct u64map threads;   /* of the calls shown (order.h's indexes: a reused tid is another) */
+	struct u64map threads;   /* of the calls shown
+	                            (order.h's indexes: a reused tid is another) */
 	int at_limit;   /* --limit reached: the order was stopped, not failed */
 };
 
@@ -255,7 +273,8 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 		}
 		if (x->call == MTRACE_CALL_MEMORY)
 			s->samples++;
-		else if (s->calls++, u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)   /* (n leaves key 0 out) */
+		/* (thread + 1: n leaves key 0 out) */
+		else if (s->calls++, u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		print_record(s->r, x, NO_OFFSET);
 		s->shown++;
@@ -283,14 +302,15 @@ static int dump_sorted(struct trace_reader *r)
 	if (rc == 0) {
 		char n1[32], n2[32], n3[32], n4[32], sampled[80] = "", late[120] = "";
 		if (s.samples)
-			snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, s.samples),
-				 s.samples == 1 ? "" : "s");
+			snprintf(sampled, sizeof sampled, ", %s memory sample%s",
+				 fmt_commas(n3, s.samples), s.samples == 1 ? "" : "s");
 		if (o.late)
-			snprintf(late, sizeof late, "; %s record%s came after later ones, and are shown late",
+			snprintf(late, sizeof late,
+				 "; %s record%s came after later ones, and are shown late",
 				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
-		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n", fmt_commas(n1, s.calls),
-		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
-		       fmt_commas(n2, r->n_unwritten), late);
+		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n",
+		       fmt_commas(n1, s.calls), s.calls == 1 ? "" : "s", s.threads.n,
+		       s.threads.n == 1 ? "" : "s", sampled, fmt_commas(n2, r->n_unwritten), late);
 	}
 	u64map_free(&s.threads);
 	order_free(&o);
@@ -341,7 +361,8 @@ static int dump(const char *path)
 	int rc;
 	while (shown < opt.limit && (rc = trace_next(&r, &x, &off)) > 0) {
 		uint64_t *nc = u64map_get(&chains, x.tid);
-		if (x.call == MTRACE_CALL_CHUNK && x.ptr == 0 && u64map_put(&chains, x.tid, nc ? *nc + 1 : 1) < 0)
+		if (x.call == MTRACE_CALL_CHUNK && x.ptr == 0 &&
+		    u64map_put(&chains, x.tid, nc ? *nc + 1 : 1) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		if (x.call == MTRACE_CALL_MEMORY)
 			samples++;
@@ -358,7 +379,8 @@ static int dump(const char *path)
 		rc = 0;
 	char n1[32], n2[32], n3[32], sampled[80] = "";
 	if (samples)   /* (bookkeeping of the tracer, not calls) */
-		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples), samples == 1 ? "" : "s");
+		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples),
+			 samples == 1 ? "" : "s");
 	if (rc < 0)
 		tool_warn("%s", r.err);
 	else if (opt.check) {
@@ -366,13 +388,17 @@ static int dump(const char *path)
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
-		printf("%s: valid trace: %s call%s from %zu thread%s%s, %s unwritten records skipped%s%s\n",
-		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten),
-		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "", stopped);
+		printf("%s: valid trace: %s call%s from %zu thread%s%s, "
+		       "%s unwritten records skipped%s%s\n",
+		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n,
+		       tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten),
+		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "",
+		       stopped);
 	}
 	else
-		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n", fmt_commas(n1, calls),
-		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten));
+		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n",
+		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
+		       sampled, fmt_commas(n2, r.n_unwritten));
 	u64map_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);
@@ -394,7 +420,8 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "Hcan:s:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H': opt.header_only = 1; break;
-		case 'c': opt.check = 1; break;   /* (with -H: -c wins, it reads everything anyway) */
+		/* (with -H: -c wins, it reads everything anyway) */
+		case 'c': opt.check = 1; break;
 		case 'a': opt.all = 1; break;
 		case 2: opt.ticks = 1; break;
 		case 3: opt.sorted = 1; break;
@@ -405,13 +432,15 @@ int main(int argc, char **argv)
 		case 's': {
 			uint64_t v;
 			if (parse_u64(optarg, &v) < 0 || v > INT32_MAX)
-				tool_die(EXIT_USAGE, "--stream wants a stream number, not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--stream wants a stream number, not '%s'",
+					 optarg);
 			opt.stream = (int64_t)v;
 			break;
 		}
 		case 1:
 			if (parse_u64(optarg, &opt.from) < 0 || opt.from == 0)
-				tool_die(EXIT_USAGE, "--from wants a call number (1 is a stream's first), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--from wants a call number "
+					 "(1 is a stream's first), not '%s'", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
@@ -419,7 +448,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (opt.sorted && opt.all)
-		tool_die(EXIT_USAGE, "--sorted and --all: the chunk records have a place in the file, not "
+		tool_die(EXIT_USAGE,
+			 "--sorted and --all: the chunk records have a place in the file, not "
 			 "in the global order");
 	if (optind == argc) {
 		fputs("trace_dump: no file given\nTry 'trace_dump --help'.\n", stderr);

@@ -17,8 +17,8 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	const struct mtrace_wl_header *h = &w->h;
 	char a[32], b[32], c[32], d[32];
 	printf("# file      %s\n", shown);
-	printf("# format    mtrace workload v%u, %u-byte header, %s bytes%s\n", (unsigned)h->version,
-	       (unsigned)h->header_size, fmt_commas(a, h->file_size),
+	printf("# format    mtrace workload v%u, %u-byte header, %s bytes%s\n",
+	       (unsigned)h->version, (unsigned)h->header_size, fmt_commas(a, h->file_size),
 	       (h->flags & MTRACE_WL_HF_FROM_DJ) ? ", from a dj/malloc trace or workload" : "");
 	printf("# program   %s (pid %d)\n", h->program[0] ? h->program : "(unknown)", (int)h->pid);
 	if (h->allocator[0])
@@ -28,9 +28,9 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	printf("# streams   %u", (unsigned)h->nthreads);
 	if (h->max_live_threads)
 		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);
-	printf(", %s slot%s, %s call%s, %s wait%s, %s failed\n", fmt_commas(a, h->nslots), S(h->nslots),
-	       fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits), S(h->nwaits),
-	       fmt_commas(d, h->failed));
+	printf(", %s slot%s, %s call%s, %s wait%s, %s failed\n", fmt_commas(a, h->nslots),
+	       S(h->nslots), fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits),
+	       S(h->nwaits), fmt_commas(d, h->failed));
 	printf("# calls    ");
 	for (unsigned op = 1; op <= MTRACE_WL_LAST_MAP; op++)
 		if (h->counts[op])
@@ -41,7 +41,8 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 		printf("# mappings  %s map id%s; the program mapped %s bytes itself at the most\n",
 		       fmt_commas(a, h->nmaps), S(h->nmaps), fmt_commas(b, h->mapped_peak));
 	if (h->flags & MTRACE_WL_HF_RESIDENT)
-		printf("# resident  blocks of %s bytes or more say how much the program had resident\n",
+		printf("# resident  blocks of %s bytes or more "
+		       "say how much the program had resident\n",
 		       fmt_commas(a, h->resident_min));
 	if (h->flags & MTRACE_WL_HF_PACE)
 		printf("# pace      idle times of %s us or more marked; the trace ran %s us\n",
@@ -55,9 +56,12 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 			if (x.anon >= peak.anon)
 				peak = x;
 		}
-		printf("# samples   %s of the program's memory: anonymous RSS %s bytes at the first, %s at the "
-		       "most (after %s calls, at %s us)\n", fmt_commas(a, h->nsamples), fmt_commas(b, first.anon),
-		       fmt_commas(c, peak.anon), fmt_commas(d, peak.calls), fmt_commas(a, peak.time_us));
+		printf("# samples   %s of the program's memory: "
+		       "anonymous RSS %s bytes at the first, %s at the most "
+		       "(after %s calls, at %s us)\n",
+		       fmt_commas(a, h->nsamples), fmt_commas(b, first.anon),
+		       fmt_commas(c, peak.anon), fmt_commas(d, peak.calls),
+		       fmt_commas(a, peak.time_us));
 	}
 }
 
@@ -73,24 +77,28 @@ static void print_op(const struct wl_op *op, uint64_t call)
 {
 	switch (op->op) {
 	case MTRACE_WL_WAIT:
-		printf("%12" PRIu64 " %10s  wait for stream %" PRIu64 " to finish its call %" PRIu64 "\n",
+		printf("%12" PRIu64 " %10s  wait for stream %" PRIu64
+		       " to finish its call %" PRIu64 "\n",
 		       op->offset, "", op->a[0], op->a[1]);
 		return;
 	case MTRACE_WL_RESIDENT:
 		if (op->a[0])
-			printf("%12" PRIu64 " %10s  resident: %" PRIu64 " KiB of it\n", op->offset, "", op->a[0] - 1);
+			printf("%12" PRIu64 " %10s  resident: %" PRIu64 " KiB of it\n", op->offset,
+			       "", op->a[0] - 1);
 		else
 			printf("%12" PRIu64 " %10s  resident: not known\n", op->offset, "");
 		return;
 	case MTRACE_WL_AT:
-		printf("%12" PRIu64 " %10s  at %.6f s (after an idle time)\n", op->offset, "", (double)op->a[0] / 1e6);
+		printf("%12" PRIu64 " %10s  at %.6f s (after an idle time)\n", op->offset, "",
+		       (double)op->a[0] / 1e6);
 		return;
 	case MTRACE_WL_MAP: case MTRACE_WL_REMAP:
-		printf("%12" PRIu64 " %10" PRIu64 "  %s(map %" PRIu64 ", %" PRIu64 ")\n", op->offset, call,
-		       mtrace_wl_op_name(op->op), op->a[0], op->a[1]);
+		printf("%12" PRIu64 " %10" PRIu64 "  %s(map %" PRIu64 ", %" PRIu64 ")\n",
+		       op->offset, call, mtrace_wl_op_name(op->op), op->a[0], op->a[1]);
 		return;
 	case MTRACE_WL_UNMAP:
-		printf("%12" PRIu64 " %10" PRIu64 "  unmap(map %" PRIu64 ", offset %" PRIu64 ", %" PRIu64 ")\n",
+		printf("%12" PRIu64 " %10" PRIu64 "  unmap(map %" PRIu64 ", offset %" PRIu64
+		       ", %" PRIu64 ")\n",
 		       op->offset, call, op->a[0], op->a[1], op->a[2]);
 		return;
 	}
@@ -134,8 +142,8 @@ int dump_workload(const char *path, const char *shown)
 	}
 	w.name = shown;
 	if (opt.stream >= 0 && (uint64_t)opt.stream >= w.h.nthreads)
-		tool_die(EXIT_USAGE, "%s: --stream %" PRId64 ": it has streams 0 to %u", shown, opt.stream,
-			 (unsigned)w.h.nthreads - 1);
+		tool_die(EXIT_USAGE, "%s: --stream %" PRId64 ": it has streams 0 to %u", shown,
+			 opt.stream, (unsigned)w.h.nthreads - 1);
 	/* what trace_run checks before replaying: every stream decodes, every wait can be
 	   satisfied.  A workload that fails is still printed (what it holds shows why), and the
 	   exit status says it failed. */
@@ -152,9 +160,9 @@ int dump_workload(const char *path, const char *shown)
 			return -1;
 		}
 		char a[32], b[32];
-		printf("%s: valid workload: %s call%s in %u stream%s, %s wait%s, all satisfiable\n", shown,
-		       fmt_commas(a, w.h.ncalls), S(w.h.ncalls), (unsigned)w.h.nthreads, S(w.h.nthreads),
-		       fmt_commas(b, w.h.nwaits), S(w.h.nwaits));
+		printf("%s: valid workload: %s call%s in %u stream%s, %s wait%s, all satisfiable\n",
+		       shown, fmt_commas(a, w.h.ncalls), S(w.h.ncalls), (unsigned)w.h.nthreads,
+		       S(w.h.nthreads), fmt_commas(b, w.h.nwaits), S(w.h.nwaits));
 		wl_close(&w);
 		return 0;
 	}
@@ -176,8 +184,8 @@ int dump_workload(const char *path, const char *shown)
 		while (shown_ops < opt.limit && (rc = wl_next(&w, &cur, &op)) > 0) {
 			int is_call = mtrace_wl_is_call(op.op);
 			call += is_call;
-			/* a wait or an AT belongs to the call after it, a RESIDENT to the one before:
-			   shown from --from's call on */
+			/* a wait or an AT belongs to the call after it, a RESIDENT to the one
+			   before: shown from --from's call on */
 			if (call + (op.op == MTRACE_WL_WAIT || op.op == MTRACE_WL_AT) < opt.from)
 				continue;
 			print_op(&op, call);

@@ -12,9 +12,11 @@
 static const char usage_text[] =
 	"Usage: trace_import [OPTION]... LOG OUTFILE\n"
 	"Convert a glibc mtrace() log (the MALLOC_TRACE text format: \"@ caller + ptr size\",\n"
-	"\"- ptr\", \"< old\" / \"> new size\" pairs, \"! ptr size\", \"= Start\" / \"= End\") into an\n"
+	"\"- ptr\", \"< old\" / \"> new size\" pairs, "
+	"\"! ptr size\", \"= Start\" / \"= End\") into an\n"
 	"mtrace trace, so existing logs can be looked at, converted and replayed.  The log has no\n"
-	"threads or times: the trace is one thread, in the log's order.  LOG - reads standard input.\n"
+	"threads or times: the trace is one thread, in the log's order.  "
+	"LOG - reads standard input.\n"
 	"\n"
 	"      --pid=N      the process id to record (default 0)\n"
 	"      --exe=PATH   the program to record\n"
@@ -78,7 +80,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2) {
-		fputs("trace_import: wants a LOG and an OUTFILE\nTry 'trace_import --help'.\n", stderr);
+		fputs("trace_import: wants a LOG and an OUTFILE\nTry 'trace_import --help'.\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
@@ -99,9 +102,11 @@ int main(int argc, char **argv)
 		if (n == -2) {
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
-			tool_die(EXIT_BADFILE, "%s: line %llu (from byte %llu on): longer than %u bytes, which a glibc "
-				 "mtrace() log's lines never are: not such a log", tool_display_name(in),
-				 (unsigned long long)lines + 1, (unsigned long long)bytes, LINE_MAX_BYTES);
+			tool_die(EXIT_BADFILE,
+				 "%s: line %llu (from byte %llu on): longer than %u bytes, "
+				 "which a glibc mtrace() log's lines never are: not such a log",
+				 tool_display_name(in), (unsigned long long)lines + 1,
+				 (unsigned long long)bytes, LINE_MAX_BYTES);
 		}
 		bytes += (uint64_t)n + 1;
 		if ((++lines & 0xffff) == 0)

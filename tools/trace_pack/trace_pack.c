@@ -38,7 +38,8 @@ static const char usage_text[] =
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
-	"The packed file appears only when complete.  Exit status: 0 done; 1 the trace is missing,\n"
+	"The packed file appears only when complete.  "
+	"Exit status: 0 done; 1 the trace is missing,\n"
 	"corrupt or truncated; 2 bad command line; 3 the compressor is missing or failed.\n";
 
 /* ---------------------------------------------------------------------------------------------
@@ -64,7 +65,8 @@ static uint64_t anon_addr(struct anon *a, uint64_t p)
 	   the 0xffff high parts a program can have (nothing is mapped below 64 KiB) */
 	if (a->ptr32) {
 		if (*v > 0xffff)
-			tool_die(EXIT_BADFILE, "--anonymize: addresses in all 65,536 ranges of 64 KiB, "
+			tool_die(EXIT_BADFILE,
+				 "--anonymize: addresses in all 65,536 ranges of 64 KiB, "
 				 "more than stand-ins of 4 bytes can tell apart");
 		return (*v << KEEP_BITS) | low;
 	}
@@ -93,8 +95,10 @@ static void anonymize(const char *in, FILE *out)
 	if (trace_open(&r, in) < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	if (r.format != TRACE_FMT_MTRACE)
-		tool_die(EXIT_BADFILE, "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
-			 "no header to clean (compress it without --anonymize)", tool_display_name(in));
+		tool_die(EXIT_BADFILE,
+			 "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
+			 "no header to clean (compress it without --anonymize)",
+			 tool_display_name(in));
 	static unsigned char page[MTRACE_HEADER_MAX + 1];
 	struct mtrace_file_header h = r.hdr;
 	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
@@ -126,11 +130,18 @@ static void anonymize(const char *in, FILE *out)
 	while ((k = trace_next(&r, &rec, &off)) > 0) {
 		for (; next < off; next += unit)   /* unwritten records stay unwritten */
 			fwrite(zero, 1, unit, out);
-		if (rec.call >= MTRACE_CALL_MMAP && rec.call <= MTRACE_CALL_LAST_MAP && !(rec.flags & MTRACE_RF_FAILED))
-			anon_range(&a, rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.ptr : rec.result) : rec.result,
-				   rec.call == MTRACE_CALL_BRK ? (rec.ptr < rec.result ? rec.result - rec.ptr : rec.ptr - rec.result)
-				   : rec.size);
-		if (rec.call != MTRACE_CALL_CHUNK) {   /* a chunk's ptr is a file offset, not an address */
+		if (rec.call >= MTRACE_CALL_MMAP && rec.call <= MTRACE_CALL_LAST_MAP &&
+		    !(rec.flags & MTRACE_RF_FAILED))
+			anon_range(&a,
+				   rec.call == MTRACE_CALL_BRK
+					   ? (rec.ptr < rec.result ? rec.ptr : rec.result)
+					   : rec.result,
+				   rec.call == MTRACE_CALL_BRK
+					   ? (rec.ptr < rec.result ? rec.result - rec.ptr
+								   : rec.ptr - rec.result)
+					   : rec.size);
+		/* a chunk's ptr is a file offset, not an address */
+		if (rec.call != MTRACE_CALL_CHUNK) {
 			rec.ptr = anon_addr(&a, rec.ptr);
 			rec.result = anon_addr(&a, rec.result);
 		}
@@ -185,7 +196,8 @@ int main(int argc, char **argv)
 			char *end;
 			level = strtol(optarg, &end, 10);
 			if (!*optarg || *end || level < 1 || level > 19)
-				tool_die(EXIT_USAGE, "--level wants a number from 1 to 19, not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--level wants a number from 1 to 19, not '%s'", optarg);
 			break;
 		}
 		case 'A': anon = 1; break;
@@ -201,7 +213,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (level > (strcmp(prog, "zstd") ? 9 : 19))
-		tool_die(EXIT_USAGE, "--level %ld: %s's levels go from 1 to %d", level, prog, strcmp(prog, "zstd") ? 9 : 19);
+		tool_die(EXIT_USAGE, "--level %ld: %s's levels go from 1 to %d", level, prog,
+			 strcmp(prog, "zstd") ? 9 : 19);
 	/* read twice (validate, then compress): standard input or a pipe is copied first, once
 	   its first bytes say it is a trace */
 	const char *in = input_reopenable(argv[optind], trace_head_check, 0, progress);
@@ -233,14 +246,18 @@ int main(int argc, char **argv)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	struct stat st;
 	stat(in, &st);
-	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe[0] ? r.exe : "unknown";
+	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
+			  r.exe[0] ? r.exe : "unknown";
 	char c1[32], c2[32];
 	if (!quiet)
-		fprintf(stderr, "trace_pack: %s: %s (pid %d), %s records from %zu thread%s over %.6f s, %s bytes%s\n",
-			tool_display_name(in), anon ? "(program left out)" : exe, (int)r.hdr.pid, fmt_commas(c1, calls),
-			tids.n, tids.n == 1 ? "" : "s",
+		fprintf(stderr,
+			"trace_pack: %s: %s (pid %d), %s records from %zu thread%s "
+			"over %.6f s, %s bytes%s\n",
+			tool_display_name(in), anon ? "(program left out)" : exe, (int)r.hdr.pid,
+			fmt_commas(c1, calls), tids.n, tids.n == 1 ? "" : "s",
 			calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0,
-			fmt_commas(c2, (unsigned long long)st.st_size), r.compression ? " (compressed already)" : "");
+			fmt_commas(c2, (unsigned long long)st.st_size),
+			r.compression ? " (compressed already)" : "");
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
 	trace_close(&r);
@@ -253,7 +270,8 @@ int main(int argc, char **argv)
 		for (char *p = host; *p; p++)
 			if (*p == '/' || *p == ' ')
 				*p = '_';
-		snprintf(name, sizeof name, "%s-%s-%d.mtrace.%s", host, anon ? "anon" : exe, (int)pid, ext);
+		snprintf(name, sizeof name, "%s-%s-%d.mtrace.%s", host, anon ? "anon" : exe,
+			 (int)pid, ext);
 		out = name;
 	}
 	out = tool_check_output(out, (char *const *)&in, 1, 0);
@@ -317,15 +335,18 @@ int main(int argc, char **argv)
 	}
 	if (in_place) {
 		if (!quiet)
-			fprintf(stderr, "trace_pack: wrote %s%s\n", strcmp(out, "-") ? out : "standard output",
-				anon ? ", addresses replaced, program and command line left out" : "");
+			fprintf(stderr, "trace_pack: wrote %s%s\n",
+				strcmp(out, "-") ? out : "standard output",
+				anon ? ", addresses replaced, program and command line left out"
+				     : "");
 		return EXIT_OK;
 	}
 	if (output_commit(&o) < 0)
 		tool_die(EXIT_SYSTEM, "%s", o.err);
 	stat(out, &st);
 	if (!quiet)
-		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out, fmt_commas(c1, (unsigned long long)st.st_size),
+		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out,
+			fmt_commas(c1, (unsigned long long)st.st_size),
 			anon ? ", addresses replaced, program and command line left out" : "");
 	printf("%s\n", out);
 	return EXIT_OK;

@@ -13,7 +13,8 @@
    ------------------------------------------------------------------------------------------- */
 
 /* the panels, top to bottom */
-static const int lat_order[LAT_CLASSES] = { LAT_MALLOC, LAT_FREE, LAT_REALLOC, LAT_CALLOC, LAT_MEMALIGN };
+static const int lat_order[LAT_CLASSES] = { LAT_MALLOC, LAT_FREE, LAT_REALLOC, LAT_CALLOC,
+					    LAT_MEMALIGN };
 
 static void read_latency(const char *path, struct lat_table *d)
 {
@@ -60,12 +61,16 @@ void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int 
 			if (d[i].n[c] && log10(d[i].calls[c]) > xmax)
 				xmax = log10(d[i].calls[c]) < 6 ? log10(d[i].calls[c]) : 6;
 	/* the legend above the panels: a run's colour is the same in each */
-	const char **names = calloc((size_t)n, sizeof *names), **cols = calloc((size_t)n, sizeof *cols);
+	const char **names = calloc((size_t)n, sizeof *names),
+		   **cols = calloc((size_t)n, sizeof *cols);
 	if (!names || !cols)
 		tool_die(EXIT_SYSTEM, "out of memory");
 	for (int i = 0; i < n; i++) {
 		const char *slash = strrchr(paths[i], '/');
-		names[i] = labels[i] ? labels[i] : d[i].name[0] ? d[i].name : slash ? slash + 1 : paths[i];
+		names[i] = labels[i]      ? labels[i]
+			   : d[i].name[0] ? d[i].name
+			   : slash        ? slash + 1
+					  : paths[i];
 		cols[i] = svg_colors[i % SVG_NCOLORS];
 	}
 	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n);
@@ -93,8 +98,8 @@ void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int 
 		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class_names[c]);
 		int last = ++drawn == panels;
 		svg_panel(sv, top, ph + (last ? 18 : 0), 0, xmax, SVG_NINES,
-			  last ? "share of the calls that took at most that long" : NULL, y0, y1 > y0 ? y1 : y0 + 1,
-			  SVG_LOG10, ylabel);
+			  last ? "share of the calls that took at most that long" : NULL, y0,
+			  y1 > y0 ? y1 : y0 + 1, SVG_LOG10, ylabel);
 		for (int i = 0; i < n; i++) {
 			if (!d[i].n[c])
 				continue;

@@ -12,7 +12,8 @@
    when every replay was paced (its timeline's program_ms)
    ------------------------------------------------------------------------------------------- */
 
-void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, const struct wl_reader *w, int h)
+void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
+		      const struct wl_reader *w, int h)
 {
 	struct series *s = calloc((size_t)n, sizeof *s);
 	int bytime = 1, bycalls = 1;
@@ -22,10 +23,14 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, 
 		bycalls &= s[i].col[0] >= 0 && s[i].col[1] >= 0;
 	}
 	if (!bytime && !bycalls)
-		tool_die(EXIT_USAGE, "%s: its timeline has no calls column (from an older trace_run): the program's "
-			 "curve can be set beside replays by calls, or by time for paced ones", paths[0]);
+		tool_die(EXIT_USAGE,
+			 "%s: its timeline has no calls column (from an older trace_run): "
+			 "the program's curve can be set beside replays "
+			 "by calls, or by time for paced ones",
+			 paths[0]);
 	uint64_t m = w->h.nsamples;
-	double *px = calloc(m ? m : 1, sizeof *px), *py = calloc(m ? m : 1, sizeof *py), xmax = 0, ymax = 0;
+	double *px = calloc(m ? m : 1, sizeof *px), *py = calloc(m ? m : 1, sizeof *py);
+	double xmax = 0, ymax = 0;
 	if (!px || !py)
 		tool_die(EXIT_SYSTEM, "out of memory");
 	struct mtrace_wl_sample first = { 0 }, x;
@@ -54,21 +59,25 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, 
 		xmax = 1;
 	if (ymax <= 0)
 		ymax = 1;
-	const char **names = calloc((size_t)n + 1, sizeof *names), **cols = calloc((size_t)n + 1, sizeof *cols);
+	const char **names = calloc((size_t)n + 1, sizeof *names),
+		   **cols = calloc((size_t)n + 1, sizeof *cols);
 	char (*lab)[300] = calloc((size_t)n, sizeof *lab);
 	if (!names || !cols || !lab)
 		tool_die(EXIT_SYSTEM, "out of memory");
 	names[0] = "the program, as traced";
 	cols[0] = "#000";
 	for (int i = 0; i < n; i++) {
-		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
+		const char *name = labels[i] ? labels[i]
+					     : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1
+								       : paths[i]);
 		snprintf(lab[i], sizeof lab[i], "replay: %s", name);
 		names[i + 1] = lab[i];
 		cols[i + 1] = svg_colors[i % SVG_NCOLORS];
 	}
 	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
-	svg_panel(sv, top, h - top, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT, bytime ?
-		  "the program's time (paced replays: where they were in it)" : "calls completed (all threads)",
+	svg_panel(sv, top, h - top, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT,
+		  bytime ? "the program's time (paced replays: where they were in it)"
+			 : "calls completed (all threads)",
 		  0, ymax * 1.05, SVG_BYTES, "anonymous RSS above the start");
 	svg_line(sv, px, py, m, "#000");
 	for (int i = 0; i < n; i++)
@@ -87,7 +96,8 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels, 
 void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, int vmsize)
 {
 	struct series *s = calloc((size_t)n, sizeof *s);
-	const char **names = calloc((size_t)n + 1, sizeof *names), **cols = calloc((size_t)n + 1, sizeof *cols);
+	const char **names = calloc((size_t)n + 1, sizeof *names),
+		   **cols = calloc((size_t)n + 1, sizeof *cols);
 	char (*lab)[300] = calloc((size_t)n, sizeof *lab);
 	if (!s || !names || !cols || !lab)
 		tool_die(EXIT_SYSTEM, "out of memory");
@@ -100,7 +110,9 @@ void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, i
 			if (s[i].ideal[j] > ymax) ymax = s[i].ideal[j];
 			if (s[i].vsz[j] > vmax) vmax = s[i].vsz[j];
 		}
-		const char *name = labels[i] ? labels[i] : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i]);
+		const char *name = labels[i] ? labels[i]
+					     : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1
+								       : paths[i]);
 		snprintf(lab[i], sizeof lab[i], n == 1 ? "VmRSS" : "VmRSS: %s", name);
 		names[i] = lab[i];
 		cols[i] = svg_colors[i % SVG_NCOLORS];
@@ -110,14 +122,15 @@ void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, i
 	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
 	double ph = vmsize ? (h - top) * 0.62 : h - top;
 	sv->headings = vmsize;   /* stacked panels: their titles the same way */
-	svg_panel(sv, top, ph, 0, tmax, SVG_SECONDS, vmsize ? NULL : "time since the replay started", 0, ymax * 1.05,
-		  SVG_BYTES, "resident memory");
+	svg_panel(sv, top, ph, 0, tmax, SVG_SECONDS,
+		  vmsize ? NULL : "time since the replay started", 0, ymax * 1.05, SVG_BYTES,
+		  "resident memory");
 	for (int i = 0; i < n; i++)
 		svg_line(sv, s[i].t, s[i].rss, s[i].n, svg_colors[i % SVG_NCOLORS]);
 	svg_line(sv, s[0].t, s[0].ideal, s[0].n, "#000");
 	if (vmsize) {
-		svg_panel(sv, top + ph, h - top - ph, 0, tmax, SVG_SECONDS, "time since the replay started", 0,
-			  vmax * 1.05, SVG_BYTES, "VmSize");
+		svg_panel(sv, top + ph, h - top - ph, 0, tmax, SVG_SECONDS,
+			  "time since the replay started", 0, vmax * 1.05, SVG_BYTES, "VmSize");
 		for (int i = 0; i < n; i++)
 			svg_line(sv, s[i].t, s[i].vsz, s[i].n, svg_colors[i % SVG_NCOLORS]);
 	}

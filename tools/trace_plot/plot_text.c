@@ -19,7 +19,8 @@ int plot_amount(const char *s, const char **end, double *out)
 	char *e;
 	errno = 0;
 	double v = strtod(s, &e);
-	if (e == s || errno == ERANGE || !(v >= 0 && v < 1e18) || strchr(" \t", *s) || *s == '+' || *s == '-')
+	if (e == s || errno == ERANGE || !(v >= 0 && v < 1e18) ||
+	    strchr(" \t", *s) || *s == '+' || *s == '-')
 		return -1;
 	*end = e;
 	*out = v;
@@ -61,7 +62,8 @@ static void timeline_columns(char *head, struct series *s)
 	static const char *const names[3] = { "calls", "anon_kb", "program_ms" };
 	s->col[0] = s->col[1] = s->col[2] = -1;
 	int k = 0;
-	for (char *name = strtok(head, "\t"); name && k < EXTRA_COLS; name = strtok(NULL, "\t"), k++)
+	for (char *name = strtok(head, "\t"); name && k < EXTRA_COLS;
+	     name = strtok(NULL, "\t"), k++)
 		for (int c = 0; c < 3; c++)
 			if (k >= 4 && !strcmp(name, names[c]))
 				s->col[c] = k;
@@ -73,13 +75,15 @@ void plot_read_timeline(const char *path, struct series *s)
 	char line[1024];
 	unsigned long no = 0;
 	int ncol = 4;   /* the columns a line must have: the first four, and the later ones known */
-	static const char *const words[EXTRA_COLS - 3] = { "four", "five", "six", "seven", "eight" };
+	static const char *const words[EXTRA_COLS - 3] = { "four", "five", "six", "seven",
+							   "eight" };
 	memset(s, 0, sizeof *s);
 	while (plot_next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
 		if (no == 1) {
 			if (strncmp(line, "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb", 35) != 0)
-				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline", path);
+				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline",
+					 path);
 			timeline_columns(line, s);
 			for (int c = 0; c < 3; c++)
 				if (s->col[c] >= ncol)
@@ -92,12 +96,16 @@ void plot_read_timeline(const char *path, struct series *s)
 		const char *p = line;
 		for (int k = 0; k < ncol; k++) {
 			if ((k && *p++ != '\t') || plot_amount(p, &p, &v[k]) < 0)
-				tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers (time, VmRSS, VmSize, "
-					  "ideal RSS%s: each a number from 0 to 10^18)", path, no, words[ncol - 4],
-					  ncol > 4 ? ", and the later columns its header names" : "");
+				tool_die(EXIT_BADFILE,
+					 "%s: line %lu: not %s numbers (time, VmRSS, VmSize, "
+					 "ideal RSS%s: each a number from 0 to 10^18)",
+					 path, no, words[ncol - 4],
+					 ncol > 4 ? ", and the later columns its header names"
+						  : "");
 		}
 		if (*p != 0 && *p != '\t')
-			tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers", path, no, words[ncol - 4]);
+			tool_die(EXIT_BADFILE, "%s: line %lu: not %s numbers", path, no,
+				 words[ncol - 4]);
 		double t = v[0], a = v[1], b = v[2], c = v[3];
 		if (s->n == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 1024;
@@ -108,10 +116,12 @@ void plot_read_timeline(const char *path, struct series *s)
 			s->calls = realloc(s->calls, s->cap * sizeof *s->calls);
 			s->anon = realloc(s->anon, s->cap * sizeof *s->anon);
 			s->prog_t = realloc(s->prog_t, s->cap * sizeof *s->prog_t);
-			if (!s->t || !s->rss || !s->vsz || !s->ideal || !s->calls || !s->anon || !s->prog_t)
+			if (!s->t || !s->rss || !s->vsz || !s->ideal || !s->calls || !s->anon ||
+			    !s->prog_t)
 				tool_die(EXIT_SYSTEM, "out of memory");
 		}
-		s->t[s->n] = t / 1e3, s->rss[s->n] = a * 1024, s->vsz[s->n] = b * 1024, s->ideal[s->n] = c * 1024;
+		s->t[s->n] = t / 1e3, s->rss[s->n] = a * 1024, s->vsz[s->n] = b * 1024,
+			s->ideal[s->n] = c * 1024;
 		s->calls[s->n] = s->col[0] >= 0 ? v[s->col[0]] : 0;
 		s->anon[s->n] = s->col[1] >= 0 ? v[s->col[1]] * 1024 : 0;
 		s->prog_t[s->n] = s->col[2] >= 0 ? v[s->col[2]] / 1e3 : 0;

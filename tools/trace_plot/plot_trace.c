@@ -76,7 +76,8 @@ static int on_event(struct tracepass *p, const struct order_ev *e)
 	}
 	if (r->call == MTRACE_CALL_FREE)
 		gone(p, r->ptr, e->t);
-	else if (!(r->flags & MTRACE_RF_FAILED) && r->result && arrived(p, r->result, bytes, e->t) < 0)
+	else if (!(r->flags & MTRACE_RF_FAILED) && r->result &&
+		 arrived(p, r->result, bytes, e->t) < 0)
 		return -1;
 	note(p, e->t);
 	return 0;
@@ -134,7 +135,8 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
-	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 || order_end(&o) < 0) {
+	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 ||
+	    order_end(&o) < 0) {
 		tool_progress_end(&pr);
 		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
 	}
@@ -164,17 +166,18 @@ void plot_live(struct svg *s, const struct tracepass *p, int h)
 	}
 	double top = SVG_TOP, ph = (h - top) * 0.62;
 	s->headings = 1;   /* stacked panels: their titles the same way */
-	svg_panel(s, top, ph, 0, span, SVG_SECONDS, NULL, 0, ymax * 1.05, SVG_BYTES, "live requested bytes");
+	svg_panel(s, top, ph, 0, span, SVG_SECONDS, NULL, 0, ymax * 1.05, SVG_BYTES,
+		  "live requested bytes");
 	svg_line(s, x, y, n, svg_colors[0]);
-	svg_panel(s, top + ph, h - top - ph, 0, span, SVG_SECONDS, "time since the trace started", 0, rmax * 1.05,
-		  SVG_RATE, "allocations per second");
+	svg_panel(s, top + ph, h - top - ph, 0, span, SVG_SECONDS, "time since the trace started",
+		  0, rmax * 1.05, SVG_RATE, "allocations per second");
 	svg_line(s, rx, ry, NBINS, svg_colors[1]);
 }
 
 /* A power-of-two histogram: a bar per bucket from the first used to the last, named by its
    lower bound */
-void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu, const char *counted,
-	       int h)
+void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit xu,
+	       const char *counted, int h)
 {
 	int lo = NB, hi = -1;
 	for (int k = 0; k < NB; k++)
@@ -193,10 +196,12 @@ void plot_hist(struct svg *s, const uint64_t *n, const char *what, enum svg_unit
 		double from = k == 0 ? 0 : ldexp(1, k - 1);
 		if (xu == SVG_SECONDS)
 			from /= 1e9;   /* lifetimes are counted in nanoseconds */
-		snprintf(labels[m], sizeof labels[m], "%s%s", k == 0 ? "" : "\xe2\x89\xa5", svg_fmt(a, from, xu));
+		snprintf(labels[m], sizeof labels[m], "%s%s", k == 0 ? "" : "\xe2\x89\xa5",
+			 svg_fmt(a, from, xu));
 		names[m] = labels[m];
 		v[m] = (double)n[k];
 		m++;
 	}
-	svg_bar_panel(s, SVG_TOP, h - SVG_TOP, names, v, m, svg_colors[0], SVG_COUNT, what, counted, 1, 1);
+	svg_bar_panel(s, SVG_TOP, h - SVG_TOP, names, v, m, svg_colors[0], SVG_COUNT, what, counted,
+		      1, 1);
 }

@@ -32,7 +32,8 @@ static const char *fit(char *buf, size_t cap, const char *t, double width)
 {
 	if (!t || text_width(t, FS) <= width)
 		return t;
-	size_t keep = width > 2 * CHAR_EM * FS ? (size_t)(width / (CHAR_EM * FS)) - 1 : 0, n = 0, i = 0;
+	size_t keep = width > 2 * CHAR_EM * FS ? (size_t)(width / (CHAR_EM * FS)) - 1 : 0;
+	size_t n = 0, i = 0;
 	for (; t[i] && i + 4 < cap; i++) {   /* whole UTF-8 characters */
 		if (((unsigned char)t[i] & 0xc0) != 0x80 && n++ == keep)
 			break;
@@ -60,10 +61,11 @@ static void esc(FILE *f, const char *t)
 
 /* A text of class cls at (x, y), anchored start, middle or end, turned by rot degrees around
    that point (0: none) */
-static void text(struct svg *s, double x, double y, const char *anchor, const char *cls, double rot, const char *t)
+static void text(struct svg *s, double x, double y, const char *anchor, const char *cls, double rot,
+		 const char *t)
 {
-	fprintf(s->f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\"", cls, x, y, anchor,
-		palette_text);
+	fprintf(s->f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"%s\"",
+		cls, x, y, anchor, palette_text);
 	if (rot != 0)
 		fprintf(s->f, " transform=\"rotate(%g %.1f %.1f)\"", rot, x, y);
 	fputc('>', s->f);
@@ -79,7 +81,8 @@ char *svg_fmt(char *buf, double v, enum svg_unit u)
 	case SVG_LOG10:
 		return svg_fmt(buf, pow(10, v), SVG_COUNT);
 	case SVG_NINES: {
-		int places = v > 2 ? (int)ceil(v - 2 - 1e-9) : 0;   /* 99.9%: one decimal for 3 nines */
+		/* 99.9%: one decimal for 3 nines */
+		int places = v > 2 ? (int)ceil(v - 2 - 1e-9) : 0;
 		snprintf(buf, 32, "%.*f%%", places, 100 * (1 - pow(10, -v)));
 		break;
 	}
@@ -90,9 +93,11 @@ char *svg_fmt(char *buf, double v, enum svg_unit u)
 		break;
 	case SVG_SECONDS:
 		if (fabs(v) >= 1 || v == 0)
-			snprintf(buf, 32, "%.*f s", fabs(v) < 10 && v != 0 && fmod(v, 1) != 0 ? 1 : 0, v);
+			snprintf(buf, 32, "%.*f s",
+				 fabs(v) < 10 && v != 0 && fmod(v, 1) != 0 ? 1 : 0, v);
 		else if (fabs(v) >= 1e-3)
-			snprintf(buf, 32, "%.*f ms", fabs(v) < 1e-2 && fmod(v * 1e3, 1) != 0 ? 1 : 0, v * 1e3);
+			snprintf(buf, 32, "%.*f ms",
+				 fabs(v) < 1e-2 && fmod(v * 1e3, 1) != 0 ? 1 : 0, v * 1e3);
 		else if (fabs(v) >= 1e-6)
 			snprintf(buf, 32, "%.0f us", v * 1e6);
 		else
@@ -102,7 +107,8 @@ char *svg_fmt(char *buf, double v, enum svg_unit u)
 		static const char *const k[] = { "", " k", " M", " G", " T" };
 		while (fabs(v) >= 1000 && i < 4)
 			v /= 1000, i++;
-		snprintf(buf, 32, "%.*f%s%s", v < 10 && i && fmod(v, 1) != 0 ? 1 : 0, v, k[i], u == SVG_RATE ? "/s" : "");
+		snprintf(buf, 32, "%.*f%s%s", v < 10 && i && fmod(v, 1) != 0 ? 1 : 0, v, k[i],
+			 u == SVG_RATE ? "/s" : "");
 	}
 	}
 	return buf;
@@ -140,12 +146,15 @@ static char *tick_fmt(char *buf, double v, enum svg_unit u, double step, double 
 {
 	if (u != SVG_BYTES && u != SVG_SECONDS)
 		return svg_fmt(buf, v, u);
-	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" }, *const su[] = { "s", "ms", "us", "ns" };
+	static const char *const bu[] = { "B", "KiB", "MiB", "GiB", "TiB" },
+			  *const su[] = { "s", "ms", "us", "ns" };
 	double scale = axis_scale(max, u), st = step / scale;
 	int places = st >= 1 ? 0 : st >= 0.1 ? 1 : 2, k = 0;
-	for (double x = scale; u == SVG_BYTES ? x > 1.5 : x < 0.5; x = u == SVG_BYTES ? x / 1024 : x * 1000)
+	for (double x = scale; u == SVG_BYTES ? x > 1.5 : x < 0.5;
+	     x = u == SVG_BYTES ? x / 1024 : x * 1000)
 		k++;
-	snprintf(buf, 32, "%.*f %s", places, fabs(v / scale) < 1e-12 ? 0 : v / scale, u == SVG_BYTES ? bu[k] : su[k]);
+	snprintf(buf, 32, "%.*f %s", places, fabs(v / scale) < 1e-12 ? 0 : v / scale,
+		 u == SVG_BYTES ? bu[k] : su[k]);
 	return buf;
 }
 
@@ -160,14 +169,15 @@ void svg_begin(struct svg *s, FILE *f, int width, int height, const char *title)
 	s->w = width;
 	s->h = height;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		   "font-family=\"sans-serif\" font-size=\"%g\">\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"%g\">\n"
 		   "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
 		width, height, width, height, FS, width, height);
-	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" fill=\"%s\">",
-		width / 2, palette_text);
+	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\" "
+		   "font-size=\"15\" fill=\"%s\">", width / 2, palette_text);
 	char buf[400];
-	esc(f, fit(buf, sizeof buf, title, (width - 20) * FS / 15));   /* (measured in 12-pixel characters) */
+	/* (measured in 12-pixel characters) */
+	esc(f, fit(buf, sizeof buf, title, (width - 20) * FS / 15));
 	fprintf(f, "</text>\n");
 }
 
@@ -178,7 +188,8 @@ static void close_panel(struct svg *s)
 	s->in_panel = 0;
 }
 
-double svg_legend(struct svg *s, double top, const char *const *labels, const char *const *colors, size_t n)
+double svg_legend(struct svg *s, double top, const char *const *labels, const char *const *colors,
+		  size_t n)
 {
 	close_panel(s);
 	if (n == 0)
@@ -188,14 +199,17 @@ double svg_legend(struct svg *s, double top, const char *const *labels, const ch
 	double x = x0, rows = 1;
 	char buf[400];
 	for (size_t i = 0; i < n; i++) {
-		double w = sw + 5 + text_width(fit(buf, sizeof buf, labels[i], x1 - x0 - sw - 5), FS);
+		double w =
+			sw + 5 + text_width(fit(buf, sizeof buf, labels[i], x1 - x0 - sw - 5), FS);
 		if (x > x0 && x + w > x1)
 			x = x0, rows++;
 		x += w + gap;
 	}
 	double h = rows * LINE + 8;
-	fprintf(s->f, "<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-		      "fill=\"#f6f6f6\" stroke=\"#ccc\"/>\n", x0 - 6, top, x1 - x0 + 12, h);
+	fprintf(s->f,
+		"<g class=\"legend\">\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"fill=\"#f6f6f6\" stroke=\"#ccc\"/>\n",
+		x0 - 6, top, x1 - x0 + 12, h);
 	x = x0;
 	double y = top + 4 + 0.85 * FS + (LINE - FS) / 2;   /* the first row's baseline */
 	for (size_t i = 0; i < n; i++) {
@@ -203,8 +217,9 @@ double svg_legend(struct svg *s, double top, const char *const *labels, const ch
 		double w = sw + 5 + text_width(label, FS);
 		if (x > x0 && x + w > x1)
 			x = x0, y += LINE;
-		fprintf(s->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\"/>\n", x,
-			y - 0.35 * FS - 1.5, sw, colors[i]);
+		fprintf(s->f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\"/>\n",
+			x, y - 0.35 * FS - 1.5, sw, colors[i]);
 		text(s, x + sw + 5, y, "start", "legend", 0, label);
 		x += w + gap;
 	}
@@ -229,11 +244,14 @@ static void frame(struct svg *s, double top, double height, double bottom, const
 		s->py0 = top + 10 + LINE;
 	if (s->py1 < s->py0 + 10)   /* a chart asked to be too low: squeezed, still drawn */
 		s->py1 = s->py0 + 10;
-	fprintf(s->f, "<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
-		      "stroke=\"#999\"/>\n", s->px0, s->py0, s->px1 - s->px0, s->py1 - s->py0);
+	fprintf(s->f,
+		"<rect class=\"frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+		"fill=\"none\" stroke=\"#999\"/>\n",
+		s->px0, s->py0, s->px1 - s->px0, s->py1 - s->py0);
 	char buf[400];
 	if (heading)
-		text(s, s->px0, s->py0 - 6, "start", "ytitle", 0, fit(buf, sizeof buf, ylabel, s->px1 - s->px0));
+		text(s, s->px0, s->py0 - 6, "start", "ytitle", 0,
+		     fit(buf, sizeof buf, ylabel, s->px1 - s->px0));
 	else
 		text(s, 4 + 0.85 * FS, (s->py0 + s->py1) / 2, "middle", "ytitle", -90, ylabel);
 }
@@ -250,11 +268,14 @@ static void yaxis(struct svg *s, double ymin, double ymax, enum svg_unit yu)
 	if (yu != SVG_LOG10 && ceil(ymax / ys - 1e-9) * ys > ymax)
 		s->ymax = ymax = ceil(ymax / ys - 1e-9) * ys;
 	char buf[32];
-	double last = 1e300;   /* the last label's y: in a low panel, a label only a line below it */
+	/* the last label's y: in a low panel, a label only a line below it */
+	double last = 1e300;
 	for (double v = ceil(ymin / ys) * ys; v <= ymax + ys * 1e-9; v += ys) {
 		double y = s->py1 - (v - ymin) / (ymax - ymin) * (s->py1 - s->py0);
-		fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", s->px0, y,
-			s->px1, y);
+		fprintf(s->f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			"stroke=\"#e5e5e5\"/>\n",
+			s->px0, y, s->px1, y);
 		if (last - y < LINE)
 			continue;
 		text(s, s->px0 - 6, y + 4, "end", "ytick", 0, tick_fmt(buf, v, yu, ys, ymax));
@@ -275,12 +296,14 @@ void svg_panel(struct svg *s, double top, double height, double xmin, double xma
 	double xs = nice_step(xmax - xmin, (int)((s->px1 - s->px0) / 100), xu);
 	for (double v = ceil(xmin / xs) * xs; v <= xmax + xs * 1e-9; v += xs) {
 		double x = s->px0 + (v - xmin) / (xmax - xmin) * (s->px1 - s->px0);
-		fprintf(s->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n", x, s->py1, x,
-			s->py1 + 4);
+		fprintf(s->f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999\"/>\n",
+			x, s->py1, x, s->py1 + 4);
 		text(s, x, s->py1 + 17, "middle", "xtick", 0, tick_fmt(buf, v, xu, xs, xmax));
 	}
 	if (xlabel)
-		text(s, (s->px0 + s->px1) / 2, s->py1 + 33, "middle", "xtitle", 0, fit(buf2, sizeof buf2, xlabel, s->px1 - s->px0));
+		text(s, (s->px0 + s->px1) / 2, s->py1 + 33, "middle", "xtitle", 0,
+		     fit(buf2, sizeof buf2, xlabel, s->px1 - s->px0));
 }
 
 static double X(const struct svg *s, double v)
@@ -315,7 +338,8 @@ void svg_line(struct svg *s, const double *x, const double *y, size_t n, const c
 				j++;
 			}
 			size_t a = lo < hi ? lo : hi, b = lo < hi ? hi : lo;
-			fprintf(f, "%.1f,%.1f %.1f,%.1f ", X(s, x[a]), Y(s, y[a]), X(s, x[b]), Y(s, y[b]));
+			fprintf(f, "%.1f,%.1f %.1f,%.1f ", X(s, x[a]), Y(s, y[a]), X(s, x[b]),
+				Y(s, y[b]));
 			i = j;
 		}
 	}
@@ -330,7 +354,8 @@ void svg_line(struct svg *s, const double *x, const double *y, size_t n, const c
 struct names_layout { int turned, step; double height, width; };
 
 /* The names turned take at most a third of the chart's height: longer ones are cut to fit */
-static struct names_layout names_layout(const struct svg *s, double slot, const char *const *names, size_t n)
+static struct names_layout names_layout(const struct svg *s, double slot, const char *const *names,
+					size_t n)
 {
 	double wmax = 0, wcap = (s->h / 3 - 12) / M_SQRT1_2 - FS;
 	for (size_t i = 0; i < n; i++)
@@ -349,9 +374,9 @@ double svg_names_height(const struct svg *s, const char *const *names, size_t n)
 	return names_layout(s, (s->w - 30 - LEFT) / (double)(n ? n : 1), names, n).height;
 }
 
-void svg_bar_panel(struct svg *s, double top, double height, const char *const *names, const double *v,
-		   size_t n, const char *color, enum svg_unit vu, const char *xlabel, const char *ylabel,
-		   int show_names, int may_thin)
+void svg_bar_panel(struct svg *s, double top, double height, const char *const *names,
+		   const double *v, size_t n, const char *color, enum svg_unit vu,
+		   const char *xlabel, const char *ylabel, int show_names, int may_thin)
 {
 	double slot = (s->w - 30 - LEFT) / (double)(n ? n : 1);
 	struct names_layout nl = names_layout(s, slot, names, n);
@@ -375,7 +400,9 @@ void svg_bar_panel(struct svg *s, double top, double height, const char *const *
 	double bw = slot * 0.6;
 	for (size_t i = 0; i < n; i++) {
 		double cx = s->px0 + slot * ((double)i + 0.5), y = Y(s, v[i]);
-		fprintf(s->f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+		fprintf(s->f,
+			"<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\"/>\n",
 			cx - bw / 2, y, bw, s->py1 - y, color);
 		if (values)
 			text(s, cx, y - 4, "middle", "value", 0, svg_fmt(buf, v[i], vu));
@@ -389,8 +416,8 @@ void svg_bar_panel(struct svg *s, double top, double height, const char *const *
 	}
 	char buf2[400];
 	if (xlabel)
-		text(s, (s->px0 + s->px1) / 2, s->py1 + (show_names ? nl.height : 8) + FS + 2, "middle", "xtitle", 0,
-		     fit(buf2, sizeof buf2, xlabel, s->px1 - s->px0));
+		text(s, (s->px0 + s->px1) / 2, s->py1 + (show_names ? nl.height : 8) + FS + 2,
+		     "middle", "xtitle", 0, fit(buf2, sizeof buf2, xlabel, s->px1 - s->px0));
 }
 
 void svg_end(struct svg *s)

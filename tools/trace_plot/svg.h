@@ -30,7 +30,8 @@ struct svg {
 void svg_begin(struct svg *s, FILE *f, int width, int height, const char *title);
 /* A legend of n entries (a colour swatch and a label each) in rows from top down, above the
    panels; returns the height it took. */
-double svg_legend(struct svg *s, double top, const char *const *labels, const char *const *colors, size_t n);
+double svg_legend(struct svg *s, double top, const char *const *labels, const char *const *colors,
+		  size_t n);
 /* A panel from top to top+height (pixels): frame, ticks in units, axis titles (the y title
    turned along the axis, or as a heading above the panel when the panel is too low for it). */
 void svg_panel(struct svg *s, double top, double height, double xmin, double xmax, enum svg_unit xu,
@@ -42,9 +43,9 @@ void svg_line(struct svg *s, const double *x, const double *y, size_t n, const c
    value above it where the values fit.  The names go under the bars (show_names), across or
    turned 45 degrees; with may_thin only every k-th is written when even turned they would
    touch (categories in order, as histogram buckets; never for names that each matter). */
-void svg_bar_panel(struct svg *s, double top, double height, const char *const *names, const double *v,
-		   size_t n, const char *color, enum svg_unit vu, const char *xlabel, const char *ylabel,
-		   int show_names, int may_thin);
+void svg_bar_panel(struct svg *s, double top, double height, const char *const *names,
+		   const double *v, size_t n, const char *color, enum svg_unit vu,
+		   const char *xlabel, const char *ylabel, int show_names, int may_thin);
 /* The height the names of svg_bar_panel take under its bars (so a caller can share out the
    chart's height). */
 double svg_names_height(const struct svg *s, const char *const *names, size_t n);

@@ -19,7 +19,8 @@
 static const char usage_text[] =
 	"Usage: trace_plot [OPTION]... INPUT...\n"
 	"Write a self-contained SVG chart (no script, no external font; opens in any browser).\n"
-	"INPUT is a trace, one or more `trace_run --log` timelines or `--latency` distributions, or\n"
+	"INPUT is a trace, one or more `trace_run --log` timelines "
+	"or `--latency` distributions, or\n"
 	"`trace_run --compare --csv` output; the kind of chart follows from it unless --kind says\n"
 	"otherwise:\n"
 	"  live      (a trace) live requested bytes over time, and the allocation rate\n"
@@ -31,11 +32,13 @@ static const char usage_text[] =
 	"            by calls (by the program's time when every replay was paced)\n"
 	"  compare   (compare CSV) wall time, Max RSS and the 99th percentile of malloc and free\n"
 	"            per allocator\n"
-	"  latency   (`trace_run --latency`, `trace_stats --latency` files) each call class's time\n"
+	"  latency   (`trace_run --latency`, `trace_stats --latency` files) "
+	"each call class's time\n"
 	"            against its percentile (50%, 90%, 99%, 99.9%, ...); several runs overlaid\n"
 	"\n"
 	"  -k, --kind=KIND      one of the above\n"
-	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; - for stdout)\n"
+	"  -o, --output=FILE    the SVG "
+	"(default: the first INPUT's name + .KIND.svg; - for stdout)\n"
 	"  -t, --title=TEXT     the chart's title\n"
 	"      --label=NAME     legend name of the next timeline or distribution (repeatable;\n"
 	"                       default: file names, the allocator for distributions)\n"
@@ -81,7 +84,8 @@ static const char *guess_kind(const char *path)
 		return "rss";
 	if (!strncmp(head, "cycles,wall_usec", 16))
 		return "compare";
-	if (!strncmp(head, "# trace_run latency", 19) || !strncmp(head, "# trace_stats latency", 21))
+	if (!strncmp(head, "# trace_run latency", 19) ||
+	    !strncmp(head, "# trace_stats latency", 21))
 		return "latency";
 	return "live";
 }
@@ -92,11 +96,17 @@ int main(int argc, char **argv)
 {
 	tool_set_name("trace_plot", argv);
 	static const struct option longopts[] = {
-		{ "kind", required_argument, 0, 'k' }, { "output", required_argument, 0, 'o' },
-		{ "title", required_argument, 0, 't' }, { "label", required_argument, 0, OPT_LABEL },
-		{ "width", required_argument, 0, 'W' }, { "height", required_argument, 0, OPT_HEIGHT },
-		{ "progress", no_argument, 0, 'p' }, { "vmsize", no_argument, 0, OPT_VMSIZE },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "kind", required_argument, 0, 'k' },
+		{ "output", required_argument, 0, 'o' },
+		{ "title", required_argument, 0, 't' },
+		{ "label", required_argument, 0, OPT_LABEL },
+		{ "width", required_argument, 0, 'W' },
+		{ "height", required_argument, 0, OPT_HEIGHT },
+		{ "progress", no_argument, 0, 'p' },
+		{ "vmsize", no_argument, 0, OPT_VMSIZE },
+		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
 	int nlabels = 0, c, vmsize = 0;
@@ -108,8 +118,14 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 't': title = optarg; break;
 		case OPT_LABEL: if (nlabels < 64) labels[nlabels++] = optarg; break;
-		case 'W': if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000) tool_die(EXIT_USAGE, "--width: 300 to 10000"); break;
-		case OPT_HEIGHT: if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000) tool_die(EXIT_USAGE, "--height: 300 to 10000"); break;
+		case 'W':
+			if (parse_u64(optarg, &w) < 0 || w < 300 || w > 10000)
+				tool_die(EXIT_USAGE, "--width: 300 to 10000");
+			break;
+		case OPT_HEIGHT:
+			if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000)
+				tool_die(EXIT_USAGE, "--height: 300 to 10000");
+			break;
 		case 'p': progress = 2; break;
 		case OPT_VMSIZE: vmsize = 1; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -127,7 +143,8 @@ int main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		if (tool_input_is_stream(argv[i])) {
 			if (streams++)
-				tool_die(EXIT_USAGE, "%s: only one input may be standard input or a pipe",
+				tool_die(EXIT_USAGE,
+					 "%s: only one input may be standard input or a pipe",
 					 tool_display_name(argv[i]));
 			argv[i] = (char *)input_reopenable(argv[i], plot_head_check, 0, progress);
 			if (!out)
@@ -136,13 +153,16 @@ int main(int argc, char **argv)
 	if (!kind)
 		kind = guess_kind(argv[optind]);
 	int ninputs = argc - optind;
-	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") && strcmp(kind, "rss") &&
-	    strcmp(kind, "compare") && strcmp(kind, "latency"))
-		tool_die(EXIT_USAGE, "unknown --kind '%s' (live, sizes, lifetime, rss, compare, latency)", kind);
+	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") &&
+	    strcmp(kind, "rss") && strcmp(kind, "compare") && strcmp(kind, "latency"))
+		tool_die(EXIT_USAGE,
+			 "unknown --kind '%s' (live, sizes, lifetime, rss, compare, latency)",
+			 kind);
 	if (vmsize && strcmp(kind, "rss"))
 		tool_die(EXIT_USAGE, "--vmsize: only rss charts draw VmSize");
 	if (strcmp(kind, "rss") && strcmp(kind, "latency") && ninputs != 1)
-		tool_die(EXIT_USAGE, "--kind=%s takes one input (only rss and latency overlay several)", kind);
+		tool_die(EXIT_USAGE,
+			 "--kind=%s takes one input (only rss and latency overlay several)", kind);
 	char def[4200];
 	if (!out) {
 		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
@@ -157,7 +177,8 @@ int main(int argc, char **argv)
 		tool_die(o.status, "%s", o.err);
 	int in_place = !o.tmp[0];
 	char exe[256] = "";
-	/* rss: a workload among the timelines is the program, whose samples are drawn beside them */
+	/* rss: a workload among the timelines is the program,
+	   whose samples are drawn beside them */
 	struct wl_reader program = { 0 };
 	char *timelines[256];
 	int ntimelines = 0;
@@ -167,21 +188,26 @@ int main(int argc, char **argv)
 			FILE *in = plot_open_text(argv[i]);
 			size_t got = fread(head, 1, sizeof head, in);
 			fclose(in);
-			if (got < sizeof head || memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) {
+			if (got < sizeof head ||
+			    memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) {
 				if (ntimelines < 256)
 					timelines[ntimelines++] = argv[i];
 				continue;
 			}
 			if (program.map)
-				tool_die(EXIT_USAGE, "%s: one workload (the program) at a time", argv[i]);
+				tool_die(EXIT_USAGE, "%s: one workload (the program) at a time",
+					 argv[i]);
 			if (wl_open(&program, argv[i]) < 0)
 				tool_die(EXIT_BADFILE, "%s", program.err);
 			if (!(program.h.flags & MTRACE_WL_HF_SAMPLES) || !program.h.nsamples)
-				tool_die(EXIT_BADFILE, "%s: the workload holds no memory samples of the program (its trace "
-					 "has none): nothing to draw beside the replays", argv[i]);
+				tool_die(EXIT_BADFILE,
+					 "%s: the workload holds no memory samples of the program "
+					 "(its trace has none): nothing to draw beside the replays",
+					 argv[i]);
 		}
 	if (program.map && !ntimelines)
-		tool_die(EXIT_USAGE, "the program's curve goes beside replays: give their trace_run --log timelines too");
+		tool_die(EXIT_USAGE, "the program's curve goes beside replays: "
+			 "give their trace_run --log timelines too");
 	if (program.map) {   /* the chart's title names it */
 		const char *slash = strrchr(program.h.program, '/');
 		snprintf(exe, sizeof exe, "%s", slash ? slash + 1 : program.h.program);
@@ -196,11 +222,15 @@ int main(int argc, char **argv)
 		plot_trace_pass(argv[optind], tp, exe, sizeof exe, progress);
 	}
 	if (!title) {
-		const char *what = !strcmp(kind, "live") ? "live requested bytes and allocation rate" :
-				   !strcmp(kind, "sizes") ? "request sizes" : !strcmp(kind, "lifetime") ? "block lifetimes" :
-				   !strcmp(kind, "rss") ? (program.map ? "the program's memory beside its replays'" : "RSS over time")
-				   : !strcmp(kind, "latency") ?
-				   "call times, percentiles" : "allocators compared";
+		const char *what =
+			!strcmp(kind, "live") ? "live requested bytes and allocation rate" :
+			!strcmp(kind, "sizes") ? "request sizes" :
+			!strcmp(kind, "lifetime") ? "block lifetimes" :
+			!strcmp(kind, "rss") ?
+				(program.map ? "the program's memory beside its replays'" :
+					       "RSS over time") :
+			!strcmp(kind, "latency") ? "call times, percentiles" :
+			"allocators compared";
 		snprintf(t, sizeof t, "%s%s%s", exe[0] ? exe : "", exe[0] ? ": " : "", what);
 		title = t;
 	}
@@ -209,7 +239,8 @@ int main(int argc, char **argv)
 	if (!strcmp(kind, "live"))
 		plot_live(&s, tp, (int)h);
 	else if (!strcmp(kind, "sizes"))
-		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, "allocations (count)", (int)h);
+		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, "allocations (count)",
+			  (int)h);
 	else if (!strcmp(kind, "lifetime"))
 		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, "blocks freed (count)", (int)h);
 	else if (!strcmp(kind, "rss") && program.map)

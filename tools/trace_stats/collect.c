@@ -37,7 +37,8 @@ static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uin
 	int64_t i = live_new_block(&s->live);
 	if (i < 0)
 		return -1;
-	*(struct block *)live_block(&s->live, (uint64_t)i) = (struct block){ size, t, s->idx, thread };
+	*(struct block *)live_block(&s->live, (uint64_t)i) =
+		(struct block){ size, t, s->idx, thread };
 	uint64_t old;
 	int k = live_add(&s->live, a, addrmap_hash(a), (uint64_t)i, size, s->idx, &old);
 	if (k < 0)
@@ -50,8 +51,8 @@ static int block_new(struct stats *s, uint64_t a, uint64_t size, uint64_t t, uin
 }
 
 /* Release the block at a (by thread, at t, record r); 0 if it was not live. */
-static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread, const struct mtrace_record *r,
-		     uint64_t *size)
+static int block_end(struct stats *s, uint64_t a, uint64_t t, uint32_t thread,
+		     const struct mtrace_record *r, uint64_t *size)
 {
 	uint64_t v;
 	if (!live_remove(&s->live, a, addrmap_hash(a), &v))
@@ -122,7 +123,8 @@ static int on_event(struct stats *s, const struct order_ev *e)
 		return rc;
 	}
 	if (e->kind == ORDER_RELEASE) {
-		/* a realloc's first half: the old block ends here (a failed one comes as ORDER_CALL) */
+		/* a realloc's first half: the old block ends here
+		   (a failed one comes as ORDER_CALL) */
 		th->re_old = 0;
 		if (r->ptr) {
 			if (block_end(s, r->ptr, e->t, e->thread, r, &size))
@@ -235,7 +237,8 @@ int stats_collect(const char *path, struct stats *s, int progress)
 		tool_warn("warning: %s: " TRACE_BYPASSED_NOTE, path);
 	if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)) {
 		char why[200];
-		tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", path, trace_stop_text(&r.hdr, why, sizeof why));
+		tool_warn("warning: %s: " TRACE_STOPPED_NOTE " %s", path,
+			  trace_stop_text(&r.hdr, why, sizeof why));
 	}
 	s->durations = r.format == TRACE_FMT_DJ ? 0 : (r.hdr.flags & MTRACE_HF_DURATIONS) ? 2 : 1;
 	if ((s->dur = calloc(1, sizeof *s->dur)) == NULL)

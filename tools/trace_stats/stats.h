@@ -59,7 +59,9 @@ struct stats {
 	   (lat_hist.h), in ticks */
 	int durations;
 	unsigned clock;                 /* the trace's, MTRACE_CLOCK_*: what durations count */
-	struct durations { uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES], sum[LAT_CLASSES]; } *dur;
+	struct durations {
+		uint64_t b[LAT_CLASSES][HIST_BUCKETS], max[LAT_CLASSES], sum[LAT_CLASSES];
+	} *dur;
 };
 
 /* Read the trace at path into s (zeroed first); progress: tool_progress's on.  0, or -1 with a

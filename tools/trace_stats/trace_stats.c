@@ -12,12 +12,15 @@
 static const char usage_text[] =
 	"Usage: trace_stats [OPTION]... TRACE...\n"
 	"       trace_stats --diff TRACE_A TRACE_B\n"
-	"Statistics of each trace (mtrace, dj/malloc, or compressed): calls by type and by thread,\n"
+	"Statistics of each trace (mtrace, dj/malloc, or compressed): "
+	"calls by type and by thread,\n"
 	"request sizes and lifetimes (power-of-two histograms), the ideal RSS peak and when it\n"
 	"happened, blocks live at the end (leaks at stop) with the largest, allocator overhead,\n"
-	"cross-thread frees, realloc behaviour, mmap and heap-growth calls (glibc traces), the most\n"
+	"cross-thread frees, realloc behaviour, mmap and heap-growth calls (glibc traces), "
+	"the most\n"
 	"frequent sizes, and how long calls took where the trace says (realloc's always; every\n"
-	"call's in a trace taken with mtracectl -d): average and percentiles by call type.  Records\n"
+	"call's in a trace taken with mtracectl -d): "
+	"average and percentiles by call type.  Records\n"
 	"are taken in their global order; memory is bounded by the live blocks, not the trace's\n"
 	"length.\n"
 	"\n"
@@ -43,17 +46,21 @@ static int write_latency(const char *path, const struct stats *s)
 	for (int c = 0; c < LAT_CLASSES; c++)
 		any |= s->dur->max[c] != 0;
 	if (!any) {
-		tool_warn("%s: no call durations in it (a trace taken with mtracectl -d has every call's)",
-			  s->name);
+		tool_warn("%s: no call durations in it "
+			  "(a trace taken with mtracectl -d has every call's)", s->name);
 		return -1;
 	}
 	if (s->durations == 1)
-		tool_warn("warning: %s: only realloc's durations are recorded without mtracectl -d", s->name);
-	const char *exe = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 : s->exe[0] ? s->exe : "program";
+		tool_warn("warning: %s: only realloc's durations are recorded without mtracectl -d",
+			  s->name);
+	const char *exe = strrchr(s->exe, '/') ? strrchr(s->exe, '/') + 1 :
+			  s->exe[0] ? s->exe : "program";
 	char title[400], tmp[TOOL_TMP_CAP];
-	snprintf(title, sizeof title, "trace_stats latency: %s as traced, %s", exe, trace_clock_name(s->clock));
+	snprintf(title, sizeof title, "trace_stats latency: %s as traced, %s", exe,
+		 trace_clock_name(s->clock));
 	int fd = tool_output_open(path, tmp);
-	int e = lat_write_tsv(fd, title, (const uint64_t (*)[HIST_BUCKETS])s->dur->b, s->dur->max) < 0 ? errno : 0;
+	int e = lat_write_tsv(fd, title, (const uint64_t (*)[HIST_BUCKETS])s->dur->b,
+			      s->dur->max) < 0 ? errno : 0;
 	tool_output_finish(path, fd, tmp, e);
 	return 0;
 }
@@ -62,9 +69,14 @@ int main(int argc, char **argv)
 {
 	tool_set_name("trace_stats", argv);
 	static const struct option longopts[] = {
-		{ "tsv", no_argument, 0, 1 }, { "json", no_argument, 0, 2 }, { "diff", no_argument, 0, 3 },
-		{ "progress", no_argument, 0, 'p' }, { "latency", required_argument, 0, 'L' },
-		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
+		{ "tsv", no_argument, 0, 1 },
+		{ "json", no_argument, 0, 2 },
+		{ "diff", no_argument, 0, 3 },
+		{ "progress", no_argument, 0, 'p' },
+		{ "latency", required_argument, 0, 'L' },
+		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
+		{ 0, 0, 0, 0 },
 	};
 	int c, want_diff = 0, progress = isatty(2);   /* tool_progress's on: 2 with -p */
 	enum report_format fmt = REPORT_TEXT;
@@ -96,15 +108,19 @@ int main(int argc, char **argv)
 	int bad = 0;
 	if (want_diff) {
 		struct stats a, b;
-		if (stats_collect(argv[optind], &a, progress) < 0 || stats_collect(argv[optind + 1], &b, progress) < 0)
+		if (stats_collect(argv[optind], &a, progress) < 0 ||
+		    stats_collect(argv[optind + 1], &b, progress) < 0)
 			return EXIT_BADFILE;
 		if (fmt == REPORT_TEXT)
 			for (int k = 0; k < 2; k++) {
-				/* what each ran on and with: a difference there explains the figures' */
+				/* what each ran on and with:
+				   a difference there explains the figures' */
 				const struct stats *x = k ? &b : &a;
 				printf("%c: %s", k ? 'B' : 'A', argv[optind + k]);
 				if (x->allocator[0] || x->settings[0])
-					printf(" (on %s, with %s)", x->allocator[0] ? x->allocator : "an allocator not named",
+					printf(" (on %s, with %s)",
+					       x->allocator[0] ? x->allocator
+							       : "an allocator not named",
 					       x->settings[0] ? x->settings : "no settings");
 				printf("\n");
 			}
