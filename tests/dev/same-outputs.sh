@@ -29,6 +29,8 @@ run() { # BUILD OUT: (in OUT, so that file names printed are the same for both b
 	"$b/bin/trace_stats" --tsv "$T" >"$o/stats.tsv" 2>&1
 	"$b/bin/trace_plot" -o "$o/ideal.svg" "$T" >/dev/null 2>&1
 	"$b/bin/trace_pack" -o "$o/packed" "$T" >/dev/null 2>&1
+	# (gzip's header holds the second it ran: what the pack holds is compared)
+	gzip -dc "$o/packed" >"$o/packed.unpacked" 2>&1; rm -f "$o/packed"
 	# (an import records when it ran: its file and that line differ by design)
 	"$b/bin/trace_import" "$D/log.txt" "$D/imported" >/dev/null 2>&1
 	"$b/bin/trace_dump" "$D/imported" 2>&1 | grep -v '^# started' >"$o/dump-imported.txt"
