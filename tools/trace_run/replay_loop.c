@@ -211,7 +211,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			uint64_t dest = failed ? a : s;
 			if (dest == 0) {
 				if (q)
-					/* result not kept (realloc(NULL, n) of a pre-trace block) */
+					/* result not kept: realloc(NULL, n) of a pre-trace block */
 					free(q);
 			} else if (q) {
 				clear_slot(me, dest);
