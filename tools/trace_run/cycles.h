@@ -57,7 +57,8 @@ static inline const char *cycles_name(void)
 }
 
 #if defined(__aarch64__)
-/* the virtual counter, between barriers so that the call timed neither starts early nor ends late */
+/* the virtual counter, between barriers so that the call timed neither starts early nor ends
+   late */
 static inline uint64_t cycles_cntvct(void)
 {
 	uint64_t v;

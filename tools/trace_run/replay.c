@@ -59,8 +59,10 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
 		/* calls: completed by all threads; a paced replay's program_ms: the program's time
-		   it is at (the columns after the first four came later: readers take them by name) */
-		static const char head[] = "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\tcalls\tanon_kb\tmapped_kb";
+		   it is at (readers take the columns by name, so that columns can be added after
+		   the first four) */
+		static const char head[] =
+			"time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\tcalls\tanon_kb\tmapped_kb";
 		replay_log_line(x, head, sizeof head - 1);
 		replay_log_line(x, o->pace > 0 ? "\tprogram_ms\n" : "\n", o->pace > 0 ? 12 : 1);
 	}
@@ -88,7 +90,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		replay_add_worker(x);   /* they wait for `go` */
 	replay_crash_ctx = x;   /* a crash now says where */
 	pthread_t sampler_th;
-	int have_sampler = x->statm >= 0 && pthread_create(&sampler_th, NULL, replay_sampler, x) == 0;
+	int have_sampler =
+		x->statm >= 0 && pthread_create(&sampler_th, NULL, replay_sampler, x) == 0;
 
 	/* Max RSS is to be the replay's: the workload's pages, all read by validation, go (the
 	   replay reads each stream again, and gives back what it has read as it goes), and the
@@ -125,7 +128,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		pthread_join(sampler_th, NULL);
 
 	res->cycles = end - start;
-	res->wall_usec = (uint64_t)((tv1.tv_sec - tv0.tv_sec) * 1000000 + (tv1.tv_usec - tv0.tv_usec));
+	res->wall_usec =
+		(uint64_t)((tv1.tv_sec - tv0.tv_sec) * 1000000 + (tv1.tv_usec - tv0.tv_usec));
 	res->user_usec = (uint64_t)((ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1000000 +
 				    (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec));
 	res->maxrss_start_kb = ru0.ru_maxrss;
@@ -149,7 +153,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		res->implicit_frees += t->implicit;
 		res->failed_replayed += t->failed;
 		res->replay_failures += t->rfail;
-		if (t->rfail && res->replay_failures == t->rfail) {   /* the first stream with one */
+		if (t->rfail && res->replay_failures == t->rfail) {  /* the first stream with one */
 			res->fail_op = t->fail_op;
 			res->fail_bytes = t->fail_bytes;
 			res->fail_stream = i;

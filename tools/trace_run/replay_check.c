@@ -38,7 +38,8 @@ static struct { char *base; size_t used; unsigned live; } scratch;
 
 static int in_scratch(const void *p)
 {
-	return scratch.base && (const char *)p >= scratch.base && (const char *)p < scratch.base + SCRATCH_BYTES;
+	return scratch.base && (const char *)p >= scratch.base &&
+	       (const char *)p < scratch.base + SCRATCH_BYTES;
 }
 
 static void vm_free(void *p, size_t cap)
@@ -57,7 +58,8 @@ static void vm_free(void *p, size_t cap)
 static void *scratch_grow(void *p, size_t cap, size_t n)
 {
 	if (!scratch.base) {
-		void *m = mmap(NULL, SCRATCH_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void *m = mmap(NULL, SCRATCH_BYTES, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 		scratch.base = m;
@@ -221,8 +223,9 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 			if (op.op == MTRACE_WL_WAIT) {
 				uint32_t u = (uint32_t)op.a[0];
 				if (u == t) {
-					snprintf(err, cap, "%s: offset %llu: thread %u waits for itself", r->name,
-						 (unsigned long long)op.offset, t);
+					snprintf(err, cap,
+						 "%s: offset %llu: thread %u waits for itself",
+						 r->name, (unsigned long long)op.offset, t);
 					goto out;
 				}
 				if (note_wait(&waits, u, op.a[1]) < 0) {
@@ -238,10 +241,14 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				break;
 			}
 			if (op.op == MTRACE_WL_AT && op.a[0] > r->h.duration_us) {
-				/* (a paced replay waits for it: a time past the trace's end would be a wait
-				   the trace never had, for as long as a file cares to claim) */
-				snprintf(err, cap, "%s: offset %llu: a call at %llu us, after the trace's end (%llu us)",
-					 r->name, (unsigned long long)op.offset, (unsigned long long)op.a[0],
+				/* (a paced replay waits for it: a time past the trace's end would
+				   be a wait the trace never had, for as long as a file cares to
+				   claim) */
+				snprintf(err, cap,
+					 "%s: offset %llu: a call at %llu us, after the trace's "
+					 "end (%llu us)",
+					 r->name, (unsigned long long)op.offset,
+					 (unsigned long long)op.a[0],
 					 (unsigned long long)r->h.duration_us);
 				goto out;
 			}
@@ -249,20 +256,24 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				continue;   /* not calls */
 			v[t].count++;
 			if (op.op > MTRACE_WL_LAST_CALL)
-				continue;   /* a mapping call: its map id was checked, it holds no slot */
+				/* a mapping call: its map id was checked, it holds no slot */
+				continue;
 			uint64_t s = op.a[0], s2 = 0, bytes = op.a[op.n - 1];
 			if (op.op == MTRACE_WL_REALLOC || op.op == MTRACE_WL_REALLOCARRAY)
 				s2 = op.a[1];
 			uint64_t hi = s > s2 ? s : s2;
 			if (hi > max_slot) {
-				/* a header may claim any number of slots; the streams say how many are used.
-				   Slot numbers are dense (handed out from 1 up, reused when freed), so the
-				   largest one is below the number of allocating calls, and so below the
-				   file's size in bytes: a larger one would only make us allocate what a few
-				   bytes claim. */
+				/* a header may claim any number of slots; the streams say how many
+				   are used. Slot numbers are dense (handed out from 1 up, reused
+				   when freed), so the largest one is below the number of allocating
+				   calls, and so below the file's size in bytes: a larger one would
+				   only make us allocate what a few bytes claim. */
 				if (hi >= r->size) {
-					snprintf(err, cap, "%s: offset %llu: slot %llu is used in a file of %zu bytes: slot numbers must be dense",
-						 r->name, (unsigned long long)op.offset, (unsigned long long)hi, r->size);
+					snprintf(err, cap,
+						 "%s: offset %llu: slot %llu is used in a file of "
+						 "%zu bytes: slot numbers must be dense",
+						 r->name, (unsigned long long)op.offset,
+						 (unsigned long long)hi, r->size);
 					goto out;
 				}
 				max_slot = hi;
@@ -286,7 +297,8 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 			case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY:
 				if (op.failed)
 					break;
-				if (op.op == MTRACE_WL_REALLOCARRAY && __builtin_mul_overflow(op.a[2], op.a[3], &bytes))
+				if (op.op == MTRACE_WL_REALLOCARRAY &&
+				    __builtin_mul_overflow(op.a[2], op.a[3], &bytes))
 					bytes = UINT64_MAX;
 				live -= sizes[s2];
 				sizes[s2] = 0;
@@ -297,7 +309,8 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 				}
 				break;
 			default:
-				if (op.op == MTRACE_WL_CALLOC && __builtin_mul_overflow(op.a[1], op.a[2], &bytes))
+				if (op.op == MTRACE_WL_CALLOC &&
+				    __builtin_mul_overflow(op.a[1], op.a[2], &bytes))
 					bytes = UINT64_MAX;
 				if (s && !op.failed) {
 					live -= sizes[s];
@@ -321,17 +334,20 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	for (uint32_t t = 0; t < nt; t++)
 		if (!v[t].done) {
 			uint32_t u = (uint32_t)v[t].on;
-			snprintf(err, cap, "%s: offset %llu: deadlock: thread %u waits for thread %u to finish call %llu, "
-				 "but thread %u %s after %llu call%s", r->name,
-				 (unsigned long long)(v[t].c.p - v[t].c.base), t, u, (unsigned long long)v[t].need, u,
-				 v[u].done ? "ends" : "is itself stuck", (unsigned long long)v[u].count,
-				 v[u].count == 1 ? "" : "s");
+			snprintf(err, cap,
+				 "%s: offset %llu: deadlock: thread %u waits for thread %u to "
+				 "finish call %llu, but thread %u %s after %llu call%s",
+				 r->name, (unsigned long long)(v[t].c.p - v[t].c.base), t, u,
+				 (unsigned long long)v[t].need, u,
+				 v[u].done ? "ends" : "is itself stuck",
+				 (unsigned long long)v[u].count, v[u].count == 1 ? "" : "s");
 			goto out;
 		}
 	r->h.nslots = max_slot + 1;
 	plan->ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : huge ? UINT64_MAX : peak;
 	if (build_points(plan, nt, &waits) < 0) {
-		snprintf(err, cap, "cannot map the signal points (%zu waits): %s", waits.n, strerror(errno));
+		snprintf(err, cap, "cannot map the signal points (%zu waits): %s", waits.n,
+			 strerror(errno));
 		goto out;
 	}
 	rc = 0;

@@ -102,7 +102,8 @@ static void on_crash(int sig)
 		for (;;)
 			pause();
 	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSEGV, "SIGSEGV, a bad memory access" }, { SIGBUS, "SIGBUS, a bad memory access" },
+		{ SIGSEGV, "SIGSEGV, a bad memory access" },
+		{ SIGBUS, "SIGBUS, a bad memory access" },
 		{ SIGABRT, "SIGABRT, abort()" }, { SIGILL, "SIGILL" }, { SIGFPE, "SIGFPE" },
 	};
 	char what[100];

@@ -41,15 +41,17 @@ struct rthread {
 	struct ctx *x;
 	uint32_t idx;
 	int64_t live;                 /* requested bytes allocated minus freed by this thread */
-	struct seen { uint32_t u; uint64_t count; } seen[SEEN_WAYS];   /* last counts seen of
-	                                 the threads waited for, by thread number modulo SEEN_WAYS */
+	/* last counts seen of the threads waited for, by thread number modulo SEEN_WAYS */
+	struct seen { uint32_t u; uint64_t count; } seen[SEEN_WAYS];
 	const uint64_t *sig;          /* the next counts to publish */
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t res_told;            /* blocks touched as the program had them resident */
 	uint64_t end_ticks;
-	uint64_t fail_bytes, fail_call;   /* its first call that failed here only: bytes asked */
-	unsigned fail_op;             /* for, its number in the stream (replay_calls_done), its opcode */
+	/* its first call that failed here only: bytes asked for, its number in the stream
+	   (replay_calls_done), its opcode */
+	uint64_t fail_bytes, fail_call;
+	unsigned fail_op;
 	uint32_t waiting;             /* 1 + the thread it sleeps waiting for, or 0 (the sampler
 	                                 reads it: a replay that stalls names a stream that does
 	                                 not wait) */

@@ -126,9 +126,11 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (x->o->pace > 0)
 				replay_pace_wait(x->t0_ns, x->o->pace, a);
 			continue;
-		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP: {   /* the program's own */
+		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP: {
+			/* the program's own */
 			uint64_t len = 0;
-			__atomic_store_n(&me->n[op], me->n[op] + 1, __ATOMIC_RELAXED);   /* (as TIMED) */
+			/* (as TIMED) */
+			__atomic_store_n(&me->n[op], me->n[op] + 1, __ATOMIC_RELAXED);
 			p = replay_map_op(&x->maps, op, p, &len);
 			if (len)
 				failed_here(me, op, len);
@@ -190,7 +192,8 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			c = op == MTRACE_WL_REALLOCARRAY ? varint_get_fast(&p) : 1;
 			void *old = x->slot[a].p;
-			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b)) : TIMED(op, reallocarray(old, b, c));
+			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b))
+						    : TIMED(op, reallocarray(old, b, c));
 			uint64_t bytes = b * c;
 			if (q == NULL && (bytes != 0 || old == NULL)) {
 				/* failed here (and maybe in the trace): the old block stays */
@@ -204,10 +207,12 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			x->slot[a].p = NULL;
 			me->live -= (int64_t)x->slot[a].size;
 			x->slot[a].size = 0;
-			uint64_t dest = failed ? a : s;   /* a call that failed in the trace keeps its slot */
+			/* a call that failed in the trace keeps its slot */
+			uint64_t dest = failed ? a : s;
 			if (dest == 0) {
 				if (q)
-					free(q);   /* result not kept (realloc(NULL, n) of a pre-trace block) */
+					/* result not kept: realloc(NULL, n) of a pre-trace block */
+					free(q);
 			} else if (q) {
 				clear_slot(me, dest);
 				x->slot[dest].p = q;
@@ -224,10 +229,11 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 		}
 		if (trim && count % trim == 0)
 			malloc_trim(0);
-		/* give back the workload pages already read, so they do not count as the allocator's RSS */
-		if ((uintptr_t)p >= dropped && (uintptr_t)p - dropped >= (64u << 10)) {   /* (about 18 K calls) */
+		/* give back the workload pages already read, so they do not count as the
+		   allocator's RSS: every 64 KiB (about 18 K calls) */
+		if ((uintptr_t)p >= dropped && (uintptr_t)p - dropped >= (64u << 10)) {
 			/* (p starts below dropped, its page rounded up: without the first test the
-			   difference wraps, and a 32-bit process then zapped its own tables) */
+			   difference wraps, and a 32-bit process would zap its own tables) */
 			uintptr_t upto = (uintptr_t)p & ~(uintptr_t)(x->page - 1);
 			madvise((void *)dropped, upto - dropped, MADV_DONTNEED);
 			dropped = upto;
@@ -261,8 +267,10 @@ static void *replay_worker(void *arg)
 		for (unsigned c = 0; c < LAT_CLASSES; c++) {
 			for (unsigned b = 0; b < HIST_BUCKETS; b++)
 				if (h.b[c][b])
-					__atomic_fetch_add(&x->hist->b[c][b], h.b[c][b], __ATOMIC_RELAXED);
-			for (uint64_t m = __atomic_load_n(&x->hist->max[c], __ATOMIC_RELAXED); h.max[c] > m;)
+					__atomic_fetch_add(&x->hist->b[c][b], h.b[c][b],
+							   __ATOMIC_RELAXED);
+			for (uint64_t m = __atomic_load_n(&x->hist->max[c], __ATOMIC_RELAXED);
+			     h.max[c] > m;)
 				if (__atomic_compare_exchange_n(&x->hist->max[c], &m, h.max[c], 0,
 								__ATOMIC_RELAXED, __ATOMIC_RELAXED))
 					break;
@@ -289,7 +297,8 @@ int replay_add_worker(struct ctx *x)
 		 pthread_create(&th, &a, replay_worker, x) == 0;
 	if (!ok) {
 		char msg[160];
-		int n = snprintf(msg, sizeof msg, "trace_run: cannot create a replay thread (%u made): %s\n",
+		int n = snprintf(msg, sizeof msg,
+				 "trace_run: cannot create a replay thread (%u made): %s\n",
 				 __atomic_load_n(&x->workers, __ATOMIC_RELAXED), strerror(errno));
 		ssize_t w = write(2, msg, (size_t)n);
 		(void)w;

@@ -10,7 +10,8 @@
 static void *map_zero(size_t bytes, uint64_t *harness)
 {
 	*harness += bytes;
-	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -36,7 +37,8 @@ static void mapped(struct replay_maps *r, int64_t d)
 {
 	int64_t now = __atomic_add_fetch(&r->mapped, d, __ATOMIC_RELAXED);
 	for (int64_t pk = __atomic_load_n(&r->peak, __ATOMIC_RELAXED); now > pk;)
-		if (__atomic_compare_exchange_n(&r->peak, &pk, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (__atomic_compare_exchange_n(&r->peak, &pk, now, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
 			break;
 }
 
@@ -57,14 +59,16 @@ static void touch(struct replay_maps *r, char *q, uint64_t n, const uint8_t **p)
 	replay_touch(q, n, k, r->mode, r->page);
 }
 
-const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed_len)
+const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p,
+			     uint64_t *failed_len)
 {
 	struct rmap *m = &r->m[varint_get_fast(&p)];
 	if (op == MTRACE_WL_MAP) {
 		uint64_t len = varint_get_fast(&p);
 		if (m->p)
 			drop(r, m);   /* (a hostile workload's: the id held one still) */
-		char *q = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		char *q = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (q == MAP_FAILED) {
 			*failed_len = len ? len : 1;
 			return p;   /* (its RESIDENT, if any, is skipped by the loop) */
@@ -144,7 +148,8 @@ int replay_statm(int fd, uint64_t page, uint64_t *vsz, uint64_t *rss, uint64_t *
 		return -1;
 	buf[n] = 0;
 	char *end;
-	unsigned long long v = strtoull(buf, &end, 10), r = strtoull(end, &end, 10), sh = strtoull(end, NULL, 10);
+	unsigned long long v = strtoull(buf, &end, 10), r = strtoull(end, &end, 10),
+			   sh = strtoull(end, NULL, 10);
 	*vsz = v * page;
 	*rss = r * page;
 	*anon = (r > sh ? r - sh : 0) * page;

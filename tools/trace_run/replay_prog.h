@@ -65,7 +65,8 @@ struct replay_maps {
 int replay_maps_init(struct replay_maps *r, uint64_t n, uint64_t page, int mode, uint64_t *harness);
 /* One MAP, UNMAP or REMAP; p points after its opcode, the result after its operands (and the
    RESIDENT it consumed).  A map or remap that failed here sets *failed_len to its length. */
-const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p, uint64_t *failed_len);
+const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p,
+			     uint64_t *failed_len);
 
 /* The replay's curve: (calls completed, anonymous resident bytes) as the sampler saw them;
    every other one dropped, and half as many kept from then on, when the table is full */

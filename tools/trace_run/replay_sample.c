@@ -111,7 +111,8 @@ static void progress(struct ctx *x, int end)
 #undef PUT
 	detail[k] = 0;
 	k = tool_progress_line(x->progress_line, sizeof x->progress_line,
-			       o->progress_name ? o->progress_name : "replaying", pct, detail, &x->progress_len);
+			       o->progress_name ? o->progress_name : "replaying", pct, detail,
+			       &x->progress_len);
 	ssize_t w = write(2, x->progress_line, k);
 	(void)w;
 }
@@ -159,7 +160,8 @@ static void check_stalled(struct ctx *x, uint64_t *still_ms, uint64_t *last)
 void *replay_sampler(void *arg)
 {
 	struct ctx *x = arg;
-	struct timespec iv = { x->o->interval_ms / 1000, (long)(x->o->interval_ms % 1000) * 1000000 };
+	struct timespec iv = { x->o->interval_ms / 1000,
+			       (long)(x->o->interval_ms % 1000) * 1000000 };
 	uint64_t still_ms = 0, last = 0;
 	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
 		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);

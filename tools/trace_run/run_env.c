@@ -48,8 +48,8 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 			return NULL;
 		}
 		if (strpbrk(name, " \t:")) {   /* LD_PRELOAD's separators */
-			*why = "LD_PRELOAD cannot name a path with a space, tab or colon in it (link or copy "
-			       "the library to another path)";
+			*why = "LD_PRELOAD cannot name a path with a space, tab or colon in it "
+			       "(link or copy the library to another path)";
 			return NULL;
 		}
 		return realpath(name, buf) ? buf : name;
@@ -57,7 +57,8 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
 		if (strcmp(name, known[i].name))
 			continue;
-		static const char *dirs[] = { "/usr/lib/*/", "/usr/lib/", "/usr/local/lib/", "/lib/*/" };
+		static const char *dirs[] = { "/usr/lib/*/", "/usr/lib/", "/usr/local/lib/",
+					      "/lib/*/" };
 		for (size_t d = 0; d < 4; d++) {
 			char pat[256];
 			glob_t g;
@@ -70,7 +71,8 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 			globfree(&g);
 		}
 		static char msg[128];
-		snprintf(msg, sizeof msg, "%s not found (apt-get install %s)", known[i].lib, known[i].pkg);
+		snprintf(msg, sizeof msg, "%s not found (apt-get install %s)", known[i].lib,
+			 known[i].pkg);
 		*why = msg;
 		return NULL;
 	}
@@ -95,10 +97,12 @@ void allocator_check_name(const char *name, const char *what)
 	char mean[600] = "";
 	if (near)
 		snprintf(mean, sizeof mean, "; did you mean %s?", near);
-	else if (access(name, F_OK) == 0)   /* a library in this directory, named without its path */
+	else if (access(name, F_OK) == 0)  /* a library in this directory, named without its path */
 		snprintf(mean, sizeof mean, "; a library here is named with its path: ./%s", name);
-	tool_die(EXIT_USAGE, "%s: no allocator of that name%s (known: glibc, jemalloc, tcmalloc, mimalloc, "
-		 "traced, or the path of a shared object)", what, mean);
+	tool_die(EXIT_USAGE,
+		 "%s: no allocator of that name%s (known: glibc, jemalloc, tcmalloc, mimalloc, "
+		 "traced, or the path of a shared object)",
+		 what, mean);
 }
 
 /* After the re-execution: is the allocator in place?  ld.so only warns when it cannot preload
@@ -110,8 +114,8 @@ static void check_preloaded(const char *name, const char *lib)
 	snprintf(label, sizeof label, strcmp(name, lib) ? "%s (%s)" : "%s", name, lib);
 	void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
 	if (!h)
-		tool_die(EXIT_SYSTEM, "%s could not be preloaded (the loader's message above says why)",
-			 label);
+		tool_die(EXIT_SYSTEM,
+			 "%s could not be preloaded (the loader's message above says why)", label);
 	dlclose(h);
 	Dl_info info;
 	void *m = dlsym(RTLD_DEFAULT, "malloc");
@@ -128,8 +132,9 @@ static void check_preloaded(const char *name, const char *lib)
 static void on_start_timeout(int sig)
 {
 	(void)sig;
-	static const char msg[] = ": the allocator under test made no progress before the replay began "
-				  "(--timeout): its start-up hangs, most likely\n";
+	static const char msg[] =
+		": the allocator under test made no progress before the replay began "
+		"(--timeout): its start-up hangs, most likely\n";
 	ssize_t w = write(2, tool_name, strlen(tool_name));
 	w = write(2, msg, sizeof msg - 1);
 	(void)w;
@@ -161,8 +166,9 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 		return;   /* plain glibc: nothing to set */
 	setenv("MTRACE_RUN_ENV", want, 1);
 	if (*lib) {
-		/* the allocator first, so that it serves malloc - but after our tracer if the replay
-		   is itself traced (mtracectl -- trace_run --malloc X), which forwards to it */
+		/* the allocator first, so that it serves malloc - but after our tracer if the
+		   replay is itself traced (mtracectl -- trace_run --malloc X), which forwards to
+		   it */
 		const char *old = getenv("LD_PRELOAD");
 		old = old ? old : "";
 		size_t at = 0;
@@ -178,7 +184,8 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 		}
 		const char *rest = old + at + strspn(old + at, " :");
 		char *pre;
-		if (asprintf(&pre, "%.*s%s%s%s%s", (int)at, old, at ? " " : "", lib, *rest ? " " : "", rest) < 0)
+		if (asprintf(&pre, "%.*s%s%s%s%s", (int)at, old, at ? " " : "", lib,
+			     *rest ? " " : "", rest) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		setenv("LD_PRELOAD", pre, 1);
 	}
@@ -217,35 +224,49 @@ static void parse_settings(struct run_variant *v, const char *s, size_t n)
 	snprintf(v->what, sizeof v->what, "--compare: '%s'", v->label);
 	memcpy(v->buf, s, n);
 	v->buf[n] = 0;
-	for (char *save = NULL, *t = strtok_r(v->buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (char *save = NULL, *t = strtok_r(v->buf, " \t", &save); t;
+	     t = strtok_r(NULL, " \t", &save)) {
 		char *eq = strchr(t, '=');
 		size_t name = eq ? (size_t)(eq - t) : 0;
-		int whole = name == 14 && !strncmp(t, "GLIBC_TUNABLES", 14);   /* as a trace header shows it */
+		/* as a trace header shows it */
+		int whole = name == 14 && !strncmp(t, "GLIBC_TUNABLES", 14);
 		if ((!strncmp(t, "glibc.", 6) && eq) || whole) {
 			const char *item = whole ? eq + 1 : t;
 			size_t have = strlen(v->tunables);
 			if (have + strlen(item) + 2 > sizeof v->tunables)
-				tool_die(EXIT_USAGE, "--compare: the glibc tunables of '%s' are too long", v->label);
-			snprintf(v->tunables + have, sizeof v->tunables - have, "%s%s", have ? ":" : "", item);
+				tool_die(EXIT_USAGE,
+					 "--compare: the glibc tunables of '%s' are too long",
+					 v->label);
+			snprintf(v->tunables + have, sizeof v->tunables - have, "%s%s",
+				 have ? ":" : "", item);
 		} else if (!strncmp(t, "M_", 2) && eq) {
 			check_mallopt(t, 0, v->what);
 			if (v->nmallopt == RUN_VARIANT_SETTINGS)
-				tool_die(EXIT_USAGE, "--compare: '%s' has more than %d mallopt settings", v->label,
-					 RUN_VARIANT_SETTINGS);
+				tool_die(EXIT_USAGE,
+					 "--compare: '%s' has more than %d mallopt settings",
+					 v->label, RUN_VARIANT_SETTINGS);
 			v->mallopt[v->nmallopt++] = t;
 		} else if (eq && env_name_ok(t, name)) {
-			/* the harness's own: the allocator's preload, the tunables, our re-execution */
-			if ((name == 10 && !strncmp(t, "LD_PRELOAD", 10)) || !strncmp(t, "MTRACE_", 7))
-				tool_die(EXIT_USAGE, "--compare: '%s' in '%s': trace_run sets %.*s itself (name the "
-					 "allocator before the parentheses)", t, v->label, (int)name, t);
+			/* the harness's own: the allocator's preload, the tunables, our
+			   re-execution */
+			if ((name == 10 && !strncmp(t, "LD_PRELOAD", 10)) ||
+			    !strncmp(t, "MTRACE_", 7))
+				tool_die(EXIT_USAGE,
+					 "--compare: '%s' in '%s': trace_run sets %.*s itself "
+					 "(name the allocator before the parentheses)",
+					 t, v->label, (int)name, t);
 			if (v->nenv == RUN_VARIANT_SETTINGS)
-				tool_die(EXIT_USAGE, "--compare: '%s' has more than %d environment settings", v->label,
-					 RUN_VARIANT_SETTINGS);
+				tool_die(EXIT_USAGE,
+					 "--compare: '%s' has more than %d environment settings",
+					 v->label, RUN_VARIANT_SETTINGS);
 			v->env[v->nenv++] = t;
 		} else
-			tool_die(EXIT_USAGE, "--compare: '%s' in '%s' is not a setting: NAME=VALUE, NAME a glibc "
-				 "tunable (glibc.malloc.arena_max), a mallopt parameter (M_ARENA_MAX) or an "
-				 "environment variable (MALLOC_CONF), settings separated by spaces", t, v->label);
+			tool_die(EXIT_USAGE,
+				 "--compare: '%s' in '%s' is not a setting: NAME=VALUE, NAME a "
+				 "glibc tunable (glibc.malloc.arena_max), a mallopt parameter "
+				 "(M_ARENA_MAX) or an environment variable (MALLOC_CONF), "
+				 "settings separated by spaces",
+				 t, v->label);
 	}
 	if (v->tunables[0])
 		check_tunables(v->tunables, v->what);
@@ -264,13 +285,17 @@ int run_variants_parse(const char *list, struct run_variant *v, int max)
 			else if (*q == ')' && open && !close)
 				close = q;
 			else if (*q == '(' || *q == ')' || close)
-				tool_die(EXIT_USAGE, "--compare: '%s': a column is NAME or NAME(SETTING ...), "
-					 "nothing after its ')'", list);
+				tool_die(EXIT_USAGE,
+					 "--compare: '%s': a column is NAME or NAME(SETTING ...), "
+					 "nothing after its ')'",
+					 list);
 		}
 		if (open && !close)
 			tool_die(EXIT_USAGE, "--compare: '%s': a '(' without its ')'", list);
 		if (q == p || open == p)
-			tool_die(EXIT_USAGE, "--compare wants allocators separated by single commas, not '%s'", list);
+			tool_die(EXIT_USAGE,
+				 "--compare wants allocators separated by single commas, not '%s'",
+				 list);
 		if (n == max)
 			tool_die(EXIT_USAGE, "--compare: at most %d allocators at once", max);
 		struct run_variant *c = &v[n++];
@@ -314,7 +339,8 @@ void check_tunables(const char *spec, const char *opt)
 	static char list[64 << 10];
 	size_t len = 0;
 	ssize_t k;
-	while (pid > 0 && len < sizeof list - 1 && (k = read(pfd[0], list + len, sizeof list - 1 - len)) > 0)
+	while (pid > 0 && len < sizeof list - 1 &&
+	       (k = read(pfd[0], list + len, sizeof list - 1 - len)) > 0)
 		len += (size_t)k;
 	close(pfd[0]);
 	list[len] = 0;
@@ -322,12 +348,15 @@ void check_tunables(const char *spec, const char *opt)
 		return;   /* an older glibc: nothing to check against */
 	char buf[4096];
 	snprintf(buf, sizeof buf, "%s", spec);
-	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item; item = strtok_r(NULL, ":", &save)) {
+	for (char *save = NULL, *item = strtok_r(buf, ":", &save); item;
+	     item = strtok_r(NULL, ":", &save)) {
 		char *eq = strchr(item, '=');
 		if (!eq || eq == item)
-			tool_die(EXIT_USAGE, "%s wants NAME=VALUE items separated by ':', not '%s'", opt, item);
+			tool_die(EXIT_USAGE, "%s wants NAME=VALUE items separated by ':', not '%s'",
+				 opt, item);
 		*eq = 0;
-		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a string) */
+		/* the list's line for it: "NAME: VALUE (min: MIN, max: MAX)", or "NAME:" (a
+		   string) */
 		char *line = NULL;
 		size_t n = strlen(item);
 		for (char *l = list; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
@@ -336,8 +365,10 @@ void check_tunables(const char *spec, const char *opt)
 				break;
 			}
 		if (!line)
-			tool_die(EXIT_USAGE, "%s: this glibc has no tunable '%s' (%s --list-tunables lists "
-				 "them); glibc would ignore it without a word", opt, item, info.dli_fname);
+			tool_die(EXIT_USAGE,
+				 "%s: this glibc has no tunable '%s' (%s --list-tunables lists "
+				 "them); glibc would ignore it without a word",
+				 opt, item, info.dli_fname);
 		char *range = strstr(line, "(min: "), *nl = strchr(line, '\n');
 		if (!range || (nl && range > nl))
 			continue;   /* a string tunable: any value */
@@ -351,8 +382,10 @@ void check_tunables(const char *spec, const char *opt)
 		if (eq[1] == 0 || *end || errno || eq[1] == '-')
 			tool_die(EXIT_USAGE, "%s: %s wants a number, not '%s'", opt, item, eq + 1);
 		if (v < min || (mx && v > max))
-			tool_die(EXIT_USAGE, "%s: %s=%s is outside its range (%llu to %llu): glibc would "
-				 "ignore it without a word", opt, item, eq + 1, min, max);
+			tool_die(EXIT_USAGE,
+				 "%s: %s=%s is outside its range (%llu to %llu): glibc would "
+				 "ignore it without a word",
+				 opt, item, eq + 1, min, max);
 	}
 }
 
@@ -362,8 +395,9 @@ int tunables_tune_malloc(const char *spec)
 }
 
 static const struct { const char *name; int param; } mallopt_names[] = {
-	{ "M_MXFAST", M_MXFAST }, { "M_TRIM_THRESHOLD", M_TRIM_THRESHOLD }, { "M_TOP_PAD", M_TOP_PAD },
-	{ "M_MMAP_THRESHOLD", M_MMAP_THRESHOLD }, { "M_MMAP_MAX", M_MMAP_MAX }, { "M_PERTURB", M_PERTURB },
+	{ "M_MXFAST", M_MXFAST },         { "M_TRIM_THRESHOLD", M_TRIM_THRESHOLD },
+	{ "M_TOP_PAD", M_TOP_PAD },       { "M_MMAP_THRESHOLD", M_MMAP_THRESHOLD },
+	{ "M_MMAP_MAX", M_MMAP_MAX },     { "M_PERTURB", M_PERTURB },
 	{ "M_ARENA_TEST", M_ARENA_TEST }, { "M_ARENA_MAX", M_ARENA_MAX },
 };
 
@@ -376,14 +410,18 @@ void check_mallopt(const char *arg, int apply, const char *opt)
 	if (!eq || eq == arg)
 		tool_die(EXIT_USAGE, "%s wants NAME=VALUE, not '%s'", opt, arg);
 	if (eq[1] == 0 || *end)
-		tool_die(EXIT_USAGE, "%s: %.*s wants a number, not '%s'", opt, (int)(eq - arg), arg, eq + 1);
+		tool_die(EXIT_USAGE, "%s: %.*s wants a number, not '%s'", opt, (int)(eq - arg), arg,
+			 eq + 1);
 	if (errno == ERANGE || v < INT_MIN || v > INT_MAX)   /* mallopt takes an int */
 		tool_die(EXIT_USAGE, "%s: %s is out of range (an int)", opt, eq + 1);
 	for (size_t i = 0; i < sizeof mallopt_names / sizeof mallopt_names[0]; i++)
-		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) && !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
+		if (strlen(mallopt_names[i].name) == (size_t)(eq - arg) &&
+		    !strncmp(arg, mallopt_names[i].name, (size_t)(eq - arg))) {
 			if (apply && mallopt(mallopt_names[i].param, (int)v) != 1)
-				tool_warn("mallopt(%s, %ld) was refused: the value is out of range, or the allocator "
-					  "is not glibc (mallopt tunes glibc's malloc only); replaying without it",
+				tool_warn("mallopt(%s, %ld) was refused: the value is out of "
+					  "range, or the allocator is not glibc (mallopt tunes "
+					  "glibc's malloc only); replaying without it",
+
 					  mallopt_names[i].name, v);
 			return;
 		}
@@ -426,7 +464,8 @@ static uint64_t cgroup_room(void)
 	if (read_small("/proc/self/cgroup", list, sizeof list) <= 0)
 		return UINT64_MAX;
 	uint64_t room = UINT64_MAX;
-	for (char *save = NULL, *l = strtok_r(list, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *save = NULL, *l = strtok_r(list, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		/* "0::PATH" (cgroup v2), "N:memory:PATH" or "N:CONTROLLERS,memory:PATH" (v1) */
 		char *c = strchr(l, ':'), *p = c ? strchr(c + 1, ':') : NULL, dir[4200];
 		if (!p)
@@ -435,10 +474,13 @@ static uint64_t cgroup_room(void)
 		uint64_t limit, use;
 		if (!strcmp(c, ":")) {
 			snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", p);
-			limit = cgroup_number(dir, "memory.max"), use = cgroup_number(dir, "memory.current");
-		} else if (strstr(c, "memory") && (c[1] == 0 || strstr(c, ":memory") || strstr(c, ",memory"))) {
+			limit = cgroup_number(dir, "memory.max"),
+			use = cgroup_number(dir, "memory.current");
+		} else if (strstr(c, "memory") &&
+			   (c[1] == 0 || strstr(c, ":memory") || strstr(c, ",memory"))) {
 			snprintf(dir, sizeof dir, "/sys/fs/cgroup/memory%s", p);
-			limit = cgroup_number(dir, "memory.limit_in_bytes"), use = cgroup_number(dir, "memory.usage_in_bytes");
+			limit = cgroup_number(dir, "memory.limit_in_bytes"),
+			use = cgroup_number(dir, "memory.usage_in_bytes");
 		} else
 			continue;
 		if (limit != UINT64_MAX && use != UINT64_MAX) {

@@ -47,8 +47,8 @@ static double at(struct walk *w, uint64_t c)
 	return v - (double)w->base;
 }
 
-void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth, int applies,
-		      struct fidelity *f)
+void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth,
+		      int applies, struct fidelity *f)
 {
 	*f = (struct fidelity){ 0 };
 	const struct mtrace_wl_header *h = &r->h;
@@ -66,8 +66,9 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 			peak = s.anon;
 	}
 	f->prog_growth = peak > first ? peak - first : 0;
-	/* the replay's: as sampled, or its high-water mark's when higher (a peak between two samples;
-	   the few file pages a replay brings in count there, as the program's samples leave out) */
+	/* the replay's: as sampled, or its high-water mark's when higher (a peak between two
+	   samples; the few file pages a replay brings in count there, as the program's samples
+	   leave out) */
 	f->replay_growth = c->anon_peak > c->anon0 ? c->anon_peak - c->anon0 : 0;
 	if (hwm_growth > f->replay_growth)
 		f->replay_growth = hwm_growth;
@@ -75,7 +76,8 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 		f->peak_error = f->curve_error = NAN;   /* nothing to compare with */
 		return;
 	}
-	f->peak_error = ((double)f->replay_growth - (double)f->prog_growth) / (double)f->prog_growth;
+	f->peak_error =
+		((double)f->replay_growth - (double)f->prog_growth) / (double)f->prog_growth;
 	struct walk p = { r, NULL, h->nsamples, 0, first }, q = { NULL, c, c->n, 0, c->anon0 };
 	uint64_t total = h->ncalls, k = total + 1 < POINTS ? total + 1 : POINTS;
 	double sum = 0;
@@ -86,7 +88,8 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 	f->curve_error = sum / (double)k / (double)f->prog_growth;
 }
 
-uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch, const char **what)
+uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch,
+			      const char **what)
 {
 	const struct mtrace_wl_header *h = &r->h;
 	if (touch == TOUCH_RESIDENT && (h->flags & MTRACE_WL_HF_SAMPLES) && h->nsamples) {
@@ -97,12 +100,13 @@ uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int tou
 			if (s.anon > peak)
 				peak = s.anon;
 		}
-		*what = "the program held %s MiB at its peak (its anonymous RSS, which a replay touching as "
-			"the program did follows)";
+		*what = "the program held %s MiB at its peak (its anonymous RSS, which a replay "
+			"touching as the program did follows)";
 		return peak;
 	}
-	*what = h->mapped_peak ? "its blocks and own mappings reach %s MiB live at their peak (its ideal RSS "
-				 "and mapped bytes)" : "its blocks reach %s MiB live at their peak (its ideal RSS)";
+	*what = h->mapped_peak ? "its blocks and own mappings reach %s MiB live at their peak "
+				 "(its ideal RSS and mapped bytes)"
+			       : "its blocks reach %s MiB live at their peak (its ideal RSS)";
 	return ideal + h->mapped_peak < ideal ? UINT64_MAX : ideal + h->mapped_peak;
 }
 
@@ -173,23 +177,26 @@ void report_fidelity_text(const int64_t *f, const char *traced_alloc)
 	if (f[F_PROG_GROWTH] == F_NA)
 		return;
 	if (f[F_RFAIL]) {   /* (its figures are not the program's: calls it made did not happen) */
-		printf("Program as traced: %s Kb peak anonymous RSS growth; this replay's figures are not comparable: "
-		       "calls failed in it\n", report_num(f[F_PROG_GROWTH]));
+		printf("Program as traced: %s Kb peak anonymous RSS growth; this replay's figures "
+		       "are not comparable: calls failed in it\n", report_num(f[F_PROG_GROWTH]));
 		return;
 	}
 	char pct[32] = "", curve[160] = "";
 	if (f[F_PEAK_ERR] != F_NA)
 		snprintf(pct, sizeof pct, " (%+.1f%%)", (double)f[F_PEAK_ERR] / 1e4);
 	if (f[F_CURVE_ERR] != F_NA)
-		snprintf(curve, sizeof curve, "; the two curves differ by %.1f%% of that peak on average, call by call",
+		snprintf(curve, sizeof curve,
+			 "; the two curves differ by %.1f%% of that peak on average, call by call",
 			 (double)f[F_CURVE_ERR] / 1e4);
 	if (f[F_FID_APPLIES])
-		printf("Program as traced: %s Kb peak anonymous RSS growth; this replay: %s Kb%s%s\n",
+		printf("Program as traced: %s Kb peak anonymous RSS growth; "
+		       "this replay: %s Kb%s%s\n",
 		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve);
 	else
-		printf("Program as traced (on %s): %s Kb peak anonymous RSS growth; what this allocator would have "
-		       "used: %s Kb%s%s (not a fidelity figure: this replay's allocator or settings are not the "
-		       "traced ones)\n", traced_alloc && *traced_alloc ? traced_alloc : "an allocator not named",
+		printf("Program as traced (on %s): %s Kb peak anonymous RSS growth; what this "
+		       "allocator would have used: %s Kb%s%s (not a fidelity figure: this "
+		       "replay's allocator or settings are not the traced ones)\n",
+		       traced_alloc && *traced_alloc ? traced_alloc : "an allocator not named",
 		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve);
 }
 

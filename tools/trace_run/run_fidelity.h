@@ -22,12 +22,13 @@ struct fidelity {
 
 /* The figures of a replay (its curve c, the growth of its RSS's high-water mark in bytes: the
    exact peak a sampler may miss, or 0 unknown) of workload r; applies: see above. */
-void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth, int applies,
-		      struct fidelity *f);
+void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth,
+		      int applies, struct fidelity *f);
 /* The memory a replay of workload r will touch at its peak, as well as can be told before it
    runs: where the program's samples are there and the replay touches as the program had its
    blocks resident, the program's own peak anonymous RSS (a program that mallocs 10 GB and
    writes 1 GB of it held 1 GB); else the peak of its live blocks, ideal bytes, and its own
    mappings.  *what says which: a phrase for a message, with a %s for the MiB. */
-uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch, const char **what);
+uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch,
+			      const char **what);
 #endif

@@ -44,8 +44,8 @@ static void log_name(char *buf, size_t cap, const char *log, const char *const *
 
 /* Run this program again on the workload with ALLOC and --csv; parse its figures. */
 static int run_child(const struct run_opts *o, const struct run_variant *col, const char *label,
-		     const char *workload, const char *log, const char *latency, int64_t *f, char *why,
-		     size_t cap)
+		     const char *workload, const char *log, const char *latency, int64_t *f,
+		     char *why, size_t cap)
 {
 	static const char *const touch[] = { [TOUCH_PAGES] = "pages", [TOUCH_FULL] = "full",
 					     [TOUCH_NONE] = "none", [TOUCH_RESIDENT] = "resident" };
@@ -74,7 +74,8 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 	if (o->ro.max_threads)
 		run_argv_addf(&av, "--threads=%u", o->ro.max_threads);
 	run_argv_addf(&av, "--timeout=%u", o->ro.timeout_s);
-	run_argv_add(&av, "--allow-failures");   /* (its figures come back; failures are judged here) */
+	/* (its figures come back; failures are judged here) */
+	run_argv_add(&av, "--allow-failures");
 	for (int i = 0; i < o->nmallopt; i++) {
 		run_argv_add(&av, "--mallopt");
 		run_argv_add(&av, o->mallopts[i]);
@@ -125,7 +126,8 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 	int st;
 	waitpid(pid, &st, 0);
 	if (WIFSIGNALED(st)) {
-		snprintf(why, cap, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+		snprintf(why, cap, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
 		return -1;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -154,16 +156,20 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 static void expand_traced(struct run_variant *c, const struct as_traced *t)
 {
 	if (c->nenv || c->nmallopt || c->tunables[0])
-		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes none "
-			 "('%s')", c->label);
+		tool_die(EXIT_USAGE, "'traced' stands for the program's own settings: it takes "
+			 "none ('%s')", c->label);
 	if (!t->allocator[0])
-		tool_die(EXIT_USAGE, "the workload does not say what the program ran on (one of an older "
-			 "trace2wl, or of a dj/malloc trace): name the allocator instead of 'traced'");
+		tool_die(EXIT_USAGE,
+			 "the workload does not say what the program ran on (one of an older "
+			 "trace2wl, or of a dj/malloc trace): name the allocator instead of "
+			 "'traced'");
 	const char *name = allocator_name_of(t->allocator);
 	if (!strcmp(name, t->allocator))
-		tool_die(EXIT_USAGE, "the program ran on %s, which trace_run knows by its path only: give "
-			 "that path%s%s%s instead of 'traced'", t->allocator, t->settings[0] ? "(" : "",
-			 t->settings, t->settings[0] ? ")" : "");
+		tool_die(EXIT_USAGE,
+			 "the program ran on %s, which trace_run knows by its path only: give "
+			 "that path%s%s%s instead of 'traced'",
+			 t->allocator, t->settings[0] ? "(" : "", t->settings,
+			 t->settings[0] ? ")" : "");
 	char spec[sizeof t->settings + 64];
 	snprintf(spec, sizeof spec, "%s%s%s%s", name, t->settings[0] ? "(" : "", t->settings,
 		 t->settings[0] ? ")" : "");
@@ -183,7 +189,8 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 	}
 	for (int a = 0; a < na; a++)
 		if (!strcmp(o->cols[a].alloc, "traced"))
-			expand_traced(&o->cols[a], traced);   /* (the workload may be a temporary copy: not named) */
+			/* (the workload may be a temporary copy: not named) */
+			expand_traced(&o->cols[a], traced);
 	const char *names[16], *allocs[16];   /* the columns' names; their allocators' */
 	for (int a = 0; a < na; a++)
 		names[a] = o->cols[a].label, allocs[a] = o->cols[a].alloc;
@@ -196,16 +203,20 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 	if (o->nmallopt || tunables_tune_malloc(o->tunables))
 		for (int a = 0; a < na; a++)
 			if (strcmp(allocs[a], "glibc")) {
-				tool_warn("%s tune%s glibc's malloc only: the %s column%s not affected",
-					  o->nmallopt ? "--mallopt" : "glibc.malloc tunables", o->nmallopt ? "s" : "",
-					  na > 2 ? "other allocators'" : names[a], na > 2 ? "s are" : " is");
+				tool_warn("%s tune%s glibc's malloc only: "
+					  "the %s column%s not affected",
+					  o->nmallopt ? "--mallopt" : "glibc.malloc tunables",
+					  o->nmallopt ? "s" : "",
+					  na > 2 ? "other allocators'" : names[a],
+					  na > 2 ? "s are" : " is");
 				break;
 			}
 	for (int a = 0; a < na; a++)
 		if (strcmp(allocs[a], "glibc") &&
 		    (o->cols[a].nmallopt || tunables_tune_malloc(o->cols[a].tunables)))
-			tool_warn("%s: its mallopt and glibc.malloc settings tune glibc's malloc, which %s "
-				  "replaces: they have no effect on that column", names[a], allocs[a]);
+			tool_warn("%s: its mallopt and glibc.malloc settings tune glibc's malloc, "
+				  "which %s replaces: they have no effect on that column",
+				  names[a], allocs[a]);
 	unsigned reps = o->repeat ? o->repeat : 1;
 	int64_t (*runs)[NFIELDS] = calloc((size_t)na * reps, sizeof *runs);
 	int failed[16] = { 0 }, nfailed = 0;   /* allocators whose replay failed: no more runs */
@@ -215,7 +226,8 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 			if (failed[a])
 				continue;
 			char log[4200], latency[4200];
-			/* FILE.ALLOCATOR with --compare or --repeat; FILE itself for --malloc traced */
+			/* FILE.ALLOCATOR with --compare or --repeat; FILE itself for
+			   --malloc traced */
 			int named = o->compare || reps > 1;
 			if (o->log)
 				log_name(log, sizeof log, o->log, allocs, a, named);
@@ -223,23 +235,30 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 				log_name(latency, sizeof latency, o->latency, allocs, a, named);
 			char label[200];
 			if (reps > 1)
-				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps, names[a]);
+				snprintf(label, sizeof label, "run %u of %u, %s", r + 1, reps,
+					 names[a]);
 			else
 				snprintf(label, sizeof label, "%s", names[a]);
 			if (isatty(2)) {
 				char line[300];
-				fwrite(line, 1, tool_progress_line(line, sizeof line, label, "", "", &shown), stderr);
+				fwrite(line, 1,
+				       tool_progress_line(line, sizeof line, label, "", "", &shown),
+				       stderr);
 			}
 			char why[200];
-			if (run_child(o, &o->cols[a], label, workload, (o->log && r == 0) ? log : NULL,
-				      (o->latency && r == 0) ? latency : NULL, runs[(size_t)a * reps + r],
-				      why, sizeof why) < 0) {
+			if (run_child(o, &o->cols[a], label, workload,
+				      (o->log && r == 0) ? log : NULL,
+				      (o->latency && r == 0) ? latency : NULL,
+				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
 				if (isatty(2))
 					fputc('\n', stderr);
 				if (!o->compare)
-					tool_die(EXIT_SYSTEM, "the replay with %s failed: %s", names[a], why);
-				/* the others' figures still stand: its column says so, and the exit status */
-				tool_warn("the replay with %s failed: %s; the others' figures follow", names[a], why);
+					tool_die(EXIT_SYSTEM, "the replay with %s failed: %s",
+						 names[a], why);
+				/* the others' figures still stand: its column says so, and the
+				   exit status */
+				tool_warn("the replay with %s failed: %s; the others' figures "
+					  "follow", names[a], why);
 				failed[a] = 1;
 				nfailed++;
 			}
@@ -263,8 +282,9 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 				memcpy(fails[a], runs[(size_t)a * reps + r], sizeof fails[a]);
 		if (fails[a][F_RFAIL] && !o->allow_failures) {
 			char what[300];
-			tool_warn("the replay with %s: %s: its figures are not comparable (--allow-failures "
-				  "accepts them)", names[a], report_failures(fails[a], what, sizeof what));
+			tool_warn("the replay with %s: %s: its figures are not comparable "
+				  "(--allow-failures accepts them)",
+				  names[a], report_failures(fails[a], what, sizeof what));
 			if (status == EXIT_OK)
 				status = EXIT_CALLS_FAILED;
 		}
@@ -287,14 +307,19 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		return status;
 	}
 	report_compare(o->format, names, na, med, lo, hi, failed, fails, reps, timer);
-	if (!o->format && (traced->settings[0] ||
-			   (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
+	if (!o->format &&
+	    (traced->settings[0] ||
+	     (traced->allocator[0] && strcmp(allocator_name_of(traced->allocator), "glibc")))) {
 		/* the column that replays the program as it ran */
-		const char *name = traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
-		printf("(the traced program ran on %s, with %s: a column 'traced', %s%s%s%s, replays it so)\n",
-		       traced->allocator[0] ? traced->allocator : "an allocator not named in the workload",
+		const char *name =
+			traced->allocator[0] ? allocator_name_of(traced->allocator) : "NAME";
+		printf("(the traced program ran on %s, with %s: a column 'traced', %s%s%s%s, "
+		       "replays it so)\n",
+		       traced->allocator[0] ? traced->allocator
+					    : "an allocator not named in the workload",
 		       traced->settings[0] ? traced->settings : "no settings", name,
-		       traced->settings[0] ? "(" : "", traced->settings, traced->settings[0] ? ")" : "");
+		       traced->settings[0] ? "(" : "", traced->settings,
+		       traced->settings[0] ? ")" : "");
 	}
 	return status;
 }

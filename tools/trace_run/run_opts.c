@@ -10,7 +10,8 @@
 static const char usage_text[] =
 	"Usage: trace_run [OPTION]... WORKLOAD\n"
 	"Replay a workload (from trace2wl, or an original dj/malloc .wl file) with one thread per\n"
-	"stream, timing each allocator call in cycles and sampling RSS over time.  WORKLOAD - reads\n"
+	"stream, timing each allocator call in cycles and sampling RSS over time.  "
+		"WORKLOAD - reads\n"
 	"standard input; a workload compressed with gzip, xz or zstd is decompressed first.\n"
 	"\n"
 	"  -m, --malloc=NAME       allocator: glibc (default), jemalloc, tcmalloc, mimalloc, or a\n"
@@ -18,10 +19,14 @@ static const char usage_text[] =
 	"                          traced: the one the program ran on, with its settings\n"
 	"  -C, --compare=A,B,...   replay with each allocator in a fresh process; one table;\n"
 	"                          a column may have settings of its own, A(SETTING ...):\n"
-	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), NAME=V (environment),\n"
-	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),jemalloc(MALLOC_CONF=tcache:false)'\n"
-	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); medians;\n"
-	"                          from 3 on, --compare marks ~ a ratio whose columns' runs overlap\n"
+	"                          glibc.NAME=V (tunable), M_NAME=V (mallopt), "
+		"NAME=V (environment),\n"
+	"                          e.g. 'glibc,glibc(M_ARENA_MAX=1),"
+		"jemalloc(MALLOC_CONF=tcache:false)'\n"
+	"  -r, --repeat=N          N runs in fresh processes (interleaved with --compare); "
+		"medians;\n"
+	"                          from 3 on, --compare marks ~ a ratio whose columns' "
+		"runs overlap\n"
 	"      --touch=MODE        after each allocation write to the block: resident (default:\n"
 	"                          a byte a page of as much as the program had resident, where\n"
 	"                          the workload says; else as pages), pages (one byte a page\n"
@@ -39,7 +44,8 @@ static const char usage_text[] =
 	"  -M, --mallopt=NAME=VAL  call mallopt before the replay (glibc): M_MMAP_THRESHOLD,\n"
 	"                          M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX, M_ARENA_MAX,\n"
 	"                          M_ARENA_TEST, M_PERTURB, M_MXFAST; may be repeated\n"
-	"  -T, --tunables=STRING   GLIBC_TUNABLES for the replay (e.g. glibc.malloc.tcache_count=0)\n"
+	"  -T, --tunables=STRING   GLIBC_TUNABLES for the replay "
+		"(e.g. glibc.malloc.tcache_count=0)\n"
 	"      --trim-every=N      call malloc_trim(0) after every N calls of each thread\n"
 	"      --threads=N         at most N replay threads at once (default: as many as the\n"
 	"                          program had threads alive at once, from the workload; 10000\n"
@@ -80,8 +86,10 @@ static const char *check_output(const char *opt, const char *path, const struct 
 	if (!strcmp(path, "-"))
 		tool_die(EXIT_USAGE, "%s -: standard output carries the summary; name a file", opt);
 	if ((o->compare || o->repeat > 1) && tool_output_in_place(path))
-		tool_die(EXIT_USAGE, "%s %s: with --compare or --repeat each run writes a file named "
-			 "after it (%s.ALLOCATOR): give a file name", opt, path, path);
+		tool_die(EXIT_USAGE,
+			 "%s %s: with --compare or --repeat each run writes a file named "
+			 "after it (%s.ALLOCATOR): give a file name",
+			 opt, path, path);
 	return tool_check_output(path, inputs, 1, 0);
 }
 
@@ -110,12 +118,15 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		switch (ch) {
 		case 'm':
 			if (!*optarg)
-				tool_die(EXIT_USAGE, "--malloc wants an allocator (glibc, jemalloc, tcmalloc, "
+				tool_die(EXIT_USAGE,
+					 "--malloc wants an allocator (glibc, jemalloc, tcmalloc, "
 					 "mimalloc) or the path of a .so");
 			if (strchr(optarg, '('))
-				tool_die(EXIT_USAGE, "--malloc %s: settings in parentheses are for --compare's "
-					 "columns (--compare '%s' is one); for --malloc, give them with --tunables, "
-					 "--mallopt or in the environment", optarg, optarg);
+				tool_die(EXIT_USAGE,
+					 "--malloc %s: settings in parentheses are for --compare's "
+					 "columns (--compare '%s' is one); for --malloc, give them "
+					 "with --tunables, --mallopt or in the environment",
+					 optarg, optarg);
 			o->malloc_name = optarg;
 			snprintf(named, sizeof named, "--malloc %s", optarg);
 			allocator_check_name(optarg, named);
@@ -123,19 +134,30 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		case 'C': o->compare = optarg; break;
 		case 'r':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000)
-				tool_die(EXIT_USAGE, "--repeat wants a number from 1 to 1000, not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--repeat wants a number from 1 to 1000, not '%s'",
+					 optarg);
 			o->repeat = (unsigned)v;
 			break;
 		case 9:
-			if (!strcmp(optarg, "resident") || !strcmp(optarg, "default")) o->ro.touch = TOUCH_RESIDENT;
-			else if (!strcmp(optarg, "pages")) o->ro.touch = TOUCH_PAGES;
-			else if (!strcmp(optarg, "full")) o->ro.touch = TOUCH_FULL;
-			else if (!strcmp(optarg, "none")) o->ro.touch = TOUCH_NONE;
-			else tool_die(EXIT_USAGE, "--touch wants resident, pages, full or none, not '%s'", optarg);
+			if (!strcmp(optarg, "resident") || !strcmp(optarg, "default"))
+				o->ro.touch = TOUCH_RESIDENT;
+			else if (!strcmp(optarg, "pages"))
+				o->ro.touch = TOUCH_PAGES;
+			else if (!strcmp(optarg, "full"))
+				o->ro.touch = TOUCH_FULL;
+			else if (!strcmp(optarg, "none"))
+				o->ro.touch = TOUCH_NONE;
+			else
+				tool_die(EXIT_USAGE,
+					 "--touch wants resident, pages, full or none, not '%s'",
+					 optarg);
 			break;
 		case 'i':
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 3600000)
-				tool_die(EXIT_USAGE, "--interval wants milliseconds (1 or more), not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--interval wants milliseconds (1 or more), not '%s'",
+					 optarg);
 			o->ro.interval_ms = (unsigned)v;
 			break;
 		case 'l': o->log = optarg; break;
@@ -146,35 +168,41 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 				o->mallopts[o->nmallopt++] = optarg;
 			break;
 		case 'T':
-			/* checked once, in the command the user ran: not again after the re-execution
-			   or in each run of --compare (a loader spawned each time) */
+			/* checked once, in the command the user ran: not again after the
+			   re-execution or in each run of --compare (a loader spawned each time) */
 			if (!getenv("MTRACE_RUN_ENV") && !getenv("MTRACE_RUN_PROGRESS"))
 				check_tunables(optarg, "--tunables");
 			o->tunables = optarg;
 			break;
 		case 1:
 			if (parse_u64(optarg, &o->ro.trim_every) < 0 || o->ro.trim_every == 0)
-				tool_die(EXIT_USAGE, "--trim-every wants a number of calls, not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o->ro.no_timing = 1; break;
 		case 7: o->allow_failures = 1; break;
 		case 6:
 			if (parse_u64(optarg, &v) < 0 || v > 86400 * 7)
-				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--timeout wants seconds (0: never), not '%s'",
+					 optarg);
 			o->ro.timeout_s = (unsigned)v;
 			break;
 		case 8: {
 			char *end;
 			o->ro.pace = optarg ? strtod(optarg, &end) : 1;
 			if (optarg && (!*optarg || *end || !(o->ro.pace > 0 && o->ro.pace <= 1e6)))
-				tool_die(EXIT_USAGE, "--pace wants a speed factor above 0 (1: the program's "
-					 "speed, 10: ten times faster), not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--pace wants a speed factor above 0 (1: the program's "
+					 "speed, 10: ten times faster), not '%s'",
+					 optarg);
 			break;
 		}
 		case 'p': o->ro.progress = 2; break;
 		case 5:
 			if (parse_u64(optarg, &v) < 0 || v == 0 || v > 1000000)
-				tool_die(EXIT_USAGE, "--threads wants a number from 1 to 1000000, not '%s'", optarg);
+				tool_die(EXIT_USAGE,
+					 "--threads wants a number from 1 to 1000000, not '%s'",
+					 optarg);
 			o->ro.max_threads = (unsigned)v;
 			break;
 		case 2: case 3:
@@ -195,7 +223,8 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 	if (o->compare)
 		o->ncompare = run_variants_parse(o->compare, cols, RUN_COLUMNS);
 	if (o->latency && o->ro.no_timing)
-		tool_die(EXIT_USAGE, "--latency and --no-timing: without the timer there are no call times");
+		tool_die(EXIT_USAGE,
+			 "--latency and --no-timing: without the timer there are no call times");
 	if (o->log)
 		o->log = check_output("--log", o->log, o, argv + optind);
 	if (o->latency)

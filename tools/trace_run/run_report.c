@@ -14,9 +14,9 @@ const char *const report_field_names[NFIELDS] = {
 	"cycles", "wall_usec", "user_usec", "maxrss_growth_kb", "maxrss_start_kb", "maxrss_end_kb",
 	"ideal_rss_kb", "malloc_calls", "malloc_avg_cycles", "calloc_calls", "calloc_avg_cycles",
 	"realloc_calls", "realloc_avg_cycles", "free_calls", "free_avg_cycles", "memalign_calls",
-	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb", "peak_live_kb",
-	"waits", "waits_slept", "harness_kb", "threads", "implicit_frees", "trace_failed_calls",
-	"replay_failed_calls", "replay_threads",
+	"memalign_avg_cycles", "total_call_cycles", "peak_vmrss_kb", "peak_vmsize_kb",
+	"peak_live_kb", "waits", "waits_slept", "harness_kb", "threads", "implicit_frees",
+	"trace_failed_calls", "replay_failed_calls", "replay_threads",
 	"malloc_p50_cycles", "malloc_p90_cycles", "malloc_p99_cycles", "malloc_p999_cycles",
 	"malloc_max_cycles", "calloc_p50_cycles", "calloc_p90_cycles", "calloc_p99_cycles",
 	"calloc_p999_cycles", "calloc_max_cycles", "realloc_p50_cycles", "realloc_p90_cycles",
@@ -25,8 +25,8 @@ const char *const report_field_names[NFIELDS] = {
 	"memalign_p50_cycles", "memalign_p90_cycles", "memalign_p99_cycles", "memalign_p999_cycles",
 	"memalign_max_cycles", "first_failed_op", "first_failed_bytes", "first_failed_stream",
 	"first_failed_call",
-	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error", "fidelity_curve_error",
-	"fidelity_applies", "replay_mapped_kb", "resident_touches",
+	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error",
+	"fidelity_curve_error", "fidelity_applies", "replay_mapped_kb", "resident_touches",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -34,8 +34,9 @@ void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 	uint64_t n_re = r->n[MTRACE_WL_REALLOC] + r->n[MTRACE_WL_REALLOCARRAY];
 	uint64_t c_re = r->cyc[MTRACE_WL_REALLOC] + r->cyc[MTRACE_WL_REALLOCARRAY];
 	uint64_t n_ma = 0, c_ma = 0, total = 0;
-	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN, MTRACE_WL_ALIGNED_ALLOC,
-				       MTRACE_WL_VALLOC, MTRACE_WL_PVALLOC };
+	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN,
+				       MTRACE_WL_ALIGNED_ALLOC, MTRACE_WL_VALLOC,
+				       MTRACE_WL_PVALLOC };
 	for (int i = 0; i < 5; i++)
 		n_ma += r->n[aligned[i]], c_ma += r->cyc[aligned[i]];
 	for (int i = 0; i < MTRACE_WL_NCOUNTS; i++)
@@ -81,11 +82,16 @@ void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 
 const char *report_failures(const int64_t *f, char *buf, size_t cap)
 {
-	const char *op = f[F_RFAIL_OP] > 0 && f[F_RFAIL_OP] < 64 ? mtrace_wl_op_name((unsigned)f[F_RFAIL_OP]) : NULL;
-	snprintf(buf, cap, "%s call%s that succeeded in the program failed (the first: %s %s of %s bytes, "
-		 "stream %s, its call %s)", report_num(f[F_RFAIL]), f[F_RFAIL] == 1 ? "" : "s",
-		 op && strchr("aeiou", op[0]) ? "an" : "a", op ? op : "call", report_num(f[F_RFAIL_BYTES]),
-		 report_num(f[F_RFAIL_STREAM]), report_num(f[F_RFAIL_CALL]));
+	const char *op = f[F_RFAIL_OP] > 0 && f[F_RFAIL_OP] < 64
+				 ? mtrace_wl_op_name((unsigned)f[F_RFAIL_OP])
+				 : NULL;
+	snprintf(buf, cap,
+		 "%s call%s that succeeded in the program failed (the first: %s %s of %s bytes, "
+		 "stream %s, its call %s)",
+		 report_num(f[F_RFAIL]), f[F_RFAIL] == 1 ? "" : "s",
+		 op && strchr("aeiou", op[0]) ? "an" : "a", op ? op : "call",
+		 report_num(f[F_RFAIL_BYTES]), report_num(f[F_RFAIL_STREAM]),
+		 report_num(f[F_RFAIL_CALL]));
 	return buf;
 }
 
@@ -112,49 +118,63 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	/* lines 0-11: the original layout */
 	printf("%s cycles\n", report_num(f[F_CYCLES]));
 	printf("%s usec wall time\n", report_num(f[F_WALL]));
-	printf("%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]), f[F_THREADS] == 1 ? "" : "s");
-	printf("%s Kb Max RSS (%s -> %s)\n", report_num(f[F_RSS_GROWTH]), report_num(f[F_RSS_START]), report_num(f[F_RSS_END]));
+	printf("%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]),
+	       f[F_THREADS] == 1 ? "" : "s");
+	printf("%s Kb Max RSS (%s -> %s)\n", report_num(f[F_RSS_GROWTH]),
+	       report_num(f[F_RSS_START]), report_num(f[F_RSS_END]));
 	printf("%s Kb Max Ideal RSS\n", report_num(f[F_IDEAL_KB]));
 	printf("\n");
 	printf("sizeof ticks_t is 8\n");
-	printf("Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]), report_num(f[F_MALLOC_N]));
-	printf("Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]), report_num(f[F_CALLOC_N]));
-	printf("Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]), report_num(f[F_REALLOC_N]));
-	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]), report_num(f[F_FREE_N]));
+	printf("Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]),
+	       report_num(f[F_MALLOC_N]));
+	printf("Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]),
+	       report_num(f[F_CALLOC_N]));
+	printf("Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]),
+	       report_num(f[F_REALLOC_N]));
+	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]),
+	       report_num(f[F_FREE_N]));
 	printf("Total call time: %s cycles\n", report_num(f[F_TOTAL]));
 	/* more: first, on a line of its own, calls that failed here where the program's succeeded
 	   (an allocator out of memory, a limit): the figures above then measure another replay */
 	if (f[F_RFAIL]) {
 		char what[300];
-		printf("FAILED: %s: the figures above are not comparable\n", report_failures(f, what, sizeof what));
+		printf("FAILED: %s: the figures above are not comparable\n",
+		       report_failures(f, what, sizeof what));
 	}
 	printf("\n");
-	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, valloc, pvalloc)\n",
+	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, "
+	       "valloc, pvalloc)\n",
 	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
-	static const int calls_of[LAT_CLASSES] = { F_MALLOC_N, F_CALLOC_N, F_REALLOC_N, F_FREE_N, F_MEMALIGN_N };
+	static const int calls_of[LAT_CLASSES] = { F_MALLOC_N, F_CALLOC_N, F_REALLOC_N, F_FREE_N,
+						   F_MEMALIGN_N };
 	for (int c = 0, head = 0; c < LAT_CLASSES; c++) {
 		const int64_t *p = f + F_LAT + LAT_POINTS * c;
 		if (!f[calls_of[c]] || !p[LAT_MAX])
 			continue;   /* no calls, or not timed */
 		if (!head++)
 			printf("Cycles a call, p50 / p90 / p99 / p99.9 / max:\n");
-		printf("  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c], report_num(p[LAT_P50]), report_num(p[LAT_P90]),
-		       report_num(p[LAT_P99]), report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
+		printf("  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c],
+		       report_num(p[LAT_P50]), report_num(p[LAT_P90]), report_num(p[LAT_P99]),
+		       report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
 	}
-	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n", report_num(f[F_PEAK_RSS]),
-	       report_num(f[F_PEAK_VSZ]), report_num(f[F_PEAK_LIVE_KB]));
+	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n",
+	       report_num(f[F_PEAK_RSS]), report_num(f[F_PEAK_VSZ]), report_num(f[F_PEAK_LIVE_KB]));
 	printf("Waits: %s, of which %s slept\n", report_num(f[F_WAITS]), report_num(f[F_SLEPT]));
 	if (f[F_WORKERS] != f[F_THREADS])
-		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one to come free)\n",
+		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one "
+		       "to come free)\n",
 		       report_num(f[F_WORKERS]), report_num(f[F_THREADS]));
 	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
-		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; failed here only: %s\n",
+		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; "
+		       "failed here only: %s\n",
 		       report_num(f[F_IMPLICIT]), report_num(f[F_FAILED]), report_num(f[F_RFAIL]));
 	printf("Timer: %s\n", timer);
 	printf("Allocator: %s\n", alloc);
-	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n", report_num(f[F_HARNESS_KB]));
+	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n",
+	       report_num(f[F_HARNESS_KB]));
 	printf("Units: Kb is KiB; \"usec across N threads\" is the replay threads' user CPU time;\n"
-	       "Max RSS is how much the peak resident set grew during the replay (START -> END).\n");
+	       "Max RSS is how much the peak resident set grew during the replay "
+	       "(START -> END).\n");
 	if (runs > 1)
 		printf("Median of %u runs, each in a fresh process\n", runs);
 }
@@ -237,8 +257,9 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	int marks = reps >= SPREAD_MIN_RUNS;
 	/* Max RSS as a single run means it: the growth, then its two ends (row field -1) */
 	static const struct { const char *label; int field; } rows[] = {
-		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES }, { "Max RSS (KiB)", F_RSS_GROWTH },
-		{ "  START -> END (KiB)", -1 }, { "peak VmRSS (KiB)", F_PEAK_RSS },
+		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES },
+		{ "Max RSS (KiB)", F_RSS_GROWTH }, { "  START -> END (KiB)", -1 },
+		{ "peak VmRSS (KiB)", F_PEAK_RSS },
 		{ "ideal RSS (KiB)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
 		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
 		{ "avg free (cycles)", F_FREE_AVG },
@@ -246,10 +267,13 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
 		{ "total call time (cycles)", F_TOTAL },
 		/* with the program's samples: its memory beside each column's */
-		{ "program RSS growth (KiB)", F_PROG_GROWTH }, { "replay RSS growth (KiB)", F_REPLAY_GROWTH },
-		{ "vs the program, at peak", F_PEAK_ERR }, { "vs the program, by call", F_CURVE_ERR },
+		{ "program RSS growth (KiB)", F_PROG_GROWTH },
+		{ "replay RSS growth (KiB)", F_REPLAY_GROWTH },
+		{ "vs the program, at peak", F_PEAK_ERR },
+		{ "vs the program, by call", F_CURVE_ERR },
 	};
-	int calls_failed[16];   /* some call failed here that succeeded in the program: not comparable */
+	/* some call failed here that succeeded in the program: not comparable */
+	int calls_failed[16];
 	for (int a = 0; a < na && a < 16; a++)
 		calls_failed[a] = !failed[a] && fails[a][F_RFAIL] > 0;
 	/* for scripts: one CSV table, a row an allocator; a JSON array, an object each */
@@ -275,7 +299,8 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	int w[16];   /* a column as wide as its name or its START -> END, 22 at least */
 	for (int a = 0; a < na && a < 16; a++) {
 		char cell[80];
-		size_t n = (size_t)snprintf(cell, sizeof cell, "%s -> %s!", report_num(med[a][F_RSS_START]),
+		size_t n = (size_t)snprintf(cell, sizeof cell, "%s -> %s!",
+					    report_num(med[a][F_RSS_START]),
 					    report_num(med[a][F_RSS_END]));
 		if (n < strlen(names[a]))
 			n = strlen(names[a]);
@@ -302,7 +327,8 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			if (failed[a])
 				printf(" %*s", w[a], "failed");
 			else if (f < 0) {
-				snprintf(cell, sizeof cell, "%s -> %s%s", report_num(med[a][F_RSS_START]),
+				snprintf(cell, sizeof cell, "%s -> %s%s",
+					 report_num(med[a][F_RSS_START]),
 					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
 				printf(" %*s", w[a], cell);
 			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
@@ -313,30 +339,36 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
 				printf(" %*s", w[a], report_num(v));
 			else {
-				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v), (double)v / (double)b,
+				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v),
+					 (double)v / (double)b,
 					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
 				printf(" %*s", w[a], cell);
 			}
 		}
 		printf("\n");
 	}
-	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n", reps,
-	       reps == 1 ? "" : "s", failed[0] ? "no ratios: no figures for" :
-	       calls_failed[0] ? "no ratios: calls failed with" : "ratios to", names[0], timer);
+	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
+	       reps, reps == 1 ? "" : "s",
+	       failed[0] ? "no ratios: no figures for"
+	       : calls_failed[0] ? "no ratios: calls failed with" : "ratios to",
+	       names[0], timer);
 	for (int a = 0; a < na; a++)
 		if (calls_failed[a]) {
 			char what[300];
 			printf("(!: with %s, %s%s: its figures are not comparable)\n", names[a],
-			       report_failures(fails[a], what, sizeof what), reps > 1 ? " in a run at least" : "");
+			       report_failures(fails[a], what, sizeof what),
+			       reps > 1 ? " in a run at least" : "");
 		}
-	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run says it)\n");
+	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run "
+	       "says it)\n");
 	if (other)
-		printf("(RSS growth beside the program's, in a column not on the traced allocator and settings:\n"
+		printf("(RSS growth beside the program's, in a column not on the traced allocator "
+		       "and settings:\n"
 		       " what that allocator would have used, not how faithful the replay is)\n");
 	if (marks)
-		printf("(~: the columns' runs overlap, smallest to largest: a difference within this "
-		       "machine's spread)\n");
+		printf("(~: the columns' runs overlap, smallest to largest: a difference within "
+		       "this machine's spread)\n");
 	else if (na > 1)
-		printf("(-r %d or more marks the ratios within this machine's spread between runs)\n",
-		       SPREAD_MIN_RUNS);
+		printf("(-r %d or more marks the ratios within this machine's spread "
+		       "between runs)\n", SPREAD_MIN_RUNS);
 }

@@ -10,18 +10,18 @@
 #include <stdio.h>
 #include "replay.h"
 
-enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N, F_MALLOC_AVG,
-       F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG, F_MEMALIGN_N,
-       F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS, F_SLEPT, F_HARNESS_KB,
-       F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS,
+enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_KB, F_MALLOC_N,
+       F_MALLOC_AVG, F_CALLOC_N, F_CALLOC_AVG, F_REALLOC_N, F_REALLOC_AVG, F_FREE_N, F_FREE_AVG,
+       F_MEMALIGN_N, F_MEMALIGN_AVG, F_TOTAL, F_PEAK_RSS, F_PEAK_VSZ, F_PEAK_LIVE_KB, F_WAITS,
+       F_SLEPT, F_HARNESS_KB, F_THREADS, F_IMPLICIT, F_FAILED, F_RFAIL, F_WORKERS,
        F_LAT,   /* F_LAT + LAT_POINTS * class + point: replay_result.lat[class][point] */
        /* the first call that failed here only (F_RFAIL > 0): its opcode, bytes, stream and
           number in the stream; after the percentiles, so that older scripts' columns stay */
        F_RFAIL_OP = F_LAT + LAT_CLASSES * LAT_POINTS, F_RFAIL_BYTES, F_RFAIL_STREAM, F_RFAIL_CALL,
        /* the program's memory beside the replay's (report_fidelity): F_NA where the workload
           has no samples; errors in millionths, printed as fractions */
-       F_PROG_GROWTH, F_REPLAY_GROWTH, F_PEAK_ERR, F_CURVE_ERR, F_FID_APPLIES, F_MAPPED_KB, F_RESIDENT_TOLD,
-       NFIELDS };
+       F_PROG_GROWTH, F_REPLAY_GROWTH, F_PEAK_ERR, F_CURVE_ERR, F_FID_APPLIES, F_MAPPED_KB,
+       F_RESIDENT_TOLD, NFIELDS };
 #define F_NA INT64_MIN   /* a figure that does not exist: empty in CSV, null in JSON */
 extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
 

@@ -21,7 +21,8 @@ void run_settings_text(const struct run_opts *o, const struct run_variant *col, 
 	const char *ctun = col ? col->tunables : "";
 #define ADD(...) (n < cap ? (n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)) : 0)
 	for (char **e = environ; e && *e; e++)
-		if (mtrace_is_setting(*e) && !((o->tunables || ctun[0]) && !strncmp(*e, "GLIBC_TUNABLES=", 15)))
+		if (mtrace_is_setting(*e) &&
+		    !((o->tunables || ctun[0]) && !strncmp(*e, "GLIBC_TUNABLES=", 15)))
 			ADD("%s%s", n ? " " : "", *e);
 	for (int i = 0; col && i < col->nenv; i++)
 		ADD("%s%s", n ? " " : "", col->env[i]);
@@ -44,11 +45,13 @@ void run_settings_print(const struct run_opts *o, const struct as_traced *t, con
 	char mine[2048];
 	run_settings_text(o, col, mine, sizeof mine);
 	const char *slash = strrchr(alloc, '/'), *ours = slash ? slash + 1 : alloc;
-	int other = t->allocator[0] && strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
+	int other = t->allocator[0] &&
+		    strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
 	if (t->settings[0] || mine[0] || other)
 		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
-		       t->allocator[0] ? t->allocator : "unknown", t->settings[0] ? t->settings : "no settings",
-		       ours, mine[0] ? mine : "no settings");
+		       t->allocator[0] ? t->allocator : "unknown",
+		       t->settings[0] ? t->settings : "no settings", ours,
+		       mine[0] ? mine : "no settings");
 }
 
 /* Is every setting of a (NAME=VALUE separated by spaces) one of b's? */
@@ -80,6 +83,7 @@ int run_as_the_program(const struct run_opts *o, const struct as_traced *t, cons
 {
 	char mine[2048];
 	run_settings_text(o, NULL, mine, sizeof mine);
-	return t->allocator[0] && !strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc)) &&
+	return t->allocator[0] &&
+	       !strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc)) &&
 	       same_settings(t->settings, mine);
 }

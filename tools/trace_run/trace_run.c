@@ -42,7 +42,8 @@ static const char *materialize(const char *workload, const char **shown, int pro
 	}
 	const char *plain = wl_input_plain(workload, progress);
 	if (strcmp(plain, workload))
-		run_copy_of = workload;   /* (into the environment only to re-execute: setenv allocates) */
+		/* (into the environment only to re-execute: setenv allocates) */
+		run_copy_of = workload;
 	return plain;
 }
 
@@ -87,7 +88,8 @@ int main(int argc, char **argv)
 	if (!o.compare && o.repeat <= 1 && !as_traced)
 		ensure_environment(o.malloc_name, o.tunables, argv, run_copy_of ?
 				   (const char *const[]){ "MTRACE_RUN_COPY", workload,
-							  "MTRACE_RUN_NAME", run_copy_of, NULL } : NULL, o.ro.timeout_s);
+							  "MTRACE_RUN_NAME", run_copy_of, NULL } :
+				   NULL, o.ro.timeout_s);
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
@@ -97,8 +99,8 @@ int main(int argc, char **argv)
 	struct tool_progress vp;
 	char vname[4200];
 	snprintf(vname, sizeof vname, "checking %s", shown);
-	tool_progress_count(&vp, o.ro.progress ? 2 : isatty(2), r.h.ncalls + r.h.nwaits + r.h.nthreads,
-			    vname, "operations");
+	tool_progress_count(&vp, o.ro.progress ? 2 : isatty(2),
+			    r.h.ncalls + r.h.nwaits + r.h.nthreads, vname, "operations");
 	r.progress = tool_progress;
 	r.progress_arg = &vp;
 	int valid = replay_validate(&r, &plan, err, sizeof err);
@@ -115,11 +117,12 @@ int main(int argc, char **argv)
 	if (o.ro.touch != TOUCH_NONE && need > avail && !getenv("MTRACE_RUN_PROGRESS")) {
 		char a[32], b[32], what[300];
 		snprintf(what, sizeof what, need_what, fmt_commas(a, need >> 20));
-		tool_die(EXIT_SYSTEM, "%s: %s, more "
-			 "than the %s MiB of memory available here (%s): touched, they would push the "
-			 "machine into swap or the OOM killer; replay it where there is more memory, or with "
-			 "--touch=none (the blocks are not written to: RSS is then what the allocator itself "
-			 "writes)", tool_display_name(shown), what, fmt_commas(b, avail >> 20), avail_what);
+		tool_die(EXIT_SYSTEM,
+			 "%s: %s, more than the %s MiB of memory available here (%s): touched, "
+			 "they would push the machine into swap or the OOM killer; replay it where "
+			 "there is more memory, or with --touch=none (the blocks are not written "
+			 "to: RSS is then what the allocator itself writes)",
+			 tool_display_name(shown), what, fmt_commas(b, avail >> 20), avail_what);
 	}
 
 	static struct as_traced traced;
@@ -153,9 +156,11 @@ int main(int argc, char **argv)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
 		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
-	/* a run of a --compare column with settings: named as the column (the latency file's title) */
+	/* a run of a --compare column with settings: named as the column (the latency file's
+	   title) */
 	const char *column = getenv("MTRACE_RUN_COLUMN");
-	const char *alloc = column && *column ? column : alloc_name, *timer = report_timer(o.ro.no_timing);
+	const char *alloc = column && *column ? column : alloc_name,
+		   *timer = report_timer(o.ro.no_timing);
 	if (o.latency)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];
