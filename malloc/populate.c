@@ -7,8 +7,8 @@
  * MT_POP_AFTER, this thread keeps the file populated up to MT_POP_AHEAD bytes beyond the last
  * chunk handed out, so writers find their pages mapped and skip the madvise; while one core
  * runs the program the work moves to another.  A writer that outruns the thread populates its
- * own chunk as before, so nothing ever waits for the thread.  The thread also unmaps the
- * windows that are finished, another piece of kernel work the writers used to do.
+ * own chunk itself, so nothing ever waits for the thread.  The thread also unmaps the windows
+ * that are finished, more kernel work that the writers are spared.
  *
  * It starts late, so that short programs never see an extra thread, and from an allocating
  * call only (glibc may call free holding a lock pthread_create takes: see mt_populate_wanted),
