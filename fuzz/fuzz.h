@@ -21,6 +21,12 @@ static inline int fuzz_file(const uint8_t *data, size_t size, char *path)
 	return fd;
 }
 
-#define PROPERTY(cond, ...) do { if (!(cond)) { fprintf(stderr, "property violated: " __VA_ARGS__); \
-	fputc('\n', stderr); abort(); } } while (0)
+#define PROPERTY(cond, ...)                                                                        \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "property violated: " __VA_ARGS__);                        \
+			fputc('\n', stderr);                                                       \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
 #endif

@@ -23,11 +23,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct wl_reader wr;
 			char err[800];
 			struct replay_plan plan;
-			PROPERTY(wl_open(&wr, out) == 0, "converted workload does not open: %s", wr.err);
-			PROPERTY(replay_validate(&wr, &plan, err, sizeof err) == 0, "converted workload invalid: %s", err);
+			PROPERTY(wl_open(&wr, out) == 0, "converted workload does not open: %s",
+				 wr.err);
+			PROPERTY(replay_validate(&wr, &plan, err, sizeof err) == 0,
+				 "converted workload invalid: %s", err);
 			PROPERTY(wr.h.ncalls == c.st.ops, "call count");
 			PROPERTY(wr.h.nsamples == c.st.samples, "every sample in the table");
-			PROPERTY(!(wr.h.flags & MTRACE_WL_HF_MAPPINGS) || wr.h.nmaps == c.st.nmaps, "map ids");
+			PROPERTY(!(wr.h.flags & MTRACE_WL_HF_MAPPINGS) || wr.h.nmaps == c.st.nmaps,
+				 "map ids");
 			replay_plan_free(&plan);
 			wl_close(&wr);
 			unlink(out);

@@ -9,11 +9,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_file(data, size, path);
 	snprintf(out, sizeof out, "/tmp/fuzz-dj.%d.wl", (int)getpid());
 	struct dj_wl_info info;
-	if (dj_wl_scan(path, &info, err, sizeof err) == 0 && dj_wl_to_ours(path, out, err, sizeof err, NULL, NULL) == 0) {
+	if (dj_wl_scan(path, &info, err, sizeof err) == 0 &&
+	    dj_wl_to_ours(path, out, err, sizeof err, NULL, NULL) == 0) {
 		struct wl_reader r;
 		struct replay_plan plan;
 		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err);
-		PROPERTY(replay_validate(&r, &plan, err, sizeof err) == 0, "translated workload invalid: %s", err);
+		PROPERTY(replay_validate(&r, &plan, err, sizeof err) == 0,
+			 "translated workload invalid: %s", err);
 		replay_plan_free(&plan);
 		wl_close(&r);
 		unlink(out);

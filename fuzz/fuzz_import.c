@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (mtrace_log_line(&log, p, n, check, NULL) < 0) {
-			PROPERTY(strncmp(log.err, "line ", 5) == 0, "error without a line number: %s", log.err);
+			PROPERTY(strncmp(log.err, "line ", 5) == 0,
+				 "error without a line number: %s", log.err);
 			return 0;
 		}
 		p += n + 1;

@@ -15,16 +15,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r = lat_read_tsv(f, &t, err, sizeof err);
 	fclose(f);
 	if (r < 0) {
-		PROPERTY(!strncmp(err, "line ", 5) || !strncmp(err, "not a ", 6), "error without a line: %s", err);
+		PROPERTY(!strncmp(err, "line ", 5) || !strncmp(err, "not a ", 6),
+			 "error without a line: %s", err);
 		return 0;
 	}
 	for (int c = 0; c < LAT_CLASSES; c++) {
 		PROPERTY(t.n[c] <= LAT_ROWS, "%zu rows for class %d", t.n[c], c);
-		PROPERTY(t.calls[c] >= (double)t.n[c], "class %d: %g calls in %zu rows", c, t.calls[c], t.n[c]);
+		PROPERTY(t.calls[c] >= (double)t.n[c], "class %d: %g calls in %zu rows", c,
+			 t.calls[c], t.n[c]);
 		for (size_t i = 0; i < t.n[c]; i++) {
-			PROPERTY(t.cycles[c][i] >= 0 && t.cycles[c][i] < 1e18, "class %d row %zu: cycles %g", c, i, t.cycles[c][i]);
-			PROPERTY(t.share[c][i] >= 0 && t.share[c][i] <= 1, "class %d row %zu: share %g", c, i, t.share[c][i]);
-			PROPERTY(i == 0 || (t.cycles[c][i] >= t.cycles[c][i - 1] && t.share[c][i] >= t.share[c][i - 1]),
+			PROPERTY(t.cycles[c][i] >= 0 && t.cycles[c][i] < 1e18,
+				 "class %d row %zu: cycles %g", c, i, t.cycles[c][i]);
+			PROPERTY(t.share[c][i] >= 0 && t.share[c][i] <= 1,
+				 "class %d row %zu: share %g", c, i, t.share[c][i]);
+			PROPERTY(i == 0 || (t.cycles[c][i] >= t.cycles[c][i - 1] &&
+					    t.share[c][i] >= t.share[c][i - 1]),
 				 "class %d row %zu: falls", c, i);
 		}
 	}

@@ -46,11 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int64_t sum = 0;
 		for (int i = 0; i < MAPS; i++) {
 			if (r.m[i].p) {
-				PROPERTY(r.m[i].left > 0 && r.m[i].left <= r.m[i].len, "bytes left out of range");
+				PROPERTY(r.m[i].left > 0 && r.m[i].left <= r.m[i].len,
+					 "bytes left out of range");
 				sum += (int64_t)r.m[i].len;
 			}
 		}
-		PROPERTY(sum == r.mapped, "mapped %lld, the mappings held %lld", (long long)r.mapped, (long long)sum);
+		PROPERTY(sum == r.mapped, "mapped %lld, the mappings held %lld",
+			 (long long)r.mapped, (long long)sum);
 	}
 	for (int i = 0; i < MAPS; i++)
 		if (r.m[i].p)

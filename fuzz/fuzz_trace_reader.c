@@ -19,7 +19,8 @@ static void read_all(const char *path, struct outcome *o)
 		struct mtrace_record rec;
 		uint64_t off;
 		while ((o->k = trace_next(&r, &rec, &off)) > 0) {
-			PROPERTY(off >= r.hdr.header_size, "record offset %llu inside the header", (unsigned long long)off);
+			PROPERTY(off >= r.hdr.header_size, "record offset %llu inside the header",
+				 (unsigned long long)off);
 			const unsigned char *b = (const unsigned char *)&rec;
 			for (size_t i = 0; i < sizeof rec; i++)
 				o->sum = o->sum * 31 + b[i];

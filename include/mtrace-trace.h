@@ -56,7 +56,8 @@ enum mtrace_clock {
 
 /* header flags */
 #define MTRACE_HF_DURATIONS   0x1u  /* duration is filled for every call, not only realloc */
-#define MTRACE_HF_GLIBC       0x2u  /* allocator beneath was glibc: MMAP/ARENA/BRK flags meaningful */
+#define MTRACE_HF_GLIBC       0x2u  /* allocator beneath was glibc: MMAP/ARENA/BRK flags
+                                       meaningful */
 #define MTRACE_HF_PRIVATE     0x4u  /* exe and cmdline deliberately left out */
 #define MTRACE_HF_FINISHED    0x8u  /* the writer stopped cleanly (absent after a crash or exec) */
 #define MTRACE_HF_CHUNK_BOUND 0x10u /* no record precedes the ts of its chunk (see chunk records) */
@@ -69,10 +70,11 @@ enum mtrace_clock {
 #define MTRACE_HF_RESIDENT    0x100u /* version 2: frees, reallocs and munmaps of blocks of at least
                                        resident_min bytes say how much of them was resident
                                        (MTRACE_RF_RESIDENT) */
-#define MTRACE_HF_MEMORY      0x200u /* version 2: the process's memory is sampled (MTRACE_CALL_MEMORY
-                                       records), every memory_interval_ms at most */
-#define MTRACE_HF_CHUNK_PID   0x400u /* version 2: every chunk record holds the writing process's pid
-                                       (arg2); a chunk of another process means two processes
+#define MTRACE_HF_MEMORY      0x200u /* version 2: the process's memory is sampled
+                                       (MTRACE_CALL_MEMORY records), every memory_interval_ms
+                                       at most */
+#define MTRACE_HF_CHUNK_PID   0x400u /* version 2: every chunk record holds the writing process's
+                                       pid (arg2); a chunk of another process means two processes
                                        wrote the file, which readers refuse */
 #define MTRACE_HF_MIDWAY      0x800u /* version 3: recording began in the middle of the process's
                                        life (switched on from outside), with start_threads
@@ -88,10 +90,10 @@ enum mtrace_stop_reason {
 	MTRACE_STOP_CLOSED      = 4,    /* the program closed the file; it could not be reopened */
 	MTRACE_STOP_MAP         = 5,    /* a window of the file could not be mapped */
 	MTRACE_STOP_TOO_LARGE   = 6,    /* the largest trace this build can address */
-	MTRACE_STOP_SANDBOX     = 7,    /* the program installed a seccomp filter or strict mode: the
-	                                   trace was finished before it took effect */
-	MTRACE_STOP_OVERLAP     = 8,    /* the program unmapped, protected or mapped over the trace's
-	                                   memory */
+	MTRACE_STOP_SANDBOX     = 7,    /* the program installed a seccomp filter or strict mode:
+	                                   the trace was finished before it took effect */
+	MTRACE_STOP_OVERLAP     = 8,    /* the program unmapped, protected or mapped over the
+	                                   trace's memory */
 	MTRACE_STOP_MAX         = 8
 };
 
@@ -99,9 +101,9 @@ enum mtrace_stop_reason {
 #define MTRACE_MALLOPT_PARAMS 9
 static const struct { int param; const char *name; } mtrace_mallopt_params[MTRACE_MALLOPT_PARAMS]
 	__attribute__((unused)) = {
-	{ 1, "M_MXFAST" }, { -1, "M_TRIM_THRESHOLD" }, { -2, "M_TOP_PAD" }, { -3, "M_MMAP_THRESHOLD" },
-	{ -4, "M_MMAP_MAX" }, { -5, "M_CHECK_ACTION" }, { -6, "M_PERTURB" }, { -7, "M_ARENA_TEST" },
-	{ -8, "M_ARENA_MAX" },
+	{ 1, "M_MXFAST" }, { -1, "M_TRIM_THRESHOLD" }, { -2, "M_TOP_PAD" },
+	{ -3, "M_MMAP_THRESHOLD" }, { -4, "M_MMAP_MAX" }, { -5, "M_CHECK_ACTION" },
+	{ -6, "M_PERTURB" }, { -7, "M_ARENA_TEST" }, { -8, "M_ARENA_MAX" },
 };
 
 struct mtrace_file_header {
@@ -179,20 +181,24 @@ enum mtrace_call {
 	MTRACE_CALL_MUNMAP         = 12,  /* ptr, size = length */
 	MTRACE_CALL_MREMAP         = 13,  /* ptr, arg2 = old length, size = new length -> result */
 	MTRACE_CALL_BRK            = 14,  /* the program moved the break itself (brk, sbrk):
-	                                     ptr = the break before                  -> result = after */
+	                                     ptr = the break before             -> result = after */
 	MTRACE_CALL_LAST_MAP       = 14,
 	MTRACE_CALL_CHUNK          = 32,  /* bookkeeping: first record of a chunk, see below */
-	MTRACE_CALL_MEMORY         = 33,  /* bookkeeping, version 2: a sample of the process's memory:
-	                                     size = anonymous resident bytes (statm's resident less
-	                                     shared), arg2 = resident bytes, usable = virtual size */
+	MTRACE_CALL_MEMORY         = 33,  /* bookkeeping, version 2: a sample of the process's
+	                                     memory: size = anonymous resident bytes (statm's
+	                                     resident less shared), arg2 = resident bytes,
+	                                     usable = virtual size */
 };
 
 /* record flags */
-#define MTRACE_RF_FAILED     0x01u  /* the call failed (result NULL, or posix_memalign returned non-zero) */
+#define MTRACE_RF_FAILED     0x01u  /* the call failed (result NULL, or posix_memalign returned
+                                       non-zero) */
 #define MTRACE_RF_MMAP       0x02u  /* glibc: the result's chunk was served by mmap */
 #define MTRACE_RF_ARENA      0x04u  /* glibc: the result's chunk lives in a non-main arena */
-#define MTRACE_RF_BRK        0x08u  /* glibc: the brk heap grew during the call (any thread's doing) */
-#define MTRACE_RF_PTR_MMAP   0x10u  /* glibc: the argument ptr's chunk was mmap-served (free/realloc) */
+#define MTRACE_RF_BRK        0x08u  /* glibc: the brk heap grew during the call (any thread's
+                                       doing) */
+#define MTRACE_RF_PTR_MMAP   0x10u  /* glibc: the argument ptr's chunk was mmap-served
+                                       (free/realloc) */
 #define MTRACE_RF_RESIDENT   0x20u  /* free, realloc, munmap: arg2 = bytes of ptr's block resident
                                        when it was released (its whole pages; MTRACE_HF_RESIDENT) */
 #define MTRACE_RF_OWN        0x40u  /* mapping calls: made by the allocator beneath, inside one of
@@ -235,7 +241,8 @@ struct mtrace_record {
 	uint64_t ptr;           /* argument pointer */
 	uint64_t result;        /* returned pointer; 0 for free and failures */
 	uint64_t size;          /* requested size; element count for calloc/reallocarray */
-	uint64_t arg2;          /* calloc/reallocarray element size; alignment for the memalign family */
+	uint64_t arg2;          /* calloc/reallocarray element size; alignment for the memalign
+	                           family */
 	uint64_t usable;        /* usable size of result, as the allocator reports it */
 	uint64_t duration;      /* ticks the call took, see the timestamp rules */
 };
@@ -244,7 +251,8 @@ struct mtrace_record {
    readers bring a field of the other byte order to their own. */
 #define MTRACE_SWAP(x) ((x) = sizeof(x) == 8 ? (__typeof__(x))__builtin_bswap64((uint64_t)(x)) : \
 			      sizeof(x) == 4 ? (__typeof__(x))__builtin_bswap32((uint32_t)(x)) : \
-			      sizeof(x) == 2 ? (__typeof__(x))__builtin_bswap16((uint16_t)(x)) : (x))
+			      sizeof(x) == 2 ? (__typeof__(x))__builtin_bswap16((uint16_t)(x)) : \
+			      (x))
 
 #ifdef __cplusplus
 #define MTRACE_STATIC_ASSERT static_assert
@@ -350,7 +358,8 @@ static inline unsigned mtrace_encode(const struct mtrace_record *rec, int durati
 			return 1;
 		}
 		s->aux = (uint16_t)(mtrace_is_aligned_call(call)
-				    ? (unsigned)__builtin_ctzll(rec->arg2) + 1 + ((unsigned)rec->err << 8)
+				    ? (unsigned)__builtin_ctzll(rec->arg2) + 1 +
+				      ((unsigned)rec->err << 8)
 				    : rec->err);
 		s->a = rec->result;
 		s->b = call == MTRACE_CALL_CALLOC ? rec->size | rec->arg2 << 32 : rec->size;
@@ -434,7 +443,8 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 		rec->arg2 = 0;
 	}
 	if (mtrace_is_aligned_call(call)) {
-		unsigned lg = s->aux & 0xffu;   /* (above 64: no alignment a writer makes; read as 0) */
+		/* (above 64: no alignment a writer makes; read as 0) */
+		unsigned lg = s->aux & 0xffu;
 		rec->arg2 = lg - 1u < 64u ? (uint64_t)1 << (lg - 1) : 0;
 		rec->err = (uint16_t)(s->aux >> 8);
 	} else
@@ -443,7 +453,8 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 	rec->usable = s->x == MTRACE_X_NO_USABLE ? 0 : asked + s->x;
 	return 1;
 }
-MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS, "header fields fill 512 bytes");
+MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS,
+		     "header fields fill 512 bytes");
 
 /* The fixed fields of a header as this build writes them: magic, byte-order mark, version,
    sizes, pointer size.  Every writer starts from this (the rest is the writer's to fill). */
@@ -463,7 +474,8 @@ static inline void mtrace_header_init(struct mtrace_file_header *h)
    TCMALLOC_* */
 static inline int mtrace_is_setting(const char *nv)
 {
-	static const char *const prefixes[] = { "GLIBC_TUNABLES=", "MALLOC_", "MIMALLOC_", "TCMALLOC_" };
+	static const char *const prefixes[] = { "GLIBC_TUNABLES=", "MALLOC_", "MIMALLOC_",
+						"TCMALLOC_" };
 	for (unsigned i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (__builtin_strncmp(nv, prefixes[i], __builtin_strlen(prefixes[i])) == 0)
 			return __builtin_strchr(nv, '=') != 0;

@@ -106,19 +106,23 @@ struct mtrace_wl_header {
 	uint32_t max_live_threads;       /* the most threads alive at once in the trace (each from
 	                                    its first call to its last); 0 unknown (older files) */
 	char     program[256];           /* the traced executable, NUL-terminated, may be empty */
-	char     settings[384];          /* the allocators' settings the program ran with (the trace
-	                                    header's, NAME=VALUE separated by spaces), NUL-terminated,
-	                                    may be empty; cut at a setting's end when too long */
+	char     settings[384];          /* the allocators' settings the program ran with (the
+	                                    trace header's, NAME=VALUE separated by spaces),
+	                                    NUL-terminated, may be empty; cut at a setting's end
+	                                    when too long */
 	char     allocator[64];          /* the file name of the allocator traced (libc.so.6,
-	                                    libjemalloc.so.2, ...), NUL-terminated; empty: unknown */
+	                                    libjemalloc.so.2, ...), NUL-terminated; empty:
+	                                    unknown */
 	/* version 2 (zero in version 1) */
 	uint64_t nmaps;                  /* map ids are < nmaps */
-	uint64_t samples;                /* file offset of the sample table (MTRACE_WL_HF_SAMPLES) */
+	uint64_t samples;                /* file offset of the sample table
+	                                    (MTRACE_WL_HF_SAMPLES) */
 	uint64_t nsamples;               /* its entries, in the order taken */
 	uint64_t mapped_peak;            /* the most bytes the program had mapped itself at once */
 	uint64_t duration_us;            /* from the trace's start to its last record */
 	uint32_t pace_us;                /* the idle time an AT marks (MTRACE_WL_HF_PACE) */
-	uint32_t resident_min;           /* the smallest block with a RESIDENT (MTRACE_WL_HF_RESIDENT) */
+	uint32_t resident_min;           /* the smallest block with a RESIDENT
+	                                    (MTRACE_WL_HF_RESIDENT) */
 	uint64_t reserved[6];            /* zero */
 };
 
@@ -135,7 +139,8 @@ struct mtrace_wl_thread {
 #else
 #define MTRACE_WL_STATIC_ASSERT _Static_assert
 #endif
-MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_header) == MTRACE_WL_HEADER_SIZE, "workload header is 1024 bytes");
+MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_header) == MTRACE_WL_HEADER_SIZE,
+			"workload header is 1024 bytes");
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_thread) == 32, "thread entry is 32 bytes");
 MTRACE_WL_STATIC_ASSERT(sizeof(struct mtrace_wl_sample) == 40, "sample is 40 bytes");
 

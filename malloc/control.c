@@ -123,7 +123,8 @@ static void init(void)
 		mt_g.pop_state = MT_POP_OFF;
 	const char *cap = secure_getenv("MTRACE_CTL_MAX_SIZE");
 	if (cap && *cap && mt_parse_size(cap, &mt_g.max_size) < 0)
-		mt_g.max_size_bad = 1;   /* said when a file would open: a cap asked for is not ignored */
+		/* said when a file would open: a cap asked for is not ignored */
+		mt_g.max_size_bad = 1;
 	mt_populate_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_messages_init();
@@ -188,7 +189,8 @@ int mt_open_base(const char *base)
 	if (base == NULL) {
 		/* the base of the previous file, so start after stop goes on beside it */
 		if (!mt_names.base[0])
-			copy_env(mt_names.base, sizeof mt_names.base, "MTRACE_CTL_FILE", "/tmp/mtrace.out");
+			copy_env(mt_names.base, sizeof mt_names.base, "MTRACE_CTL_FILE",
+				 "/tmp/mtrace.out");
 	}
 	else {
 		size_t n = strlen(base);
@@ -300,11 +302,13 @@ MT_API int mtrace_reset(void)
 		errno = EINVAL;
 		r = -1;
 	} else {
-		/* every thread's chunk goes stale; the space already handed out is never reused, only
-		   zeroed, so a thread finishing a record this instant cannot collide with a new one */
+		/* every thread's chunk goes stale; the space already handed out is never reused,
+		   only zeroed, so a thread finishing a record this instant cannot collide with a
+		   new one */
 		mt_release_locked(&mt_tls);
 		mt_new_gen();
-		mt_header_reset(mt_g.next_off);   /* readers skip the calls still being written there */
+		/* readers skip the calls still being written there */
+		mt_header_reset(mt_g.next_off);
 		mt_g.released = 0;
 			for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 			mt_win_count[w] = 0;

@@ -21,7 +21,8 @@ static MT_NOINLINE void deepbind_warning(const char *file)
 	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		return;
 	mt_warn(file ? file : "(the program)",
-		"is opened with RTLD_DEEPBIND: its allocator calls bypass the tracer and are not recorded", 0);
+		"is opened with RTLD_DEEPBIND: its allocator calls bypass the tracer "
+		"and are not recorded", 0);
 }
 
 MT_API void *dlopen(const char *file, int mode)

@@ -2,8 +2,9 @@
  *
  * Each call: check the per-thread guard and the global switch, set the guard, reserve this
  * thread's next 32-byte slot (two for a wide record), call the next allocator, read the clock at
- * the order point, fill and commit the record, clear the guard.  The record is reserved before any clock read, so a
- * chunk's records never precede the chunk's own timestamp (MTRACE_HF_CHUNK_BOUND).  No lock, no system call, no shared cache line that anyone writes.
+ * the order point, fill and commit the record, clear the guard.  The record is reserved before
+ * any clock read, so a chunk's records never precede the chunk's own timestamp
+ * (MTRACE_HF_CHUNK_BOUND).  No lock, no system call, no shared cache line that anyone writes.
  * The guard keeps calls made from inside the tracer or the allocator beneath (realloc calling
  * malloc, dlsym calling calloc) from being recorded twice.  While it is MT_BUSY_OWN the tracer
  * itself is allocating (glibc creating our thread): that memory comes from the bootstrap arena,
@@ -159,11 +160,13 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 			/* compact (the call and what mtrace_slots_for allowed are known here) */
 			int calloc_ = call == MTRACE_CALL_CALLOC;
 			unsigned aux = mtrace_is_aligned_call(call) ?
-				(unsigned)__builtin_ctzll(arg2) + 1 + ((unsigned)err << 8) : (unsigned)err;
+				(unsigned)__builtin_ctzll(arg2) + 1 + ((unsigned)err << 8) :
+				(unsigned)err;
 			mt_put_body(r, (uintptr_t)p, calloc_ ? size | (uint64_t)arg2 << 32 : size);
 			ts = ticks_after(t);
 			mt_put_tail(r, call, flags, aux,
-				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size), ts);
+				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size),
+				    ts);
 		} else {
 			ts = ticks_after(t);
 			mt_put_wide(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2, usable,
@@ -235,7 +238,8 @@ MT_API void *valloc(size_t size)
 
 MT_API void *pvalloc(size_t size)
 {
-	ALLOC_ENTRY(MTRACE_CALL_PVALLOC, mt_real.pvalloc(size), mt_boot_alloc(size, 4096), size, 0, 1)
+	ALLOC_ENTRY(MTRACE_CALL_PVALLOC, mt_real.pvalloc(size), mt_boot_alloc(size, 4096),
+		    size, 0, 1)
 }
 
 MT_API int posix_memalign(void **out, size_t align, size_t size)
@@ -255,8 +259,8 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 	}
 	t->busy = 1;
 	unsigned n;
-	struct mtrace_slot *r = reserve_call(t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0),
-					     1, &n);
+	struct mtrace_slot *r = reserve_call(
+		t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0), 1, &n);
 	uint64_t t0 = start_ticks(t);
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
@@ -298,8 +302,8 @@ MT_API void free(void *p)
 	} else {
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
-			mt_put_wide(r, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident, 0,
-				    ticks_after(t) - ts);
+			mt_put_wide(r, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident,
+				    0, ticks_after(t) - ts);
 	}
 	if (r != NULL)
 		mt_maybe_sample(t, ts);
@@ -350,7 +354,8 @@ MT_API void *realloc(void *old, size_t size)
 	t->busy = 1;
 	size_t large;
 	unsigned pflags = ptr_info(old, &large);
-	/* how much of the old block the program had made resident: in arg2, which realloc has free */
+	/* how much of the old block the program had made resident: in arg2, which realloc has
+	   free */
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
@@ -360,7 +365,8 @@ MT_API void *realloc(void *old, size_t size)
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
 	int failed = p == NULL && (old == NULL || size != 0);
 	int err = failed ? errno : 0;
-	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, resident, failed, err);
+	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, resident,
+		       failed, err);
 	t->busy = 0;
 	return p;
 }
@@ -393,7 +399,8 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	int overflow = __builtin_mul_overflow(n, size, &total);
 	int failed = p == NULL && (old == NULL || total != 0 || overflow);
 	int err = failed ? errno : 0;
-	record_realloc(t, r, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size, failed, err);
+	record_realloc(t, r, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size,
+		       failed, err);
 	t->busy = 0;
 	return p;
 }

@@ -60,7 +60,8 @@ void mt_guard_init(void)
 	real_unshare = next_fn("unshare");
 	real_setns = next_fn("setns");
 	real_munlockall = next_fn("munlockall");
-	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"), __ATOMIC_RELEASE);
+	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"),
+			 __ATOMIC_RELEASE);
 }
 
 void mt_guard_ready(void)
@@ -70,7 +71,8 @@ void mt_guard_ready(void)
 }
 
 /* prctl for the tracer's own questions and settings, past the wrapper below */
-int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
+		  unsigned long a5)
 {
 	mt_guard_ready();
 	return real_prctl ? real_prctl(option, a2, a3, a4, a5) : -1;
@@ -281,7 +283,8 @@ MT_API long syscall(long number, ...)
 		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (stopped)
-		r = retry_solo(r, stopped, number == SYS_unshare ? raw_unshare_again : raw_setns_again,
+		r = retry_solo(r, stopped,
+			       number == SYS_unshare ? raw_unshare_again : raw_setns_again,
 			       a[0], a[1]);
 	if (number == SYS_prctl) {
 		int e = errno;
@@ -316,14 +319,15 @@ MT_API int mlockall(int flags)
 		mt_lock(&ls);
 		int had = mt_g.have_file && mt_g.win_hi > mt_g.win_lo;
 		if (had) {
-			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond what "
-				"RLIMIT_MEMLOCK allows with the trace's windows: the trace ends here", ENOMEM);
+			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond "
+				"what RLIMIT_MEMLOCK allows with the trace's windows: the trace "
+				"ends here", ENOMEM);
 			mt_file_finish(&mt_tls);
 		}
 		mt_unlock(&ls);
 		if (had) {
-			/* the windows are unmapped by the populating thread: once it has ended, they
-			   are all gone (and it has nothing left to do) */
+			/* the windows are unmapped by the populating thread: once it has ended,
+			   they are all gone (and it has nothing left to do) */
 			mt_populate_quit();
 			r = real_mlockall(flags);
 			e = errno;

@@ -20,7 +20,8 @@ MT_API int mallopt(int param, int value)
 		real_mallopt = (int (*)(int, int))dlsym(RTLD_NEXT, "mallopt");
 		mt_tls.busy = busy;
 		if (real_mallopt == NULL)
-			return 0;   /* no allocator defines it: as a call to a missing one would (fail) */
+			/* no allocator defines it: as a call to a missing one would (fail) */
+			return 0;
 	}
 	int r = real_mallopt(param, value);
 	int err = errno;   /* the caller sees the allocator's, not our header write's */

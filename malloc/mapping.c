@@ -65,8 +65,8 @@ static void map_done(struct mt_thread *t, uint8_t saved)
 
 /* Record a call whose order point is after it (mmap, brk) or before it (munmap). */
 static void map_put(struct mt_thread *t, struct mtrace_slot *r, unsigned call, unsigned flags,
-		    int err, uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size, uint64_t arg2,
-		    uint64_t duration)
+		    int err, uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
+		    uint64_t arg2, uint64_t duration)
 {
 	if (t->gen == mt_hot->gen)
 		mt_put_wide(r, call, flags, err, ts, ptr, result, size, arg2, 0, duration);
@@ -96,8 +96,8 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 		return p;
 	int e = errno;
 	int failed = p == MAP_FAILED;
-	map_put(t, r, MTRACE_CALL_MMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, now(t),
-		(uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
+	map_put(t, r, MTRACE_CALL_MMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
+		now(t), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
 		(uint32_t)prot | (uint64_t)(uint32_t)flags << 32, 0);
 	map_done(t, saved);
 	errno = e;
@@ -140,7 +140,8 @@ MT_API int munmap(void *addr, size_t len)
 		rf |= MTRACE_RF_RESIDENT;
 	}
 	/* the order point before the range can be mapped again, by any thread */
-	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_ticks_of(t), (uintptr_t)addr, 0, len, resident, 0);
+	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_ticks_of(t), (uintptr_t)addr, 0, len,
+		resident, 0);
 	int ret = mt_libc.munmap(addr, len);
 	map_done(t, saved);
 	return ret;
@@ -224,8 +225,8 @@ MT_API void *sbrk(intptr_t increment)
 	int e = errno;
 	int failed = before == (void *)-1;
 	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, now(t),
-		failed ? 0 : (uintptr_t)before, failed ? 0 : (uintptr_t)before + (uintptr_t)increment,
-		0, 0, 0);
+		failed ? 0 : (uintptr_t)before,
+		failed ? 0 : (uintptr_t)before + (uintptr_t)increment, 0, 0, 0);
 	map_done(t, saved);
 	errno = e;
 	return before;

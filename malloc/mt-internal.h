@@ -181,7 +181,7 @@ struct mt_global {
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
 	uint64_t dev;   /* (not dev_t, ino_t: mapping.c sees another _FILE_OFFSET_BITS) */
 	uint64_t ino;
-	unsigned win_shift;             /* a window is 1 << win_shift bytes of the file (per file) */
+	unsigned win_shift;             /* a window: 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
 	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
@@ -204,7 +204,8 @@ struct mt_global {
 	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
 	/* what the writers populated themselves: the file's pages below wpop_end (of file
 	   wpop_file_id) were asked for by some chunk's madvise, so the small chunks that share a
-	   page (a new thread's first, an exiting thread's last) make one call for it, not one each */
+	   page (a new thread's first, an exiting thread's last) make one call for it, not one
+	   each */
 	uint32_t wpop_file_id;
 	uint64_t wpop_end;
 };
@@ -240,7 +241,8 @@ void mt_unlock(struct mt_lock_state *s);
 void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
 void mt_new_gen(void);                 /* under lock: every chunk goes stale */
 void mt_init_once(void);
-int mt_open_base(const char *base);    /* under lock: NULL the previous base, or the environment's */
+/* under lock: NULL the previous base, or the environment's */
+int mt_open_base(const char *base);
 
 /* remote.c: switched on and off from outside (include/mtrace-control.h) */
 #include "mtrace-control.h"
@@ -362,7 +364,8 @@ uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed
 void mt_mapping_init(void);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
-int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
+int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
+		  unsigned long a5);
 struct mt_libc {
 	void *(*mmap)(void *, size_t, int, int, int, int64_t);   /* libc's mmap64 */
 	int (*munmap)(void *, size_t);
@@ -389,7 +392,8 @@ static inline struct mtrace_slot *mt_reserve_n(struct mt_thread *t, unsigned n, 
 {
 	if (MT_LIKELY(t->end - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen)) {
 		/* slots are written as a stream of fresh cache lines: ask for ownership of the line
-		   32 slots ahead so its fetch overlaps the calls in between (a hint: never faults) */
+		   32 slots ahead so its fetch overlaps the calls in between (a hint: never
+		   faults) */
 		__builtin_prefetch(t->cur + 32, 1, 0);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;

@@ -7,8 +7,8 @@
  * MT_POP_AFTER, this thread keeps the file populated up to MT_POP_AHEAD bytes beyond the last
  * chunk handed out, so writers find their pages mapped and skip the madvise; while one core
  * runs the program the work moves to another.  A writer that outruns the thread populates its
- * own chunk as before, so nothing ever waits for the thread.  The thread also unmaps the
- * windows that are finished, another piece of kernel work the writers used to do.
+ * own chunk itself, so nothing ever waits for the thread.  The thread also unmaps the windows
+ * that are finished, more kernel work that the writers are spared.
  *
  * It starts late, so that short programs never see an extra thread, and from an allocating
  * call only (glibc may call free holding a lock pthread_create takes: see mt_populate_wanted),
@@ -57,7 +57,8 @@
    minor fault on its next record.  From MT_DROP_LAG behind the writers, MT_DROP_STEP at once. */
 #define MT_DROP_LAG   ((uint64_t)4 << 20)
 #define MT_DROP_STEP  ((uint64_t)4 << 20)
-#define MT_DROP_FORCE ((uint64_t)4 << 20)    /* how far the thread may fall behind (mt_drop_claim) */
+/* how far the thread may fall behind (mt_drop_claim) */
+#define MT_DROP_FORCE ((uint64_t)4 << 20)
 #define MT_SWEEP_EVERY ((uint64_t)32 << 20)  /* see next_sweep */
 
 static pthread_cond_t pop_cond;   /* on CLOCK_MONOTONIC: set up by init_cond() */
@@ -237,7 +238,8 @@ static int next_sweep(uint64_t *from, uint64_t *to, uint32_t *w)
 		*w = (uint32_t)(sweep_pos >> mt_g.win_shift);
 		if (mt_win[*w] != NULL) {
 			*from = sweep_pos;
-			*to = sweep_pos + MT_DROP_STEP < sweep_to ? sweep_pos + MT_DROP_STEP : sweep_to;
+			*to = sweep_pos + MT_DROP_STEP < sweep_to ? sweep_pos + MT_DROP_STEP :
+				sweep_to;
 			if (*to > wend)
 				*to = wend;
 			sweep_pos = *to;
@@ -342,8 +344,8 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 	if (hi > wend)
 		hi = wend;
 	if (hi > mt_g.reserved_end) {
-		/* reserve ahead too, but a failure is for the writer that needs the space to report;
-		   no second try until the writers have moved the reservation */
+		/* reserve ahead too, but a failure is for the writer that needs the space to
+		   report; no second try until the writers have moved the reservation */
 		if (mt_g.reserved_end == mt_g.pop_stuck_at || mt_extend_file(hi, 1) < 0) {
 			mt_g.pop_stuck_at = mt_g.reserved_end;
 			hi = mt_g.reserved_end;
@@ -436,13 +438,15 @@ static void *pop_main(void *unused)
 		}
 		if (!next_range(&from, &to, &w)) {
 			uint64_t wake = mt_ns_now() + MT_POP_IDLE_NS;
-			struct timespec until = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
+			struct timespec until = { (time_t)(wake / 1000000000u),
+						  (long)(wake % 1000000000u) };
 			mt_g.pop_waiting = 1;
 			if (pthread_cond_timedwait(&pop_cond, &mt_g.lock, &until) == ETIMEDOUT &&
 			    mt_g.pop_waiting && n_unmap == 0 && mt_g.pop_state != MT_POP_QUITTING &&
 			    alone()) {
-				/* the program's threads have all ended: end too, the last thread, and
-				   glibc calls exit(0), whose handlers are the program's (traced) */
+				/* the program's threads have all ended: end too, the last thread,
+				   and glibc calls exit(0), whose handlers are the program's
+				   (traced) */
 				break;
 			}
 			continue;
@@ -459,8 +463,8 @@ static void *pop_main(void *unused)
 		if (r != 0 && errno != EINTR && errno != EAGAIN && file_id == mt_g.file_id &&
 		    mt_g.active) {
 			/* an old kernel (EINVAL) or something we do not understand: the writers go
-			   on populating their own chunks, as without this thread.  (An error after a
-			   stop, which cut the file short, is no reason to give up.) */
+			   on populating their own chunks, as without this thread.  (An error after
+			   a stop, which cut the file short, is no reason to give up.) */
 			break;
 		}
 		if (r == 0 && file_id == mt_g.file_id && to > mt_g.pop_end)
@@ -531,8 +535,9 @@ void mt_populate_start(void)
 		pthread_attr_t attr;
 		pthread_t th;
 		if (pthread_attr_init(&attr) == 0) {
-			/* joinable, so that a sandbox can wait for it to be gone (it is never joined
-			   otherwise: it ends with the process, or alone as the last thread) */
+			/* joinable, so that a sandbox can wait for it to be gone (it is never
+			   joined otherwise: it ends with the process, or alone as the last
+			   thread) */
 			pthread_attr_setstacksize(&attr, 64 * 1024);
 			/* the ordinary policy, whatever the creating thread's: a real-time policy
 			   inherited would let our kernel work preempt the program's threads */
@@ -540,10 +545,12 @@ void mt_populate_start(void)
 			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 			pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 			pthread_attr_setschedparam(&attr, &sp);
-			/* the new thread inherits this mask: no signal of the program is delivered there */
+			/* the new thread inherits this mask: no signal of the program is
+			   delivered there */
 			pthread_sigmask(SIG_SETMASK, &all, &old);
-			/* what glibc allocates for the thread (its TLS vector) comes from our bootstrap
-			   arena, not the program's heap, whose layout then stays what it is untraced */
+			/* what glibc allocates for the thread (its TLS vector) comes from our
+			   bootstrap arena, not the program's heap, whose layout then stays what it
+			   is untraced */
 			uint8_t busy = mt_tls.busy;
 			mt_tls.busy = MT_BUSY_OWN;
 			ok = pthread_create(&th, &attr, pop_main, NULL) == 0;

@@ -67,7 +67,7 @@ void mt_control_act(void)
 	mt_lock(&ls);
 	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
 	if (req != mt_g.ctl_seen) {
-		mt_g.ctl_seen = req;   /* (once, even if refused: never a slow path for each call) */
+		mt_g.ctl_seen = req; /* (once, even if refused: never a slow path for each call) */
 		uint32_t cmd = mtrace_control.cmd;
 		int err = 0;
 		mtrace_control.base[MTRACE_CONTROL_PATH_MAX - 1] = 0;
@@ -85,7 +85,8 @@ void mt_control_act(void)
 		} else
 			err = EINVAL;
 		mtrace_control.error = err;
-		mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
+		mtrace_control.state =
+			mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
 		size_t n = strlen(mt_names.path);
 		if (n >= sizeof mtrace_control.file)
 			n = sizeof mtrace_control.file - 1;

@@ -78,7 +78,8 @@ static void *fb_memalign(size_t align, size_t size)
 	void *p;
 	int e;
 	if (mt_real.posix_memalign != NULL) {
-		/* memalign accepts any alignment; posix_memalign wants a power of two >= sizeof(void*) */
+		/* memalign accepts any alignment; posix_memalign wants a power of two
+		   >= sizeof(void*) */
 		if (align < sizeof(void *))
 			align = sizeof(void *);
 		while (align & (align - 1))
@@ -170,7 +171,8 @@ static void *next_sym(const char *name, const char *libc_name)
 	   jemalloc is found by dlsym, and is not looked past).  reallocarray and aligned_alloc
 	   came later than the base version: the lookup would fail, and its error message is
 	   allocated (by the program's own allocator, when it has one) */
-	if (f && in_libc(f) && strcmp(name, "reallocarray") != 0 && strcmp(name, "aligned_alloc") != 0) {
+	if (f && in_libc(f) && strcmp(name, "reallocarray") != 0 &&
+	    strcmp(name, "aligned_alloc") != 0) {
 		void *v = dlvsym(RTLD_NEXT, name, BASE_VERSION);
 		if (v && v != f && !in_libc(v))
 			f = v;
@@ -199,9 +201,10 @@ void mt_resolve(void)
 	int expect = 0;
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == 2)
 		return;
-	if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		/* someone else is resolving; if it is this very thread (dlsym recursion) the callers
-		   fall back to the arena, otherwise wait: it takes microseconds */
+	if (!__atomic_compare_exchange_n(&state, &expect, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		/* someone else is resolving; if it is this very thread (dlsym recursion) the
+		   callers fall back to the arena, otherwise wait: it takes microseconds */
 		if (resolving)
 			return;
 		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
@@ -238,7 +241,7 @@ void mt_resolve(void)
 		const char *slash = strrchr(info.dli_fname, '/');
 		const char *base = slash ? slash + 1 : info.dli_fname;
 		r.is_glibc = strncmp(base, "libc.so", 7) == 0;
-		size_t n = strlen(info.dli_fname);   /* for the header: which allocator was traced */
+		size_t n = strlen(info.dli_fname); /* for the header: which allocator was traced */
 		if (n < sizeof mt_allocator_path)
 			memcpy(mt_allocator_path, info.dli_fname, n + 1);
 	}
@@ -318,7 +321,8 @@ void mt_check_bypass(void)
 		n = cat(list, n, sizeof list - 1, n ? ", " : "");
 		n = cat(list, n, sizeof list - 1, names[i]);
 		if (owner == NULL)
-			owner = other.dli_fname && other.dli_fname[0] ? other.dli_fname : "the program itself";
+			owner = other.dli_fname && other.dli_fname[0] ? other.dli_fname :
+				"the program itself";
 	}
 	if (owner == NULL)
 		return;
@@ -329,7 +333,8 @@ void mt_check_bypass(void)
 	m = cat(msg, m, sizeof msg - 1, list);
 	m = cat(msg, m, sizeof msg - 1, " defined by ");
 	m = cat(msg, m, sizeof msg - 1, owner);
-	m = cat(msg, m, sizeof msg - 1, ", which comes before the tracer: those calls are not traced");
+	m = cat(msg, m, sizeof msg - 1,
+		", which comes before the tracer: those calls are not traced");
 	msg[m] = 0;
 	mt_warn(msg, NULL, 0);
 }

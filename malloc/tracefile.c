@@ -17,7 +17,8 @@
 #include "mt-internal.h"
 #include "internal/mt-size.h"
 
-_Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK, "a capped trace holds a header and a chunk");
+_Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK,
+	       "a capped trace holds a header and a chunk");
 
 static struct mtrace_file_header hdr;   /* the open file's header, rewritten as it changes */
 
@@ -282,7 +283,8 @@ void mt_header_update(int finished)
 	if (fd < 0)
 		return;
 	uint64_t ns = mt_ns_now();
-	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && !mt_tls.notsc && ns - mt_g.start_ns >= 1000000) {
+	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && !mt_tls.notsc &&
+	    ns - mt_g.start_ns >= 1000000) {
 		uint64_t ticks = mt_ticks_before();
 		hdr.ticks_per_sec = (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 /
 					       (double)(ns - mt_g.start_ns));
@@ -408,13 +410,14 @@ int mt_file_open(const char *base, pid_t ppid)
 		return -1;
 	}
 	if (mt_g.max_size_bad) {
-		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number with K, M, G "
-			"or T after it)", NULL, 0);
+		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number "
+			"with K, M, G or T after it)", NULL, 0);
 		errno = EINVAL;
 		return -1;
 	}
 	if (mt_g.max_size && mt_g.max_size < MT_MAX_SIZE_MIN) {
-		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a first chunk", NULL, 0);
+		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a "
+			"first chunk", NULL, 0);
 		errno = EFBIG;
 		return -1;
 	}
@@ -472,7 +475,8 @@ void mt_file_finish(struct mt_thread *self)
 	mt_new_gen();
 	/* the memory as it ends, in a trace that holds something (a fork child that only _exits
 	   maps no window for it) */
-	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE) {
+	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed &&
+	    mt_g.next_off > MTRACE_HEADER_SIZE) {
 		struct mtrace_slot *r = mt_take_record_locked(self);
 		if (r)
 			mt_sample_last(self, r);

@@ -88,22 +88,26 @@ int mt_extend_file(uint64_t need_end, int quiet)
 			target = lim;
 		if (target < need_end) {
 			if (!quiet)
-				mt_fail(why, why == MTRACE_STOP_FSIZE ? "the file size limit (RLIMIT_FSIZE) is reached"
-					: "the size cap (MTRACE_CTL_MAX_SIZE) is reached", EFBIG);
+				mt_fail(why, why == MTRACE_STOP_FSIZE ?
+					"the file size limit (RLIMIT_FSIZE) is reached" :
+					"the size cap (MTRACE_CTL_MAX_SIZE) is reached", EFBIG);
 			return -1;
 		}
 	}
 	int fd = mt_file_fd();
 	if (fd < 0) {
 		if (!quiet)
-			mt_fail(MTRACE_STOP_CLOSED, "the trace file was removed or replaced and cannot be opened again", errno);
+			mt_fail(MTRACE_STOP_CLOSED,
+				"the trace file was removed or replaced and cannot be opened again",
+				errno);
 		return -1;
 	}
 	if (reserve(fd, cur, target) < 0) {
 		/* maybe there is room for what is needed now, if not for the step */
 		if (target == need_end || reserve(fd, cur, need_end) < 0) {
 			if (!quiet)
-				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace", errno);
+				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace",
+					errno);
 			return -1;
 		}
 		target = need_end;
@@ -133,10 +137,12 @@ static void *map_window(int fd, uint32_t w)
 	/* after the program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole
 	   when it is mapped accessible: mapped inaccessible, unlocked, then opened up instead */
 	int lockfree = mt_g.mlock_future;
-	void *m = mt_libc.mmap(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_FIXED, fd, (int64_t)((uint64_t)w << mt_g.win_shift));
+	void *m =
+		mt_libc.mmap(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_FIXED, fd, (int64_t)((uint64_t)w << mt_g.win_shift));
 	if (m != MAP_FAILED && lockfree &&
-	    (munlock(m, MT_WINDOW_SIZE) != 0 || mt_libc.mprotect(m, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE) != 0))
+	    (munlock(m, MT_WINDOW_SIZE) != 0 ||
+	     mt_libc.mprotect(m, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE) != 0))
 		m = MAP_FAILED;
 	if (m == MAP_FAILED) {
 		int e = errno;
@@ -147,7 +153,8 @@ static void *map_window(int fd, uint32_t w)
 	if (at > area)
 		mt_libc.munmap(area, (size_t)(at - area));
 	if (at + MT_WINDOW_SIZE < area + MT_WINDOW_SIZE + MT_HUGE)
-		mt_libc.munmap(at + MT_WINDOW_SIZE, (size_t)(area + MT_WINDOW_SIZE + MT_HUGE - (at + MT_WINDOW_SIZE)));
+		mt_libc.munmap(at + MT_WINDOW_SIZE,
+			       (size_t)(area + MT_WINDOW_SIZE + MT_HUGE - (at + MT_WINDOW_SIZE)));
 	return m;
 }
 

@@ -27,16 +27,19 @@ void mt_release_locked(struct mt_thread *t)
 	if (t->file_id != mt_g.file_id)
 		mt_old_chunk_released(t);
 	if (t->file_id == mt_g.file_id && mt_g.have_file) {
-		if (t->gen == mt_g.gen && !t->exiting)   /* an exiting thread's are counted already */
-			mt_count_released(t->chunk_off, (uint64_t)(t->cur - t->start - 1) - t->extra);
+		if (t->gen == mt_g.gen && !t->exiting) /* an exiting thread's are counted already */
+			mt_count_released(t->chunk_off,
+					  (uint64_t)(t->cur - t->start - 1) - t->extra);
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
 		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
 		mt_win_done[w] += len;
 		if (!t->exiting)   /* (an exit chunk was never counted as held) */
 			mt_win_held[w]--;
 		/* the window is behind the writers: give it back, unless a record of the thread's
-		   there is still to be written (MT_BUSY_NESTED; a later release or the stop does) */
-		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift && t->busy != MT_BUSY_NESTED)
+		   there is still to be written (MT_BUSY_NESTED; a later release or the stop
+		   does) */
+		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift &&
+		    t->busy != MT_BUSY_NESTED)
 			mt_maybe_unmap(w);
 	}
 	t->start = t->cur = t->end = t->last = NULL;
@@ -73,10 +76,11 @@ unsigned long long mt_count_records(void)
 			continue;
 		}
 		uint64_t from = w == 0 ? MTRACE_HEADER_SIZE : 0, lo = (uint64_t)w << mt_g.win_shift;
-		if (mt_g.reset_off > lo + from)   /* (what mtrace_reset discarded: readers skip it) */
+		if (mt_g.reset_off > lo + from) /* (what mtrace_reset discarded: readers skip it) */
 			from = mt_g.reset_off - lo < handed ? mt_g.reset_off - lo : handed;
 		for (uint64_t off = from; off < handed; off += MTRACE_SLOT_SIZE) {
-			const struct mtrace_slot *sl = (const struct mtrace_slot *)(mt_win[w] + off);
+			const struct mtrace_slot *sl =
+				(const struct mtrace_slot *)(mt_win[w] + off);
 			uint8_t call = __atomic_load_n(&sl->call, __ATOMIC_ACQUIRE);
 			n += call >= 1 && call <= MTRACE_CALL_LAST_MAP;
 			if (call && (sl->flags & MTRACE_RF_WIDE))
@@ -93,7 +97,8 @@ static int chunk_intact(const struct mt_thread *t)
 {
 	const struct mtrace_slot *c = t->start;
 	return c->call == MTRACE_CALL_CHUNK && c->x == t->tid &&
-	       c->b == ((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE | (uint64_t)(uint32_t)mt_g.pid << 32);
+	       c->b == ((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE |
+			(uint64_t)(uint32_t)mt_g.pid << 32);
 }
 
 /* What take_chunk leaves for the slow path to do once the lock is released. */
@@ -113,10 +118,11 @@ struct chunk_out {
 static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_start,
 				      struct chunk_out *o)
 {
-	if (t->exiting && t->start && t->last - t->cur >= (ptrdiff_t)n && t->file_id == mt_g.file_id &&
-	    t->gen == mt_g.gen && mt_g.active && mt_g.have_file) {
+	if (t->exiting && t->start && t->last - t->cur >= (ptrdiff_t)n &&
+	    t->file_id == mt_g.file_id && t->gen == mt_g.gen && mt_g.active && mt_g.have_file) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
-		   never gives back: so such a thread gets its records one at a time, counted here */
+		   never gives back: so such a thread gets its records one at a time, counted
+		   here */
 		mt_count_released(t->chunk_off, 1);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;
@@ -125,8 +131,9 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	}
 	if (t->start && t->file_id == mt_g.file_id && t->gen == mt_g.gen && mt_g.have_file &&
 	    !chunk_intact(t)) {
-		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own memory: "
-			"records written there since its last check are in the program's memory", 0);
+		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
+			"memory: records written there since its last check are in the program's "
+			"memory", 0);
 		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
@@ -149,21 +156,23 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		len = wend - off;   /* chunks never straddle windows */
 	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
 	if (w >= MT_MAX_WINDOWS) {
-		mt_fail(MTRACE_STOP_TOO_LARGE, "the trace reached the largest size this build supports", EFBIG);
+		mt_fail(MTRACE_STOP_TOO_LARGE,
+			"the trace reached the largest size this build supports", EFBIG);
 		return NULL;
 	}
 	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0)
 		return NULL;
 	if (mt_map_window(w) < 0) {
 		mt_fail(errno == ESTALE ? MTRACE_STOP_CLOSED : MTRACE_STOP_MAP,
-			mt_g.mlock_future ? "cannot map the trace file (the program locks its memory with "
-			"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
+			mt_g.mlock_future ? "cannot map the trace file (the program locks its "
+			"memory with mlockall, beyond RLIMIT_MEMLOCK)" :
+			"cannot map the trace file", errno);
 		return NULL;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_g.next_off = off + len;
 	if (t->exiting)
-		mt_count_released(off, 1);   /* the record handed out below (nothing can fail now) */
+		mt_count_released(off, 1); /* the record handed out below (nothing can fail now) */
 	else
 		mt_win_held[w]++;
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
@@ -225,7 +234,8 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t)
 	uint64_t off = mt_g.next_off, len = MT_EXIT_CHUNK;
 	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
 	if (!mt_g.have_file || w != (uint32_t)((off + len - 1) >> mt_g.win_shift) ||
-	    w >= MT_MAX_WINDOWS || (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
+	    w >= MT_MAX_WINDOWS ||
+	    (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
 	    mt_map_window(w) < 0)
 		return NULL;
 	if (t->tid == 0)
@@ -311,8 +321,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		t->end = t->cur + n;
 	}
 	if (!t->key_set && mt_g.key_ok) {
-		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the guard
-		   keeps that call out of the trace */
+		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the
+		   guard keeps that call out of the trace */
 		pthread_setspecific(mt_g.key, (void *)1);
 		t->key_set = 1;
 	}

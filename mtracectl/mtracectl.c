@@ -60,7 +60,8 @@ static const char usage_text[] =
 	"To trace another allocator, preload it after the tracer:\n"
 	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
 	"\n"
-	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to mtracectl\n"
+	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to "
+	"mtracectl\n"
 	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
 	"that makes a workload of one (next: trace2wl ...).\n"
 	"\n"
@@ -180,12 +181,14 @@ static int is_static_elf(const char *path)
 		return 0;
 	Elf64_Ehdr eh;
 	int result = 0;
-	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_type == ET_EXEC && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	    eh.e_type == ET_EXEC && eh.e_phentsize == sizeof(Elf64_Phdr)) {
 		result = 1;
 		for (unsigned i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) != (ssize_t)sizeof ph)
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) !=
+			    (ssize_t)sizeof ph)
 				break;
 			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC) {
 				result = 0;
@@ -220,8 +223,8 @@ static void check_output_place(const char *base, const char *given)
 		size_t n = strlen(dir);
 		if (n > 1)
 			dir[n - 1] = 0;   /* (its '/' off, as a directory is named) */
-		tool_die(EXIT_TOOL, "%s: no trace can be written in %s: %s (the program was not run)", given,
-			 dir, strerror(e));
+		tool_die(EXIT_TOOL, "%s: no trace can be written in %s: %s (the program was not "
+			 "run)", given, dir, strerror(e));
 	}
 	close(fd);
 	unlink(probe);
@@ -238,8 +241,9 @@ static void check_output_place(const char *base, const char *given)
    reading a big one through would hold the user up.  1 if *n is known. */
 static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
 {
+	/* finished, or stopped then closed */
 	if ((r->hdr.flags & MTRACE_HF_FINISHED) ||
-	    ((r->hdr.flags & MTRACE_HF_STOPPED_EARLY) && r->hdr.calls_recorded)) {   /* (stopped, then closed) */
+	    ((r->hdr.flags & MTRACE_HF_STOPPED_EARLY) && r->hdr.calls_recorded)) {
 		*n = r->hdr.calls_recorded;
 		return 1;
 	}
@@ -260,7 +264,8 @@ static void next_step(const char *trace, const char *exe, int traces)
 	char wl[300], qwl[700], qtrace[2 * PATH_MAX];
 	hint_shell_word(qwl, sizeof qwl, hint_workload_name(wl, sizeof wl, trace, exe));
 	fprintf(stderr, "mtracectl: next: %strace2wl %s %s && trace_run %s\n",
-		traces > 1 ? "a workload per trace (one process each); of the one with the most calls: " : "",
+		traces > 1 ? "a workload per trace (one process each); of the one with the most "
+		"calls: " : "",
 		qwl, hint_shell_word(qtrace, sizeof qtrace, trace), qwl);
 }
 
@@ -283,9 +288,11 @@ static void report(const char *manifest)
 			const char *exe = strrchr(r.exe, '/');
 			uint64_t nc;
 			if (count_calls(&r, st.st_size, &nc))
-				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc), nc == 1 ? "" : "s");
+				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc),
+					 nc == 1 ? "" : "s");
 			else
-				snprintf(calls, sizeof calls, "calls not counted (not closed by the tracer)"), nc = 0;
+				snprintf(calls, sizeof calls,
+					 "calls not counted (not closed by the tracer)"), nc = 0;
 			if (!opened++ || nc > best_calls) {   /* the next step's example */
 				best_calls = nc;
 				snprintf(best, sizeof best, "%s", line);
@@ -295,11 +302,12 @@ static void report(const char *manifest)
 			if (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)
 				snprintf(stopped, sizeof stopped, " (tracing stopped early: %s)",
 					 trace_stop_text(&r.hdr, why, sizeof why));
-			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s%s\n", (int)r.hdr.pid,
-				exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, calls,
+			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s%s\n",
+				(int)r.hdr.pid, exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, calls,
 				fmt_commas(size, (unsigned long long)st.st_size),
 				(r.hdr.flags & MTRACE_HF_BYPASSED)
-				? " (its own allocator comes before the tracer: those calls are not traced)" : "",
+				? " (its own allocator comes before the tracer: those calls are "
+				  "not traced)" : "",
 				stopped);
 		} else
 			fprintf(stderr, "mtracectl: %s\n", r.err);
@@ -320,7 +328,8 @@ static void report(const char *manifest)
    reports, and exits as the program did.
    ------------------------------------------------------------------------------------------- */
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
+static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+				 SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
 static volatile sig_atomic_t program_pid;   /* 0 once it is reaped: its pid may be reused */
 
 static void forward(int sig, siginfo_t *si, void *uc)
@@ -343,7 +352,8 @@ static void forward_setup(sigset_t *old)
 	sigset_t set;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
-		struct sigaction was, sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
+		struct sigaction was,
+			sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
 		sigemptyset(&sa.sa_mask);
 		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN)
 			continue;
@@ -395,7 +405,8 @@ int main(int argc, char **argv)
 {
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
-	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR, OPT_WAIT };
+	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
+	       OPT_WAIT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -404,7 +415,8 @@ int main(int argc, char **argv)
 		{ "max-size", required_argument, 0, 'S' },
 		{ "dormant", no_argument, 0, OPT_DORMANT }, { "start", no_argument, 0, OPT_START },
 		{ "stop", no_argument, 0, OPT_STOP }, { "status", no_argument, 0, OPT_STATUS },
-		{ "for", required_argument, 0, OPT_FOR }, { "wait", required_argument, 0, OPT_WAIT },
+		{ "for", required_argument, 0, OPT_FOR },
+		{ "wait", required_argument, 0, OPT_WAIT },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL;
@@ -424,18 +436,21 @@ int main(int argc, char **argv)
 		case OPT_LIB: lib_opt = optarg; break;
 		case 'S':
 			if (mt_parse_size(optarg, &cap) < 0 || cap < MT_MAX_SIZE_MIN)
-				tool_die(EXIT_USAGE, "--max-size wants a size of 5K or more (bytes, or a number "
-					 "with K, M, G or T after it), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--max-size wants a size of 5K or more "
+					 "(bytes, or a number with K, M, G or T after it), "
+					 "not '%s'", optarg);
 			max_size = optarg;
 			break;
 		case OPT_DORMANT: dormant = 1; break;
 		case OPT_FOR:
 			if (parse_duration_ms(optarg, &for_ms) < 0)
-				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, 1h), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, "
+					 "1h), not '%s'", optarg);
 			/* fall through */
 		case OPT_START: case OPT_STOP: case OPT_STATUS:
 			if (remote && remote != what)
-				tool_die(EXIT_USAGE, "--start, --stop, --status and --for: one at a time");
+				tool_die(EXIT_USAGE,
+					 "--start, --stop, --status and --for: one at a time");
 			remote = what;
 			break;
 		case OPT_WAIT:
@@ -449,7 +464,8 @@ int main(int argc, char **argv)
 	}
 	if (remote) {
 		if (optind != argc - 1)
-			tool_die(EXIT_USAGE, "--start, --stop, --status and --for take one process id");
+			tool_die(EXIT_USAGE,
+				 "--start, --stop, --status and --for take one process id");
 		char absb[PATH_MAX + 2];
 		const char *b = output ? absolute_base(output, absb, sizeof absb) : NULL;
 		return switch_main(remote, argv[optind], b, for_ms, (unsigned)wait_s * 1000, quiet);
@@ -475,7 +491,8 @@ int main(int argc, char **argv)
 	/* -o DIR: the traces go into DIR (the library reads a base ending in '/' so) */
 	struct stat bst;
 	char dirbase[PATH_MAX + 2], real[PATH_MAX];
-	if (base && *base && stat(base, &bst) == 0 && S_ISDIR(bst.st_mode) && realpath(base, real)) {
+	if (base && *base && stat(base, &bst) == 0 && S_ISDIR(bst.st_mode) &&
+	    realpath(base, real)) {
 		snprintf(dirbase, sizeof dirbase, "%s/", strcmp(real, "/") ? real : "");
 		base = dirbase;
 	}
@@ -497,8 +514,8 @@ int main(int argc, char **argv)
 	if (prog == NULL)
 		tool_die(EXIT_NORUN, "%s: command not found", prog_argv[0]);
 	if (is_static_elf(prog))
-		tool_die(EXIT_NOTRACE, "%s is statically linked: LD_PRELOAD cannot reach its allocator, "
-			 "so it cannot be traced", prog);
+		tool_die(EXIT_NOTRACE, "%s is statically linked: LD_PRELOAD cannot reach its "
+			 "allocator, so it cannot be traced", prog);
 
 	/* absolute (every process of the program loads it, wherever it has moved to), and free of
 	   LD_PRELOAD's separators, which ld.so would only warn about: the resolved path if the
@@ -509,8 +526,9 @@ int main(int argc, char **argv)
 	if (lib[0] == '/' && strlen(lib) < sizeof lib_abs && !strpbrk(lib, " \t:"))
 		memcpy(lib_abs, lib, strlen(lib) + 1);
 	if (strpbrk(lib_abs, " \t:"))
-		tool_die(EXIT_TOOL, "%s: LD_PRELOAD cannot name a path with a space, tab or colon in it "
-			 "(install elsewhere, or give --lib a link to it from a plain path)", lib_abs);
+		tool_die(EXIT_TOOL, "%s: LD_PRELOAD cannot name a path with a space, tab or colon "
+			 "in it (install elsewhere, or give --lib a link to it from a plain path)",
+			 lib_abs);
 	const char *old = getenv("LD_PRELOAD");
 	char *preload;
 	if (asprintf(&preload, "%s%s%s", lib_abs, old && *old ? " " : "", old ? old : "") < 0)
@@ -556,11 +574,11 @@ int main(int argc, char **argv)
 		report(manifest);
 	unlink(manifest);
 	if (WIFSIGNALED(status)) {
-		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had enough
-		   (prog | head), and SIGINT is the user's own ^C - neither is news */
+		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had
+		   enough (prog | head), and SIGINT is the user's own ^C - neither is news */
 		if (!quiet && WTERMSIG(status) != SIGPIPE && WTERMSIG(status) != SIGINT)
-			fprintf(stderr, "mtracectl: %s was killed by signal %d (%s)\n", prog_argv[0],
-				WTERMSIG(status), strsignal(WTERMSIG(status)));
+			fprintf(stderr, "mtracectl: %s was killed by signal %d (%s)\n",
+				prog_argv[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
 		return 128 + WTERMSIG(status);
 	}
 	return WEXITSTATUS(status);

@@ -1,7 +1,7 @@
 /* preload.c - what makes libmtracectl.so trace a whole program: start in the constructor,
- * stop after the last library's destructor.  Everything else (environment, fork, exec) lives in malloc/control.c,
- * shared with libmtrace.so, which has no constructor and records only between mtrace_start()
- * and mtrace_stop().
+ * stop after the last library's destructor.  Everything else (environment, fork, exec) lives in
+ * malloc/control.c, shared with libmtrace.so, which has no constructor and records only between
+ * mtrace_start() and mtrace_stop().
  *
  * exec needs nothing here: the new image inherits LD_PRELOAD and its own constructor opens a
  * new file (BASE.<pid>.1, since the pre-exec image already took BASE.<pid>).
@@ -18,8 +18,9 @@ void mtrace_init_dormant(void);   /* malloc/remote.c */
 __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, char **envp)
 {
 	int saved = errno;   /* the program must see the errno it would have seen without us */
+	/* run first (-z initfirst): before libc's own initialisation sets it */
 	if (environ == NULL)
-		environ = envp;   /* run first (-z initfirst): before libc's own initialisation sets it */
+		environ = envp;
 	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID) */
 	const char *start = getenv("MTRACE_CTL_START");
 	if (start && strcmp(start, "0") == 0)

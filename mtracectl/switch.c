@@ -121,12 +121,14 @@ static int symbol_offset(int fd, const char *name, uint64_t *value)
 			Elf64_Shdr sh;
 			if (read_at(fd, &sh, sizeof sh, at) < 0)
 				return -1;
-			type = sh.sh_type, size = sh.sh_size, off = sh.sh_offset, entsize = sh.sh_entsize, link = sh.sh_link;
+			type = sh.sh_type, size = sh.sh_size, off = sh.sh_offset,
+			entsize = sh.sh_entsize, link = sh.sh_link;
 		} else {
 			Elf32_Shdr sh;
 			if (read_at(fd, &sh, sizeof sh, at) < 0)
 				return -1;
-			type = sh.sh_type, size = sh.sh_size, off = sh.sh_offset, entsize = sh.sh_entsize, link = sh.sh_link;
+			type = sh.sh_type, size = sh.sh_size, off = sh.sh_offset,
+			entsize = sh.sh_entsize, link = sh.sh_link;
 		}
 		if (type != SHT_DYNSYM || entsize == 0 || link >= shnum)
 			continue;
@@ -190,11 +192,12 @@ int switch_find(pid_t pid, uint64_t *addr, char *err, size_t cap)
 	}
 	if (tracer_mapping(pid, &base, path, sizeof path) < 0) {
 		if (errno == EACCES || errno == EPERM)
-			snprintf(err, cap, "process %d: you may not inspect it (%s): switch it as its user, "
-				 "or as root", (int)pid, strerror(errno));
+			snprintf(err, cap, "process %d: you may not inspect it (%s): switch it "
+				 "as its user, or as root", (int)pid, strerror(errno));
 		else
-			snprintf(err, cap, "process %d has no tracer loaded (start it with mtracectl "
-				 "--dormant, or MTRACE_CTL_START=0 and the preload)", (int)pid);
+			snprintf(err, cap, "process %d has no tracer loaded (start it with "
+				 "mtracectl --dormant, or MTRACE_CTL_START=0 and the preload)",
+				 (int)pid);
 		return -1;
 	}
 	/* the library as the process sees it (its mount namespace), else by its path here */
@@ -215,11 +218,12 @@ int switch_find(pid_t pid, uint64_t *addr, char *err, size_t cap)
 	uint32_t size;
 	if (peek(pid, *addr, magic, sizeof magic) < 0 ||
 	    peek(pid, *addr + offsetof(struct mtrace_control, size), &size, sizeof size) < 0) {
-		snprintf(err, cap, "process %d: you may not inspect it (%s): switch it as its user, or "
-			 "as root", (int)pid, strerror(errno));
+		snprintf(err, cap, "process %d: you may not inspect it (%s): switch it as its "
+			 "user, or as root", (int)pid, strerror(errno));
 		return -1;
 	}
-	if (memcmp(magic, MTRACE_CONTROL_MAGIC, sizeof magic) != 0 || size != sizeof(struct mtrace_control)) {
+	if (memcmp(magic, MTRACE_CONTROL_MAGIC, sizeof magic) != 0 ||
+	    size != sizeof(struct mtrace_control)) {
 		snprintf(err, cap, "process %d: its tracer speaks another version of the protocol "
 			 "(use the mtracectl that came with it)", (int)pid);
 		return -1;
@@ -253,7 +257,8 @@ int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *base, uns
 	/* base, cmd and check first; the request, which the process acts on, last */
 	if (poke(pid, addr + offsetof(struct mtrace_control, base), c->base, sizeof c->base) < 0 ||
 	    poke(pid, addr + offsetof(struct mtrace_control, cmd), &c->cmd, sizeof c->cmd) < 0 ||
-	    poke(pid, addr + offsetof(struct mtrace_control, check), &c->check, sizeof c->check) < 0 ||
+	    poke(pid, addr + offsetof(struct mtrace_control, check), &c->check,
+		 sizeof c->check) < 0 ||
 	    poke(pid, addr + offsetof(struct mtrace_control, request), &req, sizeof req) < 0)
 		return -1;
 	for (unsigned waited = 0;; waited += 10) {
@@ -285,7 +290,8 @@ static const char *describe(const char *file, char *buf, size_t cap)
 	struct stat st;
 	char n[32];
 	if (stat(file, &st) == 0)
-		snprintf(buf, cap, "%s, %s bytes", file, fmt_commas(n, (unsigned long long)st.st_size));
+		snprintf(buf, cap, "%s, %s bytes", file,
+			 fmt_commas(n, (unsigned long long)st.st_size));
 	else
 		snprintf(buf, cap, "%s", file);
 	return buf;
@@ -297,8 +303,10 @@ static int answer(pid_t pid, const struct mtrace_control *c, const char *what, i
 	if (c->error) {
 		if (c->error == EALREADY)
 			fprintf(stderr, "mtracectl: process %d %s: %s\n", (int)pid,
-				c->state == MTRACE_STATE_RECORDING ? "is recording already" : "is not recording",
-				c->state == MTRACE_STATE_RECORDING ? describe(c->file, d, sizeof d) : "nothing to stop");
+				c->state == MTRACE_STATE_RECORDING ? "is recording already" :
+				"is not recording",
+				c->state == MTRACE_STATE_RECORDING ?
+				describe(c->file, d, sizeof d) : "nothing to stop");
 		else
 			fprintf(stderr, "mtracectl: process %d could not %s: %s\n", (int)pid, what,
 				strerror(c->error));
@@ -329,13 +337,16 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 			tool_die(EXIT_UNREACH, "process %d: %s", (int)pid, strerror(errno));
 		char d[PATH_MAX + 200];
 		if (c.state == MTRACE_STATE_RECORDING)
-			printf("mtracectl: process %d: recording to %s\n", (int)pid, describe(c.file, d, sizeof d));
+			printf("mtracectl: process %d: recording to %s\n", (int)pid,
+			       describe(c.file, d, sizeof d));
 		else if (c.file[0])
-			printf("mtracectl: process %d: dormant; its last trace %s\n", (int)pid, describe(c.file, d, sizeof d));
+			printf("mtracectl: process %d: dormant; its last trace %s\n", (int)pid,
+			       describe(c.file, d, sizeof d));
 		else
 			printf("mtracectl: process %d: dormant\n", (int)pid);
 		if (c.request != c.done)
-			printf("mtracectl: process %d: a request waits for its next allocator call\n", (int)pid);
+			printf("mtracectl: process %d: a request waits for its next allocator "
+			       "call\n", (int)pid);
 		return 0;
 	}
 	unsigned cmd = what == 'x' ? MTRACE_CMD_STOP : MTRACE_CMD_START;
@@ -347,8 +358,8 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 		return 0;
 	}
 	if (k == 0) {
-		fprintf(stderr, "mtracectl: process %d made no allocator call in %u ms: the request "
-			"stands, and takes effect at its next call\n", (int)pid, wait_ms);
+		fprintf(stderr, "mtracectl: process %d made no allocator call in %u ms: the "
+			"request stands, and takes effect at its next call\n", (int)pid, wait_ms);
 		return EXIT_NOANSWER;
 	}
 	int rc = answer(pid, &c, cmd == MTRACE_CMD_STOP ? "stop" : "start", quiet || what == 'f');
@@ -364,8 +375,9 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 		return 0;
 	}
 	if (k <= 0) {
-		fprintf(stderr, "mtracectl: process %d %s: the stop waits for its next allocator call\n",
-			(int)pid, k < 0 ? strerror(errno) : "made no allocator call since");
+		fprintf(stderr, "mtracectl: process %d %s: the stop waits for its next allocator "
+			"call\n", (int)pid,
+			k < 0 ? strerror(errno) : "made no allocator call since");
 		return k < 0 ? EXIT_UNREACH : EXIT_NOANSWER;
 	}
 	if (c.error)

@@ -7,7 +7,7 @@ cat "$TMP/out"
 eq "api_region passes every check" 0 "$rc"
 grep -q 'cannot create trace file /nonexistent-dir/x' "$TMP/err" && ok "one warning names the file it could not create" || bad "warning for the missing directory"
 # stopping (or exiting) while other threads allocate: "N entries recorded" counts what they
-# wrote into the chunks they still hold (it said one chunk a thread less), give or take the
+# wrote into the chunks they still hold (not one chunk a thread less), give or take the
 # calls in flight at that moment, one a thread at most (their records land after the count)
 counts_agree() { # ERRFILE DESCRIPTION
 	grep -o 'writing to .*' "$1" | awk '{print $3}' >"$TMP/files"

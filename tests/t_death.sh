@@ -9,7 +9,8 @@ for how in exit _exit _Exit abort segv term; do
 	check "$how: trace validates" "$BIN/trace_dump" -c "$f"
 	eq "$how: the 3 malloc(1006) are there" 3 "$(count "$f" malloc 1006)"
 	# never trimmed, it keeps what was reserved: little while the trace is young (a traced
-	# build runs a /bin/sh, which ends by _exit, per command; 2-4 MiB each before)
+	# build runs a /bin/sh, which ends by _exit, per command; reserving 2-4 MiB at once would
+	# leave that much in each)
 	check "$how: the untrimmed file stays small ($(stat -c %s "$f") bytes)" test "$(stat -c %s "$f")" -le 65536
 done
 # _exit and _Exit finish the trace as exit() does (dash ends every process so, python's

@@ -4,8 +4,8 @@
 # printed after the summary's first 12 lines and in --csv, --json and --compare; on another
 # allocator or other settings the figures say what that allocator would have used.  --pace
 # waits for the program's times (the replay takes at least as long as the program's time of
-# its last idle-marked call).  A trace without samples converts and replays as before, and a
-# workload of version 1 still replays.
+# its last idle-marked call).  A trace without samples converts and replays, with no fidelity
+# figures, and a workload of version 1 replays.
 . tests/lib.sh
 R="$BIN/trace_run"
 csv() { awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i } NR == 2 { print $c }' "$1"; }
@@ -22,7 +22,7 @@ grep -q "^  memory samples   $samples: anonymous RSS " "$TMP/sum" && ok "phases:
 "$BIN/trace_dump" "$TMP/p.wl" | grep -q '^# samples   ' && ok "trace_dump: the samples in the header" || bad "trace_dump: no samples line"
 
 "$R" -i 1 "$TMP/p.wl" >"$TMP/p.txt"; eq "phases: replayed" 0 "$?"
-eq "phases: the summary's 12th line is still the total call time" "Total call time" "$(sed -n 12p "$TMP/p.txt" | cut -d: -f1)"
+eq "phases: the summary's 12th line is the total call time" "Total call time" "$(sed -n 12p "$TMP/p.txt" | cut -d: -f1)"
 grep -q '^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average, call by call$' "$TMP/p.txt" \
 	&& ok "phases: the fidelity line" || bad "phases: $(tail -n 2 "$TMP/p.txt")"
 check "phases: after the original summary" test "$(grep -n '^Program as traced' "$TMP/p.txt" | cut -d: -f1)" -gt 12
@@ -107,7 +107,7 @@ grep -q 'no calls column' "$TMP/err" && ok "trace_plot: says why" || bad "trace_
 "$R" --pace "$TMP/at.wl" >/dev/null 2>"$TMP/err"; eq "an AT after the trace's end: refused" 1 "$?"
 grep -q "a call at 5000000 us, after the trace's end (1000 us)" "$TMP/err" && ok "an AT after the end: says where" || bad "AT: $(cat "$TMP/err")"
 
-# --- a trace without samples: as before
+# --- a trace without samples: replayed, with no fidelity figures
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace2wl" -q --pace-threshold=0 "$TMP/edge.wl" "$TMP/edge"
 "$R" "$TMP/edge.wl" >"$TMP/e.txt"; eq "no samples: replayed" 0 "$?"

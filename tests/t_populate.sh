@@ -79,8 +79,8 @@ traced "$TMP/fr" "$TP/popcheck" 600000 frees >"$TMP/out"   # 19.2 MB of frees
 eq "crossing 16 MiB in frees: no thread started by a free" "after the frees: threads 0" "$(sed -n 1p "$TMP/out")"
 eq "crossing 16 MiB in frees: the next allocations start it" "threads 1" "$(sed -n 2p "$TMP/out")"
 # ... and a program creating and joining threads, its trace crossing 16 MiB at 20 places in the
-# joins, always ends (before, some of these waited forever inside pthread_join, every signal but
-# SIGKILL blocked)
+# joins, always ends (a hang would be inside pthread_join, every signal but SIGKILL blocked:
+# hence timeout -s KILL)
 hung=""
 n=252000
 while [ $n -lt 262000 ]; do
@@ -115,8 +115,8 @@ else
 fi
 
 # the trace does not stay in the program's RSS: pages the writers have left are dropped
-# from its page tables (they go to the disk from the page cache as before).  5 M records,
-# 320 MB of trace: the peak RSS grew by 309 MB before (python: 109 -> 353 MB)
+# from its page tables (they reach the disk through the page cache).  5 M records, 320 MB of
+# trace: kept in the page tables, they would add 309 MB to the peak RSS (python: 109 -> 353 MB)
 rm -f "$TMP"/p.*
 u=$(POPCHECK_HWM=1 "$TP/popcheck" 2500000 | awk '$1 == "hwm_kb" { print $2 }')
 t=$(POPCHECK_HWM=1 traced "$TMP/p" "$TP/popcheck" 2500000 | awk '$1 == "hwm_kb" { print $2 }')
@@ -151,7 +151,7 @@ if command -v strace >/dev/null 2>&1; then
 	eq "without it, nobody else did" 0 "$other1"
 	# short threads' small chunks share pages: each writer's call asks for pages no earlier
 	# call did, so there are no more calls than the trace has pages (1,000 threads of 20 calls:
-	# 5,023 calls for 2,100 pages before)
+	# a call per chunk would make 5,023 calls for 2,100 pages)
 	rm -f "$TMP"/p.*
 	strace -f -qq -e trace=madvise -o "$TMP/st.t" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/p" \
 		LD_PRELOAD="$LIB" "$TP/threads" 300 20 50 >/dev/null

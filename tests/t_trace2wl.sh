@@ -231,7 +231,7 @@ grep -q 'a race' "$TMP/wl-racy.out" && ok "wl_check names the race" || bad "race
 grep -q 'deadlock' "$TMP/wl-deadlock.out" && ok "wl_check names the deadlock" || bad "deadlock message"
 
 # a program whose threads come and go: 5,000 streams of a few calls each.  Each stream's buffer
-# starts small (it took 32 KiB, a page of it touched: 29.8 MB peak against 11.2 MB now)
+# starts small (at 32 KiB, a page of it touched, the peak would be 29.8 MB; it is 11.2 MB)
 traced "$TMP/churn" "$TP/threads" 5000 20 50 >/dev/null
 if [ -x /usr/bin/time ] && [ "${SANITIZE:-}" != 1 ]; then   # (ASan's shadow memory is its own)
 	/usr/bin/time -f %M -o "$TMP/churn.mem" "$BIN/trace2wl" -q "$TMP/churn.wl" "$(one_file "$TMP/churn.*")"

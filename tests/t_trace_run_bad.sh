@@ -20,7 +20,7 @@ expect_bad "a stream overlapping the thread table" "$TMP/overlap" "offset 1024: 
 cp "$TMP/wl-ok" "$TMP/inhdr"; printf '\144\000' | dd of="$TMP/inhdr" bs=1 seek=1024 conv=notrunc 2>/dev/null
 expect_bad "a stream inside the header" "$TMP/inhdr" "offset 1024: stream of thread 0 lies outside the file"
 head -c $((size - 3)) "$TMP/wl-ok" >"$TMP/cut"; expect_bad "truncated" "$TMP/cut" "truncated or padded"
-# random bytes, the first not ALLOC_PTRS (8): 1 run in 256 used to look like a dj/malloc
+# random bytes, the first not ALLOC_PTRS (8): otherwise 1 run in 256 would look like a dj/malloc
 # workload and be refused for another reason ("opcode N in the preamble")
 { printf '\377'; head -c 1999 /dev/urandom; } >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "not an mtrace workload"
 { printf '\010'; head -c 1999 /dev/urandom; } >"$TMP/djgarbage"; expect_bad "garbage that begins as a dj/malloc workload" "$TMP/djgarbage" "offset"

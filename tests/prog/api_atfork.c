@@ -13,7 +13,8 @@
 static void prepare(void)
 {
 	for (int i = 0; i < 3000; i++) {
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
 		if (p != MAP_FAILED)
 			munmap(p, 4096);
 	}

@@ -13,7 +13,14 @@
 #include "trace_reader.h"
 
 static int failures;
-#define CHECK(cond, ...) do { int c_ = !!(cond); printf("%s - ", c_ ? "ok" : "not ok"); printf(__VA_ARGS__); putchar('\n'); failures += !c_; } while (0)
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		int c_ = !!(cond);                                                                 \
+		printf("%s - ", c_ ? "ok" : "not ok");                                             \
+		printf(__VA_ARGS__);                                                               \
+		putchar('\n');                                                                     \
+		failures += !c_;                                                                   \
+	} while (0)
 
 static unsigned long long counts[MTRACE_CALL_LAST_API + 1], total, finished;
 
@@ -67,7 +74,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) p[i] = realloc(p[i], 500);            /* 3 realloc */
 	for (int i = 3; i < 5; i++) p[i] = reallocarray(p[i], 10, 20);    /* 2 reallocarray */
 	void *a = NULL, *b = NULL;
-	int r1 = posix_memalign(&a, 64, 100), r2 = posix_memalign(&b, 3, 100);   /* 2 posix_memalign */
+	/* 2 posix_memalign */
+	int r1 = posix_memalign(&a, 64, 100), r2 = posix_memalign(&b, 3, 100);
 	void *c = aligned_alloc(64, 128), *d = memalign(32, 100), *e = valloc(10), *f = pvalloc(10);
 	for (int i = 0; i < 9; i++) free(p[i]);                           /* 9 free */
 	free(a); free(c); free(d); free(e); free(f);                      /* 5 free */
@@ -84,20 +92,26 @@ int main(int argc, char **argv)
 	CHECK(counts[MTRACE_CALL_MALLOC] == 6, "6 malloc (%llu)", counts[MTRACE_CALL_MALLOC]);
 	CHECK(counts[MTRACE_CALL_CALLOC] == 4, "4 calloc (%llu)", counts[MTRACE_CALL_CALLOC]);
 	CHECK(counts[MTRACE_CALL_REALLOC] == 3, "3 realloc (%llu)", counts[MTRACE_CALL_REALLOC]);
-	CHECK(counts[MTRACE_CALL_REALLOCARRAY] == 2, "2 reallocarray (%llu)", counts[MTRACE_CALL_REALLOCARRAY]);
-	CHECK(counts[MTRACE_CALL_POSIX_MEMALIGN] == 2, "2 posix_memalign (%llu)", counts[MTRACE_CALL_POSIX_MEMALIGN]);
+	CHECK(counts[MTRACE_CALL_REALLOCARRAY] == 2, "2 reallocarray (%llu)",
+	      counts[MTRACE_CALL_REALLOCARRAY]);
+	CHECK(counts[MTRACE_CALL_POSIX_MEMALIGN] == 2, "2 posix_memalign (%llu)",
+	      counts[MTRACE_CALL_POSIX_MEMALIGN]);
 	CHECK(counts[MTRACE_CALL_ALIGNED_ALLOC] == 1 && counts[MTRACE_CALL_MEMALIGN] == 1 &&
-	      counts[MTRACE_CALL_VALLOC] == 1 && counts[MTRACE_CALL_PVALLOC] == 1, "1 each of aligned_alloc, memalign, valloc, pvalloc");
+	      counts[MTRACE_CALL_VALLOC] == 1 && counts[MTRACE_CALL_PVALLOC] == 1,
+	      "1 each of aligned_alloc, memalign, valloc, pvalloc");
 	CHECK(counts[MTRACE_CALL_FREE] == 16, "16 free (%llu)", counts[MTRACE_CALL_FREE]);
 	CHECK(total == 37, "37 calls in all, nothing else (%llu)", total);
 	CHECK(finished, "header marked finished");
 	struct stat st;
-	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "file mode is 0600 (%o)", st.st_mode & 0777);
-	CHECK(st.st_size % 64 == 0 && st.st_size <= 4096 + 8 * 4096, "file trimmed to what was handed out (%lld bytes)", (long long)st.st_size);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "file mode is 0600 (%o)",
+	      st.st_mode & 0777);
+	CHECK(st.st_size % 64 == 0 && st.st_size <= 4096 + 8 * 4096,
+	      "file trimmed to what was handed out (%lld bytes)", (long long)st.st_size);
 
 	/* 2. start after stop opens a new file */
 	CHECK(mtrace_start() == 0, "start again");
-	CHECK(mtrace_file() && strcmp(mtrace_file(), path) != 0, "a new file: %s", mtrace_file() ? mtrace_file() : "(none)");
+	CHECK(mtrace_file() && strcmp(mtrace_file(), path) != 0, "a new file: %s",
+	      mtrace_file() ? mtrace_file() : "(none)");
 	snprintf(path, sizeof path, "%s", mtrace_file());
 	free(malloc(10));
 	CHECK(mtrace_stop() == 0, "stop again");
@@ -112,7 +126,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 3; i++) free(malloc(33));
 	CHECK(mtrace_count() == 6, "count after reset is 6 (%llu)", mtrace_count());
 	mtrace_stop();
-	CHECK(read_trace(path) == 0 && total == 6 && counts[MTRACE_CALL_MALLOC] == 3, "only the 6 calls after reset remain (%llu)", total);
+	CHECK(read_trace(path) == 0 && total == 6 && counts[MTRACE_CALL_MALLOC] == 3,
+	      "only the 6 calls after reset remain (%llu)", total);
 
 	/* 4. a planted symlink at the file name is never followed */
 	snprintf(base, sizeof base, "%s/planted", dir);
@@ -122,13 +137,15 @@ int main(int argc, char **argv)
 	fclose(v);
 	CHECK(symlink(target, link) == 0, "planted symlink %s", link);
 	CHECK(mtrace_init(base) == 0, "init next to the symlink");
-	CHECK(mtrace_file() && strcmp(mtrace_file(), link) != 0, "another name was chosen: %s", mtrace_file() ? mtrace_file() : "(none)");
+	CHECK(mtrace_file() && strcmp(mtrace_file(), link) != 0, "another name was chosen: %s",
+	      mtrace_file() ? mtrace_file() : "(none)");
 	mtrace_stop();
 	CHECK(stat(target, &st) == 0 && st.st_size == 0, "the symlink's target is untouched");
 
 	/* 5. an impossible directory: an error, and allocation goes on */
 	errno = 0;
-	CHECK(mtrace_init("/nonexistent-dir/x") == -1 && errno == ENOENT, "init in a missing directory fails with ENOENT");
+	CHECK(mtrace_init("/nonexistent-dir/x") == -1 && errno == ENOENT,
+	      "init in a missing directory fails with ENOENT");
 	void *ok = malloc(10);
 	CHECK(ok != NULL, "malloc still works");
 	free(ok);

@@ -1,6 +1,7 @@
 /* catalogue - hostile programs for the capture tests, one mode each; every mode prints what it
  * did so traced and untraced runs can be compared.
- *   catalogue dlopen LIB | deepbind LIB | signal | longjmp | spawn | envchurn | mallopt | pretrace DIR */
+ *   catalogue dlopen LIB | deepbind LIB | signal | longjmp | spawn | envchurn | mallopt
+ *             | pretrace DIR */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
 	if (!strcmp(mode, "dlopen") || !strcmp(mode, "deepbind")) {
-		void *h = dlopen(argv[2], RTLD_NOW | (!strcmp(mode, "deepbind") ? RTLD_DEEPBIND : 0));
+		void *h =
+			dlopen(argv[2], RTLD_NOW | (!strcmp(mode, "deepbind") ? RTLD_DEEPBIND : 0));
 		if (!h) {
 			printf("dlopen failed: %s\n", dlerror());
 			return 1;
@@ -126,8 +128,10 @@ int main(int argc, char **argv)
 		/* the program tunes its allocator: results and errno as untraced; what succeeded is
 		   the trace's to keep (the second M_TOP_PAD replaces the first) */
 		errno = 0;
-		int a = mallopt(M_TOP_PAD, 4096), b = mallopt(M_ARENA_MAX, 1), c = mallopt(M_TOP_PAD, 65536);
-		int d = mallopt(12345, 1);   /* unknown to the header (glibc says 1, and ignores it) */
+		int a = mallopt(M_TOP_PAD, 4096), b = mallopt(M_ARENA_MAX, 1),
+		    c = mallopt(M_TOP_PAD, 65536);
+		/* unknown to the header (glibc says 1, and ignores it) */
+		int d = mallopt(12345, 1);
 		printf("mallopt: %d %d %d %d, errno %d\n", a, b, c, d, errno);
 		for (int i = 0; i < 100; i++)
 			free(malloc(100));

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
 	if (!strcmp(how, "vfork")) {
 		pid_t pid = vfork();
 		if (pid == 0)
-			_exit(0);   /* the parent's memory, the parent's trace: not this process's */
+			_exit(0); /* the parent's memory, the parent's trace: not this process's */
 		int st;
 		waitpid(pid, &st, 0);
 		for (int i = 0; i < 3; i++)

@@ -6,8 +6,9 @@
 
 int main(int argc, char **argv)
 {
-	static const char *names[15] = { "nop", "done", "malloc", "calloc", "realloc", "free", "sync_w",
-		"sync_r", "alloc_ptrs", "alloc_syncs", "nthreads", "start_thread", "memalign", "valloc", "pvalloc" };
+	static const char *names[15] = { "nop", "done", "malloc", "calloc", "realloc", "free",
+		"sync_w", "sync_r", "alloc_ptrs", "alloc_syncs", "nthreads", "start_thread",
+		"memalign", "valloc", "pvalloc" };
 	struct dj_wl_info in;
 	char err[700];
 	if (argc == 4 && !strcmp(argv[1], "--to-ours")) {

@@ -20,7 +20,14 @@ static void show(const char *what, void *p, int e)
 	       p ? malloc_usable_size(p) : (size_t)0, e);
 }
 
-#define TRY(expr, what) do { errno = SENTINEL; void *p_ = (expr); int e_ = errno; show(what, p_, e_); free(p_); } while (0)
+#define TRY(expr, what)                                                                            \
+	do {                                                                                       \
+		errno = SENTINEL;                                                                  \
+		void *p_ = (expr);                                                                 \
+		int e_ = errno;                                                                    \
+		show(what, p_, e_);                                                                \
+		free(p_);                                                                          \
+	} while (0)
 
 static void pm(size_t align, size_t size, const char *what)
 {
@@ -28,7 +35,8 @@ static void pm(size_t align, size_t size, const char *what)
 	errno = SENTINEL;
 	int r = posix_memalign(&p, align, size);
 	int e = errno;
-	printf("%-40s ret=%d %s aligned=%d errno=%d\n", what, r, r ? (p == (void *)0x1 ? "untouched" : "changed") : "ptr",
+	printf("%-40s ret=%d %s aligned=%d errno=%d\n", what, r,
+	       r ? (p == (void *)0x1 ? "untouched" : "changed") : "ptr",
 	       r == 0 && ((uintptr_t)p % align) == 0, e);
 	if (r == 0)
 		free(p);
@@ -45,7 +53,11 @@ static int count_mode(void)
 	for (int i = 0; i < 5; i++) keep[k++] = calloc(10002, 1);
 	for (int i = 0; i < 4; i++) keep[k++] = realloc(NULL, 10003);
 	for (int i = 0; i < 3; i++) keep[k++] = memalign(64, 10004);
-	for (int i = 0; i < 3; i++) { void *p; if (posix_memalign(&p, 128, 10005) == 0) keep[k++] = p; }
+	for (int i = 0; i < 3; i++) {
+		void *p;
+		if (posix_memalign(&p, 128, 10005) == 0)
+			keep[k++] = p;
+	}
 	for (int i = 0; i < 2; i++) keep[k++] = aligned_alloc(256, 10006);
 	for (int i = 0; i < 2; i++) keep[k++] = valloc(10007);
 	keep[k++] = pvalloc(10008);
@@ -68,20 +80,69 @@ int main(int argc, char **argv)
 	TRY(malloc(SIZE_MAX), "malloc(SIZE_MAX)");
 	TRY(malloc((size_t)PTRDIFF_MAX + 1), "malloc(PTRDIFF_MAX+1)");
 	errno = SENTINEL; free(NULL); printf("%-40s errno=%d\n", "free(NULL)", errno);
-	{ void *p = malloc(10); errno = SENTINEL; free(p); printf("%-40s errno=%d\n", "free(p)", errno); }
+	{
+		void *p = malloc(10);
+		errno = SENTINEL;
+		free(p);
+		printf("%-40s errno=%d\n", "free(p)", errno);
+	}
 	TRY(calloc(0, 0), "calloc(0,0)");
 	TRY(calloc(10, 10), "calloc(10,10)");
 	TRY(calloc(SIZE_MAX, 2), "calloc(SIZE_MAX,2) overflow");
 	TRY(calloc((size_t)1 << 40, (size_t)1 << 40), "calloc(2^40,2^40) overflow");
 	TRY(calloc(1, SIZE_MAX), "calloc(1,SIZE_MAX)");
-	{ unsigned char *p = calloc(1000, 1); int z = 1; for (int i = 0; i < 1000; i++) z &= p[i] == 0; printf("%-40s %d\n", "calloc zeroed", z); free(p); }
+	{
+		unsigned char *p = calloc(1000, 1);
+		int z = 1;
+		for (int i = 0; i < 1000; i++)
+			z &= p[i] == 0;
+		printf("%-40s %d\n", "calloc zeroed", z);
+		free(p);
+	}
 	TRY(realloc(NULL, 50), "realloc(NULL,50)");
-	{ void *p = malloc(30); errno = SENTINEL; void *q = realloc(p, 0); int e = errno; show("realloc(p,0)", q, e); free(q); }
-	{ void *p = malloc(30); strcpy(p, "keep"); errno = SENTINEL; void *q = realloc(p, 300); int e = errno; show("realloc(p,300)", q, e); printf("%-40s %s\n", "realloc kept contents", (char *)q); free(q); }
-	{ void *p = malloc(30); errno = SENTINEL; void *q = realloc(p, SIZE_MAX); int e = errno; show("realloc(p,SIZE_MAX)", q, e); free(q ? q : p); }
+	{
+		void *p = malloc(30);
+		errno = SENTINEL;
+		void *q = realloc(p, 0);
+		int e = errno;
+		show("realloc(p,0)", q, e);
+		free(q);
+	}
+	{
+		void *p = malloc(30);
+		strcpy(p, "keep");
+		errno = SENTINEL;
+		void *q = realloc(p, 300);
+		int e = errno;
+		show("realloc(p,300)", q, e);
+		printf("%-40s %s\n", "realloc kept contents", (char *)q);
+		free(q);
+	}
+	{
+		void *p = malloc(30);
+		errno = SENTINEL;
+		void *q = realloc(p, SIZE_MAX);
+		int e = errno;
+		show("realloc(p,SIZE_MAX)", q, e);
+		free(q ? q : p);
+	}
 	TRY(reallocarray(NULL, 10, 10), "reallocarray(NULL,10,10)");
-	{ void *p = malloc(30); errno = SENTINEL; void *q = reallocarray(p, SIZE_MAX, 2); int e = errno; show("reallocarray(p,SIZE_MAX,2)", q, e); free(q ? q : p); }
-	{ void *p = malloc(30); errno = SENTINEL; void *q = reallocarray(p, 0, 5); int e = errno; show("reallocarray(p,0,5)", q, e); free(q); }
+	{
+		void *p = malloc(30);
+		errno = SENTINEL;
+		void *q = reallocarray(p, SIZE_MAX, 2);
+		int e = errno;
+		show("reallocarray(p,SIZE_MAX,2)", q, e);
+		free(q ? q : p);
+	}
+	{
+		void *p = malloc(30);
+		errno = SENTINEL;
+		void *q = reallocarray(p, 0, 5);
+		int e = errno;
+		show("reallocarray(p,0,5)", q, e);
+		free(q);
+	}
 	pm(64, 100, "posix_memalign(64,100)");
 	pm(1 << 20, 100, "posix_memalign(1M,100)");
 	pm(3, 10, "posix_memalign(3,10) bad alignment");

@@ -124,7 +124,8 @@ static int sigforkrun_mode(long want)
 	int failed = 0;
 	for (int i = 0; i < n_run_kids; i++) {
 		int st;
-		if (waitpid(run_kids[i], &st, 0) != run_kids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+		if (waitpid(run_kids[i], &st, 0) != run_kids[i] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
 			failed++;
 	}
 	printf("children failed %d\n", failed);
@@ -175,7 +176,8 @@ static int altfork_mode(void)
 	/* 16 KiB with an inaccessible page below it, so that running past its end faults */
 	long ps = sysconf(_SC_PAGESIZE);
 	alt_size = 16384;
-	char *area = mmap(NULL, (size_t)ps + alt_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *area = mmap(NULL, (size_t)ps + alt_size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area == MAP_FAILED || mprotect(area, (size_t)ps, PROT_NONE) != 0)
 		return 2;
 	alt_lo = area + ps;
@@ -277,7 +279,7 @@ static int orphan_mode(void)
 	pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 #endif
 	if (pid == 0) {
-		while (getppid() == parent)   /* until the parent has exited (and trimmed its file) */
+		while (getppid() == parent) /* until the parent has exited (and trimmed its file) */
 			usleep(1000);
 		pairs(100000, 1100);
 		const char *out = getenv("HOSTILE_OUT");

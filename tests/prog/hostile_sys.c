@@ -65,9 +65,11 @@ static int filter_mode(const char *how)
 	enum { NF = sizeof forbidden / sizeof forbidden[0] };
 	struct sock_filter f[3 + 2 * NF];
 	int n = 0;
-	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
 	for (int i = 0; i < NF; i++) {
-		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)forbidden[i], 0, 1);
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned)forbidden[i], 0, 1);
 		f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	}
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
@@ -78,7 +80,8 @@ static int filter_mode(const char *how)
 	if (strcmp(how, "prctl") == 0)
 		r = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 	else if (strcmp(how, "seccomp") == 0)
-		r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+		r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
+				 &prog);
 	else
 		r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 	if (r != 0) {
@@ -175,7 +178,8 @@ static int find_window(const char *prefix, char **lo, size_t *len)
 	while (f && !found && fgets(line, sizeof line, f)) {
 		unsigned long a, b;
 		char *path = strchr(line, '/');
-		if (path && sscanf(line, "%lx-%lx", &a, &b) == 2 && strncmp(path, prefix, strlen(prefix)) == 0) {
+		if (path && sscanf(line, "%lx-%lx", &a, &b) == 2 &&
+		    strncmp(path, prefix, strlen(prefix)) == 0) {
 			*lo = (char *)a;
 			*len = b - a;
 			found = 1;
@@ -226,9 +230,11 @@ static int overlap_mode(const char *how)
 		return 0;
 	}
 	else if (strcmp(how, "fixed") == 0)
-		mine = mmap(lo, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		mine = mmap(lo, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	else if (strcmp(how, "raw") == 0) {
-		mine = raw_mmap(lo, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
+		mine = raw_mmap(lo, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
 		if (mine == MAP_FAILED) {
 			printf("no raw system call here\n");
 			return 77;

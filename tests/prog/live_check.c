@@ -44,11 +44,13 @@ int main(void)
 			*(struct blk *)live_block(&l, (uint64_t)b) = (struct blk){ size, a };
 			int k = live_add(&l, a, h, (uint64_t)b, size, step, &old);
 			CHECK(k >= 0, "step %llu: out of memory", (unsigned long long)step);
-			CHECK(!(k & LIVE_REPLACED) == !model[i], "step %llu: replaced %d, model %llu",
-			      (unsigned long long)step, k & LIVE_REPLACED, (unsigned long long)model[i]);
+			CHECK(!(k & LIVE_REPLACED) == !model[i],
+			      "step %llu: replaced %d, model %llu", (unsigned long long)step,
+			      k & LIVE_REPLACED, (unsigned long long)model[i]);
 			if (k & LIVE_REPLACED) {
 				const struct blk *o = live_block(&l, old);
-				CHECK(o->addr == a && o->size == model[i], "step %llu: replaced the wrong block",
+				CHECK(o->addr == a && o->size == model[i],
+				      "step %llu: replaced the wrong block",
 				      (unsigned long long)step);
 				live_release_block(&l, old);
 				bytes -= model[i], n--;
@@ -62,25 +64,28 @@ int main(void)
 		} else {   /* a free of a, live there or not */
 			uint64_t b;
 			int had = live_remove(&l, a, h, &b);
-			CHECK(had == !!model[i], "step %llu: removed %d, model %llu", (unsigned long long)step,
-			      had, (unsigned long long)model[i]);
+			CHECK(had == !!model[i], "step %llu: removed %d, model %llu",
+			      (unsigned long long)step, had, (unsigned long long)model[i]);
 			if (had) {
 				const struct blk *o = live_block(&l, b);
-				CHECK(o->addr == a && o->size == model[i], "step %llu: removed the wrong block",
+				CHECK(o->addr == a && o->size == model[i],
+				      "step %llu: removed the wrong block",
 				      (unsigned long long)step);
 				live_release_block(&l, b);
 				bytes -= model[i], n--, model[i] = 0;
 			}
 		}
-		CHECK(l.bytes == bytes && l.n == n, "step %llu: %llu bytes in %llu blocks, model %llu in %llu",
-		      (unsigned long long)step, (unsigned long long)l.bytes, (unsigned long long)l.n,
-		      (unsigned long long)bytes, (unsigned long long)n);
-		CHECK(l.peak == peak && l.peak_at == peak_at, "step %llu: peak %llu at %llu, model %llu at %llu",
-		      (unsigned long long)step, (unsigned long long)l.peak, (unsigned long long)l.peak_at,
+		CHECK(l.bytes == bytes && l.n == n,
+		      "step %llu: %llu bytes in %llu blocks, model %llu in %llu",
+		      (unsigned long long)step, (unsigned long long)l.bytes,
+		      (unsigned long long)l.n, (unsigned long long)bytes, (unsigned long long)n);
+		CHECK(l.peak == peak && l.peak_at == peak_at,
+		      "step %llu: peak %llu at %llu, model %llu at %llu", (unsigned long long)step,
+		      (unsigned long long)l.peak, (unsigned long long)l.peak_at,
 		      (unsigned long long)peak, (unsigned long long)peak_at);
 		uint64_t *f = live_find(&l, a, h);
-		CHECK(!f == !model[i], "step %llu: found %d, model %llu", (unsigned long long)step, !!f,
-		      (unsigned long long)model[i]);
+		CHECK(!f == !model[i], "step %llu: found %d, model %llu", (unsigned long long)step,
+		      !!f, (unsigned long long)model[i]);
 	}
 	/* the peak is when the live bytes first reached it: the same again later is no peak */
 	struct live q;
@@ -88,9 +93,11 @@ int main(void)
 	uint64_t b0 = (uint64_t)live_new_block(&q), b1 = (uint64_t)live_new_block(&q), o = 0, got;
 	*(struct blk *)live_block(&q, b0) = (struct blk){ 100, 16 };
 	*(struct blk *)live_block(&q, b1) = (struct blk){ 100, 32 };
-	CHECK(live_add(&q, 16, addrmap_hash(16), b0, 100, 1, &o) == LIVE_PEAK, "first block: a peak");
+	CHECK(live_add(&q, 16, addrmap_hash(16), b0, 100, 1, &o) == LIVE_PEAK,
+	      "first block: a peak");
 	CHECK(live_remove(&q, 16, addrmap_hash(16), &got) && got == b0, "first block: removed");
-	CHECK(live_add(&q, 32, addrmap_hash(32), b1, 100, 2, &o) == 0, "as many bytes again: no peak");
+	CHECK(live_add(&q, 32, addrmap_hash(32), b1, 100, 2, &o) == 0,
+	      "as many bytes again: no peak");
 	CHECK(q.peak == 100 && q.peak_at == 1, "peak %llu at %llu, want 100 at 1",
 	      (unsigned long long)q.peak, (unsigned long long)q.peak_at);
 	live_free(&q);
@@ -99,7 +106,8 @@ int main(void)
 	live_init(&t, NULL, sizeof(struct blk));
 	for (uint64_t i = 0; i < 10000; i++) {
 		int64_t b = live_new_block(&t);
-		CHECK(b == (int64_t)i, "table: entry %lld, want %llu", (long long)b, (unsigned long long)i);
+		CHECK(b == (int64_t)i, "table: entry %lld, want %llu", (long long)b,
+		      (unsigned long long)i);
 		if (b >= 0)
 			*(struct blk *)live_block(&t, (uint64_t)b) = (struct blk){ i, ~i };
 	}

@@ -36,16 +36,21 @@ static void die(const char *m) { fprintf(stderr, "mkfixture: %s\n", m); exit(1);
    mtrace traces
    ------------------------------------------------------------------------------------------- */
 
-struct call { uint32_t tid; uint8_t call, flags; uint16_t err; uint64_t ts, ptr, result, size, arg2, dur; };
+struct call {
+	uint32_t tid;
+	uint8_t call, flags;
+	uint16_t err;
+	uint64_t ts, ptr, result, size, arg2, dur;
+};
 
 /* the edge scenario, in time order; tids 100 and 200 */
 static const struct call edge[] = {
 	{ 100, MTRACE_CALL_MALLOC, 0, 0, 10, 0, 0x1000, 100, 0, 0 },
 	{ 100, MTRACE_CALL_CALLOC, 0, 0, 20, 0, 0x2000, 10, 20, 0 },
-	{ 100, MTRACE_CALL_FREE, 0, 0, 30, 0, 0, 0, 0, 0 },                      /* free(NULL) */
-	{ 100, MTRACE_CALL_FREE, 0, 0, 40, 0x9000, 0, 0, 0, 0 },                 /* before tracing */
-	{ 100, MTRACE_CALL_REALLOC, 0, 0, 50, 0, 0x3000, 50, 0, 2 },             /* realloc(NULL, 50) */
-	{ 100, MTRACE_CALL_REALLOC, 0, 0, 60, 0x3000, 0, 0, 0, 2 },              /* realloc(p, 0) */
+	{ 100, MTRACE_CALL_FREE, 0, 0, 30, 0, 0, 0, 0, 0 },                 /* free(NULL) */
+	{ 100, MTRACE_CALL_FREE, 0, 0, 40, 0x9000, 0, 0, 0, 0 },            /* before tracing */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 50, 0, 0x3000, 50, 0, 2 },        /* realloc(NULL, 50) */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 60, 0x3000, 0, 0, 0, 2 },         /* realloc(p, 0) */
 	{ 100, MTRACE_CALL_MALLOC, MTRACE_RF_FAILED, ENOMEM, 70, 0, 0, (uint64_t)1 << 62, 0, 0 },
 	{ 100, MTRACE_CALL_MEMALIGN, 0, 0, 80, 0, 0x4000, 128, 64, 0 },
 	{ 100, MTRACE_CALL_POSIX_MEMALIGN, 0, 0, 90, 0, 0x5000, 256, 4096, 0 },
@@ -53,13 +58,13 @@ static const struct call edge[] = {
 	{ 100, MTRACE_CALL_ALIGNED_ALLOC, 0, 0, 110, 0, 0x6000, 64, 32, 0 },
 	{ 100, MTRACE_CALL_VALLOC, 0, 0, 120, 0, 0x7000, 10, 0, 0 },
 	{ 100, MTRACE_CALL_PVALLOC, 0, 0, 130, 0, 0x8000, 10, 0, 0 },
-	{ 200, MTRACE_CALL_FREE, 0, 0, 140, 0x1000, 0, 0, 0, 0 },                /* cross-thread */
-	{ 200, MTRACE_CALL_REALLOC, 0, 0, 150, 0x2000, 0x2100, 400, 0, 5 },      /* cross-thread */
+	{ 200, MTRACE_CALL_FREE, 0, 0, 140, 0x1000, 0, 0, 0, 0 },           /* cross-thread */
+	{ 200, MTRACE_CALL_REALLOC, 0, 0, 150, 0x2000, 0x2100, 400, 0, 5 }, /* cross-thread */
 	{ 200, MTRACE_CALL_FREE, 0, 0, 160, 0x2100, 0, 0, 0, 0 },
-	{ 200, MTRACE_CALL_FREE, 0, 0, 170, 0x2100, 0, 0, 0, 0 },                /* double free */
-	{ 100, MTRACE_CALL_REALLOC, 0, 0, 180, 0xdead, 0x9100, 30, 0, 2 },       /* unknown block */
+	{ 200, MTRACE_CALL_FREE, 0, 0, 170, 0x2100, 0, 0, 0, 0 },           /* double free */
+	{ 100, MTRACE_CALL_REALLOC, 0, 0, 180, 0xdead, 0x9100, 30, 0, 2 },  /* unknown block */
 	{ 200, MTRACE_CALL_REALLOCARRAY, 0, 0, 190, 0, 0xa000, 4, 8, 2 },
-	{ 100, MTRACE_CALL_MALLOC, 0, 0, 200, 0, 0x1000, 16, 0, 0 },             /* address reused */
+	{ 100, MTRACE_CALL_MALLOC, 0, 0, 200, 0, 0x1000, 16, 0, 0 },        /* address reused */
 };
 
 static const struct call inverted[] = {
@@ -111,14 +116,17 @@ static void write_mtrace_flags(const struct call *c, size_t n, uint32_t flags)
 		size_t mine = 0;
 		for (size_t j = i; j < n; j++)
 			mine += c[j].tid == c[i].tid;
-		struct mtrace_record r = { .tid = c[i].tid, .call = MTRACE_CALL_CHUNK, .ts = 1 + ndone,
+		struct mtrace_record r = { .tid = c[i].tid, .call = MTRACE_CALL_CHUNK,
+					   .ts = 1 + ndone,
 					   .size = (mine + 2) * MTRACE_RECORD_SIZE };
 		put_record(&r);
 		for (size_t j = i; j < n; j++) {
 			if (c[j].tid != c[i].tid)
 				continue;
-			struct mtrace_record x = { c[j].tid, c[j].call, c[j].flags, c[j].err, c[j].ts, c[j].ptr,
-						   c[j].result, c[j].size, c[j].arg2, c[j].result ? c[j].size : 0, c[j].dur };
+			struct mtrace_record x = { c[j].tid, c[j].call, c[j].flags, c[j].err,
+						   c[j].ts, c[j].ptr, c[j].result, c[j].size,
+						   c[j].arg2, c[j].result ? c[j].size : 0,
+						   c[j].dur };
 			put_record(&x);
 		}
 		struct mtrace_record unwritten = { 0 };
@@ -141,22 +149,28 @@ static void write_v2threads(void)
 	for (int k = 0; k < PAIRS; k++)
 		for (uint32_t tid = 100; tid <= 200; tid += 100) {
 			uint64_t a = 0x100000 * (tid / 100) + 16 * (uint64_t)k;
-			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++, 0, a, 16, 0, 0 };
+			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++,
+						0, a, 16, 0, 0 };
 			c[n++] = (struct call){ tid, MTRACE_CALL_FREE, 0, 0, t++, a, 0, 0, 0, 0 };
 		}
 	const uint64_t MiB = 1 << 20, M = 0x7f0000000000;
 	c[n++] = (struct call){ 100, MTRACE_CALL_MALLOC, 0, 0, t++, 0, 0x10000000, MiB, 0, 0 };
 	c[n++] = (struct call){ 200, MTRACE_CALL_MALLOC, 0, 0, t++, 0, 0x20000000, MiB, 0, 0 };
-	c[n++] = (struct call){ 200, MTRACE_CALL_MMAP, 0, 0, t++, 0, M, 4 * MiB, 3 | 0x22ull << 32, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_MMAP, 0, 0, t++,
+				0, M, 4 * MiB, 3 | 0x22ull << 32, 0 };
 	for (int k = 0; k < PAIRS; k++)   /* (their RESIDENTs move out of the buffers meanwhile) */
 		for (uint32_t tid = 100; tid <= 200; tid += 100) {
 			uint64_t a = 0x100000 * (tid / 100) + 16 * (uint64_t)k;
-			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++, 0, a, 16, 0, 0 };
+			c[n++] = (struct call){ tid, MTRACE_CALL_MALLOC, 0, 0, t++,
+						0, a, 16, 0, 0 };
 			c[n++] = (struct call){ tid, MTRACE_CALL_FREE, 0, 0, t++, a, 0, 0, 0, 0 };
 		}
-	c[n++] = (struct call){ 100, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++, 0x20000000, 0, 0, 512 << 10, 0 };
-	c[n++] = (struct call){ 100, MTRACE_CALL_MUNMAP, MTRACE_RF_RESIDENT, 0, t++, M, 0, 2 * MiB, MiB, 0 };
-	c[n++] = (struct call){ 200, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++, 0x10000000, 0, 0, 256 << 10, 0 };
+	c[n++] = (struct call){ 100, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++,
+				0x20000000, 0, 0, 512 << 10, 0 };
+	c[n++] = (struct call){ 100, MTRACE_CALL_MUNMAP, MTRACE_RF_RESIDENT, 0, t++,
+				M, 0, 2 * MiB, MiB, 0 };
+	c[n++] = (struct call){ 200, MTRACE_CALL_FREE, MTRACE_RF_RESIDENT, 0, t++,
+				0x10000000, 0, 0, 256 << 10, 0 };
 	c[n++] = (struct call){ 200, MTRACE_CALL_MUNMAP, 0, 0, t++, M + 2 * MiB, 0, 2 * MiB, 0, 0 };
 	resident_min = 65536;
 	write_mtrace_flags(c, n, MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT);
@@ -170,13 +184,19 @@ static void write_tidreuse(void)
 {
 	write_header(4243, MTRACE_HF_CHUNK_BOUND);
 	static const struct mtrace_record r[] = {
-		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 5, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
-		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16, .usable = 24 },
+		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 5, .ptr = 0,
+		  .size = 3 * MTRACE_RECORD_SIZE },
+		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16,
+		  .usable = 24 },
 		{ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 20, .ptr = 0x1000 },
-		{ .tid = 8, .call = MTRACE_CALL_CHUNK, .ts = 25, .ptr = 0, .size = 2 * MTRACE_RECORD_SIZE },
-		{ .tid = 8, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x2000, .size = 32, .usable = 40 },
-		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 45, .ptr = 0, .size = 3 * MTRACE_RECORD_SIZE },
-		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 50, .result = 0x3000, .size = 48, .usable = 56 },
+		{ .tid = 8, .call = MTRACE_CALL_CHUNK, .ts = 25, .ptr = 0,
+		  .size = 2 * MTRACE_RECORD_SIZE },
+		{ .tid = 8, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x2000, .size = 32,
+		  .usable = 40 },
+		{ .tid = 7, .call = MTRACE_CALL_CHUNK, .ts = 45, .ptr = 0,
+		  .size = 3 * MTRACE_RECORD_SIZE },
+		{ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 50, .result = 0x3000, .size = 48,
+		  .usable = 56 },
 		{ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 60, .ptr = 0x2000 },
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
@@ -190,12 +210,15 @@ static void write_late(void)
 	write_header(4244, MTRACE_HF_CHUNK_BOUND);
 	static const struct mtrace_record r[] = {
 		{ .tid = 1, .call = MTRACE_CALL_CHUNK, .ts = 5, .size = 3 * MTRACE_RECORD_SIZE },
-		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16, .usable = 24 },
-		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 40, .result = 0x2000, .size = 16, .usable = 24 },
+		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 10, .result = 0x1000, .size = 16,
+		  .usable = 24 },
+		{ .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 40, .result = 0x2000, .size = 16,
+		  .usable = 24 },
 		{ .tid = 2, .call = MTRACE_CALL_CHUNK, .ts = 50, .size = 2 * MTRACE_RECORD_SIZE },
 		{ .tid = 2, .call = MTRACE_CALL_FREE, .ts = 60, .ptr = 0x1000 },
 		{ .tid = 3, .call = MTRACE_CALL_CHUNK, .ts = 55, .size = 2 * MTRACE_RECORD_SIZE },
-		{ .tid = 3, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x3000, .size = 16, .usable = 24 },
+		{ .tid = 3, .call = MTRACE_CALL_MALLOC, .ts = 30, .result = 0x3000, .size = 16,
+		  .usable = 24 },
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		put_record(&r[i]);
@@ -264,7 +287,8 @@ static void workload(const char *kind, const char *path)
 	h.nslots = 3;
 	uint64_t a[4];
 #define OP(t, op, ...) do { uint64_t v_[] = { __VA_ARGS__ }; memcpy(a, v_, sizeof v_); \
-	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); if (mtrace_wl_is_call(op)) h.ncalls++, h.counts[op]++; \
+	wl_writer_op(&w, t, op, (int)(sizeof v_ / 8), a); \
+	if (mtrace_wl_is_call(op)) h.ncalls++, h.counts[op]++; \
 	else if ((op) == MTRACE_WL_WAIT) h.nwaits++; } while (0)
 	if (!strcmp(kind, "wl-ok") || !strcmp(kind, "wl-racy") || !strcmp(kind, "wl-badslot") ||
 	    !strcmp(kind, "wl-badthread")) {
@@ -278,7 +302,8 @@ static void workload(const char *kind, const char *path)
 		h.ideal_rss = 48;
 	} else if (!strcmp(kind, "wl-waits") || !strcmp(kind, "wl-nowaits")) {
 		OP(0, MTRACE_WL_MALLOC, 1, 16);
-		OP(1, MTRACE_WL_WAIT, 0, 1);   /* the first waits for real; the rest are satisfied */
+		/* the first waits for real; the rest are satisfied */
+		OP(1, MTRACE_WL_WAIT, 0, 1);
 		for (uint64_t i = 0; i < nops; i++) {
 			if (!strcmp(kind, "wl-waits"))
 				OP(1, MTRACE_WL_WAIT, 0, 1);
@@ -289,12 +314,12 @@ static void workload(const char *kind, const char *path)
 		h.version = 2;
 		h.nmaps = 2;
 		OP(0, MTRACE_WL_MAP, 0, 1 << 20);
-		OP(0, MTRACE_WL_UNMAP, 0, 1ull << 40, 1ull << 40);       /* past its end */
-		OP(0, MTRACE_WL_UNMAP, 0, 4096, 1ull << 62);             /* too long: to its end */
-		OP(0, MTRACE_WL_UNMAP, 0, 0, 8192);                      /* (all of it is gone now) */
-		OP(0, MTRACE_WL_REMAP, 0, 1 << 21);                      /* of a gone mapping */
+		OP(0, MTRACE_WL_UNMAP, 0, 1ull << 40, 1ull << 40);  /* past its end */
+		OP(0, MTRACE_WL_UNMAP, 0, 4096, 1ull << 62);        /* too long: to its end */
+		OP(0, MTRACE_WL_UNMAP, 0, 0, 8192);                 /* (all of it is gone now) */
+		OP(0, MTRACE_WL_REMAP, 0, 1 << 21);                 /* of a gone mapping */
 		OP(0, MTRACE_WL_MAP, 1, 1 << 16);
-		OP(0, MTRACE_WL_MAP, 1, 1 << 17);                        /* into a held id */
+		OP(0, MTRACE_WL_MAP, 1, 1 << 17);                   /* into a held id */
 		OP(0, MTRACE_WL_MALLOC, 1, 64);
 		OP(0, MTRACE_WL_FREE, 1);
 		OP(1, MTRACE_WL_WAIT, 0, 9);

@@ -29,32 +29,41 @@ static void die(const char *m) { fprintf(stderr, "mkprogmem: %s\n", m); exit(1);
 static void v2(struct trace_writer *w)
 {
 	const struct mtrace_record r[] = {
-		R(.call = MTRACE_CALL_MEMORY, .ts = 10, .size = 1000000, .arg2 = 3000000, .usable = 10000000),
-		R(.call = MTRACE_CALL_MALLOC, .ts = 20, .size = 100, .result = 0x1000, .usable = 104),
-		R(.call = MTRACE_CALL_MMAP, .ts = 30, .size = 2 * MiB, .arg2 = 3 | 0x22ull << 32, .result = 0x7f0000000000),
-		R(.call = MTRACE_CALL_MALLOC, .ts = 40, .size = MiB, .result = 0x20000000, .usable = MiB),
-		R(.call = MTRACE_CALL_MEMORY, .ts = 50, .size = 4200000, .arg2 = 6300000, .usable = 14000000),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 10, .size = 1000000, .arg2 = 3000000,
+		  .usable = 10000000),
+		R(.call = MTRACE_CALL_MALLOC, .ts = 20, .size = 100, .result = 0x1000,
+		  .usable = 104),
+		R(.call = MTRACE_CALL_MMAP, .ts = 30, .size = 2 * MiB, .arg2 = 3 | 0x22ull << 32,
+		  .result = 0x7f0000000000),
+		R(.call = MTRACE_CALL_MALLOC, .ts = 40, .size = MiB, .result = 0x20000000,
+		  .usable = MiB),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 50, .size = 4200000, .arg2 = 6300000,
+		  .usable = 14000000),
 		/* the mapping's second half, half of it resident */
-		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 60, .ptr = 0x7f0000100000,
-		  .size = MiB, .arg2 = MiB / 2),
-		R(.call = MTRACE_CALL_MMAP, .flags = MTRACE_RF_OWN, .ts = 70, .size = 4 * MiB, .arg2 = 3 | 0x22ull << 32,
-		  .result = 0x7e0000000000),
+		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 60,
+		  .ptr = 0x7f0000100000, .size = MiB, .arg2 = MiB / 2),
+		R(.call = MTRACE_CALL_MMAP, .flags = MTRACE_RF_OWN, .ts = 70, .size = 4 * MiB,
+		  .arg2 = 3 | 0x22ull << 32, .result = 0x7e0000000000),
 		/* what is left of it (1 MiB) grows to 3 MiB and moves */
-		R(.call = MTRACE_CALL_MREMAP, .ts = 80, .ptr = 0x7f0000000000, .arg2 = MiB, .size = 3 * MiB,
-		  .result = 0x7d0000000000, .duration = 5),
-		R(.call = MTRACE_CALL_FREE, .flags = MTRACE_RF_RESIDENT, .ts = 90, .ptr = 0x20000000, .arg2 = 262144),
+		R(.call = MTRACE_CALL_MREMAP, .ts = 80, .ptr = 0x7f0000000000, .arg2 = MiB,
+		  .size = 3 * MiB, .result = 0x7d0000000000, .duration = 5),
+		R(.call = MTRACE_CALL_FREE, .flags = MTRACE_RF_RESIDENT, .ts = 90,
+		  .ptr = 0x20000000, .arg2 = 262144),
 		R(.call = MTRACE_CALL_BRK, .ts = 100, .ptr = 0x5000000, .result = 0x5100000),
-		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 110, .ptr = 0x7d0000000000,
-		  .size = 3 * MiB, .arg2 = MiB),
+		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 110,
+		  .ptr = 0x7d0000000000, .size = 3 * MiB, .arg2 = MiB),
 		R(.call = MTRACE_CALL_BRK, .ts = 120, .ptr = 0x5100000, .result = 0x5080000),
-		R(.call = MTRACE_CALL_MEMORY, .ts = 130, .size = 2000000, .arg2 = 4000000, .usable = 12000000),
-		R(.call = MTRACE_CALL_REALLOC, .ts = 140, .ptr = 0x1000, .size = 200000, .result = 0x30000000,
-		  .usable = 200704, .duration = 3),
-		R(.call = MTRACE_CALL_REALLOC, .flags = MTRACE_RF_RESIDENT, .ts = 150, .ptr = 0x30000000, .size = 100,
-		  .arg2 = 135168, .result = 0x1000, .usable = 104, .duration = 3),
-		R(.call = MTRACE_CALL_MMAP, .flags = MTRACE_RF_FAILED, .err = ENOMEM, .ts = 160, .size = 1ull << 50,
-		  .arg2 = 3 | 0x22ull << 32),
-		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_OWN, .ts = 170, .ptr = 0x7e0000000000, .size = 4 * MiB),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 130, .size = 2000000, .arg2 = 4000000,
+		  .usable = 12000000),
+		R(.call = MTRACE_CALL_REALLOC, .ts = 140, .ptr = 0x1000, .size = 200000,
+		  .result = 0x30000000, .usable = 200704, .duration = 3),
+		R(.call = MTRACE_CALL_REALLOC, .flags = MTRACE_RF_RESIDENT, .ts = 150,
+		  .ptr = 0x30000000, .size = 100, .arg2 = 135168, .result = 0x1000, .usable = 104,
+		  .duration = 3),
+		R(.call = MTRACE_CALL_MMAP, .flags = MTRACE_RF_FAILED, .err = ENOMEM, .ts = 160,
+		  .size = 1ull << 50, .arg2 = 3 | 0x22ull << 32),
+		R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_OWN, .ts = 170,
+		  .ptr = 0x7e0000000000, .size = 4 * MiB),
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		if (trace_writer_put(w, &r[i]) < 0)
@@ -64,10 +73,14 @@ static void v2(struct trace_writer *w)
 static void untouched(struct trace_writer *w, uint64_t n)
 {
 	const struct mtrace_record r[] = {
-		R(.call = MTRACE_CALL_MEMORY, .ts = 10, .size = 1000000, .arg2 = 3000000, .usable = 10000000),
-		R(.call = MTRACE_CALL_MALLOC, .ts = 20, .size = n, .result = 0x7f0000000000, .usable = n),
-		R(.call = MTRACE_CALL_MEMORY, .ts = 30, .size = 2000000, .arg2 = 4000000, .usable = 10000000 + n),
-		R(.call = MTRACE_CALL_FREE, .flags = MTRACE_RF_RESIDENT, .ts = 40, .ptr = 0x7f0000000000, .arg2 = 0),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 10, .size = 1000000, .arg2 = 3000000,
+		  .usable = 10000000),
+		R(.call = MTRACE_CALL_MALLOC, .ts = 20, .size = n, .result = 0x7f0000000000,
+		  .usable = n),
+		R(.call = MTRACE_CALL_MEMORY, .ts = 30, .size = 2000000, .arg2 = 4000000,
+		  .usable = 10000000 + n),
+		R(.call = MTRACE_CALL_FREE, .flags = MTRACE_RF_RESIDENT, .ts = 40,
+		  .ptr = 0x7f0000000000, .arg2 = 0),
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		if (trace_writer_put(w, &r[i]) < 0)
@@ -77,7 +90,8 @@ static void untouched(struct trace_writer *w, uint64_t n)
 static void bad(struct trace_writer *w, const char *kind)
 {
 	struct mtrace_file_header *h = trace_writer_header(w);
-	struct mtrace_record r = R(.call = MTRACE_CALL_MALLOC, .ts = 10, .size = 8, .result = 0x1000, .usable = 24);
+	struct mtrace_record r =
+		R(.call = MTRACE_CALL_MALLOC, .ts = 10, .size = 8, .result = 0x1000, .usable = 24);
 	if (!strcmp(kind, "bad-v1-mmap")) {
 		h->version = 1;
 		h->flags &= ~V2_FLAGS;
@@ -92,10 +106,11 @@ static void bad(struct trace_writer *w, const char *kind)
 	else if (!strcmp(kind, "bad-resident-malloc"))
 		r.flags = MTRACE_RF_RESIDENT;
 	else if (!strcmp(kind, "bad-munmap-result"))
-		r = R(.call = MTRACE_CALL_MUNMAP, .ts = 10, .ptr = 0x7f0000000000, .size = 4096, .result = 1);
+		r = R(.call = MTRACE_CALL_MUNMAP, .ts = 10, .ptr = 0x7f0000000000, .size = 4096,
+		      .result = 1);
 	else if (!strcmp(kind, "bad-munmap-resident"))
-		r = R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 10, .ptr = 0x7f0000000000,
-		      .size = 4096, .arg2 = 1 << 20);
+		r = R(.call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = 10,
+		      .ptr = 0x7f0000000000, .size = 4096, .arg2 = 1 << 20);
 	else
 		die("unknown fixture");
 	if (trace_writer_put(w, &r) < 0)

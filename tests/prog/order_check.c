@@ -62,7 +62,8 @@ int main(int argc, char **argv)
 			if (x.ptr && !failed)
 				ev[n++] = (struct ev){ x.ts, x.ptr, x.tid, FREE_EV, seq++ };
 			if (x.result)
-				ev[n++] = (struct ev){ x.ts + x.duration, x.result, x.tid, ALLOC_EV, seq++ };
+				ev[n++] = (struct ev){ x.ts + x.duration, x.result, x.tid, ALLOC_EV,
+						       seq++ };
 			break;
 		default:
 			if (x.result)
@@ -94,8 +95,8 @@ int main(int argc, char **argv)
 		u64map_put(&m, ev[i].addr, nv);
 	}
 	printf("events %zu\nalloc_while_live %llu\nfree_while_free %llu\nfree_pretrace %llu\n"
-	       "cross_thread_free %llu\ncross_thread_reuse %llu\nchunk_bound %d\nbefore_chunk %llu\n", n,
-	       alloc_live, double_free, pretrace, xfree, xreuse,
+	       "cross_thread_free %llu\ncross_thread_reuse %llu\nchunk_bound %d\n"
+	       "before_chunk %llu\n", n, alloc_live, double_free, pretrace, xfree, xreuse,
 	       !!(r.hdr.flags & MTRACE_HF_CHUNK_BOUND), before_chunk);
 	int bound = r.hdr.flags & MTRACE_HF_CHUNK_BOUND;
 	return (alloc_live || double_free || (bound && before_chunk)) ? 1 : 0;

@@ -75,7 +75,8 @@ static void sample(void)
 	if (sscanf(buf, "%llu %llu %llu", &vsz, &rss, &shared) != 3)
 		die("statm");
 	uint64_t t = now();
-	put((struct mtrace_record){ .call = MTRACE_CALL_MEMORY, .ts = t, .size = (rss - shared) * (uint64_t)page,
+	put((struct mtrace_record){ .call = MTRACE_CALL_MEMORY, .ts = t,
+				    .size = (rss - shared) * (uint64_t)page,
 				    .arg2 = rss * (uint64_t)page, .usable = vsz * (uint64_t)page });
 	next_sample = t + SAMPLE_NS;
 }
@@ -94,7 +95,8 @@ static uint64_t resident(void *p, uint64_t n)
 	if (b <= a)
 		return 0;
 	size_t pages = (b - a) / (size_t)page;
-	unsigned char *v = mmap(NULL, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *v = mmap(NULL, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
 	if (v == MAP_FAILED || mincore((void *)a, b - a, v) < 0)
 		die("mincore");
 	uint64_t k = 0;
@@ -109,7 +111,8 @@ static void *xmalloc(size_t n)
 	void *p = malloc(n);
 	if (!p)
 		die("out of memory");
-	put((struct mtrace_record){ .call = MTRACE_CALL_MALLOC, .ts = now(), .size = n, .result = (uintptr_t)p,
+	put((struct mtrace_record){ .call = MTRACE_CALL_MALLOC, .ts = now(), .size = n,
+				    .result = (uintptr_t)p,
 				    .usable = malloc_usable_size(p) });
 	maybe_sample();
 	return p;
@@ -133,7 +136,8 @@ static void *xmmap(size_t n)
 	if (p == MAP_FAILED)
 		die("mmap");
 	put((struct mtrace_record){ .call = MTRACE_CALL_MMAP, .ts = now(), .size = n,
-				    .arg2 = (PROT_READ | PROT_WRITE) | (uint64_t)(MAP_PRIVATE | MAP_ANONYMOUS) << 32,
+				    .arg2 = (PROT_READ | PROT_WRITE) |
+					    (uint64_t)(MAP_PRIVATE | MAP_ANONYMOUS) << 32,
 				    .result = (uintptr_t)p });
 	maybe_sample();
 	return p;
@@ -142,8 +146,9 @@ static void *xmmap(size_t n)
 static void xmunmap(void *p, size_t n)
 {
 	if (recording)
-		put((struct mtrace_record){ .call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT, .ts = now(),
-					    .ptr = (uintptr_t)p, .size = n, .arg2 = resident(p, n) });
+		put((struct mtrace_record){ .call = MTRACE_CALL_MUNMAP, .flags = MTRACE_RF_RESIDENT,
+					    .ts = now(), .ptr = (uintptr_t)p, .size = n,
+					    .arg2 = resident(p, n) });
 	munmap(p, n);
 	maybe_sample();
 }
@@ -263,13 +268,16 @@ int main(int argc, char **argv)
 		recording = 0;
 	else if (trace_writer_open(&w, argv[2], (int32_t)getpid(), "/usr/bin/selftrace") < 0)
 		die(w.err);
-	struct mtrace_file_header *h = recording ? trace_writer_header(&w) : &(struct mtrace_file_header){ 0 };
-	h->flags |= MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY | MTRACE_HF_CHUNK_BOUND;
+	struct mtrace_file_header *h = recording ? trace_writer_header(&w) :
+				       &(struct mtrace_file_header){ 0 };
+	h->flags |= MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY |
+		    MTRACE_HF_CHUNK_BOUND;
 	h->memory_interval_ms = SAMPLE_NS / 1000000;
 	h->resident_min = RESIDENT_MIN;
 	h->start_ticks = t0;
 	Dl_info di;
-	if (recording && dladdr((void *)malloc, &di) && di.dli_fname && trace_writer_allocator(&w, di.dli_fname) < 0)
+	if (recording && dladdr((void *)malloc, &di) && di.dli_fname &&
+	    trace_writer_allocator(&w, di.dli_fname) < 0)
 		die("allocator path");
 	char *set[16];
 	int nset = 0;

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
 	FILE *f = fopen(tmp, "w");   /* written whole, then renamed: never read half-written */
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 || rename(tmp, argv[1]) != 0)
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 ||
+	    rename(tmp, argv[1]) != 0)
 		return 3;
 	while (!got)
 		pause();

@@ -28,8 +28,10 @@ static int ptr32(const char *out)
 	struct mtrace_record r[4];
 	memset(r, 0, sizeof r);
 	r[0] = (struct mtrace_record){ .tid = 7, .call = MTRACE_CALL_CHUNK, .size = 4 * 64 };
-	r[1] = (struct mtrace_record){ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 100, .result = 0x8000010, .size = 24, .usable = 28 };
-	r[2] = (struct mtrace_record){ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 200, .ptr = 0x8000010 };
+	r[1] = (struct mtrace_record){ .tid = 7, .call = MTRACE_CALL_MALLOC, .ts = 100,
+				       .result = 0x8000010, .size = 24, .usable = 28 };
+	r[2] = (struct mtrace_record){ .tid = 7, .call = MTRACE_CALL_FREE, .ts = 200,
+				       .ptr = 0x8000010 };
 	fwrite(r, sizeof r, 1, f);   /* r[3] stays unwritten */
 	return fclose(f) != 0;
 }

@@ -5,7 +5,8 @@
  *   trace_count --truncate-at N TRACE   after N records, cut the file a page past the record
  *                                  read last (as another process could): a reader that maps the
  *                                  file must report it, not die of SIGBUS
- * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad trace. */
+ * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad
+ * trace. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,8 @@ int main(int argc, char **argv)
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
-	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, failed = 0, chunks = 0, samples = 0;
+	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, failed = 0,
+			   chunks = 0, samples = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
 	struct u64map tids = { 0 };
 	struct mtrace_record x;
@@ -54,9 +56,11 @@ int main(int argc, char **argv)
 				if (nrun == 0)
 					tool_die(1, "trace_next_run: an empty run");
 				for (size_t k = 1; k < nrun; k++)
-					if (run[k].tid != run[0].tid || run[k].call == MTRACE_CALL_CHUNK ||
+					if (run[k].tid != run[0].tid ||
+					    run[k].call == MTRACE_CALL_CHUNK ||
 					    run[0].call == MTRACE_CALL_CHUNK)
-						tool_die(1, "trace_next_run: record %zu of a run of %zu breaks it", k, nrun);
+						tool_die(1, "trace_next_run: record %zu of a run "
+							 "of %zu breaks it", k, nrun);
 			}
 			x = run[at++];
 		} else if ((rc = trace_next(&r, &x, NULL)) <= 0)
@@ -87,8 +91,9 @@ int main(int argc, char **argv)
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_MAP; c++)
 		printf("%s %llu\n", mtrace_call_name(c), count[c]);
 	printf("samples %llu\n", samples);
-	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n", calls,
-	       tids.n, failed, chunks, (unsigned long long)r.n_unwritten, (unsigned long long)r.n_torn);
+	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n",
+	       calls, tids.n, failed, chunks, (unsigned long long)r.n_unwritten,
+	       (unsigned long long)r.n_torn);
 	printf("flags_mmap %llu\nflags_arena %llu\nflags_brk %llu\n", fl_mmap, fl_arena, fl_brk);
 	printf("pid %d\nppid %d\nfinished %d\nglibc %d\nexe %s\n", (int)r.hdr.pid, (int)r.hdr.ppid,
 	       !!(r.hdr.flags & MTRACE_HF_FINISHED), !!(r.hdr.flags & MTRACE_HF_GLIBC), r.exe);

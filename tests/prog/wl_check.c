@@ -34,8 +34,9 @@ static unsigned long long violations;
 static void bad(const struct wl_op *op, uint32_t t, const char *what, uint64_t s)
 {
 	if (violations++ < 10)
-		printf("violation: thread %u, offset %llu, %s slot %llu: %s\n", t, (unsigned long long)op->offset,
-		       mtrace_wl_op_name(op->op), (unsigned long long)s, what);
+		printf("violation: thread %u, offset %llu, %s slot %llu: %s\n", t,
+		       (unsigned long long)op->offset, mtrace_wl_op_name(op->op),
+		       (unsigned long long)s, what);
 }
 
 /* thread t uses slot s (must be occupied or not, as `want`) */
@@ -62,7 +63,8 @@ static void use_map(const struct wl_op *op, uint32_t t, uint64_t m, int want_map
 {
 	struct slot *sl = &maps[m];
 	if (sl->occupied != want_mapped)
-		bad(op, t, want_mapped ? "map id holds no mapping" : "map id holds a mapping still", m);
+		bad(op, t, want_mapped ? "map id holds no mapping" :
+		    "map id holds a mapping still", m);
 	if (sl->touched && sl->thread != t && vc[t][sl->thread] < sl->count)
 		bad(op, t, "not ordered after the previous use of the map id (a race)", m);
 	switch (op->op) {
@@ -70,7 +72,8 @@ static void use_map(const struct wl_op *op, uint32_t t, uint64_t m, int want_map
 		map_bytes[m] = map_len[m] = op->a[1];
 		break;
 	default:   /* UNMAP map offset length */
-		if (op->a[1] > map_len[m] || op->a[2] > map_len[m] - op->a[1] || op->a[2] > map_bytes[m])
+		if (op->a[1] > map_len[m] || op->a[2] > map_len[m] - op->a[1] ||
+		    op->a[2] > map_bytes[m])
 			bad(op, t, "unmaps more than the mapping holds", m);
 		else
 			map_bytes[m] -= op->a[2];
@@ -101,7 +104,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* first pass: counts, and which (thread, count) points are waited for */
-	uint64_t counts[MTRACE_WL_NCOUNTS] = { 0 }, calls = 0, waits = 0, failed = 0, resident = 0, at = 0;
+	uint64_t counts[MTRACE_WL_NCOUNTS] = { 0 }, calls = 0, waits = 0, failed = 0;
+	uint64_t resident = 0, at = 0;
 	struct u64map targets = { 0 };
 	for (uint32_t t = 0; t < nt; t++) {
 		vc[t] = calloc(nt, sizeof **vc);
@@ -119,9 +123,10 @@ int main(int argc, char **argv)
 				u64map_put(&targets, (op.a[0] << 40) | op.a[1], 1);
 			} else if (op.op == MTRACE_WL_RESIDENT) {
 				resident++;
-				if (before == MTRACE_WL_END || before == MTRACE_WL_FREE || before == MTRACE_WL_UNMAP ||
-				    before > MTRACE_WL_LAST_MAP)
-					bad(&op, t, "RESIDENT after no call that made a block or mapping", 0);
+				if (before == MTRACE_WL_END || before == MTRACE_WL_FREE ||
+				    before == MTRACE_WL_UNMAP || before > MTRACE_WL_LAST_MAP)
+					bad(&op, t, "RESIDENT after no call that made a block "
+					    "or mapping", 0);
 			} else if (op.op == MTRACE_WL_AT) {
 				at++;
 				if (op.a[0] < last_at)
@@ -139,8 +144,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (mine != r.threads[t].ncalls) {
-			printf("violation: thread %u has %llu calls, its table entry says %llu\n", t,
-			       (unsigned long long)mine, (unsigned long long)r.threads[t].ncalls);
+			printf("violation: thread %u has %llu calls, its table entry says %llu\n",
+			       t, (unsigned long long)mine,
+			       (unsigned long long)r.threads[t].ncalls);
 			violations++;
 		}
 	}
@@ -182,7 +188,8 @@ int main(int argc, char **argv)
 						cur[t] = save;   /* blocked: try other threads */
 						break;
 					}
-					uint64_t *si = u64map_get(&snaps, ((uint64_t)u << 40) | op.a[1]);
+					uint64_t *si =
+						u64map_get(&snaps, ((uint64_t)u << 40) | op.a[1]);
 					if (si)
 						for (uint32_t j = 0; j < nt; j++)
 							if (snapshot[*si - 1][j] > vc[t][j])
@@ -224,7 +231,8 @@ int main(int argc, char **argv)
 					break;
 				default:   /* allocating calls */
 					if (op.failed && op.a[0]) {
-						bad(&op, t, "failed call with a result slot", op.a[0]);
+						bad(&op, t, "failed call with a result slot",
+						    op.a[0]);
 						break;
 					}
 					use(&op, t, op.a[0], 0);
@@ -239,7 +247,8 @@ int main(int argc, char **argv)
 				if (u64map_get(&targets, ((uint64_t)t << 40) | c1)) {
 					if (nsnap == capsnap) {
 						capsnap = capsnap ? capsnap * 2 : 1024;
-						snapshot = realloc(snapshot, capsnap * sizeof *snapshot);
+						snapshot = realloc(snapshot,
+								   capsnap * sizeof *snapshot);
 					}
 					snapshot[nsnap] = malloc(nt * sizeof **snapshot);
 					memcpy(snapshot[nsnap], vc[t], nt * sizeof **snapshot);
@@ -253,14 +262,16 @@ int main(int argc, char **argv)
 		printf("violation: deadlock: %u of %u threads cannot go on\n", nt - done, nt);
 		violations++;
 	}
-	printf("threads %u\ncalls %llu\nwaits %llu\nslots %llu\npeak_live_slots %llu\nviolations %llu\n", nt,
-	       (unsigned long long)calls, (unsigned long long)waits, (unsigned long long)r.h.nslots,
-	       (unsigned long long)peak_live, violations);
+	printf("threads %u\ncalls %llu\nwaits %llu\nslots %llu\npeak_live_slots %llu\n"
+	       "violations %llu\n", nt, (unsigned long long)calls, (unsigned long long)waits,
+	       (unsigned long long)r.h.nslots, (unsigned long long)peak_live, violations);
 	for (unsigned o = 1; o <= MTRACE_WL_LAST_MAP; o++)
 		printf("%s %llu\n", mtrace_wl_op_name(o), (unsigned long long)counts[o]);
 	printf("resident %llu\nat %llu\nmaps %llu\nsamples %llu\n", (unsigned long long)resident,
-	       (unsigned long long)at, (unsigned long long)r.h.nmaps, (unsigned long long)r.h.nsamples);
-	printf("failed %llu\nideal_rss %llu\n", (unsigned long long)failed, (unsigned long long)r.h.ideal_rss);
+	       (unsigned long long)at, (unsigned long long)r.h.nmaps,
+	       (unsigned long long)r.h.nsamples);
+	printf("failed %llu\nideal_rss %llu\n", (unsigned long long)failed,
+	       (unsigned long long)r.h.ideal_rss);
 	printf("max_live_threads %u\n", (unsigned)r.h.max_live_threads);
 	return violations ? 1 : 0;
 }
