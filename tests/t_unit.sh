@@ -3,7 +3,7 @@
 # here, each prefixed with the program's name, so that the runner shows the ones that failed.
 #
 # One module alone:   make build/tests/unit/u_order && build/tests/unit/u_order
-# (u_order, u_live, u_varint, u_u64map, u_u64map_set, u_rangemap, u_lat_hist, u_trace_header,
+# (u_order, u_live, u_varint, u_u64map, u_rangemap, u_lat_hist, u_trace_header,
 # u_wl_header); all of them: B=build sh tests/run.sh tests/t_unit.sh
 . tests/lib.sh
 n=0

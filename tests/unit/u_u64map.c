@@ -111,5 +111,24 @@ int main(void)
 	}
 	CHECK(agrees(&m), "filled again: every key found");
 	u64map_free(&m);
+
+	/* a set: u64map_add */
+	CHECK(u64map_add(&m, 0) == 1 && u64map_add(&m, 0) == 0 && u64map_get(&m, 0),
+	      "a set: key 0 added once, then held");
+	int added = 0, again = 0, held = 0, not_held = 0;
+	for (int i = 1; i < KEYS; i += 2)
+		added += u64map_add(&m, keys[i]) == 1;
+	for (int i = 1; i < KEYS; i += 2)
+		again += u64map_add(&m, keys[i]) == 0;
+	for (int i = 1; i < KEYS; i++)
+		if (i % 2)
+			held += u64map_get(&m, keys[i]) != NULL;
+		else
+			not_held += u64map_get(&m, keys[i]) == NULL;
+	CHECK(added == KEYS / 2 && again == KEYS / 2, "a set: %d keys added, each once (%d, %d)",
+	      KEYS / 2, added, again);
+	CHECK(held == KEYS / 2 && not_held == KEYS / 2 - 1, "a set: every key added held, none "
+	      "other (%d, %d)", held, not_held);
+	u64map_free(&m);
 	return unit_done();
 }

@@ -128,5 +128,31 @@ int main(void)
 	p = padded;
 	CHECK(varint_get(&p, padded + 4, &got) == 0 && got == 5 && p == padded + 4,
 	      "zero groups with continuation bits: the same value");
+	/* --- the unchecked decoder, on what the checked one accepts */
+	p = s;
+	bad = 0;
+	for (uint64_t v = 0; v < 64; v++)
+		bad += varint_get_fast(&p) != v * v * v * v * v * v * v * v * v * v * 1234567;
+	CHECK(bad == 0 && p == w, "varint_get_fast: the same stream, the same values, to its end");
+	p = padded;
+	CHECK(varint_get_fast(&p) == 5 && p == padded + 4, "varint_get_fast: zero groups to spare");
+
+	/* --- dj/malloc's big-endian form */
+	static const uint8_t be300[] = { 0x82, 0x2c };   /* 300: 2, then 44 */
+	uint8_t b[VARINT_MAX];
+	CHECK(varint_be_put(b, 300) == 2 && memcmp(b, be300, 2) == 0,
+	      "varint_be_put(300): the high group first");
+	bad = 0;
+	x = 88172645463325252ull;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t v = x >> (x & 63);
+		size_t n = varint_be_put(b, v);
+		p = b;
+		bad += varint_be_get(&p, b + n, &got) != 0 || got != v || p != b + n;
+	}
+	CHECK(bad == 0, "big-endian: 100,000 random values round-trip (%d did not)", bad);
+	p = be300;
+	CHECK(varint_be_get(&p, be300 + 1, &got) == -1, "big-endian: truncated: -1");
 	return unit_done();
 }
