@@ -385,7 +385,7 @@ static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
 	madvise(base, (size_t)(to - from), MADV_DONTNEED);
 	pop_lock();
 	mt_g.pop_win = MT_NO_WINDOW;
-	if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
+	if (!mt_g.have_file || mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
 		mt_maybe_unmap(w);
 }
 
@@ -469,8 +469,11 @@ static void *pop_main(void *unused)
 		}
 		if (r == 0 && file_id == mt_g.file_id && to > mt_g.pop_end)
 			mt_g.pop_end = to;
-		if (file_id == mt_g.file_id && mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
-			mt_maybe_unmap(w);   /* the writers left it while we were in it */
+		/* the writers left it while we were in it, or the trace ended (a window we had
+		   pinned, ahead of them, is not unmapped at the end: it falls to us) */
+		if (file_id == mt_g.file_id &&
+		    (!mt_g.have_file || mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift))
+			mt_maybe_unmap(w);
 	}
 	mt_g.pop_state = MT_POP_OFF;
 	mt_g.pop_waiting = 0;
