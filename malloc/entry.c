@@ -87,7 +87,7 @@ static inline unsigned ptr_info(void *p, size_t *large)
 static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
 {
 	*flags |= MTRACE_RF_RESIDENT;
-	mt_sample_before_release(&mt_tls);
+	mt_sample_before_release(&mt_tls, size);
 	return mt_resident(p, size);
 }
 

@@ -128,7 +128,7 @@ MT_API int munmap(void *addr, size_t len)
 	uint8_t saved;
 	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
 		t->busy = 1;   /* (what taking the sample may call is not the program's) */
-		mt_sample_before_release(t);   /* (the program's memory before it falls) */
+		mt_sample_before_release(t, len);   /* (the program's memory before it falls) */
 		t->busy = 0;
 	}
 	struct mtrace_slot *r = map_begin(t, &rf, &saved);

@@ -69,6 +69,7 @@ void mt_memory_init(void)
 void mt_memory_file_open(void)
 {
 	interval_ticks = mt_g.memory_ms ? mt_g.ticks_per_sec / 1000 * mt_g.memory_ms : 0;
+	mt_g.sample_early = interval_ticks - interval_ticks / 10;
 	mt_hot->sample_due = interval_ticks ? 0 : UINT64_MAX;
 }
 
@@ -118,6 +119,22 @@ static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
 	return 0;
 }
 
+/* The sample of ts, by the thread that moves sample_due on from due (another may have). */
+static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
+{
+	uint64_t anon, resident, size;
+	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return;   /* another thread took it */
+	if (mt_g.sandboxed || t->exiting || sample(&anon, &resident, &size) != 0)
+		return;
+	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);
+	if (r == NULL || t->gen != mt_hot->gen)
+		return;
+	t->extra += 2;   /* not a call: left out of the count of calls */
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
+}
+
 /* A call found a sample due at ts: the thread that moves sample_due on takes it, into its own
    chunk.  Out of line: once every interval. */
 void mt_sample_due(struct mt_thread *t, uint64_t ts)
@@ -127,17 +144,17 @@ void mt_sample_due(struct mt_thread *t, uint64_t ts)
 		if (!mt_hot->active)
 			return;
 	}
-	uint64_t due = mt_hot->sample_due, anon, resident, size;
-	if (ts < due || !__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks,
-						     0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return;   /* another thread took it */
-	if (mt_g.sandboxed || t->exiting || sample(&anon, &resident, &size) != 0)
-		return;
-	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);
-	if (r == NULL || t->gen != mt_hot->gen)
-		return;
-	t->extra += 2;   /* not a call: left out of the count of calls */
-	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
+	uint64_t due = mt_hot->sample_due;
+	if (ts >= due)
+		take_sample(t, ts, due);
+}
+
+/* A large release before the sample is due (mt_sample_before_release): it is taken now, and
+   the next comes an interval later. */
+void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
+{
+	if (mt_hot->active)
+		take_sample(t, ts, due);
 }
 
 /* Under lock, by the thread that finishes the trace: the last sample, into record r. */
