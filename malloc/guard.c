@@ -209,8 +209,9 @@ static int solo_for(long flags)
 }
 
 /* The thread joined may still be leaving the process for an instant after pthread_join: the
-   kernel's EINVAL then, for a short while, means "not yet". */
-static long retry_solo(long r, int stopped, long (*again)(long, long), long a, long b)
+   kernel's EINVAL then, for a short while, means "not yet".  Asked again by system call number
+   (libc's unshare and setns are nothing more). */
+static long retry_solo(long r, int stopped, long number, long a, long b)
 {
 	if (r == 0 || errno != EINVAL || !stopped)
 		return r;
@@ -219,7 +220,7 @@ static long retry_solo(long r, int stopped, long (*again)(long, long), long a, l
 	for (int i = 0; r != 0 && errno == EINVAL && i < 200; i++) {
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
-		r = again(a, b);
+		r = mt_libc.syscall(number, a, b);
 	}
 	int e = errno;
 	pthread_setcancelstate(cancel, NULL);
@@ -227,33 +228,11 @@ static long retry_solo(long r, int stopped, long (*again)(long, long), long a, l
 	return r;
 }
 
-static long unshare_again(long flags, long unused)
-{
-	(void)unused;
-	return real_unshare((int)flags);
-}
-
-static long setns_again(long fd, long type)
-{
-	return real_setns((int)fd, (int)type);
-}
-
-static long raw_unshare_again(long flags, long unused)
-{
-	(void)unused;
-	return mt_libc.syscall(SYS_unshare, flags);
-}
-
-static long raw_setns_again(long fd, long type)
-{
-	return mt_libc.syscall(SYS_setns, fd, type);
-}
-
 MT_API int unshare(int flags)
 {
 	mt_guard_ready();
 	int stopped = solo_for(flags);
-	return (int)retry_solo(real_unshare(flags), stopped, unshare_again, flags, 0);
+	return (int)retry_solo(real_unshare(flags), stopped, SYS_unshare, flags, 0);
 }
 
 /* (type 0 lets the descriptor say which namespace: perhaps a user namespace) */
@@ -261,7 +240,7 @@ MT_API int setns(int fd, int type)
 {
 	mt_guard_ready();
 	int stopped = solo_for(type == 0 ? CLONE_NEWUSER : type);
-	return (int)retry_solo(real_setns(fd, type), stopped, setns_again, fd, type);
+	return (int)retry_solo(real_setns(fd, type), stopped, SYS_setns, fd, type);
 }
 
 /* syscall() reads six arguments whatever the call takes, as libc's own does. */
@@ -283,9 +262,7 @@ MT_API long syscall(long number, ...)
 		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (stopped)
-		r = retry_solo(r, stopped,
-			       number == SYS_unshare ? raw_unshare_again : raw_setns_again,
-			       a[0], a[1]);
+		r = retry_solo(r, stopped, number, a[0], a[1]);
 	if (number == SYS_prctl) {
 		int e = errno;
 		after_prctl((int)a[0], (unsigned long)a[1], (int)r);
