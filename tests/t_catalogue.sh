@@ -4,8 +4,8 @@
 # same NAME COMMAND...: untraced vs traced; every trace written must validate
 same() {
 	name=$1; shift
-	timeout 60 "$@" >"$TMP/$name.plain" 2>/dev/null; rc1=$?
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" timeout 60 "$@" >"$TMP/$name.traced" 2>"$TMP/$name.err"; rc2=$?
+	timeout -s KILL 300 "$@" >"$TMP/$name.plain" 2>/dev/null; rc1=$?
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" timeout -s KILL 300 "$@" >"$TMP/$name.traced" 2>"$TMP/$name.err"; rc2=$?
 	eq "$name: same exit status" "$rc1" "$rc2"
 	check "$name: same output" cmp "$TMP/$name.plain" "$TMP/$name.traced"
 	n=0 invalid=0
@@ -86,18 +86,4 @@ eq "descriptors: its trace finished" 1 "$(count "$t" finished)"
 "$BIN/trace2wl" "$TMP/pre.wl" "$(one_file "$TMP/pre.*[0-9]")" 2>"$TMP/pre.sum"
 grep -q 'skipped: 1 frees' "$TMP/pre.sum" && ok "pre-trace free: counted and skipped by trace2wl" || bad "pre-trace: $(cat "$TMP/pre.sum")"
 
-# valgrind memcheck on a traced program: no error in the tracer
-if command -v valgrind >/dev/null 2>&1; then
-	# (not entry_points: valgrind itself aborts on pvalloc)
-	# nouserintercepts: valgrind replaces malloc in libc only, so our wrappers are what runs
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/vg" LD_PRELOAD="$LIB" valgrind --quiet --error-exitcode=9 \
-		--soname-synonyms=somalloc=nouserintercepts "$TP/bigalloc" 20000 >"$TMP/vg.out" 2>"$TMP/vg.err"
-	eq "valgrind memcheck: no errors" 0 "$?"
-	grep -q 'Invalid\|uninitialised' "$TMP/vg.err" && bad "valgrind: $(head -n 5 "$TMP/vg.err")" || ok "valgrind: no invalid access reported"
-	most=0
-	for f in "$TMP"/vg.*[0-9]; do c=$(count "$f" calls); [ "$c" -gt "$most" ] && most=$c; done
-	ge "valgrind: the program's calls traced" 20000 "$most"
-else
-	echo "# valgrind not installed: the memcheck case is not run"
-fi
 finish

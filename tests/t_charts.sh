@@ -1,3 +1,4 @@
+# tier: slow (a browser renders every chart)
 # Every kind of chart reads well, drawn from real data (programs traced, their workloads
 # replayed): read back from the SVG itself (tests/svgcheck.py), no two texts overlap, none
 # leaves the canvas, value labels stay inside their panel, the legend off the plot areas, every

@@ -1,3 +1,4 @@
+# tier: slow (cross compilers, programs run under qemu-user)
 # Other machines: everything builds for aarch64 (little-endian), s390x (big-endian) and 32-bit
 # x86 (4-byte pointers) without a warning, and where their programs run here (under qemu-user;
 # natively for 32-bit x86) it works there: a program traced there makes the same calls as here

@@ -5,11 +5,15 @@
  *
  *   cancel           20 threads, each cancelled while it allocates (deferred cancellation)
  *   sigfork N        a 500 us timer whose handler forks (the child _exits) while main allocates
- *                    N times; prints "forks K"
+ *                    N times, and until it forked once; prints "forks 1"
  *   sigforkrun N     a 1 ms timer whose handler forks; each child goes on from where the handler
  *                    interrupted it, makes 1,000 pairs and _exits; the parent waits for N
  *                    children; prints "children failed K"
- *   sigexit          the timer's handler calls exit(0) after 20 ms of allocating
+ *   sigexit          the timer's handler calls exit(0) once main made 100,000 pairs
+ *
+ * The timers decide where a handler interrupts, never how much work is done: a handler forks
+ * only after main has made 1,000 more calls (a fork may take longer than the timer's period on a
+ * loaded machine, and would otherwise leave main no time to run), and the work is counted.
  *   rawfork HOW      HOW = _Fork|syscall|clone: 10,000 malloc(100) in the parent, 10,000
  *                    malloc(1100) in a child made without fork() (no atfork handler runs)
  *   altfork          a handler on an alternate stack forks; the child prints how deep the stack
@@ -74,6 +78,26 @@ static int cancel_mode(void)
 }
 
 static volatile sig_atomic_t forks;
+static volatile long progress, progress_at_fork;   /* main's pairs, and at the last fork */
+
+/* Has main made 1,000 pairs since the last fork?  Then a handler may fork again. */
+static int progressed(void)
+{
+	if (progress - progress_at_fork < 1000)
+		return 0;
+	progress_at_fork = progress;
+	return 1;
+}
+
+/* pairs() that counts them for the handlers */
+static void counted_pairs(long n)
+{
+	for (long i = 0; i < n; i++) {
+		void *volatile p = malloc(64 + (size_t)(i & 255));
+		free(p);
+		progress++;
+	}
+}
 
 /* SIGALRM to handler every usec microseconds */
 static void timer(void (*handler)(int), long usec)
@@ -96,7 +120,8 @@ static volatile sig_atomic_t n_run_kids;
 static void fork_run_handler(int sig)
 {
 	(void)sig;
-	if (in_child || n_run_kids == (sig_atomic_t)(sizeof run_kids / sizeof run_kids[0]))
+	if (in_child || n_run_kids == (sig_atomic_t)(sizeof run_kids / sizeof run_kids[0]) ||
+	    !progressed())
 		return;
 	int e = errno;
 	pid_t pid = fork();
@@ -114,6 +139,7 @@ static int sigforkrun_mode(long want)
 	while (n_run_kids < want) {
 		void *volatile p = malloc(24);
 		free(p);
+		progress++;
 		if (in_child && ++after > 1000)
 			_exit(0);
 	}
@@ -135,6 +161,8 @@ static int sigforkrun_mode(long want)
 static void fork_handler(int sig)
 {
 	(void)sig;
+	if (!progressed())
+		return;
 	int e = errno;
 	pid_t pid = fork();
 	if (pid == 0)
@@ -196,14 +224,10 @@ static int altfork_mode(void)
 	return 0;
 }
 
-static struct timespec t0;
-
 static void exit_handler(int sig)
 {
 	(void)sig;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if ((now.tv_sec - t0.tv_sec) * 1000000000L + now.tv_nsec - t0.tv_nsec > 20000000L)
+	if (progress >= 100000)
 		exit(0);
 }
 
@@ -380,7 +404,9 @@ int main(int argc, char **argv)
 		return cancel_mode();
 	if (strcmp(mode, "sigfork") == 0) {
 		timer(fork_handler, 500);
-		pairs(atol(arg), 64);
+		counted_pairs(atol(arg));
+		while (forks == 0)
+			counted_pairs(1000);
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 		setitimer(ITIMER_REAL, &off, NULL);
 		printf("forks %d\n", forks > 0);
@@ -389,9 +415,8 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "sigforkrun") == 0)
 		return sigforkrun_mode(atol(arg));
 	if (strcmp(mode, "sigexit") == 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		timer(exit_handler, 500);
-		pairs(1L << 40, 64);
+		counted_pairs(1L << 40);
 		return 1;
 	}
 	if (strcmp(mode, "rawfork") == 0)
