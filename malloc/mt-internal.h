@@ -100,6 +100,7 @@ struct mt_thread {
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
 	                                   next calls come to mt_reserve_slow until one allocates */
+	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
 };
 #define MT_BUSY_OWN 2
 #define MT_BUSY_NESTED 3   /* recording a mapping call the allocator made inside a traced call,
@@ -217,10 +218,8 @@ extern struct mt_global mt_g;
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
 extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
 extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
-extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released */
-extern uint32_t mt_win_held[MT_MAX_WINDOWS];  /* chunks in it held by threads not exiting:
-                                                 none, and mt_win_count is exact (an exiting
-                                                 thread's records are counted one by one) */
+extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released (an exiting
+                                                 thread's one by one, as handed out) */
 struct mt_names {
 	char base[4096];                /* file name base */
 	char path[4200];                /* the open file */
