@@ -7,6 +7,7 @@
  *   remote.c     requests from outside (mtracectl --start/--stop) carried out
  *   dlopen.c, mallopt.c   the calls of those names, seen on their way
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
+ *   procstat.c   what the kernel says of the process, for that thread: seccomp, threads alive
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
@@ -279,10 +280,16 @@ int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start 
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
 void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
+void mt_populate_pause(void);          /* not under lock: ended and gone before a fork, to start
+                                          again later */
 int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
 void mt_drop_done(int pin);            /* under lock */
 int  mt_drop_pinned(uint32_t w);       /* under lock */
+/* procstat.c */
 void mt_populate_init(void);           /* once, at initialisation */
+int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
+int  mt_alone(void);                   /* the caller is the process's last thread (perhaps with
+                                          a main thread ended by pthread_exit) */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 

@@ -117,11 +117,12 @@ static struct mt_lock_state fork_ls;   /* busy: the forking thread's before fork
    parent's file; the prepare handlers that run after ours (registered before it) may map and
    allocate: mt_tls.locked keeps even their mapping calls from waiting for the lock.  The
    state is saved once the lock is held: a handler that interrupts before that and forks
-   runs these handlers too. */
+   runs these handlers too.  The populating thread ends first (mt_populate_pause). */
 static void fork_prepare(void)
 {
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
+	mt_populate_pause();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	fork_ls = ls;
