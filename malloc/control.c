@@ -19,7 +19,6 @@ struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win 
 char *mt_win[MT_MAX_WINDOWS];
 uint64_t mt_win_done[MT_MAX_WINDOWS];
 uint64_t mt_win_count[MT_MAX_WINDOWS];
-uint32_t mt_win_held[MT_MAX_WINDOWS];
 struct mt_names mt_names;
 
 /* ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
  *   remote.c     requests from outside (mtracectl --start/--stop) carried out
  *   dlopen.c, mallopt.c   the calls of those names, seen on their way
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
+ *   procstat.c   what the kernel says of the process, for that thread: seccomp, threads alive
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
@@ -100,6 +101,7 @@ struct mt_thread {
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
 	                                   next calls come to mt_reserve_slow until one allocates */
+	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
 };
 #define MT_BUSY_OWN 2
 #define MT_BUSY_NESTED 3   /* recording a mapping call the allocator made inside a traced call,
@@ -217,10 +219,8 @@ extern struct mt_global mt_g;
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
 extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
 extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
-extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released */
-extern uint32_t mt_win_held[MT_MAX_WINDOWS];  /* chunks in it held by threads not exiting:
-                                                 none, and mt_win_count is exact (an exiting
-                                                 thread's records are counted one by one) */
+extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released (an exiting
+                                                 thread's one by one, as handed out) */
 struct mt_names {
 	char base[4096];                /* file name base */
 	char path[4200];                /* the open file */
@@ -280,10 +280,16 @@ int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start 
 int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
 void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
 void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
+void mt_populate_pause(void);          /* not under lock: ended and gone before a fork, to start
+                                          again later */
 int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
 void mt_drop_done(int pin);            /* under lock */
 int  mt_drop_pinned(uint32_t w);       /* under lock */
+/* procstat.c */
 void mt_populate_init(void);           /* once, at initialisation */
+int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
+int  mt_alone(void);                   /* the caller is the process's last thread (perhaps with
+                                          a main thread ended by pthread_exit) */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 

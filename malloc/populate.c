@@ -21,7 +21,9 @@
  * on the paths its per-thread cache does not serve (python with an idle thread: 0.96-1.00x the
  * time, once 6% slower).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It works under
  * mt_g.lock except for the madvise itself, during which it pins its window (mt_g.pop_win) so
- * nobody unmaps it.  A child after fork has no such thread: it starts its own when its own
+ * nobody unmaps it.  It ends before a fork, gone from the process when fork returns (programs
+ * count their threads then: python warns of forking a multi-threaded process), and starts again
+ * once the trace has grown MT_POP_AFTER past the fork; the child starts its own when its own
  * trace grows.
  *
  * A process lives as long as any of its threads, so ours must not outlive the program's: when
@@ -32,10 +34,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -73,94 +73,13 @@ static int n_unmap;
 
 static pthread_t pop_thread;
 static int pop_joinable;    /* pop_thread was started and not joined */
-
-/* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
-static ssize_t read_proc(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return n;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
-   ------------------------------------------------------------------------------------------- */
-
-static int seccomp_mode_at_init;
-static long seccomp_filters_at_init = -1;
-
-/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1. */
-static long seccomp_filters(void)
-{
-	static char buf[8192];   /* used at initialisation and by the one thread starting us */
-	if (read_proc("/proc/self/status", buf, sizeof buf) < 0)
-		return -1;
-	const char *p = strstr(buf, "\nSeccomp_filters:");
-	if (p == NULL)
-		return -1;
-	p += sizeof "\nSeccomp_filters:" - 1;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p < '0' || *p > '9')
-		return -1;
-	long v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	return v;
-}
-
-void mt_populate_init(void)
-{
-	seccomp_mode_at_init = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
-	if (seccomp_mode_at_init > 0)
-		seccomp_filters_at_init = seccomp_filters();
-}
-
-/* No filter, or only those the program was started under. */
-static int seccomp_allows_thread(void)
-{
-	int mode = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
-	if (mode == 0)
-		return 1;
-	if (mode != 2 || seccomp_mode_at_init != 2 || seccomp_filters_at_init < 0)
-		return 0;   /* strict mode, a filter installed since, or nothing to compare with */
-	return seccomp_filters() == seccomp_filters_at_init;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   Is the thread alone in the process?
-   ------------------------------------------------------------------------------------------- */
-
-/* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
-   counts a main thread that has ended by pthread_exit (a zombie until the process ends).
-   1 alone, 0 not or unknown. */
-static int alone(void)
-{
-	char buf[1024];
-	if (read_proc("/proc/self/stat", buf, sizeof buf) < 0)
-		return 0;
-	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
-	if (p == NULL || p[1] != ' ')
-		return 0;
-	char state = p[2];
-	p += 2;
-	for (int field = 3; field < 20; field++) {   /* on to field 20 */
-		p = strchr(p, ' ');
-		if (p == NULL)
-			return 0;
-		p++;
-	}
-	long threads = 0;
-	while (*p >= '0' && *p <= '9')
-		threads = threads * 10 + (*p++ - '0');
-	return threads == 1 || (threads == 2 && state == 'Z');
-}
+static pid_t pop_tid;       /* its thread id, once it runs (0 until then) */
+static pid_t pop_starter;   /* the thread that set MT_POP_STARTING */
+/* Ended for a fork (mt_populate_pause): it may start again once the file (resume_file) has
+   grown to resume_at, where a fork has ended it for good (a sandbox, a new namespace). */
+static int pop_resumable;
+static uint32_t resume_file;
+static uint64_t resume_at;
 
 /* ---------------------------------------------------------------------------------------------
    Called by the writers (under lock)
@@ -201,11 +120,13 @@ int mt_populate_unmap(char *base)
    no allocating function under that lock; realloc is left out too, as it may free. */
 int mt_populate_wanted(int may_start)
 {
-	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER)
+	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER ||
+	    (resume_file == mt_g.file_id && mt_g.next_off < resume_at))
 		return 0;
 	if (!may_start)
 		return -1;
 	mt_g.pop_state = MT_POP_STARTING;
+	pop_starter = (pid_t)mt_tls.tid;
 	return 1;
 }
 
@@ -410,6 +331,7 @@ static void *pop_main(void *unused)
 {
 	(void)unused;
 	mt_tls.busy = 1;   /* whatever this thread allocates is not the program's */
+	__atomic_store_n(&pop_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
 	own_descriptors();
 	mt_real_prctl(PR_SET_NAME, (unsigned long)"mtrace-populate", 0, 0, 0);   /* (no file) */
 	mt_tsc_check(&mt_tls);   /* (created with the TSC off if its creator was) */
@@ -443,7 +365,7 @@ static void *pop_main(void *unused)
 			mt_g.pop_waiting = 1;
 			if (pthread_cond_timedwait(&pop_cond, &mt_g.lock, &until) == ETIMEDOUT &&
 			    mt_g.pop_waiting && n_unmap == 0 && mt_g.pop_state != MT_POP_QUITTING &&
-			    alone()) {
+			    mt_alone()) {
 				/* the program's threads have all ended: end too, the last thread,
 				   and glibc calls exit(0), whose handlers are the program's
 				   (traced) */
@@ -475,7 +397,8 @@ static void *pop_main(void *unused)
 		    (!mt_g.have_file || mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift))
 			mt_maybe_unmap(w);
 	}
-	mt_g.pop_state = MT_POP_OFF;
+	mt_g.pop_state = pop_resumable ? MT_POP_NONE : MT_POP_OFF;
+	pop_resumable = 0;
 	mt_g.pop_waiting = 0;
 	while (n_unmap) {   /* (the writers unmap their windows themselves from now on) */
 		n_unmap--;
@@ -499,11 +422,55 @@ void mt_populate_quit(void)
 	}
 	int joinable = pop_joinable;
 	pop_joinable = 0;
+	pop_resumable = 0;
 	mt_g.pop_state = mt_g.pop_state == MT_POP_RUNNING ? MT_POP_QUITTING : MT_POP_OFF;
 	pthread_cond_signal(&pop_cond);
 	mt_unlock(&ls);
 	if (joinable)
 		pthread_join(pop_thread, NULL);   /* (cancellation is off: see mt_lock) */
+}
+
+/* Before fork: the thread ends, and is gone from the process's threads when fork returns, so
+   that a program counting its threads right after (python 3.12 warns when it finds more than
+   one, and -W error fails) counts its own.  It starts again once the trace has grown
+   MT_POP_AFTER past the fork.  Not joined here, as fork may be called from a signal handler
+   that interrupted glibc's bookkeeping of threads, whose lock pthread_join takes: the next start
+   joins it.  One that is being started by this very thread (interrupted) is left alone.  Not
+   under lock. */
+void mt_populate_pause(void)
+{
+	int state = __atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED);
+	if (state == MT_POP_NONE || state == MT_POP_OFF)
+		return;
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	for (int i = 0; i < 10000 && mt_g.pop_state == MT_POP_STARTING &&
+	     pop_starter != (pid_t)mt_tls.tid; i++) {   /* another thread is creating it */
+		mt_unlock(&ls);
+		sched_yield();
+		mt_lock(&ls);
+	}
+	if (mt_g.pop_state == MT_POP_RUNNING) {
+		mt_g.pop_state = MT_POP_QUITTING;
+		pop_resumable = 1;
+		resume_file = mt_g.file_id;
+		resume_at = mt_g.next_off + MT_POP_AFTER;
+		pthread_cond_signal(&pop_cond);
+	}
+	int ending = mt_g.pop_state == MT_POP_QUITTING;
+	mt_unlock(&ls);
+	/* pthread_join returns once the thread has left user space, a moment before the kernel
+	   takes it out of the process's count of threads: until then tgkill finds it */
+	pid_t tid = 0;
+	int e = errno;
+	for (int i = 0; ending && i < 100000; i++) {
+		if (tid == 0)
+			tid = __atomic_load_n(&pop_tid, __ATOMIC_ACQUIRE);
+		if (tid != 0 && mt_libc.syscall(SYS_tgkill, (long)getpid(), (long)tid, 0L) != 0)
+			break;
+		sched_yield();
+	}
+	errno = e;
 }
 
 /* A program thread ends after its main thread has (pthread_exit): it may be the last, and the
@@ -529,10 +496,18 @@ static void init_cond(void)
 void mt_populate_start(void)
 {
 	int ok = 0;
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	int joinable = pop_joinable;   /* one ended for a fork */
+	pop_joinable = 0;
+	pop_tid = 0;
+	mt_unlock(&ls);
+	if (joinable)
+		pthread_join(pop_thread, NULL);
 	init_cond();
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* a sandbox's filter may kill a process that creates a thread */
-	if (seccomp_allows_thread()) {
+	if (mt_seccomp_allows_thread()) {
 		sigset_t all, old;
 		sigfillset(&all);
 		pthread_attr_t attr;
@@ -564,7 +539,6 @@ void mt_populate_start(void)
 			pthread_attr_destroy(&attr);
 		}
 	}
-	struct mt_lock_state ls;
 	mt_lock(&ls);
 	if (mt_g.pop_state == MT_POP_STARTING)
 		mt_g.pop_state = ok ? MT_POP_RUNNING : MT_POP_OFF;
@@ -581,6 +555,9 @@ void mt_populate_fork_child(void)
 		mt_libc.munmap(unmap_queue[n_unmap].base, unmap_queue[n_unmap].size);
 	}
 	pop_joinable = 0;
+	pop_tid = 0;
+	pop_resumable = 0;
+	resume_file = 0;
 	if (mt_g.pop_state != MT_POP_OFF || mt_g.sandboxed)
 		mt_g.pop_state = mt_g.sandboxed ? MT_POP_OFF : MT_POP_NONE;
 	mt_g.pop_waiting = 0;

@@ -20,7 +20,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "mtrace.h"
 #include "mt-internal.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -118,11 +117,12 @@ static struct mt_lock_state fork_ls;   /* busy: the forking thread's before fork
    parent's file; the prepare handlers that run after ours (registered before it) may map and
    allocate: mt_tls.locked keeps even their mapping calls from waiting for the lock.  The
    state is saved once the lock is held: a handler that interrupts before that and forks
-   runs these handlers too. */
+   runs these handlers too.  The populating thread ends first (mt_populate_pause). */
 static void fork_prepare(void)
 {
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
+	mt_populate_pause();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	fork_ls = ls;
@@ -156,12 +156,18 @@ void mt_fork_init(void)
    ------------------------------------------------------------------------------------------- */
 
 /* Finish the trace as exit() would, unless this is not the process it belongs to: a vfork
-   child shares the parent's memory, and must leave the parent's trace alone. */
+   child shares the parent's memory, and must leave the parent's trace alone.  The lock is never
+   let go: the signals it blocks stay blocked through the real exit, as a signal that came
+   meanwhile would be delivered at the unlock and end with it a process that untraced would
+   have exited (and no other thread starts anything of ours in between). */
 static void finish_at_exit(void)
 {
 	if (!mt_g.have_file || mt_g.sandboxed || mt_new_process_due() || getpid() != mt_g.pid)
 		return;
-	mtrace_stop();
+	struct mt_lock_state ls;
+	mt_tls.busy = 1;
+	mt_lock(&ls);
+	mt_file_finish(&mt_tls);
 }
 
 /* libc's _exit, found first if the tracer has not needed it yet (a program linked with

@@ -452,7 +452,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	/* windows of an earlier file still held by its writers stay mapped until given back;
 	   only the range used before is cleared, so a first open touches none of the table */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0, mt_win_held[w] = 0;
+		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0;
 	mt_g.win_lo = mt_g.win_hi = mt_g.win_live = 0;
 	mt_g.win_shift = window_shift();
 	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */

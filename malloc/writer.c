@@ -17,6 +17,94 @@
 #include "mt-internal.h"
 
 /* ---------------------------------------------------------------------------------------------
+   The chunks threads hold: where the records not yet counted are
+   ------------------------------------------------------------------------------------------- */
+
+/* An entry for each chunk handed out to a thread that is not exiting and not given back yet:
+   its file offset and length (0: a free entry).  A table of chunks rather than a list of the
+   threads' own state: a thread that ends without its exit destructor (a raw SYS_exit) leaves an
+   entry for a chunk that stays mapped, where a list would point into memory gone with it.  In
+   static memory first, then doubled in mappings of our own (no malloc here); the entries of an
+   earlier file are dropped at the next hand-out.  Under lock. */
+struct held_chunk {
+	uint64_t off;
+	uint32_t len;
+	uint32_t next_free;
+};
+#define HELD_STATIC 256u
+#define HELD_NONE UINT32_MAX
+static struct held_chunk held_static[HELD_STATIC];
+static struct held_chunk *held = held_static;
+static uint32_t held_cap = HELD_STATIC, held_top, held_free = HELD_NONE, held_file;
+
+/* Room for one more entry: 0, or -1 with errno (no memory for a larger table). */
+static int held_room(void)
+{
+	if (held_file != mt_g.file_id) {
+		held_file = mt_g.file_id;
+		held_top = 0;
+		held_free = HELD_NONE;
+	}
+	if (held_free != HELD_NONE || held_top < held_cap)
+		return 0;
+	size_t size = (size_t)held_cap * sizeof *held;
+	struct held_chunk *h = mt_libc.mmap(NULL, 2 * size, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return -1;
+	memcpy(h, held, size);
+	if (held != held_static)
+		mt_libc.munmap(held, size);
+	held = h;
+	held_cap *= 2;
+	return 0;
+}
+
+static uint32_t held_add(uint64_t off, uint32_t len)
+{
+	uint32_t i = held_free;
+	if (i != HELD_NONE)
+		held_free = held[i].next_free;
+	else
+		i = held_top++;
+	held[i].off = off;
+	held[i].len = len;
+	return i;
+}
+
+static void held_remove(uint32_t i)
+{
+	held[i].len = 0;
+	held[i].next_free = held_free;
+	held_free = i;
+}
+
+/* Committed calls in one held chunk, read through the window; then its pages leave the
+   process's page tables again (they are the page cache's: nothing is lost), so that however
+   many threads hold chunks, counting them adds a chunk's pages to the RSS at most.  The whole
+   chunk is read: a signal handler's records, or those of a mapping call nested in a call still
+   being recorded, may follow a slot not written yet. */
+static unsigned long long held_count(const struct held_chunk *h)
+{
+	uint32_t w = (uint32_t)(h->off >> mt_g.win_shift);
+	if (mt_win[w] == NULL || h->off < mt_g.reset_off)
+		return 0;   /* the program took the window over; or mtrace_reset discarded it */
+	char *base = mt_win[w] + (h->off & (MT_WINDOW_SIZE - 1));
+	unsigned long long n = 0;
+	for (uint32_t at = MTRACE_SLOT_SIZE; at < h->len; at += MTRACE_SLOT_SIZE) {
+		const struct mtrace_slot *sl = (const struct mtrace_slot *)(base + at);
+		uint8_t call = __atomic_load_n(&sl->call, __ATOMIC_ACQUIRE);
+		n += call >= 1 && call <= MTRACE_CALL_LAST_MAP;
+		if (call && (sl->flags & MTRACE_RF_WIDE))
+			at += MTRACE_SLOT_SIZE;   /* its second slot */
+	}
+	uintptr_t ps = (uintptr_t)getpagesize();
+	uintptr_t lo = (uintptr_t)base & ~(ps - 1), hi = ((uintptr_t)base + h->len + ps - 1) & ~(ps - 1);
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);   /* (windows begin and end on pages) */
+	return n;
+}
+
+/* ---------------------------------------------------------------------------------------------
    Chunks
    ------------------------------------------------------------------------------------------- */
 
@@ -33,8 +121,8 @@ void mt_release_locked(struct mt_thread *t)
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
 		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
 		mt_win_done[w] += len;
-		if (!t->exiting)   /* (an exit chunk was never counted as held) */
-			mt_win_held[w]--;
+		if (!t->exiting)   /* (an exit chunk was never listed as held) */
+			held_remove(t->held_ix);
 		/* the window is behind the writers: give it back, unless a record of the thread's
 		   there is still to be written (MT_BUSY_NESTED; a later release or the stop
 		   does) */
@@ -63,30 +151,18 @@ void mt_count_released(uint64_t off, uint64_t n)
 	mt_win_count[off >> mt_g.win_shift] += n;
 }
 
-/* Under lock: the records written so far.  Windows whose chunks are all released have theirs
-   counted; in a window where a running thread still holds a chunk (a program that stops, or
-   exits, while other threads allocate), the written records are counted in the mapping. */
+/* Under lock: the records written so far: those of the chunks given back, counted then, and
+   those in the chunks threads still hold (a program that stops, or exits, while other threads
+   run or wait), read there. */
 unsigned long long mt_count_records(void)
 {
 	unsigned long long n = 0;
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
-		uint64_t handed = mt_window_handed(w);
-		if (mt_win_done[w] == handed || mt_win[w] == NULL || mt_win_held[w] == 0) {
-			n += mt_win_count[w];
-			continue;
-		}
-		uint64_t from = w == 0 ? MTRACE_HEADER_SIZE : 0, lo = (uint64_t)w << mt_g.win_shift;
-		if (mt_g.reset_off > lo + from) /* (what mtrace_reset discarded: readers skip it) */
-			from = mt_g.reset_off - lo < handed ? mt_g.reset_off - lo : handed;
-		for (uint64_t off = from; off < handed; off += MTRACE_SLOT_SIZE) {
-			const struct mtrace_slot *sl =
-				(const struct mtrace_slot *)(mt_win[w] + off);
-			uint8_t call = __atomic_load_n(&sl->call, __ATOMIC_ACQUIRE);
-			n += call >= 1 && call <= MTRACE_CALL_LAST_MAP;
-			if (call && (sl->flags & MTRACE_RF_WIDE))
-				off += MTRACE_SLOT_SIZE;   /* its second slot */
-		}
-	}
+	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+		n += mt_win_count[w];
+	if (held_file == mt_g.file_id)
+		for (uint32_t i = 0; i < held_top; i++)
+			if (held[i].len)
+				n += held_count(&held[i]);
 	return n;
 }
 
@@ -135,6 +211,8 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 			"memory: records written there since its last check are in the program's "
 			"memory", 0);
 		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
+		if (!t->exiting)
+			held_remove(t->held_ix);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
 	mt_retired_unmap(t);
@@ -169,12 +247,16 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 			"cannot map the trace file", errno);
 		return NULL;
 	}
+	if (!t->exiting && held_room() < 0) {
+		mt_fail(MTRACE_STOP_MAP, "cannot map memory for the table of chunks held", errno);
+		return NULL;
+	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_g.next_off = off + len;
 	if (t->exiting)
 		mt_count_released(off, 1); /* the record handed out below (nothing can fail now) */
 	else
-		mt_win_held[w]++;
+		t->held_ix = held_add(off, (uint32_t)len);
 	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
 	o->start_helper = mt_populate_wanted(may_start);
 	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that

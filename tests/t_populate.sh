@@ -52,14 +52,21 @@ traced "$TMP/f" "$TP/popcheck" $N fork >"$TMP/out"
 eq "fork: the parent's thread" "threads 1" "$(sed -n 1p "$TMP/out")"
 eq "fork: the child starts its own" "child threads 1" "$(sed -n 3p "$TMP/out")"
 eq "fork: blocked there too" "child blocked yes" "$(sed -n 4p "$TMP/out")"
+# the thread ends before fork, gone from the process's threads when it returns: a program that
+# counts them right after (python 3.12 warns when it finds more than one) finds its own, as
+# untraced; it starts again once the trace has grown 16 MiB past the fork
+eq "fork: right after it the parent has no thread but its own, as untraced" \
+	"after fork: threads 0" "$(sed -n 5p "$TMP/out")"
+eq "fork: the thread starts again 16 MiB later" "later: threads 1" "$(sed -n 6p "$TMP/out")"
+eq "fork: blocked when it starts again" "later: blocked yes" "$(sed -n 7p "$TMP/out")"
 nf=0
 for f in "$TMP"/f.*; do
 	nf=$((nf + 1))
 	check "fork: $(basename "$f") validates" "$BIN/trace_dump" -c "$f"
 done
 eq "fork: two traces" 2 "$nf"
-eq "fork: all parent and child calls, none lost or doubled" "$N $N" \
-	"$(for f in "$TMP"/f.*; do m5=$(count "$f" malloc 1005); m6=$(count "$f" malloc 1006); echo $((m5 + m6)); done | tr '\n' ' ' | sed 's/ $//')"
+eq "fork: all parent and child calls, none lost or doubled" "$N $((2 * N))" \
+	"$(for f in "$TMP"/f.*; do m5=$(count "$f" malloc 1005); m6=$(count "$f" malloc 1006); echo $((m5 + m6)); done | sort -n | tr '\n' ' ' | sed 's/ $//')"
 
 # The thread must not keep the process alive: a program whose main thread ends by pthread_exit
 # exits (status 0, atexit handlers run) when its last thread ends, as untraced.

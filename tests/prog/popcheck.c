@@ -8,6 +8,9 @@
  *   seccomp-exec: installs it and runs itself again in plain mode (started under a filter, as
  *            in a container: the thread may start);
  *   fork:    afterwards a child makes N more pairs of malloc(1006) and prints "child threads K";
+ *            then the parent prints "after fork: threads K" (the process's threads besides the
+ *            one forking, counted in the parent right after fork, as python counts them), makes
+ *            N more pairs and prints "later: threads K" (threads named mtrace-populate);
  *   restart: mtrace_stop() and mtrace_start() (found with dlsym) between 3 rounds of N pairs;
  *   mainexit: the pairs and the report run in a second thread while the main thread ends by
  *            pthread_exit (the process must then exit with status 0, running atexit handlers
@@ -241,8 +244,11 @@ int main(int argc, char **argv)
 			report("child ");
 			_exit(0);
 		}
-		int st;
+		int after = other_threads(), st;
 		waitpid(c, &st, 0);
+		printf("after fork: threads %d\n", after);
+		pairs(n, 1005);
+		report("later: ");
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 	}
 	return 0;

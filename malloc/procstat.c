@@ -1,0 +1,99 @@
+/* procstat.c - the process as the kernel reports it, for the populating thread (populate.c):
+ * whether the seccomp filters in force are the program's own or were there when it started, and
+ * whether the calling thread is alone in the process.  /proc read with open and read: no stdio,
+ * no allocation.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "mt-internal.h"
+
+/* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
+static ssize_t read_proc(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
+   ------------------------------------------------------------------------------------------- */
+
+static int seccomp_mode_at_init;
+static long seccomp_filters_at_init = -1;
+
+/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1. */
+static long seccomp_filters(void)
+{
+	static char buf[8192];   /* used at initialisation and by the one thread starting us */
+	if (read_proc("/proc/self/status", buf, sizeof buf) < 0)
+		return -1;
+	const char *p = strstr(buf, "\nSeccomp_filters:");
+	if (p == NULL)
+		return -1;
+	p += sizeof "\nSeccomp_filters:" - 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	long v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	return v;
+}
+
+void mt_populate_init(void)
+{
+	seccomp_mode_at_init = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	if (seccomp_mode_at_init > 0)
+		seccomp_filters_at_init = seccomp_filters();
+}
+
+/* No filter, or only those the program was started under. */
+int mt_seccomp_allows_thread(void)
+{
+	int mode = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	if (mode == 0)
+		return 1;
+	if (mode != 2 || seccomp_mode_at_init != 2 || seccomp_filters_at_init < 0)
+		return 0;   /* strict mode, a filter installed since, or nothing to compare with */
+	return seccomp_filters() == seccomp_filters_at_init;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Is the thread alone in the process?
+   ------------------------------------------------------------------------------------------- */
+
+/* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
+   counts a main thread that has ended by pthread_exit (a zombie until the process ends).
+   1 alone, 0 not or unknown. */
+int mt_alone(void)
+{
+	char buf[1024];
+	if (read_proc("/proc/self/stat", buf, sizeof buf) < 0)
+		return 0;
+	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
+	if (p == NULL || p[1] != ' ')
+		return 0;
+	char state = p[2];
+	p += 2;
+	for (int field = 3; field < 20; field++) {   /* on to field 20 */
+		p = strchr(p, ' ');
+		if (p == NULL)
+			return 0;
+		p++;
+	}
+	long threads = 0;
+	while (*p >= '0' && *p <= '9')
+		threads = threads * 10 + (*p++ - '0');
+	return threads == 1 || (threads == 2 && state == 'Z');
+}
