@@ -2,7 +2,8 @@
  * 20 times (a new file each time): the windows of each earlier file where that thread held a
  * chunk must go once it gives the chunk back.
  *   api_cycle BASE   traces into BASE.PID...; prints "mappings N", the mappings of trace files
- *                    left once the thread has gone on for a while after the last start */
+ *                    left once the thread has made calls after the last start (its next call
+ *                    gives its chunk back: counted, not timed, so a loaded machine waits) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "mtrace.h"
 
 static volatile int stop_worker;
+static unsigned long calls;   /* the worker's, atomically */
 
 static void *worker(void *unused)
 {
@@ -19,6 +21,7 @@ static void *worker(void *unused)
 	while (!stop_worker) {
 		void *volatile p = malloc(16);
 		free(p);
+		__atomic_add_fetch(&calls, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -48,7 +51,11 @@ int main(int argc, char **argv)
 		mtrace_stop();
 		mtrace_start();
 	}
-	usleep(50000);
+	/* until the worker has made a few calls into the new file: a loaded machine may not have
+	   run it since */
+	unsigned long at = __atomic_load_n(&calls, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&calls, __ATOMIC_ACQUIRE) < at + 10)
+		usleep(1000);
 	printf("mappings %d\n", mappings_of(argv[1]));
 	stop_worker = 1;
 	pthread_join(t, NULL);
