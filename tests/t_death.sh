@@ -41,8 +41,8 @@ eq "double free: both frees of the malloc(1007) recorded" 2 "$("$BIN/trace_dump"
 # exec, so that $! is the traced program itself and not a subshell around it
 ( MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/k" LD_PRELOAD="$LIB" exec "$TP/dies" spin >"$TMP/out" ) &
 pid=$!
-i=0; while [ ! -s "$TMP/out" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 0.5
+# killed once its trace holds 1 MiB of records (30,000 and more), however long that takes
+i=0; while [ "$(cat "$TMP"/k.* 2>/dev/null | wc -c)" -lt 1500000 ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 $pid; wait $pid 2>/dev/null
 f=$(one_file "$TMP/k.*")
 size1=$(stat -c %s "$f"); sleep 0.3; size2=$(stat -c %s "$f")
