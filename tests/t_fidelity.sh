@@ -19,7 +19,13 @@ eq "phases: the workload holds every sample" "$samples" "$(wl "$TMP/p.wl" sample
 eq "phases: valid" 0 "$(wl "$TMP/p.wl" violations)"
 ge "phases: the idle time is marked" 1 "$(wl "$TMP/p.wl" at)"
 grep -q "^  memory samples   $samples: anonymous RSS " "$TMP/sum" && ok "phases: the summary counts the samples" || bad "phases: $(grep samples "$TMP/sum")"
-"$BIN/trace_dump" "$TMP/p.wl" | grep -q '^# samples   ' && ok "trace_dump: the samples in the header" || bad "trace_dump: no samples line"
+"$BIN/trace_dump" -H "$TMP/p.wl" >"$TMP/h"
+grep -q '^# samples   ' "$TMP/h" && ok "trace_dump: the samples in the header" || bad "trace_dump: no samples line"
+# the program's peak comes after its idle time (1 ms or more), and within the trace's time
+at=$(sed -n 's/^# samples .* at \([0-9,]*\) us)$/\1/p' "$TMP/h" | tr -d ,)
+ran=$(sed -n 's/^# pace .* the trace ran \([0-9,]*\) us$/\1/p' "$TMP/h" | tr -d ,)
+check "trace_dump: the peak's time after the idle time and within the run ($at us of $ran)" \
+	test "${at:-0}" -ge 1000 -a "${at:-0}" -le "${ran:-0}"
 
 "$R" -i 1 "$TMP/p.wl" >"$TMP/p.txt"; eq "phases: replayed" 0 "$?"
 eq "phases: the summary's 12th line is the total call time" "Total call time" "$(sed -n 12p "$TMP/p.txt" | cut -d: -f1)"
