@@ -134,8 +134,12 @@ ge "cross-thread stress: slots near the peak of live blocks (<= 1000)" "$(wl "$T
 
 traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 300000 >/dev/null
 f=$(one_file "$TMP/m.*")
-"$BIN/trace2wl" -q "$TMP/m.wl" "$f"
+"$BIN/trace2wl" "$TMP/m.wl" "$f" 2>"$TMP/m.sum"
 "$TP/wl_check" "$TMP/m.wl" >/dev/null; eq "mbench: replayable" 0 "$?"
+# one figure, said the same by the tool that wrote it and the one that reads it
+eq "mbench: trace_dump -H counts the slots trace2wl said" \
+	"$(sed -n 's/.* waits, \([0-9,]*\) slots, .*/\1/p' "$TMP/m.sum")" \
+	"$("$BIN/trace_dump" -H "$TMP/m.wl" | sed -n 's/^# streams .*, \([0-9,]*\) slots, .*/\1/p')"
 size=$(stat -c %s "$TMP/m.wl"); calls=$(wl "$TMP/m.wl" calls)
 ge "mbench: a real workload was measured (calls)" 500000 "$calls"
 check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test "${size:-999999999}" -le $((${calls:-0} * 6))
