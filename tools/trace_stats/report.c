@@ -279,11 +279,11 @@ void report_trace(const struct stats *s, enum report_format f)
    Two traces side by side
    ------------------------------------------------------------------------------------------- */
 
-static uint64_t p99(const struct stats *s, int c)   /* of the recorded durations, ns; 0: none */
+/* of the recorded durations, ns; DIFF_NOT_RECORDED when the trace holds none of that class */
+static uint64_t p99(const struct stats *s, int c)
 {
 	uint64_t avg, pt[LAT_POINTS];
-	stats_durations(s, c, &avg, pt);
-	return pt[LAT_P99];
+	return stats_durations(s, c, &avg, pt) ? pt[LAT_P99] : DIFF_NOT_RECORDED;
 }
 
 void report_diff(const struct stats *a, const struct stats *b, enum report_format f)
