@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *in = argv[optind], *out = argv[optind + 1];
-	out = tool_check_output(out, argv + optind, 1, 1);   /* an older import may be replaced */
+	out = tool_check_output(out, argv + optind, 1, OUTPUT_TRACE_OK);   /* an older import may be replaced */
 	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
 	if (!f)
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));

@@ -90,7 +90,7 @@ static const char *check_output(const char *opt, const char *path, const struct 
 			 "%s %s: with --compare or --repeat each run writes a file named "
 			 "after it (%s.ALLOCATOR): give a file name",
 			 opt, path, path);
-	return tool_check_output(path, inputs, 1, 0);
+	return tool_check_output(path, inputs, 1, OUTPUT_NO_STDOUT);
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
