@@ -28,10 +28,10 @@ check "trace_dump: the peak's time after the idle time and within the run ($at u
 	test "${at:-0}" -ge 1000 -a "${at:-0}" -le "${ran:-0}"
 
 "$R" -i 1 "$TMP/p.wl" >"$TMP/p.txt"; eq "phases: replayed" 0 "$?"
-eq "phases: the summary's 12th line is the total call time" "Total call time" "$(sed -n 12p "$TMP/p.txt" | cut -d: -f1)"
+eq "phases: the summary's 11th line is the total call time" "Total call time" "$(sed -n 11p "$TMP/p.txt" | cut -d: -f1)"
 grep -q '^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average, call by call$' "$TMP/p.txt" \
 	&& ok "phases: the fidelity line" || bad "phases: $(tail -n 2 "$TMP/p.txt")"
-check "phases: after the original summary" test "$(grep -n '^Program as traced' "$TMP/p.txt" | cut -d: -f1)" -gt 12
+check "phases: after the original summary" test "$(grep -n '^Program as traced' "$TMP/p.txt" | cut -d: -f1)" -gt 11
 "$R" --json -i 1 "$TMP/p.wl" >"$TMP/p.json"
 for k in program_rss_growth_kb replay_rss_growth_kb fidelity_peak_error fidelity_curve_error; do
 	v=$(json "$TMP/p.json" $k)

@@ -54,7 +54,7 @@ eq "durations: an imported trace (no clock) has none" "1 0" "$(v "$TMP/imp.tsv" 
 # --latency: the recorded durations as trace_run --latency writes its call times (trace_plot)
 "$S" -L "$TMP/e.lat" "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "--latency, a trace without -d: exit 0" 0 "$?"
 grep -q "only realloc's durations are recorded without mtracectl -d" "$TMP/err" && ok "--latency: says only realloc's are there" || bad "--latency warning: $(cat "$TMP/err")"
-eq "--latency: title, then header" "# trace_stats latency: program as traced, CLOCK_MONOTONIC|class	cycles	calls	at_or_below" "$(head -n 2 "$TMP/e.lat" | paste -sd'|')"
+eq "--latency: title, then header" "# trace_stats latency: program as traced, CLOCK_MONOTONIC|class	ns	calls	at_or_below" "$(head -n 2 "$TMP/e.lat" | paste -sd'|')"
 eq "--latency: realloc's rows (2 ticks 4 times, then 5 once)" "realloc 2 4 0.8|realloc 5 1 1" "$(tail -n +3 "$TMP/e.lat" | tr '\t' ' ' | paste -sd'|')"
 "$S" -L "$TMP/d.lat" "$dt" >/dev/null; eq "--latency, a trace taken with -d: exit 0" 0 "$?"
 for k in malloc free; do
