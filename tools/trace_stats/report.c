@@ -172,7 +172,10 @@ static void program_memory(const struct stats *s)
 			       units_ns(t, sizeof t, (double)ns_since_start(s, p->peak_anon_t)),
 			       fmt_commas(d, s->peak_anon_idx), units_bytes(b, sizeof b, growth),
 			       units_bytes(c, sizeof c, p->first_anon));
-			e->say("  peak RSS %s, peak virtual size %s\n",
+			/* (statm's resident: the trace's own pages the tracer had mapped count in
+			   it, as do the libraries'; the anonymous figures above are the program's) */
+			e->say("  peak RSS %s, peak virtual size %s (the tracer's mapped pages of "
+			       "the trace included)\n",
 			       units_bytes(a, sizeof a, p->peak_rss),
 			       units_bytes(b, sizeof b, p->peak_vsz));
 		}
