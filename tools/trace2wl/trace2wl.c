@@ -15,6 +15,7 @@
 
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
+	"  or:  trace2wl [OPTION]... -o OUTFILE [TRACE]...\n"
 	"Convert the traces of one process into a workload: per-thread streams of allocator\n"
 	"calls with slots instead of addresses, in an order that can really happen, with the\n"
 	"cross-thread waits that order needs.  Reads standard input when no TRACE is given.\n"
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"twice, split files out of the order written, or the images before and after an exec\n"
 	"are refused.\n"
 	"\n"
+	"  -o, --output=FILE  write the workload to FILE (else the first operand is OUTFILE)\n"
 	"      --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
 	"      --pace-threshold=US  mark where a thread was idle US microseconds or more before\n"
@@ -210,6 +212,18 @@ static int same_process(struct first_input *f, const struct trace_reader *r, cha
 	return -1;
 }
 
+/* Does path begin with a trace's magic? */
+static int is_trace(const char *path)
+{
+	char head[MTRACE_MAGIC_LEN];
+	FILE *f = fopen(path, "rb");
+	int yes = f && fread(head, 1, sizeof head, f) == sizeof head &&
+		  !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 /* The same file given twice (by any name). */
 static void no_duplicates(char **inputs, int n)
 {
@@ -228,18 +242,20 @@ int main(int argc, char **argv)
 		{ "progress", no_argument, 0, 'p' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "dj-format", required_argument, 0, 2 },
+		{ "output", required_argument, 0, 'o' },
 		{ "pace-threshold", required_argument, 0, 1 },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
-	const char *dj = NULL;
+	const char *dj = NULL, *out = NULL;
 	uint64_t pace_us = 1000;
 	int progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 2: dj = optarg; break;
+		case 'o': out = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
 				tool_die(EXIT_USAGE,
@@ -254,11 +270,13 @@ int main(int argc, char **argv)
 		default: fputs("Try 'trace2wl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind == argc) {
+	int positional = !out;   /* OUTFILE TRACE..., dj/malloc's order */
+	if (positional && optind == argc) {
 		fputs("trace2wl: no output file given\nTry 'trace2wl --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	const char *out = argv[optind++];
+	if (positional)
+		out = argv[optind++];
 	static char *stdin_only[] = { "-", NULL };
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
@@ -273,7 +291,17 @@ int main(int argc, char **argv)
 	if (dj && (!strcmp(dj, out) || tool_same_file(dj, out)))
 		tool_die(EXIT_USAGE,
 			 "%s: the workload and its --dj-format copy would be the same file", dj);
-	out = tool_check_output(out, inputs, ninputs, 0);
+	struct tool_err e;
+	const char *checked = output_check(out, inputs, ninputs, 0, &e);
+	int is_input = 0;
+	for (int i = 0; i < ninputs; i++)
+		is_input |= tool_same_file(out, inputs[i]);
+	if (!checked && positional && !is_input && is_trace(out))
+		tool_die(EXIT_USAGE, "%s is a trace: the output comes first (trace2wl OUTFILE "
+			 "TRACE..., or trace2wl -o OUTFILE TRACE...)", out);
+	if (!checked)
+		tool_die_err(&e);
+	out = checked;
 	no_duplicates(inputs, ninputs);
 	if (dj)
 		dj = tool_check_output(dj, inputs, ninputs, 0);

@@ -224,6 +224,18 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		}
 	}
 	if (optind != argc - 1) {
+		/* --compare glibc jemalloc x.wl: the list's other names came as operands */
+		int names = o->compare && optind < argc - 1;
+		for (int i = optind; names && i < argc - 1; i++)
+			names = allocator_known_name(argv[i]);
+		if (names) {
+			char list[1024];
+			int at = snprintf(list, sizeof list, "%s", o->compare);
+			for (int i = optind; i < argc - 1 && at < (int)sizeof list; i++)
+				at += snprintf(list + at, sizeof list - (size_t)at, ",%s", argv[i]);
+			tool_die(EXIT_USAGE, "--compare's list is one argument, its names separated "
+				 "by commas: --compare %s", list);
+		}
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n",
 			optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;

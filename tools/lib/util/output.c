@@ -441,7 +441,7 @@ const char *output_check(const char *out, char *const *inputs, int n, int flags,
 		close(fd);
 	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) {
 		tool_fail(e, EXIT_USAGE, "%s is an mtrace trace, which the output would replace: "
-			  "name another file, or remove it first", out);
+			  "name another file", out);
 		free(target);
 		return NULL;
 	}
