@@ -136,6 +136,11 @@ traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 300000 >/dev/null
 f=$(one_file "$TMP/m.*")
 "$BIN/trace2wl" "$TMP/m.wl" "$f" 2>"$TMP/m.sum"
 "$TP/wl_check" "$TMP/m.wl" >/dev/null; eq "mbench: replayable" 0 "$?"
+# its summary on a terminal of 80 columns: lines broken at spaces, never inside a number
+"$TP/ptyrun" 80 "$BIN/trace2wl" "$TMP/m80.wl" "$f" | tr -d '\r' >"$TMP/m80.sum"
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/m80.sum")
+check "summary on 80 columns: no line wider than 79 ($widest)" test "$widest" -le 79
+eq "... the same words and numbers as piped" "$(tr -s ' \n' '  ' <"$TMP/m.sum")" "$(tr -s ' \n' '  ' <"$TMP/m80.sum" | sed "s|$TMP/m80.wl|$TMP/m.wl|")"
 # one figure, said the same by the tool that wrote it and the one that reads it
 eq "mbench: trace_dump -H counts the slots trace2wl said" \
 	"$(sed -n 's/.* waits, \([0-9,]*\) slots, .*/\1/p' "$TMP/m.sum")" \

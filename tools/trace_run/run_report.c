@@ -250,9 +250,64 @@ void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *med, int64_t 
    sets of runs, the two that keep them apart). */
 #define SPREAD_MIN_RUNS 3
 
+/* A row of the --compare table: its label, its field (-1: START -> END), and whether it is a
+   time (its label then says the timer's unit) */
+struct compare_row {
+	const char *label;
+	int field, timed;
+};
+
 static int overlap(int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], int a, int b, int field)
 {
 	return lo[a][field] <= hi[b][field] && lo[b][field] <= hi[a][field];
+}
+
+/* The --compare table's columns [a0, a1): their names, then a line a row */
+static void report_compare_rows(const struct compare_row *rows, size_t nrows, int a0, int a1,
+				const char *const *names, int64_t (*med)[NFIELDS],
+				int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed,
+				const int *calls_failed, const int *w, unsigned reps, int marks,
+				int samples)
+{
+	/* a single run says nothing of the spread: said where the eye starts */
+	printf("%-26s", reps == 1 ? "(a single run each)" : "");
+	for (int a = a0; a < a1; a++)
+		printf(" %*s", w[a], names[a]);
+	printf("\n");
+	for (size_t i = 0; i < nrows; i++) {
+		if (rows[i].field >= F_PROG_GROWTH && !samples)
+			continue;
+		char label[64];
+		snprintf(label, sizeof label, rows[i].timed ? "%s (%s)" : "%s", rows[i].label,
+			 cycles_unit());
+		printf("%-26s", label);
+		for (int a = a0; a < a1; a++) {
+			int f = rows[i].field;
+			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
+			char cell[64];
+			if (failed[a])
+				printf(" %*s", w[a], "failed");
+			else if (f < 0) {
+				snprintf(cell, sizeof cell, "%s -> %s%s",
+					 report_num(med[a][F_RSS_START]),
+					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
+				printf(" %*s", w[a], cell);
+			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
+				printf(" %*s", w[a], cell);
+			else if (calls_failed[a]) {
+				snprintf(cell, sizeof cell, "%s!", report_num(v));
+				printf(" %*s", w[a], cell);
+			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
+				printf(" %*s", w[a], report_num(v));
+			else {
+				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v),
+					 (double)v / (double)b,
+					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
+				printf(" %*s", w[a], cell);
+			}
+		}
+		printf("\n");
+	}
 }
 
 void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
@@ -263,7 +318,7 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	/* Max RSS as a single run means it: the growth, then its two ends (row field -1).  Call
 	   times (timed: their label says the timer's unit) as the median call and the 99th
 	   percentile first: an average is one outlier's (a 16 ms call among 20,000) */
-	static const struct { const char *label; int field, timed; } rows[] = {
+	static const struct compare_row rows[] = {
 		{ "wall time (usec)", F_WALL, 0 }, { "elapsed", F_CYCLES, 1 },
 		{ "Max RSS (KiB)", F_RSS_GROWTH, 0 }, { "  START -> END (KiB)", -1, 0 },
 		{ "peak VmRSS (KiB)", F_PEAK_RSS, 0 },
@@ -315,52 +370,31 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			n = strlen(names[a]);
 		w[a] = n > 22 ? (int)n : 22;
 	}
-	/* a single run says nothing of the spread: said where the eye starts */
-	printf("%-26s", reps == 1 ? "(a single run each)" : "");
-	for (int a = 0; a < na; a++)
-		printf(" %*s", w[a], names[a]);
-	printf("\n");
 	int samples = 0, other = 0;   /* a column has the program's figures; one not as traced */
 	for (int a = 0; a < na; a++)
 		if (!failed[a] && med[a][F_PROG_GROWTH] != F_NA) {
 			samples = 1;
 			other |= !med[a][F_FID_APPLIES];
 		}
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		if (rows[i].field >= F_PROG_GROWTH && !samples)
-			continue;
-		char label[64];
-		snprintf(label, sizeof label, rows[i].timed ? "%s (%s)" : "%s", rows[i].label,
-			 cycles_unit());
-		printf("%-26s", label);
-		for (int a = 0; a < na; a++) {
-			int f = rows[i].field;
-			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
-			char cell[64];
-			if (failed[a])
-				printf(" %*s", w[a], "failed");
-			else if (f < 0) {
-				snprintf(cell, sizeof cell, "%s -> %s%s",
-					 report_num(med[a][F_RSS_START]),
-					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
-				printf(" %*s", w[a], cell);
-			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
-				printf(" %*s", w[a], cell);
-			else if (calls_failed[a]) {
-				snprintf(cell, sizeof cell, "%s!", report_num(v));
-				printf(" %*s", w[a], cell);
-			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
-				printf(" %*s", w[a], report_num(v));
-			else {
-				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v),
-					 (double)v / (double)b,
-					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
-				printf(" %*s", w[a], cell);
-			}
-		}
-		printf("\n");
+	/* on a terminal narrower than the table: the columns in groups that fit, each under the
+	   labels again (piped, one table of any width) */
+	int width = tool_tty_width(1);
+	for (int a0 = 0, a1; a0 < na; a0 = a1) {
+		int used = 26 + 1 + w[a0];
+		for (a1 = a0 + 1; a1 < na && (!width || used + 1 + w[a1] <= width - 1); a1++)
+			used += 1 + w[a1];
+		if (a0)
+			printf("\n");
+		report_compare_rows(rows, sizeof rows / sizeof rows[0], a0, a1, names, med, lo, hi,
+				    failed, calls_failed, w, reps, marks, samples);
 	}
-	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
+	/* the notes, broken at spaces to fit a terminal */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+	if (!o)
+		return;
+	fprintf(o, "(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
 	       reps, reps == 1 ? "" : "s",
 	       failed[0] ? "no ratios: no figures for"
 	       : calls_failed[0] ? "no ratios: calls failed with" : "ratios to",
@@ -368,20 +402,22 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	for (int a = 0; a < na; a++)
 		if (calls_failed[a]) {
 			char what[300];
-			printf("(!: with %s, %s%s: its figures are not comparable)\n", names[a],
+			fprintf(o, "(!: with %s, %s%s: its figures are not comparable)\n", names[a],
 			       report_failures(fails[a], what, sizeof what),
 			       reps > 1 ? " in a run at least" : "");
 		}
-	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run "
+	fprintf(o, "(Max RSS: how much the peak resident set grew during the replay, as a single run "
 	       "says it)\n");
 	if (other)
-		printf("(RSS growth beside the program's, in a column not on the traced allocator "
-		       "and settings:\n"
+		fprintf(o, "(RSS growth, in a column not on the traced allocator and settings:\n"
 		       " what that allocator would have used, not how faithful the replay is)\n");
 	if (marks)
-		printf("(~: the columns' runs overlap, smallest to largest: a difference within "
+		fprintf(o, "(~: the columns' runs overlap, smallest to largest: a difference within "
 		       "this machine's spread)\n");
 	else if (na > 1)
-		printf("(-r %d or more marks the ratios within this machine's spread "
+		fprintf(o, "(-r %d or more marks the ratios within this machine's spread "
 		       "between runs)\n", SPREAD_MIN_RUNS);
+	fclose(o);
+	print_wrapped(stdout, text, width, 1);
+	free(text);
 }
