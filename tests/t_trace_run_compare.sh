@@ -163,7 +163,7 @@ cols4='glibc,glibc(M_ARENA_MAX=1),glibc(M_TOP_PAD=65536),glibc(M_MMAP_MAX=0)'
 # (the progress line, cleared on the terminal, is left out)
 widest=$(sed 's/.*trace_run: [^ ]*\( *\)//' "$TMP/tty.txt" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
 check "a terminal of 80 columns: no line wider than 79 ($widest)" test "$widest" -le 79
-eq "... every column there" 4 "$(grep '^(a single run each)' "$TMP/tty.txt" | tr -s ' ' '\n' | grep -c '^glibc')"
+eq "... every column there" 4 "$(sed -n 's/.*(a single run each)//p' "$TMP/tty.txt" | tr -s ' ' '\n' | grep -c '^glibc')"
 eq "... the labels once a group" 2 "$(grep -c '^wall time (usec)' "$TMP/tty.txt")"
 "$R" --compare "$cols4" "$TMP/m.wl" >"$TMP/pipe.txt" 2>/dev/null
 eq "piped: one table" 1 "$(grep -c '^wall time (usec)' "$TMP/pipe.txt")"
