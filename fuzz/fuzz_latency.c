@@ -24,11 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		PROPERTY(t.calls[c] >= (double)t.n[c], "class %d: %g calls in %zu rows", c,
 			 t.calls[c], t.n[c]);
 		for (size_t i = 0; i < t.n[c]; i++) {
-			PROPERTY(t.cycles[c][i] >= 0 && t.cycles[c][i] < 1e18,
-				 "class %d row %zu: cycles %g", c, i, t.cycles[c][i]);
+			PROPERTY(t.time[c][i] >= 0 && t.time[c][i] < 1e18,
+				 "class %d row %zu: time %g", c, i, t.time[c][i]);
 			PROPERTY(t.share[c][i] >= 0 && t.share[c][i] <= 1,
 				 "class %d row %zu: share %g", c, i, t.share[c][i]);
-			PROPERTY(i == 0 || (t.cycles[c][i] >= t.cycles[c][i - 1] &&
+			PROPERTY(i == 0 || (t.time[c][i] >= t.time[c][i - 1] &&
 					    t.share[c][i] >= t.share[c][i - 1]),
 				 "class %d row %zu: falls", c, i);
 		}

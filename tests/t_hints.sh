@@ -40,6 +40,12 @@ eq "trace_dump LOG: trace_import reads it" "trace_dump: app.log: offset 0: a gli
 cmd=$(sed -n 's/.*makes a trace of it (\(.*\))$/\1/p' "$TMP/err")
 sh -c "PATH='$BIN':\$PATH; $cmd" 2>&1; eq "the trace_import command as printed: exit 0" 0 "$?"
 "$BIN/trace_dump" -c app.mtrace >/dev/null; eq "its trace reads" 0 "$?"
+# a log named as README names it, LOG.mtrace: the trace to make is another file
+cp "$TMP/app.log" "$TMP/app2.mtrace"
+"$BIN/trace_stats" app2.mtrace >/dev/null 2>"$TMP/err"
+cmd=$(sed -n 's/.*makes a trace of it (\(.*\))$/\1/p' "$TMP/err")
+eq "trace_stats LOG.mtrace: trace_import into another file" "trace_import app2.mtrace app2.trace" "$cmd"
+sh -c "PATH='$BIN':\$PATH; $cmd" 2>&1; eq "... which works: exit 0" 0 "$?"
 
 # --- a mistyped allocator: exit 2, the known names and the one meant
 "$BIN/trace2wl" -q "$TMP/x.wl" "$T"

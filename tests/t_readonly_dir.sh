@@ -23,10 +23,12 @@ fi
 as_user test -w "$TMP/ro" && skip "the directory stays writable (a filesystem that ignores permissions)"
 unwritable() { # DESCRIPTION OUTPUT COMMAND...
 	d=$1 out=$2; shift 2
+	case $d in trace_run*) also="" ;; *) also=", or to standard output" ;; esac
 	as_user "$@" >/dev/null 2>"$TMP/err"
 	eq "$d: exit 3" 3 "$?"
-	grep -q "^[a-z_0-9]*: $out: cannot create the temporary file it is written to before it is renamed into place, in $TMP/ro: Permission denied (write the output to another directory, or to standard output)$" "$TMP/err" &&
+	grep -q "^[a-z_0-9]*: $out: cannot create the temporary file it is written to before it is renamed into place, in $TMP/ro: Permission denied (write the output to another directory$also)$" "$TMP/err" &&
 		ok "$d: says it is the temporary file, where, and what to do" || bad "$d: $(cat "$TMP/err")"
+	eq "$d: one line, before any work" 1 "$(wc -l <"$TMP/err")"
 	eq "$d: the output left as it was" old "$(cat "$out")"
 }
 unwritable "trace2wl" "$TMP/ro/out.wl" "$BIN/trace2wl" -q "$TMP/ro/out.wl" "$T"
@@ -35,4 +37,6 @@ unwritable "trace_plot" "$TMP/ro/out.svg" "$BIN/trace_plot" -o "$TMP/ro/out.svg"
 unwritable "trace_pack" "$TMP/ro/out.gz" "$BIN/trace_pack" -o "$TMP/ro/out.gz" "$T"
 unwritable "trace_import" "$TMP/ro/out.trace" "$BIN/trace_import" "$TMP/log" "$TMP/ro/out.trace"
 unwritable "trace_run --log" "$TMP/ro/out.tsv" "$BIN/trace_run" --log "$TMP/ro/out.tsv" "$TMP/m.wl"
+# each run of --compare writes PREFIX.COLUMN: refused before the first run, not column by column
+unwritable "trace_run --compare -L" "$TMP/ro/out.tsv" "$BIN/trace_run" --compare glibc,glibc -L "$TMP/ro/out.tsv" "$TMP/m.wl"
 finish

@@ -49,7 +49,7 @@ eq "reused thread id: the second 7 waits for 8's malloc before freeing its block
 "$TP/wl_check" "$TMP/reuse.wl" | grep -q '^violations 0$' && ok "reused thread id: a legal order" || bad "reused thread id: violations"
 "$BIN/trace_stats" --tsv "$TMP/reuse" | awk -F'\t' '$1 == "trace" && $2 == "threads" { print $3 }' >"$TMP/nth"
 eq "reused thread id: trace_stats counts three threads" 3 "$(cat "$TMP/nth")"
-"$BIN/trace_dump" -c "$TMP/reuse" | grep -q ': valid trace: 5 calls from 3 threads,' && ok "reused thread id: trace_dump counts three threads" || bad "trace_dump: $("$BIN/trace_dump" -c "$TMP/reuse")"
+"$BIN/trace_dump" -c "$TMP/reuse" | grep -q ': valid trace: 5 calls from 3 threads\(,\|$\)' && ok "reused thread id: trace_dump counts three threads" || bad "trace_dump: $("$BIN/trace_dump" -c "$TMP/reuse")"
 
 # --- dj/malloc traces from the generator, plain and compressed
 "$TP/mkfixture" dj-edge "$TMP/dj"
@@ -134,8 +134,17 @@ ge "cross-thread stress: slots near the peak of live blocks (<= 1000)" "$(wl "$T
 
 traced "$TMP/m" "$ROOT/$B/bench/mbench" 2 300000 >/dev/null
 f=$(one_file "$TMP/m.*")
-"$BIN/trace2wl" -q "$TMP/m.wl" "$f"
+"$BIN/trace2wl" "$TMP/m.wl" "$f" 2>"$TMP/m.sum"
 "$TP/wl_check" "$TMP/m.wl" >/dev/null; eq "mbench: replayable" 0 "$?"
+# its summary on a terminal of 80 columns: lines broken at spaces, never inside a number
+"$TP/ptyrun" 80 "$BIN/trace2wl" "$TMP/m80.wl" "$f" | tr -d '\r' >"$TMP/m80.sum"
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/m80.sum")
+check "summary on 80 columns: no line wider than 79 ($widest)" test "$widest" -le 79
+eq "... the same words and numbers as piped" "$(tr -s ' \n' '  ' <"$TMP/m.sum")" "$(tr -s ' \n' '  ' <"$TMP/m80.sum" | sed "s|$TMP/m80.wl|$TMP/m.wl|")"
+# one figure, said the same by the tool that wrote it and the one that reads it
+eq "mbench: trace_dump -H counts the slots trace2wl said" \
+	"$(sed -n 's/.* waits, \([0-9,]*\) slots, .*/\1/p' "$TMP/m.sum")" \
+	"$("$BIN/trace_dump" -H "$TMP/m.wl" | sed -n 's/^# streams .*, \([0-9,]*\) slots, .*/\1/p')"
 size=$(stat -c %s "$TMP/m.wl"); calls=$(wl "$TMP/m.wl" calls)
 ge "mbench: a real workload was measured (calls)" 500000 "$calls"
 check "mbench: at most 6 bytes per call ($size bytes / $calls calls)" test "${size:-999999999}" -le $((${calls:-0} * 6))

@@ -41,7 +41,15 @@ untouched() { check "$1: the trace is untouched" test "$(cksum <"$TMP/keep")" = 
 "$BIN/trace2wl" "$TMP/keep" "$TMP/keep" 2>"$TMP/err"; eq "trace2wl T T: exit 2" 2 "$?"
 grep -q 'keep: the output is also an input' "$TMP/err" && ok "T T: says why" || bad "T T: $(cat "$TMP/err")"; untouched "T T"
 "$BIN/trace2wl" "$TMP/keep" <"$TMP/keep" 2>"$TMP/err"; eq "trace2wl TRACE (output name forgotten): exit 2" 2 "$?"
-grep -q 'keep is an mtrace trace, which the output would replace' "$TMP/err" && ok "forgotten output: says why" || bad "forgotten: $(cat "$TMP/err")"; untouched "forgotten output"
+eq "forgotten output: says the output comes first, never to remove the trace" \
+	"trace2wl: $TMP/keep is a trace: the output comes first (trace2wl OUTFILE TRACE..., or trace2wl -o OUTFILE TRACE...)" "$(cat "$TMP/err")"; untouched "forgotten output"
+"$BIN/trace2wl" "$TMP/keep" "$TMP/new.wl" 2>"$TMP/err"; eq "trace2wl TRACE OUTFILE (dj's order reversed): exit 2" 2 "$?"
+grep -q 'is a trace: the output comes first' "$TMP/err" && ok "reversed: says the output comes first" || bad "reversed: $(cat "$TMP/err")"; untouched "reversed"
+"$BIN/trace2wl" -q -o "$TMP/o.wl" "$TMP/keep"; eq "-o OUTFILE TRACE: exit 0" 0 "$?"
+"$BIN/trace2wl" -q "$TMP/p.wl" "$TMP/keep"
+check "-o OUTFILE TRACE: the same workload as OUTFILE TRACE" cmp "$TMP/o.wl" "$TMP/p.wl"
+"$BIN/trace_plot" -o "$TMP/keep.svg" "$TMP/keep" >/dev/null 2>&1
+"$BIN/trace_import" -o "$TMP/i.trace" "$TMP/nosuch.log" 2>/dev/null; eq "trace_import -o OUTFILE LOG, no such log: exit 1" 1 "$?"
 "$BIN/trace2wl" --dj-format "$TMP/keep" "$TMP/x.wl" "$TMP/keep" 2>/dev/null; eq "--dj-format onto the input: exit 2" 2 "$?"; untouched "--dj-format"
 "$BIN/trace2wl" -q "$TMP/x.wl" "$TMP/keep"; eq "a workload over an older workload is fine" 0 "$?"
 "$BIN/trace2wl" -q "$TMP/x.wl" "$TMP/keep"; eq "(again)" 0 "$?"

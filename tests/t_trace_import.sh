@@ -11,6 +11,10 @@ if [ -n "$dbg" ]; then
 	grep -q '^= Start' "$TMP/mtrace.log" && ok "glibc wrote an mtrace() log" || bad "no log: $(head -n 3 "$TMP/mtrace.log")"
 	"$I" --pid=4242 --exe="$TP/mtrace_prog" "$TMP/mtrace.log" "$TMP/imported"; eq "import: exit 0" 0 "$?"
 	"$BIN/trace_dump" -c "$TMP/imported" >/dev/null; eq "the imported trace validates" 0 "$?"
+	"$I" --pid=4242 --exe="$TP/mtrace_prog" -o "$TMP/imported-o" "$TMP/mtrace.log"
+	"$BIN/trace_dump" "$TMP/imported" | grep -v '^# file\|^# started' >"$TMP/d1"
+	"$BIN/trace_dump" "$TMP/imported-o" | grep -v '^# file\|^# started' >"$TMP/d2"
+	check "-o OUTFILE LOG: the same trace as LOG OUTFILE (but the time it was made)" cmp "$TMP/d1" "$TMP/d2"
 	eq "imported: the region's 15 calls" 15 "$(count "$TMP/imported" calls)"
 	ours=$(one_file "$TMP/ours.*")
 	eq "malloc(3001): 5 in the log, as in our capture" "$(count "$ours" malloc 3001)" "$(count "$TMP/imported" malloc 3001)"

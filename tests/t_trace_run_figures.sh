@@ -1,12 +1,14 @@
-# trace_run's figures: the summary keeps dj/malloc's layout line by line; call times as
-# percentiles and whole distributions (--latency); Max RSS is the replay's growth; calls that
-# fail in the replay show; --no-timing times nothing and says so.
+# trace_run's figures: the summary follows dj/malloc's layout line by line, naming the
+# timer's unit (--dj-summary: exactly dj's lines); call times as percentiles and whole
+# distributions (--latency); Max RSS is the replay's growth; calls that fail in the replay
+# show; --no-timing times nothing and says so; a timer that counts nanoseconds says so in
+# every output.
 . tests/lib.sh
 . tests/lib_trace_run.sh
 make_m
 
-# --- the summary, line by line (harnesses parse it by line number)
-"$R" "$TMP/m.wl" >"$TMP/sum"
+# --- the summary, line by line (harnesses parse --dj-summary by line number)
+"$R" --dj-summary "$TMP/m.wl" >"$TMP/sum"
 n() { sed -n "$1p" "$TMP/sum"; }
 line() { # NUMBER(1-based) REGEX DESCRIPTION
 	if n "$1" | grep -Eq "$2"; then ok "line $(($1 - 1)): $3"; else bad "line $(($1 - 1)) ($3): '$(n "$1")'"; fi
@@ -25,13 +27,20 @@ line 11 '^Avg free time: +[0-9,]+ in +[0-9,]+ calls$' "Avg free time"
 line 12 '^Total call time: [0-9,]+ cycles$' "Total call time"
 line 13 '^$' "empty line before the extras"
 eq "malloc count on line 7, comma-grouped" "$(wl "$TMP/m.wl" malloc | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" "$(n 8 | awk '{ print $6 }')"
+MTRACE_RUN_TIMER=clock "$R" --dj-summary "$TMP/m.wl" >"$TMP/sumns"
+eq "--dj-summary, the timer in nanoseconds: dj's words all the same" "cycles sizeof cycles" \
+	"$(sed -n '1s/.* //p; 7s/ .*//p; 12s/.* //p' "$TMP/sumns" | paste -sd' ')"
+"$R" "$TMP/m.wl" >"$TMP/human"
+shape() { sed 's/[0-9][0-9,]*/N/g; s/  */ /g'; }
+eq "the summary: dj's lines but the sizeof one" "$(sed 7d "$TMP/sum" | sed -n '2,5p; 7,10p' | shape)" \
+	"$(sed -n '2,5p; 7,10p' "$TMP/human" | shape)"
 grep -q '^Timer: ' "$TMP/sum" && ok "the timer is named" || bad "timer line"
 grep -q '^Harness memory: ' "$TMP/sum" && ok "harness memory reported" || bad "harness line"
 "$R" --json "$TMP/m.wl" | grep -q '^{"cycles": [0-9]*, .*"malloc_calls": [0-9]*' && ok "--json" || bad "--json"
 
 # --- call times as distributions (the histogram's arithmetic: tests/unit/u_lat_hist.c): the
 # percentiles of a replay, in order, within the largest, in every output
-grep -q '^Cycles a call, p50 / p90 / p99 / p99.9 / max:$' "$TMP/sum" && ok "the summary has the percentiles" || bad "no percentiles: $(sed -n '14,20p' "$TMP/sum")"
+grep -q '^\(Cycles\|Nanoseconds\) a call, p50 / p90 / p99 / p99.9 / max:$' "$TMP/sum" && ok "the summary has the percentiles" || bad "no percentiles: $(sed -n '14,20p' "$TMP/sum")"
 for k in malloc free; do
 	row=$(awk -v k="$k" '$1 == k && NF == 10 { gsub(",", ""); print $2, $4, $6, $8, $10 }' "$TMP/sum")
 	echo "$row" | awk 'NF == 5 && $1 > 0 && $1 <= $2 && $2 <= $3 && $3 <= $4 && $4 <= $5 { ok = 1 } END { exit !ok }' &&
@@ -48,7 +57,7 @@ done
 # --latency: the whole distributions the percentiles come from, the same run's
 "$R" --csv -L "$TMP/lat.tsv" "$TMP/m.wl" >"$TMP/latd.csv"; eq "--latency: exit 0" 0 "$?"
 eq "--latency: first line names the allocator and the timer" "# trace_run latency: glibc, $(csv "$TMP/latd.csv" timer)" "$(head -n 1 "$TMP/lat.tsv")"
-eq "--latency: column header" "class	cycles	calls	at_or_below" "$(sed -n 2p "$TMP/lat.tsv")"
+eq "--latency: column header, the timer's unit" "class	$(csv "$TMP/latd.csv" timer_unit)	calls	at_or_below" "$(sed -n 2p "$TMP/lat.tsv")"
 for k in malloc free; do
 	# the rows of a class: cycles and shares rising, the last share 1; calls adding up to the
 	# class's calls; the last row's time the largest; the first row at 99% or more is p99
@@ -87,7 +96,7 @@ fi
 
 # --- one meaning per figure: Max RSS is the growth of the peak resident set during the replay,
 # in a single run's summary and in --compare's table alike (not the absolute peak, harness
-# included), with its START -> END; the units are said once, after the 12 lines.  A 4 MiB
+# included), with its START -> END; the units are said once, after the 11 lines.  A 4 MiB
 # block, touched: the process's own few MiB before the replay would show as a difference.
 printf '= Start\n+ 0x10000 0x400000\n- 0x10000\n= End\n' >"$TMP/four.log"
 "$BIN/trace_import" "$TMP/four.log" "$TMP/four.trace" && "$BIN/trace2wl" -q "$TMP/four.wl" "$TMP/four.trace"
@@ -107,12 +116,12 @@ set -- $se
 [ "${g2:-0}" -gt 0 ] && [ $(( (single - g2) * 10 )) -le "$g2" ] && [ $(( (g2 - single) * 10 )) -le "$g2" ] &&
 	ok "a single run and --compare: the same Max RSS ($single, $g2 KiB)" || bad "Max RSS: single run $single KiB, --compare $g2 KiB"
 grep -q '^Units: Kb is KiB; "usec across N threads" is the replay threads'"'"' user CPU time;$' "$TMP/one" &&
-	ok "the units said after the 12 lines" || bad "units: $(grep -i units "$TMP/one")"
-"$R" --help | grep -q "Kb\$" && "$R" --help | grep -q "^is KiB" && ok "--help says what Kb is" || bad "--help: units"
+	ok "the units said after the 11 lines" || bad "units: $(grep -i units "$TMP/one")"
+"$R" --help | tr '\n' ' ' | grep -q "Kb is KiB" && ok "--help says what Kb is" || bad "--help: units"
 
 # --- failures that show: a replay made to fail (an address-space limit its malloc of 1 GiB
 # does not fit; under ASan, the largest allocation it allows) where the program's call
-# succeeded: counted on a line of its own right after the original 12, named with the first
+# succeeded: counted on a line of its own right after the original 11, named with the first
 # call, exit 4 (0 with --allow-failures); a --compare column so marked, without ratios
 printf '= Start\n+ 0x10000 0x100\n+ 0x20000 0x40000000\n- 0x20000\n- 0x10000\n= End\n' >"$TMP/gig.log"
 "$BIN/trace_import" "$TMP/gig.log" "$TMP/gig.trace" && "$BIN/trace2wl" -q "$TMP/gig.wl" "$TMP/gig.trace"
@@ -120,8 +129,8 @@ limited() { if [ "${SANITIZE:-}" = 1 ]; then ASAN_OPTIONS="$ASAN_OPTIONS:max_all
 limited "$R" "$TMP/gig.wl" >"$TMP/out" 2>"$TMP/err"
 eq "a replay whose malloc fails: exit 4" 4 "$?"
 first='1 call that succeeded in the program failed (the first: a malloc of 1,073,741,824 bytes, stream 0, its call 2)'
-eq "... the failure on line 13, after the 12" "FAILED: $first: the figures above are not comparable" "$(sed -n 13p "$TMP/out")"
-sed -n 1,12p "$TMP/out" | grep -q FAILED && bad "... the 12 lines changed" || ok "... the 12 lines as they were"
+eq "... the failure on line 12, after the 11" "FAILED: $first: the figures above are not comparable" "$(sed -n 12p "$TMP/out")"
+sed -n 1,11p "$TMP/out" | grep -q FAILED && bad "... the 11 lines changed" || ok "... the 11 lines as they were"
 # (ASan warns of the allocation it refuses, in lines of its own: ==PID==WARNING)
 eq "... and on stderr, naming the workload" "trace_run: $TMP/gig.wl: $first: the figures are not comparable (--allow-failures accepts them)" "$(grep -v '^==' "$TMP/err")"
 limited "$R" --allow-failures "$TMP/gig.wl" >"$TMP/out" 2>"$TMP/err"
@@ -146,4 +155,30 @@ grep -q 'off (--no-timing' "$TMP/nt.csv" && ok "--no-timing: the timer column sa
 ge "a timed replay has call time" 1 "$(csv "$TMP/lat.csv" total_call_cycles)"
 "$R" --no-timing --compare glibc -r 2 "$TMP/m.wl" >"$TMP/ntc"; eq "--no-timing --compare: exit 0" 0 "$?"
 eq "--no-timing reaches the compared runs (their call time is 0)" 0 "$(awk '/^total call time/ { gsub(",", "", $NF); print $NF }' "$TMP/ntc")"
+# --- a timer that counts nanoseconds (a CPU without RDTSCP; forced here): every output says
+# so, none says cycles
+MTRACE_RUN_TIMER=clock "$R" "$TMP/m.wl" >"$TMP/ns.txt"
+eq "ns timer: the first line" "ns" "$(sed -n '1s/^[0-9,]* //p' "$TMP/ns.txt")"
+eq "ns timer: the total call time" "ns" "$(sed -n 's/^Total call time: [0-9,]* //p' "$TMP/ns.txt")"
+grep -q '^Nanoseconds a call, p50' "$TMP/ns.txt" && ok "ns timer: the percentiles' heading" || bad "ns percentiles: $(grep 'a call' "$TMP/ns.txt")"
+grep -qi 'cycles' "$TMP/ns.txt" && bad "ns timer: the summary says cycles: $(grep -i cycles "$TMP/ns.txt")" || ok "ns timer: the summary never says cycles"
+grep -q '^sizeof' "$TMP/ns.txt" && bad "ns timer: the sizeof line" || ok "the summary without the sizeof line"
+MTRACE_RUN_TIMER=clock "$R" --csv -L "$TMP/ns.tsv" "$TMP/m.wl" >"$TMP/ns.csv"
+eq "ns timer: --csv's timer_unit" ns "$(csv "$TMP/ns.csv" timer_unit)"
+MTRACE_RUN_TIMER=clock "$R" --json "$TMP/m.wl" | grep -q '"timer_unit": "ns"}$' && ok "ns timer: --json's timer_unit" || bad "ns timer: json"
+eq "ns timer: --latency's column" "class	ns	calls	at_or_below" "$(sed -n 2p "$TMP/ns.tsv")"
+"$BIN/trace_plot" -o "$TMP/ns.svg" "$TMP/ns.tsv"
+grep -q '>malloc (ns)<' "$TMP/ns.svg" && ok "ns timer: the latency chart's axis" || bad "ns timer: latency axis"
+"$BIN/trace_plot" -o "$TMP/mix.svg" "$TMP/ns.tsv" "$TMP/lat.tsv" 2>"$TMP/err"; rc=$?
+if [ "$(csv "$TMP/latd.csv" timer_unit)" != ns ]; then
+	eq "latency files of two units: refused (exit 1)" 1 "$rc"
+	grep -q 'counts call times in ns, .* in cycles: a chart shows one unit' "$TMP/err" && ok "... saying why" || bad "mixed units: $(cat "$TMP/err")"
+fi
+MTRACE_RUN_TIMER=clock "$R" --compare glibc,glibc --csv "$TMP/m.wl" >"$TMP/nscmp.csv"
+"$BIN/trace_plot" -o "$TMP/nscmp.svg" "$TMP/nscmp.csv"
+grep -q '>malloc p99 (ns)<' "$TMP/nscmp.svg" && ok "ns timer: the compare chart's titles" || bad "ns timer: compare chart"
+MTRACE_RUN_TIMER=clock "$R" --compare glibc,glibc "$TMP/m.wl" >"$TMP/nscmp.txt"
+eq "ns timer: --compare's timed rows say ns" "elapsed (ns) p50 malloc (ns) p99 malloc (ns) p50 free (ns) p99 free (ns) avg malloc (ns) avg calloc (ns) avg realloc (ns) avg free (ns) total call time (ns)" \
+	"$(grep '(ns)' "$TMP/nscmp.txt" | cut -c1-26 | sed 's/ *$//' | paste -sd' ')"
+eq "--compare of a single run: its corner says so" "(a single run each)" "$(head -n 1 "$TMP/nscmp.txt" | cut -c1-26 | sed 's/ *$//')"
 finish

@@ -54,7 +54,7 @@ eq "durations: an imported trace (no clock) has none" "1 0" "$(v "$TMP/imp.tsv" 
 # --latency: the recorded durations as trace_run --latency writes its call times (trace_plot)
 "$S" -L "$TMP/e.lat" "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "--latency, a trace without -d: exit 0" 0 "$?"
 grep -q "only realloc's durations are recorded without mtracectl -d" "$TMP/err" && ok "--latency: says only realloc's are there" || bad "--latency warning: $(cat "$TMP/err")"
-eq "--latency: title, then header" "# trace_stats latency: program as traced, CLOCK_MONOTONIC|class	cycles	calls	at_or_below" "$(head -n 2 "$TMP/e.lat" | paste -sd'|')"
+eq "--latency: title, then header" "# trace_stats latency: program as traced, CLOCK_MONOTONIC|class	ns	calls	at_or_below" "$(head -n 2 "$TMP/e.lat" | paste -sd'|')"
 eq "--latency: realloc's rows (2 ticks 4 times, then 5 once)" "realloc 2 4 0.8|realloc 5 1 1" "$(tail -n +3 "$TMP/e.lat" | tr '\t' ' ' | paste -sd'|')"
 "$S" -L "$TMP/d.lat" "$dt" >/dev/null; eq "--latency, a trace taken with -d: exit 0" 0 "$?"
 for k in malloc free; do
@@ -116,6 +116,12 @@ ge "real trace: glibc flags reported (heap growth)" 1 "$(v "$TMP/b1.tsv" glibc g
 "$S" --diff "$b1" "$b2" >"$TMP/diff"; eq "--diff: exit 0" 0 "$?"
 grep -q '^calls ' "$TMP/diff" && grep -q 'x$' "$TMP/diff" && ok "--diff: rows with ratios" || bad "--diff: $(head -n 3 "$TMP/diff")"
 "$S" --diff --tsv "$b1" "$b2" | awk -F'\t' '$2 == "calls" { exit !($4 > $3) }' && ok "--diff: B has more calls than A" || bad "--diff calls"
+# standard input, named as every tool names it
+eq "standard input: named <stdin>, as trace_dump names it" "<stdin>:" "$("$S" - <"$b1" | head -n 1 | cut -d' ' -f1)"
+# traces without durations: their percentiles are not recorded, never 0
+grep -q '^malloc_p99  *not recorded  *not recorded$' "$TMP/diff" && ok "--diff, no durations: not recorded" || bad "--diff p99: $(grep p99 "$TMP/diff")"
+eq "--diff --tsv, no durations: empty fields" "diff malloc_p99_ns   " "$("$S" --diff --tsv "$b1" "$b2" | grep malloc_p99 | tr '\t' ' ')"
+"$S" --diff --json "$b1" "$b2" | grep -q '"malloc_p99_ns": \[null, null\]' && ok "--diff --json, no durations: null" || bad "--diff json p99"
 
 # bad input
 : >"$TMP/empty"

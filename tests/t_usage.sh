@@ -58,4 +58,8 @@ check "mtracectl -S x PROGRAM: the program did not run" test ! -e "$TMP/ran"
 eq "mtracectl -- PROGRAM that exits 2: 2" 2 "$?"
 "$BIN/mtracectl" -q -o "$TMP/p" -- sh -c 'exit 0' --no-such-option
 eq "mtracectl -- PROGRAM --no-such-option: the program's option, exit 0" 0 "$?"
+# --compare's names given apart: the list is one argument, said with the command meant
+"$BIN/trace_run" --compare glibc jemalloc tcmalloc x.wl >/dev/null 2>"$TMP/err"
+eq "trace_run --compare A B C W: exit 2" 2 "$?"
+eq "... saying the list is one, comma-separated" "trace_run: --compare's list is one argument, its names separated by commas: --compare glibc,jemalloc,tcmalloc" "$(cat "$TMP/err")"
 finish

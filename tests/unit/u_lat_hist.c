@@ -94,25 +94,27 @@ static void tsv(void)
 		exit(2);
 	}
 	CHECK(lat_write_tsv(fileno(f), "trace_run latency: glibc(M_ARENA_MAX=1, x), x86 TSC",
-			    (const uint64_t (*)[HIST_BUCKETS])hist, max) == 0, "lat_write_tsv: 0");
+			    LAT_UNIT_NS, (const uint64_t (*)[HIST_BUCKETS])hist, max) == 0,
+	      "lat_write_tsv: 0");
 	rewind(f);
 	int rc = lat_read_tsv(f, &t, err, sizeof err);
 	fclose(f);
 	CHECK(rc == 0, "what it wrote reads back (%s)", rc ? err : "no error");
+	CHECK(t.unit && !strcmp(t.unit, LAT_UNIT_NS), "its unit: %s", t.unit ? t.unit : "none");
 	CHECK(strcmp(t.name, "glibc(M_ARENA_MAX=1, x)") == 0, "the title's name, up to the last "
 	      "\", \": '%s'", t.name);
 	CHECK(t.calls[LAT_MALLOC] == 1000 && t.calls[LAT_FREE] == 4 && t.calls[LAT_CALLOC] == 0,
 	      "each class's calls: malloc %.0f, free %.0f, calloc %.0f", t.calls[LAT_MALLOC],
 	      t.calls[LAT_FREE], t.calls[LAT_CALLOC]);
 	size_t nm = t.n[LAT_MALLOC], nf = t.n[LAT_FREE];
-	CHECK(nm > 16 && t.cycles[LAT_MALLOC][nm - 1] == 1000 && t.share[LAT_MALLOC][nm - 1] == 1,
+	CHECK(nm > 16 && t.time[LAT_MALLOC][nm - 1] == 1000 && t.share[LAT_MALLOC][nm - 1] == 1,
 	      "malloc: a row a bucket (%zu), the last at the exact largest, share 1", nm);
-	CHECK(nf == 2 && t.cycles[LAT_FREE][0] == 5 && t.share[LAT_FREE][0] == 0.75 &&
-	      t.cycles[LAT_FREE][1] == (double)((uint64_t)1 << 40),
+	CHECK(nf == 2 && t.time[LAT_FREE][0] == 5 && t.share[LAT_FREE][0] == 0.75 &&
+	      t.time[LAT_FREE][1] == (double)((uint64_t)1 << 40),
 	      "free: two rows, 5 at 0.75, then 2^40 (%zu rows)", nf);
 	int rising = 1;
 	for (size_t i = 1; i < nm; i++)
-		rising &= t.cycles[LAT_MALLOC][i] > t.cycles[LAT_MALLOC][i - 1] &&
+		rising &= t.time[LAT_MALLOC][i] > t.time[LAT_MALLOC][i - 1] &&
 			  t.share[LAT_MALLOC][i] > t.share[LAT_MALLOC][i - 1];
 	CHECK(rising, "malloc's rows rise in cycles and share");
 
@@ -142,6 +144,13 @@ static void tsv(void)
 	rc = read_text("malloc\t10\t1\t1\n", &t, err, sizeof err);
 	CHECK(rc == -1 && strstr(err, "line 1: not a --latency distribution"), "refused: no column "
 	      "header (%s)", err);
+	rc = read_text("# x\nclass\tcycles\tcalls\tat_or_below\nfree\t7\t1\t1\n", &t, err,
+		       sizeof err);
+	CHECK(rc == 0 && !strcmp(t.unit, LAT_UNIT_CYCLES), "cycles, as older files count: read");
+	rc = read_text("# x\nclass\tfortnights\tcalls\tat_or_below\nfree\t7\t1\t1\n", &t, err,
+		       sizeof err);
+	CHECK(rc == -1 && strstr(err, "line 2: not a --latency distribution"),
+	      "refused: a unit of no timer's (%s)", err);
 	rc = read_text("# only a title\n", &t, err, sizeof err);
 	CHECK(rc == -1 && strstr(err, "not a --latency distribution"),
 	      "refused: a title alone (%s)", err);

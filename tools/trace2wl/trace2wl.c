@@ -15,6 +15,7 @@
 
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
+	"  or:  trace2wl [OPTION]... -o OUTFILE [TRACE]...\n"
 	"Convert the traces of one process into a workload: per-thread streams of allocator\n"
 	"calls with slots instead of addresses, in an order that can really happen, with the\n"
 	"cross-thread waits that order needs.  Reads standard input when no TRACE is given.\n"
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"twice, split files out of the order written, or the images before and after an exec\n"
 	"are refused.\n"
 	"\n"
+	"  -o, --output=FILE  write the workload to FILE (else the first operand is OUTFILE)\n"
 	"      --dj-format=FILE  also write FILE in the original dj/malloc workload encoding\n"
 	"                   (for harnesses built on the old trace_run)\n"
 	"      --pace-threshold=US  mark where a thread was idle US microseconds or more before\n"
@@ -42,26 +44,27 @@ static const char usage_text[] =
 
 /* What a version-2 trace added: the program's own mappings (and whether most of its memory
    bypassed malloc), its samples, its pace, what large blocks had resident */
-static void program_memory(const struct convert_stats *s, const struct mtrace_wl_header *h)
+static void program_memory(FILE *o, const struct convert_stats *s,
+			   const struct mtrace_wl_header *h)
 {
 	char a[40], b[40], c[40], d[40];
 	if (h->flags & MTRACE_WL_HF_MAPPINGS) {
 		char e[40], f[40], g[40];
-		fprintf(stderr,
+		fprintf(o,
 			"  own mappings     the program's: mmap %s, munmap %s, mremap %s, brk %s;\n"
 			"                   %s at the most (replayed)\n",
 			fmt_commas(a, s->prog_maps), fmt_commas(b, s->prog_unmaps),
 			fmt_commas(c, s->prog_remaps), fmt_commas(d, s->prog_brks),
 			units_bytes(e, sizeof e, s->mapped_peak));
 		if (s->own_maps)
-			fprintf(stderr,
+			fprintf(o,
 				"                   the allocator's: mmap %s, %s at the most "
 				"(not replayed)\n",
 				fmt_commas(f, s->own_maps), units_bytes(g, sizeof g, s->own_peak));
 		/* most of its memory bypassed malloc: a replay of its allocator calls alone would
 		   say little of the program */
 		if (s->mapped_peak > h->ideal_rss)
-			fprintf(stderr,
+			fprintf(o,
 				"  note: most of this program's memory bypassed malloc: "
 				"it mapped %s itself\n"
 				"        at the most, against %s of live blocks at the most\n",
@@ -70,14 +73,14 @@ static void program_memory(const struct convert_stats *s, const struct mtrace_wl
 	}
 	if (h->flags & MTRACE_WL_HF_SAMPLES) {
 		uint64_t growth = s->anon_peak > s->anon_first ? s->anon_peak - s->anon_first : 0;
-		fprintf(stderr,
+		fprintf(o,
 			"  memory samples   %s: anonymous RSS %s at the most, %s above the first\n",
 			fmt_commas(a, s->samples), units_bytes(b, sizeof b, s->anon_peak),
 			units_bytes(c, sizeof c, growth));
 		/* what its calls and mappings show against what it held: an allocator of its own,
 		   or calls the tracer did not see, leave the rest unexplained */
 		if (growth > 2 * (h->ideal_rss + s->mapped_peak))
-			fprintf(stderr,
+			fprintf(o,
 				"  note: the program's anonymous RSS grew by %s, "
 				"more than twice its live\n"
 				"        blocks and own mappings at the most (%s): "
@@ -86,12 +89,12 @@ static void program_memory(const struct convert_stats *s, const struct mtrace_wl
 				units_bytes(b, sizeof b, h->ideal_rss + s->mapped_peak));
 	}
 	if (h->flags & MTRACE_WL_HF_PACE)
-		fprintf(stderr,
+		fprintf(o,
 			"  pace             %s idle times of %s us or more marked, over %.3f s\n",
 			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us),
 			(double)h->duration_us / 1e6);
 	if (h->flags & MTRACE_WL_HF_RESIDENT)
-		fprintf(stderr,
+		fprintf(o,
 			"  resident         %s of %s blocks of %s bytes or more "
 			"say what was resident\n",
 			fmt_commas(a, s->resident_known),
@@ -103,51 +106,60 @@ static void program_memory(const struct convert_stats *s, const struct mtrace_wl
 static void summary(const char *out, const struct convert_stats *s,
 		    const struct mtrace_wl_header *h)
 {
+	/* made whole, then broken at spaces to fit a terminal (never inside a number) */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+	if (!o)
+		return;
 	char a[32], b[32], c[32], d[32];
 	uint64_t size = h->file_size;
 	if (!strcmp(out, "-"))
 		out = "<stdout>";
-	fprintf(stderr,
+	fprintf(o,
 		"trace2wl: wrote %s: %s call%s in %llu thread%s, %s waits, %s slots, %s bytes", out,
 		fmt_commas(a, s->ops), s->ops == 1 ? "" : "s", (unsigned long long)s->threads,
 		s->threads == 1 ? "" : "s", fmt_commas(b, s->waits), fmt_commas(c, s->slots),
 		fmt_commas(d, size));
 	if (s->ops)
-		fprintf(stderr, " (%.2f per call)", (double)size / (double)s->ops);
-	fprintf(stderr, "\n  records read     %s\n  calls by type   ", fmt_commas(a, s->records));
+		fprintf(o, " (%.2f per call)", (double)size / (double)s->ops);
+	fprintf(o, "\n  records read     %s\n  calls by type   ", fmt_commas(a, s->records));
 	for (unsigned t = 1; t <= MTRACE_CALL_LAST_API; t++)
 		if (s->calls[t])
-			fprintf(stderr, " %s %s", mtrace_call_name(t), fmt_commas(a, s->calls[t]));
+			fprintf(o, " %s %s", mtrace_call_name(t), fmt_commas(a, s->calls[t]));
 	if (!s->records)
-		fputs(" none (the program made no allocator call while traced)", stderr);
-	fprintf(stderr, "\n  ideal RSS peak   %s bytes, after %s calls\n",
+		fputs(" none (the program made no allocator call while traced)", o);
+	fprintf(o, "\n  ideal RSS peak   %s bytes, after %s calls\n",
 		fmt_commas(a, h->ideal_rss), fmt_commas(b, h->ideal_rss_call));
-	fprintf(stderr, "  threads at once  %s (alive from their first call to their last)\n",
+	fprintf(o, "  threads at once  %s (alive from their first call to their last)\n",
 		fmt_commas(a, h->max_live_threads));
-	fprintf(stderr, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
+	fprintf(o, "  free(NULL) %s, realloc(NULL, n) %s, realloc(p, 0) %s, failed calls %s\n",
 		fmt_commas(a, s->free_null), fmt_commas(b, s->realloc_null),
 		fmt_commas(c, s->realloc_zero), fmt_commas(d, s->failed));
-	fprintf(stderr,
+	fprintf(o,
 		"  skipped: %s frees of blocks not live "
 		"(allocated before tracing, or freed twice)\n",
 		fmt_commas(a, s->skipped_free));
-	fprintf(stderr, "  replayed from NULL: %s reallocs of blocks not live\n",
+	fprintf(o, "  replayed from NULL: %s reallocs of blocks not live\n",
 		fmt_commas(a, s->realloc_unknown));
-	fprintf(stderr,
+	fprintf(o,
 		"  repaired: %s allocations of a still-live address, %s records out of order\n",
 		fmt_commas(a, s->repaired_live), fmt_commas(b, s->late));
 	if (s->torn)
-		fprintf(stderr,
+		fprintf(o,
 			"  %s partly written records skipped (the traced process was killed)\n",
 			fmt_commas(a, s->torn));
-	program_memory(s, h);
+	program_memory(o, s, h);
 	if (h->allocator[0])
-		fprintf(stderr, "  allocator        %s (the one the program ran on)\n",
+		fprintf(o, "  allocator        %s (the one the program ran on)\n",
 			h->allocator);
 	if (h->settings[0])
-		fprintf(stderr,
+		fprintf(o,
 			"  settings         %s (the allocators' settings the program ran with)\n",
 			h->settings);
+	fclose(o);
+	print_wrapped(stderr, text, tool_term_width(), 19);
+	free(text);
 }
 
 /* Several TRACEs are the split files of one process, in the order written: another process's
@@ -210,6 +222,18 @@ static int same_process(struct first_input *f, const struct trace_reader *r, cha
 	return -1;
 }
 
+/* Does path begin with a trace's magic? */
+static int is_trace(const char *path)
+{
+	char head[MTRACE_MAGIC_LEN];
+	FILE *f = fopen(path, "rb");
+	int yes = f && fread(head, 1, sizeof head, f) == sizeof head &&
+		  !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN);
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 /* The same file given twice (by any name). */
 static void no_duplicates(char **inputs, int n)
 {
@@ -228,18 +252,20 @@ int main(int argc, char **argv)
 		{ "progress", no_argument, 0, 'p' },
 		{ "quiet", no_argument, 0, 'q' },
 		{ "dj-format", required_argument, 0, 2 },
+		{ "output", required_argument, 0, 'o' },
 		{ "pace-threshold", required_argument, 0, 1 },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int c, quiet = 0;
-	const char *dj = NULL;
+	const char *dj = NULL, *out = NULL;
 	uint64_t pace_us = 1000;
 	int progress = isatty(2);
-	while ((c = getopt_long(argc, argv, "pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 2: dj = optarg; break;
+		case 'o': out = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
 				tool_die(EXIT_USAGE,
@@ -254,11 +280,13 @@ int main(int argc, char **argv)
 		default: fputs("Try 'trace2wl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind == argc) {
+	int positional = !out;   /* OUTFILE TRACE..., dj/malloc's order */
+	if (positional && optind == argc) {
 		fputs("trace2wl: no output file given\nTry 'trace2wl --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	const char *out = argv[optind++];
+	if (positional)
+		out = argv[optind++];
 	static char *stdin_only[] = { "-", NULL };
 	char **inputs = optind < argc ? argv + optind : stdin_only;
 	int ninputs = optind < argc ? argc - optind : 1;
@@ -273,7 +301,17 @@ int main(int argc, char **argv)
 	if (dj && (!strcmp(dj, out) || tool_same_file(dj, out)))
 		tool_die(EXIT_USAGE,
 			 "%s: the workload and its --dj-format copy would be the same file", dj);
-	out = tool_check_output(out, inputs, ninputs, 0);
+	struct tool_err e;
+	const char *checked = output_check(out, inputs, ninputs, 0, &e);
+	int is_input = 0;
+	for (int i = 0; i < ninputs; i++)
+		is_input |= tool_same_file(out, inputs[i]);
+	if (!checked && positional && !is_input && is_trace(out))
+		tool_die(EXIT_USAGE, "%s is a trace: the output comes first (trace2wl OUTFILE "
+			 "TRACE..., or trace2wl -o OUTFILE TRACE...)", out);
+	if (!checked)
+		tool_die_err(&e);
+	out = checked;
 	no_duplicates(inputs, ninputs);
 	if (dj)
 		dj = tool_check_output(dj, inputs, ninputs, 0);

@@ -246,6 +246,25 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	putchar('\n');
 }
 
+/* What the slots no record was committed to are: in a finished trace, space the tracer
+   reserved (a thread's chunk, the file's growth) that was never used, and said so only when
+   there are any; in one that did not finish, also the records being written when it ended. */
+static const char *unwritten_text(char *buf, size_t cap, const struct trace_reader *r)
+{
+	char n[32];
+	int finished = r->format == TRACE_FMT_MTRACE && (r->hdr.flags & MTRACE_HF_FINISHED);
+	if (r->n_unwritten == 0)
+		buf[0] = 0;
+	else if (finished)
+		snprintf(buf, cap, ", %s slot%s reserved and not used", fmt_commas(n, r->n_unwritten),
+			 r->n_unwritten == 1 ? "" : "s");
+	else
+		snprintf(buf, cap, ", %s unwritten slot%s skipped (reserved, or being written when "
+			 "the trace ended)", fmt_commas(n, r->n_unwritten),
+			 r->n_unwritten == 1 ? "" : "s");
+	return buf;
+}
+
 /* ---------------------------------------------------------------------------------------------
    --sorted: the records in their global order, as order.h hands them to trace2wl and
    trace_stats.  Each record shows once, at its ts: a realloc (and mremap), which has two order
@@ -300,7 +319,7 @@ static int dump_sorted(struct trace_reader *r)
 	else if (rc < 0)
 		tool_warn("%s", o.err);
 	if (rc == 0) {
-		char n1[32], n2[32], n3[32], n4[32], sampled[80] = "", late[120] = "";
+		char n1[32], n2[120], n3[32], n4[32], sampled[80] = "", late[120] = "";
 		if (s.samples)
 			snprintf(sampled, sizeof sampled, ", %s memory sample%s",
 				 fmt_commas(n3, s.samples), s.samples == 1 ? "" : "s");
@@ -308,9 +327,9 @@ static int dump_sorted(struct trace_reader *r)
 			snprintf(late, sizeof late,
 				 "; %s record%s came after later ones, and are shown late",
 				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
-		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n",
-		       fmt_commas(n1, s.calls), s.calls == 1 ? "" : "s", s.threads.n,
-		       s.threads.n == 1 ? "" : "s", sampled, fmt_commas(n2, r->n_unwritten), late);
+		printf("# %s call%s from %zu thread%s%s%s%s\n", fmt_commas(n1, s.calls),
+		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
+		       unwritten_text(n2, sizeof n2, r), late);
 	}
 	u64map_free(&s.threads);
 	order_free(&o);
@@ -377,7 +396,7 @@ static int dump(const char *path)
 	}
 	if (shown >= opt.limit)
 		rc = 0;
-	char n1[32], n2[32], n3[32], sampled[80] = "";
+	char n1[32], n2[120], n3[32], sampled[80] = "";
 	if (samples)   /* (bookkeeping of the tracer, not calls) */
 		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples),
 			 samples == 1 ? "" : "s");
@@ -388,17 +407,16 @@ static int dump(const char *path)
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
-		printf("%s: valid trace: %s call%s from %zu thread%s%s, "
-		       "%s unwritten records skipped%s%s\n",
-		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n,
-		       tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten),
+		printf("%s: valid trace: %s call%s from %zu thread%s%s%s%s%s\n", r.name,
+		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
+		       sampled, unwritten_text(n2, sizeof n2, &r),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "",
 		       stopped);
 	}
 	else
-		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n",
-		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
-		       sampled, fmt_commas(n2, r.n_unwritten));
+		printf("# %s call%s from %zu thread%s%s%s\n", fmt_commas(n1, calls),
+		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled,
+		       unwritten_text(n2, sizeof n2, &r));
 	u64map_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);

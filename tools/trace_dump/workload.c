@@ -15,7 +15,7 @@
 static void print_wl_header(const struct wl_reader *w, const char *shown)
 {
 	const struct mtrace_wl_header *h = &w->h;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 	printf("# file      %s\n", shown);
 	printf("# format    mtrace workload v%u, %u-byte header, %s bytes%s\n",
 	       (unsigned)h->version, (unsigned)h->header_size, fmt_commas(a, h->file_size),
@@ -61,7 +61,7 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 		       "(after %s calls, at %s us)\n",
 		       fmt_commas(a, h->nsamples), fmt_commas(b, first.anon),
 		       fmt_commas(c, peak.anon), fmt_commas(d, peak.calls),
-		       fmt_commas(a, peak.time_us));
+		       fmt_commas(e, peak.time_us));
 	}
 }
 
@@ -149,7 +149,11 @@ int dump_workload(const char *path, const char *shown)
 	   exit status says it failed. */
 	struct replay_plan plan;
 	char err[800];
+	/* validation trims the slot count to the slots used (the replay's table): the header
+	   shown is the file's, as trace2wl wrote it */
+	uint64_t file_nslots = w.h.nslots;
 	int valid = replay_validate(&w, &plan, err, sizeof err) == 0;
+	w.h.nslots = file_nslots;
 	if (valid)
 		replay_plan_free(&plan);
 	else

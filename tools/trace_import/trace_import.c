@@ -11,6 +11,7 @@
 
 static const char usage_text[] =
 	"Usage: trace_import [OPTION]... LOG OUTFILE\n"
+	"  or:  trace_import [OPTION]... -o OUTFILE LOG\n"
 	"Convert a glibc mtrace() log (the MALLOC_TRACE text format: \"@ caller + ptr size\",\n"
 	"\"- ptr\", \"< old\" / \"> new size\" pairs, "
 	"\"! ptr size\", \"= Start\" / \"= End\") into an\n"
@@ -18,6 +19,7 @@ static const char usage_text[] =
 	"threads or times: the trace is one thread, in the log's order.  "
 	"LOG - reads standard input.\n"
 	"\n"
+	"  -o, --output=FILE  write the trace to FILE (else the second operand is OUTFILE)\n"
 	"      --pid=N      the process id to record (default 0)\n"
 	"      --exe=PATH   the program to record\n"
 	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
@@ -59,15 +61,17 @@ int main(int argc, char **argv)
 	tool_set_name("trace_import", argv);
 	static const struct option longopts[] = {
 		{ "pid", required_argument, 0, 1 }, { "exe", required_argument, 0, 2 },
+		{ "output", required_argument, 0, 'o' },
 		{ "progress", no_argument, 0, 'p' },
 		{ "help", no_argument, 0, 'h' }, { "version", no_argument, 0, 'V' }, { 0, 0, 0, 0 },
 	};
 	int c;
 	uint64_t pid = 0;
-	const char *exe = NULL;
+	const char *exe = NULL, *out = NULL;
 	int progress = isatty(2);   /* tool_progress's on: 2 with -p */
-	while ((c = getopt_long(argc, argv, "phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:phV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'o': out = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pid) < 0 || pid > 0x7fffffff)
 				tool_die(EXIT_USAGE, "--pid wants a process id, not '%s'", optarg);
@@ -79,13 +83,15 @@ int main(int argc, char **argv)
 		default: fputs("Try 'trace_import --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2) {
-		fputs("trace_import: wants a LOG and an OUTFILE\nTry 'trace_import --help'.\n",
-		      stderr);
+	if (argc - optind != (out ? 1 : 2)) {
+		fprintf(stderr, "trace_import: wants a LOG and an OUTFILE%s\nTry 'trace_import "
+			"--help'.\n", out ? " (-o names the OUTFILE: one LOG after it)" : "");
 		return EXIT_USAGE;
 	}
-	const char *in = argv[optind], *out = argv[optind + 1];
-	out = tool_check_output(out, argv + optind, 1, 1);   /* an older import may be replaced */
+	const char *in = argv[optind];
+	if (!out)
+		out = argv[optind + 1];
+	out = tool_check_output(out, argv + optind, 1, OUTPUT_TRACE_OK);   /* an older import may be replaced */
 	FILE *f = strcmp(in, "-") ? fopen(in, "r") : stdin;
 	if (!f)
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));

@@ -215,6 +215,9 @@ int main(int argc, char **argv)
 	if (level > (strcmp(prog, "zstd") ? 9 : 19))
 		tool_die(EXIT_USAGE, "--level %ld: %s's levels go from 1 to %d", level, prog,
 			 strcmp(prog, "zstd") ? 9 : 19);
+	/* an output named: checked before any work */
+	if (out)
+		out = tool_check_output(out, argv + optind, 1, 0);
 	/* read twice (validate, then compress): standard input or a pipe is copied first, once
 	   its first bytes say it is a trace */
 	const char *in = input_reopenable(argv[optind], trace_head_check, 0, progress);
@@ -272,9 +275,8 @@ int main(int argc, char **argv)
 				*p = '_';
 		snprintf(name, sizeof name, "%s-%s-%d.mtrace.%s", host, anon ? "anon" : exe,
 			 (int)pid, ext);
-		out = name;
+		out = tool_check_output(name, (char *const *)&in, 1, 0);
 	}
-	out = tool_check_output(out, (char *const *)&in, 1, 0);
 	if (!tool_on_path(prog))
 		tool_die(EXIT_SYSTEM, "'%s' is not installed (apt-get install %s)", prog, pkg);
 

@@ -14,7 +14,8 @@ void plot_compare(struct svg *sv, const char *path, int h)
 	FILE *f = plot_open_text(path);
 	char line[4096];
 	/* p99: malloc's, free's: newer CSVs */
-	int wall = -1, rss = -1, alloc = -1, p99[2] = { -1, -1 };
+	int wall = -1, rss = -1, alloc = -1, p99[2] = { -1, -1 }, unit = -1;
+	char unit_name[16] = "cycles";   /* what the percentiles count (older CSVs: cycles) */
 	unsigned long no = 0;
 	static char names[32][128];
 	const char *np[32];
@@ -33,6 +34,7 @@ void plot_compare(struct svg *sv, const char *path, int h)
 				if (!strcmp(fields[i], "allocator")) alloc = i;
 				if (!strcmp(fields[i], "malloc_p99_cycles")) p99[0] = i;
 				if (!strcmp(fields[i], "free_p99_cycles")) p99[1] = i;
+				if (!strcmp(fields[i], "timer_unit")) unit = i;
 			}
 			continue;
 		}
@@ -43,6 +45,13 @@ void plot_compare(struct svg *sv, const char *path, int h)
 			tool_die(EXIT_BADFILE, "%s: line %lu: more than 32 allocators to draw",
 				 path, no);
 		snprintf(names[n], sizeof names[n], "%s", fields[alloc]);
+		if (unit >= 0 && nf > unit) {
+			if (strcmp(fields[unit], "cycles") && strcmp(fields[unit], "ns") &&
+			    strcmp(fields[unit], "ticks"))
+				tool_die(EXIT_BADFILE, "%s: line %lu: timer_unit is cycles, ns or "
+					 "ticks, not '%.20s'", path, no, fields[unit]);
+			snprintf(unit_name, sizeof unit_name, "%s", fields[unit]);
+		}
 		np[n] = names[n];
 		const char *e1, *e2;
 		if (plot_amount(fields[wall], &e1, &w[n]) < 0 || *e1 ||
@@ -75,12 +84,14 @@ void plot_compare(struct svg *sv, const char *path, int h)
 		{ r, SVG_BYTES, "Max RSS", svg_colors[1] },
 	};
 	int panels = 2;
+	static char titles[2][48];
 	for (int k = 0; k < 2; k++)
-		if (p99[k] >= 0)
-			panel[panels++] =
-				(typeof(panel[0])){ lat[k], SVG_COUNT,
-						    k ? "free p99 (cycles)" : "malloc p99 (cycles)",
-						    svg_colors[2 + k] };
+		if (p99[k] >= 0) {
+			snprintf(titles[k], sizeof titles[k], "%s p99 (%s)", k ? "free" : "malloc",
+				 unit_name);
+			panel[panels++] = (typeof(panel[0])){ lat[k], SVG_COUNT, titles[k],
+							      svg_colors[2 + k] };
+		}
 	/* the allocators' names under every panel when they fit across; turned, under the last
 	   alone, which gets the height they take (the bars stand one above the other) */
 	double nh = svg_names_height(sv, np, n), top = SVG_TOP;

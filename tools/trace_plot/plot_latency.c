@@ -32,7 +32,7 @@ static double lat_at(const struct lat_table *d, int c, double x)
 	size_t i = 0;
 	while (i + 1 < d->n[c] && d->share[c][i] < q - 1e-12)
 		i++;
-	return d->cycles[c][i];
+	return d->time[c][i];
 }
 
 /* A panel per call class present, each run a curve: the time under which a share of the calls
@@ -49,6 +49,10 @@ void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int 
 		read_latency(paths[i], &d[i]);
 		for (int c = 0; c < LAT_CLASSES; c++)
 			present[c] |= d[i].n[c] > 0;
+		if (strcmp(d[i].unit, d[0].unit))   /* one axis, one unit */
+			tool_die(EXIT_BADFILE, "%s counts call times in %s, %s in %s: a chart shows "
+				 "one unit (times measured by one timer)", paths[0], d[0].unit,
+				 paths[i], d[i].unit);
 	}
 	for (int c = 0; c < LAT_CLASSES; c++)
 		panels += present[c];
@@ -88,14 +92,14 @@ void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int 
 		for (int i = 0; i < n; i++) {
 			if (!d[i].n[c])
 				continue;
-			if (d[i].cycles[c][0] < ylo)
-				ylo = d[i].cycles[c][0];
-			if (d[i].cycles[c][d[i].n[c] - 1] > yhi)
-				yhi = d[i].cycles[c][d[i].n[c] - 1];
+			if (d[i].time[c][0] < ylo)
+				ylo = d[i].time[c][0];
+			if (d[i].time[c][d[i].n[c] - 1] > yhi)
+				yhi = d[i].time[c][d[i].n[c] - 1];
 		}
 		double y0 = floor(log10(ylo > 1 ? ylo : 1)), y1 = ceil(log10(yhi > 1 ? yhi : 1));
 		char ylabel[64];
-		snprintf(ylabel, sizeof ylabel, "%s (cycles)", lat_class_names[c]);
+		snprintf(ylabel, sizeof ylabel, "%s (%s)", lat_class_names[c], d[0].unit);
 		int last = ++drawn == panels;
 		svg_panel(sv, top, ph + (last ? 18 : 0), 0, xmax, SVG_NINES,
 			  last ? "share of the calls that took at most that long" : NULL, y0,

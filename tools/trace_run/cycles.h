@@ -9,6 +9,8 @@
 #ifndef CYCLES_H
 #define CYCLES_H
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -33,6 +35,13 @@ static inline uint64_t clock_ns(void)
 
 static inline void cycles_init(void)
 {
+	/* MTRACE_RUN_TIMER=clock: clock_gettime whatever the CPU has (a TSC not to be trusted,
+	   or the figures of a machine without a cycle counter) */
+	const char *force = getenv("MTRACE_RUN_TIMER");
+	if (force && !strcmp(force, "clock")) {
+		cycles_timer = TIMER_CLOCK;
+		return;
+	}
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned a, b, c, d;
 	/* RDTSCP: CPUID 0x80000001 EDX bit 27 (read once here, never in the timed path) */
@@ -47,12 +56,19 @@ static inline void cycles_init(void)
 	cycles_timer = TIMER_CLOCK;
 }
 
+/* What a timed call's count is in: LAT_UNIT_CYCLES, _TICKS or _NS (lat_hist.h) */
+static inline const char *cycles_unit(void)
+{
+	return cycles_timer == TIMER_RDTSCP ? "cycles" : cycles_timer == TIMER_CNTVCT ? "ticks" : "ns";
+}
+
 static inline const char *cycles_name(void)
 {
 	switch (cycles_timer) {
 	case TIMER_RDTSCP: return "rdtscp (TSC cycles)";
 	case TIMER_CNTVCT: return "cntvct_el0 (counter ticks)";
-	default: return "clock_gettime (nanoseconds; no cycle counter)";
+	default: return getenv("MTRACE_RUN_TIMER") ? "clock_gettime (nanoseconds; MTRACE_RUN_TIMER)"
+						 : "clock_gettime (nanoseconds; no cycle counter)";
 	}
 }
 

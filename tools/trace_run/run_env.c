@@ -80,19 +80,33 @@ const char *allocator_path(const char *name, char *buf, size_t cap, const char *
 	return NULL;
 }
 
-void allocator_check_name(const char *name, const char *what)
+/* The names --malloc knows, into names (2 + the known ones); how many */
+static int known_names(const char **names)
 {
-	const char *names[2 + sizeof known / sizeof known[0]];
 	int n = 0;
 	names[n++] = "glibc";
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
 		names[n++] = known[i].name;
 	names[n++] = "traced";
-	if (strchr(name, '/'))
-		return;   /* a path (allocator_path says whether it can be read) */
+	return n;
+}
+
+int allocator_known_name(const char *name)
+{
+	const char *names[2 + sizeof known / sizeof known[0]];
+	int n = known_names(names);
 	for (int i = 0; i < n; i++)
 		if (!strcmp(name, names[i]))
-			return;
+			return 1;
+	return 0;
+}
+
+void allocator_check_name(const char *name, const char *what)
+{
+	const char *names[2 + sizeof known / sizeof known[0]];
+	int n = known_names(names);
+	if (strchr(name, '/') || allocator_known_name(name))
+		return;   /* (a path: allocator_path says whether it can be read) */
 	const char *near = hint_closest(name, names, n);
 	char mean[600] = "";
 	if (near)

@@ -37,6 +37,9 @@ const char *allocator_name_of(const char *file);
    NULL with *why set if it cannot be found (a missing one names its Debian package). */
 const char *allocator_path(const char *name, char *buf, size_t cap, const char **why);
 
+/* Is name one of glibc, jemalloc, tcmalloc, mimalloc, traced? */
+int allocator_known_name(const char *name);
+
 /* Exit 2 (a usage error) if name is none of glibc, jemalloc, tcmalloc, mimalloc, traced nor a
    path, saying which it likely meant; what: how messages begin ("--malloc NAME"). */
 void allocator_check_name(const char *name, const char *what);

@@ -10,7 +10,8 @@
 static const char usage_text[] =
 	"Usage: trace_run [OPTION]... WORKLOAD\n"
 	"Replay a workload (from trace2wl, or an original dj/malloc .wl file) with one thread per\n"
-	"stream, timing each allocator call in cycles and sampling RSS over time.  "
+	"stream, timing each allocator call (in cycles where the CPU has RDTSCP, else in\n"
+	"nanoseconds: the summary names the unit) and sampling RSS over time.  "
 		"WORKLOAD - reads\n"
 	"standard input; a workload compressed with gzip, xz or zstd is decompressed first.\n"
 	"\n"
@@ -39,7 +40,8 @@ static const char usage_text[] =
 	"                          (with --compare/--repeat: FILE.<allocator>, first run; a\n"
 	"                          library by its file name, .N after it if two share one)\n"
 	"  -L, --latency=FILE      write each call class's distribution of call times as TSV:\n"
-	"                          class cycles calls at_or_below, a row per histogram bucket\n"
+	"                          class UNIT calls at_or_below (UNIT: cycles, ns or ticks, as\n"
+	"                          the timer counts), a row per histogram bucket\n"
 	"                          (trace_plot draws it; --compare/--repeat: as --log)\n"
 	"  -M, --mallopt=NAME=VAL  call mallopt before the replay (glibc): M_MMAP_THRESHOLD,\n"
 	"                          M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_MAX, M_ARENA_MAX,\n"
@@ -60,17 +62,21 @@ static const char usage_text[] =
 	"      --allow-failures    exit 0 when calls that succeeded in the program failed in\n"
 	"                          the replay (they are reported all the same)\n"
 	"      --csv, --json       the figures for scripts instead of the summary\n"
+	"      --dj-summary        the summary's first 12 lines exactly as the original\n"
+	"                          trace_run printed them (\"cycles\" whatever the timer, the\n"
+	"                          sizeof line), for parsers that read them by line number\n"
 	"  -p, --progress          show the workload's check and the calls replayed on\n"
 	"                          stderr from the start (by default only on a terminal,\n"
 	"                          after the first second)\n"
 	"  -h, --help              show this help and exit\n"
 	"  -V, --version           show the version and exit\n"
 	"\n"
-	"The summary's first 12 lines keep the original trace_run layout, line for line: Kb\n"
-	"is KiB; \"usec across N threads\" is the replay threads' user CPU time; Max RSS is how\n"
-	"much the peak resident set grew during the replay (START -> END), in --compare too.\n"
-	"Calls that failed in the replay where the program's succeeded are counted on a\n"
-	"line of their own after those 12, and mark a --compare column '!' (no ratios).  A\n"
+	"The summary's first 11 lines follow the original trace_run's (which had a 12th,\n"
+	"\"sizeof ticks_t is 8\": --dj-summary), naming the timer's unit: Kb is KiB; \"usec\n"
+	"across N threads\" is the replay threads' user CPU time; Max RSS is how much the\n"
+	"peak resident set grew during the replay (START -> END), in --compare too.  Calls\n"
+	"that failed in the replay where the program's succeeded are counted on a line of\n"
+	"their own after those, and mark a --compare column '!' (no ratios).  A\n"
 	"workload with the program's memory samples gets a line after them that sets the\n"
 	"program's peak anonymous RSS growth beside this replay's.\n"
 	"\n"
@@ -90,7 +96,7 @@ static const char *check_output(const char *opt, const char *path, const struct 
 			 "%s %s: with --compare or --repeat each run writes a file named "
 			 "after it (%s.ALLOCATOR): give a file name",
 			 opt, path, path);
-	return tool_check_output(path, inputs, 1, 0);
+	return tool_check_output(path, inputs, 1, OUTPUT_NO_STDOUT);
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
@@ -107,6 +113,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		{ "threads", required_argument, 0, 5 }, { "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' }, { "timeout", required_argument, 0, 6 },
 		{ "allow-failures", no_argument, 0, 7 }, { "pace", optional_argument, 0, 8 },
+		{ "dj-summary", no_argument, 0, 10 },
 		{ 0, 0, 0, 0 },
 	};
 	*o = (struct run_opts){ .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1,
@@ -180,6 +187,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 					 "--trim-every wants a number of calls, not '%s'", optarg);
 			break;
 		case 4: o->ro.no_timing = 1; break;
+		case 10: o->dj_summary = 1; break;
 		case 7: o->allow_failures = 1; break;
 		case 6:
 			if (parse_u64(optarg, &v) < 0 || v > 86400 * 7)
@@ -216,12 +224,27 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		}
 	}
 	if (optind != argc - 1) {
+		/* --compare glibc jemalloc x.wl: the list's other names came as operands */
+		int names = o->compare && optind < argc - 1;
+		for (int i = optind; names && i < argc - 1; i++)
+			names = allocator_known_name(argv[i]);
+		if (names) {
+			char list[1024];
+			int at = snprintf(list, sizeof list, "%s", o->compare);
+			for (int i = optind; i < argc - 1 && at < (int)sizeof list; i++)
+				at += snprintf(list + at, sizeof list - (size_t)at, ",%s", argv[i]);
+			tool_die(EXIT_USAGE, "--compare's list is one argument, its names separated "
+				 "by commas: --compare %s", list);
+		}
 		fprintf(stderr, "trace_run: %s\nTry 'trace_run --help'.\n",
 			optind == argc ? "no workload given" : "one workload at a time");
 		return EXIT_USAGE;
 	}
 	if (o->compare)
 		o->ncompare = run_variants_parse(o->compare, cols, RUN_COLUMNS);
+	if (o->dj_summary && (o->compare || o->format))
+		tool_die(EXIT_USAGE, "--dj-summary is a replay's text summary: not with %s",
+			 o->compare ? "--compare (a table)" : "--csv or --json");
 	if (o->latency && o->ro.no_timing)
 		tool_die(EXIT_USAGE,
 			 "--latency and --no-timing: without the timer there are no call times");

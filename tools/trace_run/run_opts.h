@@ -13,6 +13,7 @@ struct run_opts {
 	const char *malloc_name, *compare, *log, *latency, *tunables, *format;
 	const char *mallopts[32];
 	int nmallopt, allow_failures;
+	int dj_summary;               /* the summary's first 12 lines as dj/malloc's, for parsers */
 	unsigned repeat;
 	struct replay_opts ro;
 	struct run_variant *cols;     /* --compare's columns, ncompare of them */

@@ -113,10 +113,12 @@ const char *report_timer(int untimed)
 	return untimed ? "off (--no-timing: calls not timed)" : cycles_name();
 }
 
-void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs)
+void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs, int dj)
 {
-	/* lines 0-11: the original layout */
-	printf("%s cycles\n", report_num(f[F_CYCLES]));
+	/* the original layout, lines 0-11 with dj (its words whatever the timer counts), else
+	   without the sizeof line, the unit named */
+	const char *unit = dj ? "cycles" : cycles_unit();
+	printf("%s %s\n", report_num(f[F_CYCLES]), unit);
 	printf("%s usec wall time\n", report_num(f[F_WALL]));
 	printf("%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]),
 	       f[F_THREADS] == 1 ? "" : "s");
@@ -124,7 +126,8 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	       report_num(f[F_RSS_START]), report_num(f[F_RSS_END]));
 	printf("%s Kb Max Ideal RSS\n", report_num(f[F_IDEAL_KB]));
 	printf("\n");
-	printf("sizeof ticks_t is 8\n");
+	if (dj)
+		printf("sizeof ticks_t is 8\n");
 	printf("Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]),
 	       report_num(f[F_MALLOC_N]));
 	printf("Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]),
@@ -133,7 +136,7 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 	       report_num(f[F_REALLOC_N]));
 	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]),
 	       report_num(f[F_FREE_N]));
-	printf("Total call time: %s cycles\n", report_num(f[F_TOTAL]));
+	printf("Total call time: %s %s\n", report_num(f[F_TOTAL]), unit);
 	/* more: first, on a line of its own, calls that failed here where the program's succeeded
 	   (an allocator out of memory, a limit): the figures above then measure another replay */
 	if (f[F_RFAIL]) {
@@ -152,7 +155,8 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 		if (!f[calls_of[c]] || !p[LAT_MAX])
 			continue;   /* no calls, or not timed */
 		if (!head++)
-			printf("Cycles a call, p50 / p90 / p99 / p99.9 / max:\n");
+			printf("%s a call, p50 / p90 / p99 / p99.9 / max:\n",
+			       lat_unit_title(cycles_unit()));
 		printf("  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c],
 		       report_num(p[LAT_P50]), report_num(p[LAT_P90]), report_num(p[LAT_P99]),
 		       report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
@@ -179,11 +183,12 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 		printf("Median of %u runs, each in a fresh process\n", runs);
 }
 
+/* The fields named *_cycles count the timer's unit, timer_unit: cycles, ns or ticks */
 void report_csv_header(void)
 {
 	for (int i = 0; i < NFIELDS; i++)
 		printf("%s,", report_field_names[i]);
-	printf("allocator,timer\n");
+	printf("allocator,timer,timer_unit\n");
 }
 
 void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
@@ -195,7 +200,7 @@ void report_csv_row(const int64_t *f, const char *alloc, const char *timer)
 	print_csv_field(stdout, alloc);
 	putchar(',');
 	print_csv_field(stdout, timer);
-	putchar('\n');
+	printf(",%s\n", cycles_unit());
 }
 
 void report_json(const int64_t *f, const char *alloc, const char *timer)
@@ -210,7 +215,7 @@ void report_json(const int64_t *f, const char *alloc, const char *timer)
 	print_json_string(stdout, alloc);
 	printf(", \"timer\": ");
 	print_json_string(stdout, timer);
-	printf("}\n");
+	printf(", \"timer_unit\": \"%s\"}\n", cycles_unit());
 }
 
 static int cmp64(const void *a, const void *b)
@@ -245,9 +250,64 @@ void report_medians(int64_t (*runs)[NFIELDS], unsigned n, int64_t *med, int64_t 
    sets of runs, the two that keep them apart). */
 #define SPREAD_MIN_RUNS 3
 
+/* A row of the --compare table: its label, its field (-1: START -> END), and whether it is a
+   time (its label then says the timer's unit) */
+struct compare_row {
+	const char *label;
+	int field, timed;
+};
+
 static int overlap(int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], int a, int b, int field)
 {
 	return lo[a][field] <= hi[b][field] && lo[b][field] <= hi[a][field];
+}
+
+/* The --compare table's columns [a0, a1): their names, then a line a row */
+static void report_compare_rows(const struct compare_row *rows, size_t nrows, int a0, int a1,
+				const char *const *names, int64_t (*med)[NFIELDS],
+				int64_t (*lo)[NFIELDS], int64_t (*hi)[NFIELDS], const int *failed,
+				const int *calls_failed, const int *w, unsigned reps, int marks,
+				int samples)
+{
+	/* a single run says nothing of the spread: said where the eye starts */
+	printf("%-26s", reps == 1 ? "(a single run each)" : "");
+	for (int a = a0; a < a1; a++)
+		printf(" %*s", w[a], names[a]);
+	printf("\n");
+	for (size_t i = 0; i < nrows; i++) {
+		if (rows[i].field >= F_PROG_GROWTH && !samples)
+			continue;
+		char label[64];
+		snprintf(label, sizeof label, rows[i].timed ? "%s (%s)" : "%s", rows[i].label,
+			 cycles_unit());
+		printf("%-26s", label);
+		for (int a = a0; a < a1; a++) {
+			int f = rows[i].field;
+			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
+			char cell[64];
+			if (failed[a])
+				printf(" %*s", w[a], "failed");
+			else if (f < 0) {
+				snprintf(cell, sizeof cell, "%s -> %s%s",
+					 report_num(med[a][F_RSS_START]),
+					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
+				printf(" %*s", w[a], cell);
+			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
+				printf(" %*s", w[a], cell);
+			else if (calls_failed[a]) {
+				snprintf(cell, sizeof cell, "%s!", report_num(v));
+				printf(" %*s", w[a], cell);
+			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
+				printf(" %*s", w[a], report_num(v));
+			else {
+				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v),
+					 (double)v / (double)b,
+					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
+				printf(" %*s", w[a], cell);
+			}
+		}
+		printf("\n");
+	}
 }
 
 void report_compare(const char *format, const char *const *names, int na, int64_t (*med)[NFIELDS],
@@ -255,22 +315,26 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		    int64_t (*fails)[NFIELDS], unsigned reps, const char *timer)
 {
 	int marks = reps >= SPREAD_MIN_RUNS;
-	/* Max RSS as a single run means it: the growth, then its two ends (row field -1) */
-	static const struct { const char *label; int field; } rows[] = {
-		{ "wall time (usec)", F_WALL }, { "cycles", F_CYCLES },
-		{ "Max RSS (KiB)", F_RSS_GROWTH }, { "  START -> END (KiB)", -1 },
-		{ "peak VmRSS (KiB)", F_PEAK_RSS },
-		{ "ideal RSS (KiB)", F_IDEAL_KB }, { "avg malloc (cycles)", F_MALLOC_AVG },
-		{ "avg calloc (cycles)", F_CALLOC_AVG }, { "avg realloc (cycles)", F_REALLOC_AVG },
-		{ "avg free (cycles)", F_FREE_AVG },
-		{ "p99 malloc (cycles)", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99 },
-		{ "p99 free (cycles)", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99 },
-		{ "total call time (cycles)", F_TOTAL },
+	/* Max RSS as a single run means it: the growth, then its two ends (row field -1).  Call
+	   times (timed: their label says the timer's unit) as the median call and the 99th
+	   percentile first: an average is one outlier's (a 16 ms call among 20,000) */
+	static const struct compare_row rows[] = {
+		{ "wall time (usec)", F_WALL, 0 }, { "elapsed", F_CYCLES, 1 },
+		{ "Max RSS (KiB)", F_RSS_GROWTH, 0 }, { "  START -> END (KiB)", -1, 0 },
+		{ "peak VmRSS (KiB)", F_PEAK_RSS, 0 },
+		{ "ideal RSS (KiB)", F_IDEAL_KB, 0 },
+		{ "p50 malloc", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P50, 1 },
+		{ "p99 malloc", F_LAT + LAT_POINTS * LAT_MALLOC + LAT_P99, 1 },
+		{ "p50 free", F_LAT + LAT_POINTS * LAT_FREE + LAT_P50, 1 },
+		{ "p99 free", F_LAT + LAT_POINTS * LAT_FREE + LAT_P99, 1 },
+		{ "avg malloc", F_MALLOC_AVG, 1 }, { "avg calloc", F_CALLOC_AVG, 1 },
+		{ "avg realloc", F_REALLOC_AVG, 1 }, { "avg free", F_FREE_AVG, 1 },
+		{ "total call time", F_TOTAL, 1 },
 		/* with the program's samples: its memory beside each column's */
-		{ "program RSS growth (KiB)", F_PROG_GROWTH },
-		{ "replay RSS growth (KiB)", F_REPLAY_GROWTH },
-		{ "vs the program, at peak", F_PEAK_ERR },
-		{ "vs the program, by call", F_CURVE_ERR },
+		{ "program RSS growth (KiB)", F_PROG_GROWTH, 0 },
+		{ "replay RSS growth (KiB)", F_REPLAY_GROWTH, 0 },
+		{ "vs the program, at peak", F_PEAK_ERR, 0 },
+		{ "vs the program, by call", F_CURVE_ERR, 0 },
 	};
 	/* some call failed here that succeeded in the program: not comparable */
 	int calls_failed[16];
@@ -306,48 +370,31 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 			n = strlen(names[a]);
 		w[a] = n > 22 ? (int)n : 22;
 	}
-	printf("%-26s", "");
-	for (int a = 0; a < na; a++)
-		printf(" %*s", w[a], names[a]);
-	printf("\n");
 	int samples = 0, other = 0;   /* a column has the program's figures; one not as traced */
 	for (int a = 0; a < na; a++)
 		if (!failed[a] && med[a][F_PROG_GROWTH] != F_NA) {
 			samples = 1;
 			other |= !med[a][F_FID_APPLIES];
 		}
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		if (rows[i].field >= F_PROG_GROWTH && !samples)
-			continue;
-		printf("%-26s", rows[i].label);
-		for (int a = 0; a < na; a++) {
-			int f = rows[i].field;
-			int64_t v = f < 0 ? 0 : med[a][f], b = f < 0 ? 0 : med[0][f];
-			char cell[64];
-			if (failed[a])
-				printf(" %*s", w[a], "failed");
-			else if (f < 0) {
-				snprintf(cell, sizeof cell, "%s -> %s%s",
-					 report_num(med[a][F_RSS_START]),
-					 report_num(med[a][F_RSS_END]), calls_failed[a] ? "!" : "");
-				printf(" %*s", w[a], cell);
-			} else if (report_fidelity_cell(cell, sizeof cell, f, v))
-				printf(" %*s", w[a], cell);
-			else if (calls_failed[a]) {
-				snprintf(cell, sizeof cell, "%s!", report_num(v));
-				printf(" %*s", w[a], cell);
-			} else if (a == 0 || b == 0 || failed[0] || calls_failed[0])
-				printf(" %*s", w[a], report_num(v));
-			else {
-				snprintf(cell, sizeof cell, "%s (%.2fx%s)", report_num(v),
-					 (double)v / (double)b,
-					 marks && overlap(lo, hi, a, 0, rows[i].field) ? "~" : "");
-				printf(" %*s", w[a], cell);
-			}
-		}
-		printf("\n");
+	/* on a terminal narrower than the table: the columns in groups that fit, each under the
+	   labels again (piped, one table of any width) */
+	int width = tool_tty_width(1);
+	for (int a0 = 0, a1; a0 < na; a0 = a1) {
+		int used = 26 + 1 + w[a0];
+		for (a1 = a0 + 1; a1 < na && (!width || used + 1 + w[a1] <= width - 1); a1++)
+			used += 1 + w[a1];
+		if (a0)
+			printf("\n");
+		report_compare_rows(rows, sizeof rows / sizeof rows[0], a0, a1, names, med, lo, hi,
+				    failed, calls_failed, w, reps, marks, samples);
 	}
-	printf("(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
+	/* the notes, broken at spaces to fit a terminal */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&text, &len);
+	if (!o)
+		return;
+	fprintf(o, "(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
 	       reps, reps == 1 ? "" : "s",
 	       failed[0] ? "no ratios: no figures for"
 	       : calls_failed[0] ? "no ratios: calls failed with" : "ratios to",
@@ -355,20 +402,22 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	for (int a = 0; a < na; a++)
 		if (calls_failed[a]) {
 			char what[300];
-			printf("(!: with %s, %s%s: its figures are not comparable)\n", names[a],
+			fprintf(o, "(!: with %s, %s%s: its figures are not comparable)\n", names[a],
 			       report_failures(fails[a], what, sizeof what),
 			       reps > 1 ? " in a run at least" : "");
 		}
-	printf("(Max RSS: how much the peak resident set grew during the replay, as a single run "
+	fprintf(o, "(Max RSS: how much the peak resident set grew during the replay, as a single run "
 	       "says it)\n");
 	if (other)
-		printf("(RSS growth beside the program's, in a column not on the traced allocator "
-		       "and settings:\n"
+		fprintf(o, "(RSS growth, in a column not on the traced allocator and settings:\n"
 		       " what that allocator would have used, not how faithful the replay is)\n");
 	if (marks)
-		printf("(~: the columns' runs overlap, smallest to largest: a difference within "
+		fprintf(o, "(~: the columns' runs overlap, smallest to largest: a difference within "
 		       "this machine's spread)\n");
 	else if (na > 1)
-		printf("(-r %d or more marks the ratios within this machine's spread "
+		fprintf(o, "(-r %d or more marks the ratios within this machine's spread "
 		       "between runs)\n", SPREAD_MIN_RUNS);
+	fclose(o);
+	print_wrapped(stdout, text, width, 1);
+	free(text);
 }

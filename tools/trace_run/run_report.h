@@ -32,7 +32,8 @@ const char *report_num(int64_t v);
 /* The timer's name as printed: the cycle counter's, or "off" for --no-timing */
 const char *report_timer(int untimed);
 
-void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs);
+/* The summary (dj: the first 12 lines exactly as dj/malloc's trace_run printed them) */
+void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs, int dj);
 /* What failed in a replay whose calls failed where the program's succeeded (f[F_RFAIL] > 0):
    "3 calls that succeeded in the program failed (the first: a malloc of N bytes, stream S,
    its call C)", into buf (cap bytes); buf. */

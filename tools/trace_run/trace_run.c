@@ -57,7 +57,7 @@ static void write_latency(const char *path, int fd, const struct replay_result *
 {
 	char title[512];
 	snprintf(title, sizeof title, "trace_run latency: %s, %s", alloc, timer);
-	int e = lat_write_tsv(fd, title, res->hist, res->hist_max) < 0 ? errno : 0;
+	int e = lat_write_tsv(fd, title, cycles_unit(), res->hist, res->hist_max) < 0 ? errno : 0;
 	tool_output_finish(path, fd, tmp_latency, e);
 }
 
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	else if (o.format && !strcmp(o.format, "json"))
 		report_json(f, alloc, timer);
 	else {
-		report_text(f, alloc, timer, 1);
+		report_text(f, alloc, timer, 1, o.dj_summary);
 		run_settings_print(&o, &traced, alloc_name, NULL);
 		report_fidelity_text(f, traced.allocator);
 	}

@@ -217,7 +217,7 @@ int stats_collect(const char *path, struct stats *s, int progress)
 		trace_close(&r);
 		return -1;
 	}
-	s->name = path;
+	s->name = path = tool_display_name(path);   /* ("<stdin>", as every tool says it) */
 	size_t el = strnlen(r.exe, sizeof s->exe - 1);
 	memcpy(s->exe, r.exe, el);
 	s->exe[el] = 0;

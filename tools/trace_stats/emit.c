@@ -178,20 +178,28 @@ static void text_diff_begin(void)
 	printf("%-22s %14s %14s %14s %9s\n", "", "A", "B", "B - A", "B / A");
 }
 
+static const char *diff_text(char *buf, size_t cap, uint64_t v, enum unit u)
+{
+	return v == DIFF_NOT_RECORDED ? "not recorded" : text_of(buf, cap, v, u);
+}
+
 static void text_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enum unit u)
 {
 	char k[64], c1[UNITS_CAP], c2[UNITS_CAP], c3[UNITS_CAP], c4[UNITS_CAP + 1];
-	int64_t d = (int64_t)(b - a);
-	snprintf(c4, sizeof c4, "%s%s", d < 0 ? "-" : "+",
-		 text_of(c3, sizeof c3, (uint64_t)(d < 0 ? -d : d), u));
+	int both = a != DIFF_NOT_RECORDED && b != DIFF_NOT_RECORDED;
 	printf("%-22s ", text_key(k, sizeof k, key, u));
-	cell(text_of(c1, sizeof c1, a, u), 14);
+	cell(diff_text(c1, sizeof c1, a, u), 14);
 	putchar(' ');
-	cell(text_of(c2, sizeof c2, b, u), 14);
-	putchar(' ');
-	cell(c4, 14);
-	if (a)
-		printf(" %8.2fx", (double)b / (double)a);
+	cell(diff_text(c2, sizeof c2, b, u), 14);
+	if (both) {
+		int64_t d = (int64_t)(b - a);
+		snprintf(c4, sizeof c4, "%s%s", d < 0 ? "-" : "+",
+			 text_of(c3, sizeof c3, (uint64_t)(d < 0 ? -d : d), u));
+		putchar(' ');
+		cell(c4, 14);
+		if (a)
+			printf(" %8.2fx", (double)b / (double)a);
+	}
 	printf("\n");
 }
 
@@ -272,9 +280,19 @@ static void tsv_thread(const struct tstat *t)
 	       t->allocs, t->frees, t->bytes);
 }
 
+/* a figure the trace does not hold: an empty field (TSV), null (JSON) */
 static void tsv_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enum unit u)
 {
-	printf("diff\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", key, a, b, (int64_t)(b - a));
+	printf("diff\t%s\t", key);
+	if (a != DIFF_NOT_RECORDED)
+		printf("%" PRIu64, a);
+	putchar('\t');
+	if (b != DIFF_NOT_RECORDED)
+		printf("%" PRIu64, b);
+	putchar('\t');
+	if (a != DIFF_NOT_RECORDED && b != DIFF_NOT_RECORDED)
+		printf("%" PRId64, (int64_t)(b - a));
+	putchar('\n');
 }
 
 static void no_durations(const char *name, uint64_t n, uint64_t avg, const uint64_t *pt)
@@ -334,7 +352,15 @@ static void json_end(void)
 
 static void json_diff_row(size_t i, const char *key, uint64_t a, uint64_t b, enum unit u)
 {
-	printf("%s\"%s\": [%" PRIu64 ", %" PRIu64 "]", i ? ", " : "{", key, a, b);
+	printf("%s\"%s\": [", i ? ", " : "{", key);
+	if (a == DIFF_NOT_RECORDED)
+		printf("null, ");
+	else
+		printf("%" PRIu64 ", ", a);
+	if (b == DIFF_NOT_RECORDED)
+		printf("null]");
+	else
+		printf("%" PRIu64 "]", b);
 }
 
 static const struct emitter json = {

@@ -14,6 +14,7 @@
 
 /* What a figure counts: how the text shows it */
 enum unit { COUNT, BYTES, NS };
+#define DIFF_NOT_RECORDED UINT64_MAX   /* a --diff figure the trace does not hold */
 
 /* figure() flags */
 #define FIG_TEXT_NONZERO 1   /* the text leaves it out when 0 */

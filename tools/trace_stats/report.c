@@ -172,7 +172,10 @@ static void program_memory(const struct stats *s)
 			       units_ns(t, sizeof t, (double)ns_since_start(s, p->peak_anon_t)),
 			       fmt_commas(d, s->peak_anon_idx), units_bytes(b, sizeof b, growth),
 			       units_bytes(c, sizeof c, p->first_anon));
-			e->say("  peak RSS %s, peak virtual size %s\n",
+			/* (statm's resident: the trace's own pages the tracer had mapped count in
+			   it, as do the libraries'; the anonymous figures above are the program's) */
+			e->say("  peak RSS %s, peak virtual size %s (the tracer's mapped pages of "
+			       "the trace included)\n",
 			       units_bytes(a, sizeof a, p->peak_rss),
 			       units_bytes(b, sizeof b, p->peak_vsz));
 		}
@@ -279,11 +282,11 @@ void report_trace(const struct stats *s, enum report_format f)
    Two traces side by side
    ------------------------------------------------------------------------------------------- */
 
-static uint64_t p99(const struct stats *s, int c)   /* of the recorded durations, ns; 0: none */
+/* of the recorded durations, ns; DIFF_NOT_RECORDED when the trace holds none of that class */
+static uint64_t p99(const struct stats *s, int c)
 {
 	uint64_t avg, pt[LAT_POINTS];
-	stats_durations(s, c, &avg, pt);
-	return pt[LAT_P99];
+	return stats_durations(s, c, &avg, pt) ? pt[LAT_P99] : DIFF_NOT_RECORDED;
 }
 
 void report_diff(const struct stats *a, const struct stats *b, enum report_format f)

@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line.\n";
 
 /* -L: the recorded durations' histograms, as trace_run --latency writes its call times (in
-   the trace's clock ticks; on x86 the same TSC cycles as trace_run's).  0, or -1 when the
+   the trace's clock's unit: on x86 the TSC's cycles, as trace_run's, or nanoseconds).  0, or -1 when the
    trace holds no durations (nothing written). */
 static int write_latency(const char *path, const struct stats *s)
 {
@@ -59,8 +59,8 @@ static int write_latency(const char *path, const struct stats *s)
 	snprintf(title, sizeof title, "trace_stats latency: %s as traced, %s", exe,
 		 trace_clock_name(s->clock));
 	int fd = tool_output_open(path, tmp);
-	int e = lat_write_tsv(fd, title, (const uint64_t (*)[HIST_BUCKETS])s->dur->b,
-			      s->dur->max) < 0 ? errno : 0;
+	int e = lat_write_tsv(fd, title, trace_clock_unit(s->clock),
+			      (const uint64_t (*)[HIST_BUCKETS])s->dur->b, s->dur->max) < 0 ? errno : 0;
 	tool_output_finish(path, fd, tmp, e);
 	return 0;
 }

@@ -9,12 +9,21 @@
 const char *const lat_class_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free",
 						   "memalign" };
 
-int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max)
+static const char *const lat_units[] = { LAT_UNIT_CYCLES, LAT_UNIT_TICKS, LAT_UNIT_NS };
+
+const char *lat_unit_title(const char *unit)
+{
+	return !strcmp(unit, LAT_UNIT_NS) ? "Nanoseconds" : !strcmp(unit, LAT_UNIT_TICKS) ? "Ticks"
+											  : "Cycles";
+}
+
+int lat_write_tsv(int fd, const char *title, const char *unit,
+		  const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max)
 {
 	/* static: trace_run writes this with the allocator under test */
 	static char buf[1 << 16];
-	size_t n = (size_t)snprintf(buf, sizeof buf, "# %s\nclass\tcycles\tcalls\tat_or_below\n",
-				    title);
+	size_t n = (size_t)snprintf(buf, sizeof buf, "# %s\nclass\t%s\tcalls\tat_or_below\n",
+				    title, unit);
 	if (n >= sizeof buf)
 		n = sizeof buf - 1;
 	for (unsigned c = 0; c < LAT_CLASSES && b; c++) {
@@ -86,7 +95,13 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 			continue;
 		}
 		if (!header) {
-			if (strcmp(line, "class\tcycles\tcalls\tat_or_below") != 0) {
+			for (size_t u = 0; u < sizeof lat_units / sizeof lat_units[0]; u++) {
+				size_t k = strlen(lat_units[u]);
+				if (!strncmp(line, "class\t", 6) && !strncmp(line + 6, lat_units[u], k) &&
+				    !strcmp(line + 6 + k, "\tcalls\tat_or_below"))
+					t->unit = lat_units[u];
+			}
+			if (!t->unit) {
 				snprintf(err, cap, "line %lu: not a --latency distribution of "
 					 "trace_run or trace_stats", no);
 				return -1;
@@ -115,9 +130,9 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 				 "some are written)", no);
 			return -1;
 		}
-		if (v[2] > 1 || (i && (v[0] < t->cycles[c][i - 1] || v[2] < t->share[c][i - 1]))) {
-			snprintf(err, cap, "line %lu: %s's rows must rise in cycles and in share, "
-				 "to at most 1", no, lat_class_names[c]);
+		if (v[2] > 1 || (i && (v[0] < t->time[c][i - 1] || v[2] < t->share[c][i - 1]))) {
+			snprintf(err, cap, "line %lu: %s's rows must rise in %s and in share, "
+				 "to at most 1", no, lat_class_names[c], t->unit);
 			return -1;
 		}
 		if (i == LAT_ROWS) {
@@ -125,7 +140,7 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 				 lat_class_names[c]);
 			return -1;
 		}
-		t->cycles[c][i] = v[0];
+		t->time[c][i] = v[0];
 		t->share[c][i] = v[2];
 		t->calls[c] += v[1];
 		t->n[c]++;

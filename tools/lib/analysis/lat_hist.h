@@ -59,24 +59,35 @@ static inline void lat_percentiles(const uint64_t *b, uint64_t max, uint64_t *ou
 /* The classes' names, as reports and files spell them */
 extern const char *const lat_class_names[LAT_CLASSES];
 
+/* The units a call's time is counted in, as files and reports name them: a cycle counter's
+   cycles (x86 TSC), another counter's ticks (aarch64 CNTVCT), or nanoseconds (clock_gettime) */
+#define LAT_UNIT_CYCLES "cycles"
+#define LAT_UNIT_TICKS  "ticks"
+#define LAT_UNIT_NS     "ns"
+/* The unit's name for people, capitalised as a line's first word: "Cycles", "Ticks",
+   "Nanoseconds" */
+const char *lat_unit_title(const char *unit);
+
 /* Write the histograms b (one a class) as TSV to fd: a line "# title", the header
-   "class cycles calls at_or_below", then a row per non-empty bucket: its largest value (the
-   exact largest, max[c], for the last), its calls, and the share of the class's calls at or
-   below it (no rows when b is NULL).  What trace_plot's latency chart reads.  Formatted in a static
-   buffer, written with write(2): no allocator call.  0, or -1 with errno. */
-int lat_write_tsv(int fd, const char *title, const uint64_t (*b)[HIST_BUCKETS],
-		  const uint64_t *max);
+   "class UNIT calls at_or_below" (UNIT: one of LAT_UNIT_*), then a row per non-empty bucket:
+   its largest value (the exact largest, max[c], for the last), its calls, and the share of
+   the class's calls at or below it (no rows when b is NULL).  What trace_plot's latency chart
+   reads.  Formatted in a static buffer, written with write(2): no allocator call.  0, or -1
+   with errno. */
+int lat_write_tsv(int fd, const char *title, const char *unit,
+		  const uint64_t (*b)[HIST_BUCKETS], const uint64_t *max);
 
 /* What lat_write_tsv wrote, read back (trace_plot): each class's rows, by LAT_* class */
 #define LAT_ROWS 1024   /* a class's rows at most (lat_write_tsv writes one a bucket: 960) */
 struct lat_table {
 	char name[64];                  /* what the title names: "NAME, TIMER" -> NAME */
+	const char *unit;               /* what the times count: one of LAT_UNIT_* */
 	size_t n[LAT_CLASSES];
 	double calls[LAT_CLASSES];      /* the class's calls, its rows' sum */
-	double cycles[LAT_CLASSES][LAT_ROWS], share[LAT_CLASSES][LAT_ROWS];
+	double time[LAT_CLASSES][LAT_ROWS], share[LAT_CLASSES][LAT_ROWS];
 };
-/* Read t from f: rows of a known class, numbers from 0 to 10^18, at least one call a row, each
-   class's cycles and shares rising, shares at most 1.  0, or -1 with err ("line N: ...").
-   Lines longer than 1,000 bytes are malformed. */
+/* Read t from f: the header's unit one of LAT_UNIT_*, rows of a known class, numbers from 0 to
+   10^18, at least one call a row, each class's times and shares rising, shares at most 1.  0,
+   or -1 with err ("line N: ...").  Lines longer than 1,000 bytes are malformed. */
 int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap);
 #endif

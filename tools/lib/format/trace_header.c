@@ -97,6 +97,15 @@ const char *trace_clock_name(unsigned clock)
 	}
 }
 
+const char *trace_clock_unit(unsigned clock)
+{
+	switch (clock) {
+	case MTRACE_CLOCK_TSC: return "cycles";
+	case MTRACE_CLOCK_MONOTONIC: return "ns";
+	default: return "ticks";
+	}
+}
+
 /* Does a header string (off, len) lie outside the header's string area?  (The sum is taken in
    64 bits: hostile values near 2^32 must not wrap past the check.) */
 static int string_outside(const struct mtrace_file_header *h, uint32_t off, uint32_t len)

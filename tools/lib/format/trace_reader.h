@@ -223,6 +223,8 @@ double trace_seconds(const struct trace_reader *r, uint64_t ticks);
 
 /* "x86 TSC", "CLOCK_MONOTONIC", ... */
 const char *trace_clock_name(unsigned clock);
+/* What the clock counts, as lat_hist.h names units: "cycles", "ns" or "ticks" */
+const char *trace_clock_unit(unsigned clock);
 
 /* Why the writer of a trace flagged MTRACE_HF_STOPPED_EARLY gave up, as a phrase ("the size cap
    (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */

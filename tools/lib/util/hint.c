@@ -65,8 +65,11 @@ const char *hint_text(const unsigned char *b, size_t n, const char *name, const 
 		return NULL;   /* (a file cut inside a magic is a truncated one of ours) */
 	if (is_mtrace_log(b, n)) {
 		char log[600], s[300], trace[600];
+		const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
 		stem(s, sizeof s - 8, name);
-		strcat(s, ".mtrace");
+		/* STEM.mtrace, or STEM.trace for a log named so already (never the log itself) */
+		strcat(s, strcmp(strchr(base, '.') ? strrchr(base, '.') : "", ".mtrace") ?
+				  ".mtrace" : ".trace");
 		snprintf(buf, cap, "a glibc mtrace() log, not %s: trace_import makes a trace of it "
 			 "(trace_import %s %s)", wanted, hint_shell_word(log, sizeof log, name),
 			 hint_shell_word(trace, sizeof trace, s));

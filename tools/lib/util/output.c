@@ -68,7 +68,7 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
-int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
+static int mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap, int stdout_ok)
 {
 	int fd = mkstemp(tmpl);
 	if (fd >= 0)
@@ -77,10 +77,15 @@ int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
 	const char *slash = strrchr(out, '/');
 	int dirlen = slash ? (slash == out ? 1 : (int)(slash - out)) : 1;
 	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is "
-		 "renamed into place, in %.*s: %s (write the output to another directory, or to "
-		 "standard output)", out, dirlen, slash ? out : ".", strerror(e));
+		 "renamed into place, in %.*s: %s (write the output to another directory%s)", out,
+		 dirlen, slash ? out : ".", strerror(e), stdout_ok ? ", or to standard output" : "");
 	errno = e;
 	return -1;
+}
+
+int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
+{
+	return mkstemp_beside(out, tmpl, err, cap, 1);
 }
 
 /* mkstemp(tmpl) in $TMPDIR (else /tmp): tmpl gets "DIR/NAME.XXXXXX".  Its descriptor, or -1
@@ -280,10 +285,10 @@ int tool_output_open(const char *path, char *tmp)
 	return fd;
 }
 
-const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok)
+const char *tool_check_output(const char *out, char *const *inputs, int n, int flags)
 {
 	struct tool_err e;
-	const char *path = output_check(out, inputs, n, trace_ok, &e);
+	const char *path = output_check(out, inputs, n, flags, &e);
 	if (!path)
 		tool_die_err(&e);
 	return path;
@@ -369,7 +374,25 @@ int tool_output_in_place(const char *out)
 	       (stat(out, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
 }
 
-const char *output_check(const char *out, char *const *inputs, int n, int trace_ok,
+/* Can out's directory take the temporary file out is written to?  Tried: made and removed. */
+static int dir_takes_temp(const char *out, int flags, struct tool_err *e)
+{
+	char tmpl[OUTPUT_TMP_CAP];
+	if (snprintf(tmpl, sizeof tmpl, "%s.XXXXXX", out) >= (int)sizeof tmpl) {
+		tool_fail(e, EXIT_USAGE, "%.200s...: the output's name is too long", out);
+		return 0;
+	}
+	int fd = mkstemp_beside(out, tmpl, e->msg, sizeof e->msg, !(flags & OUTPUT_NO_STDOUT));
+	if (fd < 0) {
+		e->status = EXIT_SYSTEM;
+		return 0;
+	}
+	close(fd);
+	unlink(tmpl);
+	return 1;
+}
+
+const char *output_check(const char *out, char *const *inputs, int n, int flags,
 			 struct tool_err *e)
 {
 	struct stat so;
@@ -381,7 +404,7 @@ const char *output_check(const char *out, char *const *inputs, int n, int trace_
 		return NULL;
 	}
 	if (stat(out, &so) != 0)
-		return out;   /* a new file */
+		return dir_takes_temp(out, flags, e) ? out : NULL;   /* a new file */
 	if (S_ISDIR(so.st_mode)) {
 		tool_fail(e, EXIT_USAGE, "%s is a directory: name the output file", out);
 		return NULL;
@@ -405,7 +428,11 @@ const char *output_check(const char *out, char *const *inputs, int n, int trace_
 	char *target = NULL;
 	if (lstat(out, &sl) == 0 && S_ISLNK(sl.st_mode) && (target = realpath(out, NULL)) != NULL)
 		out = target;   /* write where the link points, and keep the link */
-	if (trace_ok)
+	if (!dir_takes_temp(out, flags, e)) {
+		free(target);
+		return NULL;
+	}
+	if (flags & OUTPUT_TRACE_OK)
 		return out;
 	char head[MTRACE_MAGIC_LEN];
 	int fd = open(out, O_RDONLY | O_CLOEXEC);
@@ -414,7 +441,7 @@ const char *output_check(const char *out, char *const *inputs, int n, int trace_
 		close(fd);
 	if (got == (ssize_t)sizeof head && !memcmp(head, MTRACE_MAGIC, MTRACE_MAGIC_LEN)) {
 		tool_fail(e, EXIT_USAGE, "%s is an mtrace trace, which the output would replace: "
-			  "name another file, or remove it first", out);
+			  "name another file", out);
 		free(target);
 		return NULL;
 	}

@@ -59,11 +59,17 @@ const char *output_name(const char *path);
    ------------------------------------------------------------------------------------------- */
 
 /* Before writing OUT (not "-"): refuses it (status 2) if it is the same file as one of the n
-   inputs (the output would destroy it), or, unless trace_ok, an mtrace trace (trace2wl TRACE
-   with the output name forgotten would replace the trace by its own workload), a directory,
-   a block device or a socket.  Returns the path to write, NULL with e if refused: OUT, or the
-   file OUT links to (renaming onto a symbolic link would replace the link). */
-const char *output_check(const char *out, char *const *inputs, int n, int trace_ok,
+   inputs (the output would destroy it), or, unless OUTPUT_TRACE_OK, an mtrace trace (trace2wl
+   TRACE with the output name forgotten would replace the trace by its own workload), a
+   directory, a block device or a socket; and (status 3) when its directory cannot take the
+   temporary file it is written to (tried: made and removed), so that a tool fails before any
+   work.  Returns the path to write, NULL with e if refused: OUT, or the file OUT links to
+   (renaming onto a symbolic link would replace the link). */
+enum {
+	OUTPUT_TRACE_OK  = 1,   /* an existing trace may be replaced (trace_import's output) */
+	OUTPUT_NO_STDOUT = 2,   /* the option takes no "-": never suggest standard output */
+};
+const char *output_check(const char *out, char *const *inputs, int n, int flags,
 			 struct tool_err *e);
 /* Is OUT written in place rather than under a temporary name renamed at the end: "-" (standard
    output), or an existing character device or pipe (/dev/null, /dev/stdout, a FIFO)? */
@@ -98,7 +104,7 @@ int tool_same_file(const char *a, const char *b);
    ------------------------------------------------------------------------------------------- */
 
 /* output_check */
-const char *tool_check_output(const char *out, char *const *inputs, int n, int trace_ok);
+const char *tool_check_output(const char *out, char *const *inputs, int n, int flags);
 /* output_open for a tool's main that exits on failure, the output's temporary name kept in
    tmp (TOOL_TMP_CAP bytes; "" when written in place): its descriptor. */
 #define TOOL_TMP_CAP OUTPUT_TMP_CAP

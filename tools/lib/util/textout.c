@@ -1,5 +1,7 @@
-/* textout.c - JSON, CSV and TSV fields (textout.h). */
+/* textout.c - JSON, CSV and TSV fields; text wrapped to a terminal (textout.h). */
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include "textout.h"
 
 void print_json_string(FILE *f, const char *s)
@@ -61,4 +63,59 @@ void print_tsv_field(FILE *f, const char *s)
 {
 	for (const char *p = s; *p; p++)
 		fputc(*p == '\t' || *p == '\n' || *p == '\r' ? ' ' : *p, f);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Text for people
+   ------------------------------------------------------------------------------------------- */
+
+int tool_tty_width(int fd)
+{
+	struct winsize ws;
+	return isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 ? (ws.ws_col ? ws.ws_col : 80) : 0;
+}
+
+/* Columns of the n bytes at s: UTF-8 continuation bytes take none */
+static size_t columns(const char *s, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* One line (no newline in it), then a newline */
+static void wrap_line(FILE *f, const char *s, size_t n, int width, int indent)
+{
+	/* (a line that fills the last column wraps on some terminals) */
+	size_t room = width > 0 ? (size_t)width - 1 : (size_t)-1, col = 0, i = 0;
+	while (i < n) {
+		size_t sp = i, end;
+		while (sp < n && s[sp] == ' ')
+			sp++;
+		for (end = sp; end < n && s[end] != ' '; end++)
+			;
+		size_t cols = columns(s + sp, end - sp);
+		if (col > (size_t)indent && col + (sp - i) + cols > room) {
+			fprintf(f, "\n%*s", indent, "");   /* (the spaces at the break dropped) */
+			col = (size_t)indent;
+		} else {
+			fwrite(s + i, 1, sp - i, f);
+			col += sp - i;
+		}
+		fwrite(s + sp, 1, end - sp, f);
+		col += cols;
+		i = end;
+	}
+	putc('\n', f);
+}
+
+void print_wrapped(FILE *f, const char *s, int width, int indent)
+{
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		wrap_line(f, s, n, width, indent);
+		s += n + (nl != NULL);
+	}
 }

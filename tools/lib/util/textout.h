@@ -1,5 +1,5 @@
 /* textout.h - fields of the text formats the tools write and read: JSON strings, CSV (RFC
- * 4180) and TSV fields. */
+ * 4180) and TSV fields; text for people wrapped to a terminal's width. */
 #ifndef TEXTOUT_H
 #define TEXTOUT_H
 #include <stdio.h>
@@ -15,4 +15,10 @@ void print_csv_field(FILE *f, const char *s);
 int csv_split(char *line, char **fields, int max);
 /* s for a TSV field: tabs and line breaks become spaces. */
 void print_tsv_field(FILE *f, const char *s);
+/* Text s for people, each of its lines broken at spaces to fit width columns (0: no limit),
+   never inside a word or a number; the lines a line is broken into after its first are
+   indented by indent spaces.  A word wider than the room is printed whole. */
+void print_wrapped(FILE *f, const char *s, int width, int indent);
+/* The width of the terminal fd shows on, or 0 when it is not one. */
+int tool_tty_width(int fd);
 #endif
