@@ -85,6 +85,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # DESTDIR staging tree, or a tree moved elsewhere), then ../lib (the build tree), then LIBDIR.
 # Rebuilt when those change (a file that changes only with them).
 LIBDIR_FROM_BIN := $(shell realpath -s -m --relative-to='$(BINDIR)' '$(LIBDIR)')
+MAN_FROM_DOC := $(shell realpath -s -m --relative-to='$(DOCDIR)' '$(MANDIR)')
 $(B)/install-dirs: FORCE | dirs
 	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
 $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h $(B)/libmtools.a $(B)/install-dirs | dirs
@@ -186,6 +187,11 @@ install: all
 	install -m 644 $(wildcard man/*.3) $(DESTDIR)$(MANDIR)/man3/
 	for f in $(MAN3_LINKS); do ln -sf libmtracectl.3 $(DESTDIR)$(MANDIR)/man3/$$f.3 || exit 1; done
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	@# the documents' links as they lie installed: doc/ flat in DOCDIR, the man pages in MANDIR
+	for f in $(notdir $(filter %.md,$(DOCS))); do \
+		sed -e 's|](doc/|](|g' -e 's|](\(\.\./\)\{0,1\}man/\([a-z_0-9]*\)\.\([13]\))|]($(MAN_FROM_DOC)/man\3/\2.\3)|g' \
+		    -e 's|\[\([^]]*\)\](tests/[^)]*)|\1|g' $(DESTDIR)$(DOCDIR)/$$f >$(DESTDIR)$(DOCDIR)/$$f.tmp && \
+		mv $(DESTDIR)$(DOCDIR)/$$f.tmp $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 	install -m 644 bench/mbench.c $(DESTDIR)$(DOCDIR)/examples/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 		'Name: mtrace' 'Description: control API of the mtrace malloc tracer (libmtrace.so)' \

@@ -18,6 +18,14 @@ done
 for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot mtracectl; do
 	check "man page of $t" test -f "$R$P/share/man/man1/$t.1"
 done
+# every relative link of the installed documents leads to an installed file
+broken=""
+for d in "$R$P"/share/doc/mtrace/*.md; do
+	for l in $(grep -o '](\([^)#:]*\)' "$d" | sed 's/^](//' | sort -u); do
+		[ -e "$(dirname "$d")/$l" ] || broken="$broken $(basename "$d"):$l"
+	done
+done
+eq "installed documents: every link resolves" "" "$broken"
 # the library: SONAME libmtrace.so.0, the links beside it, not executable (Debian policy)
 lib="$R$L"
 eq "libmtrace.so.0 -> the real file" libmtrace.so.0.1.0 "$(readlink "$lib/libmtrace.so.0")"
