@@ -24,12 +24,21 @@ else
 B        ?= build
 endif
 
+# V=1: each command as run; else one line a step ("  CC  build/tools/...")
+ifeq ($(V),1)
+quiet =
+else
+quiet = @printf '  %-4s %s\n' '$(1)' '$(2)';
+endif
+# -MMD -MP: each object and program lists the headers it includes (build/**/*.d, read below),
+# so that a header's change rebuilds what uses it, and only that
+DEPFLAGS := -MMD -MP
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 # tools/lib/{format,analysis,util} hold what several tools share; a tool's folder, tools/NAME/,
 # holds its main file NAME.c and the modules only it uses (also linked by tests and fuzzers)
 TOOL_INC := $(patsubst %/,-I%,$(sort $(wildcard tools/lib/*/ tools/*/)))
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -Iinclude $(filter-out -Itools/lib,$(TOOL_INC)) -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
+ALL_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(CFLAGS) -Iinclude $(filter-out -Itools/lib,$(TOOL_INC)) -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
 # The preload: hidden by default (only the allocator API and mtrace_* are exported), and
 # initial-exec TLS, because global-dynamic TLS access can itself call malloc.
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
@@ -56,29 +65,32 @@ INTERNAL_HEADERS := $(wildcard include/internal/*.h)
 
 all: $(LIBS) $(TOOL_BINS)
 
-$(B)/malloc/%.o: malloc/%.c $(wildcard malloc/*.h) $(HEADERS) $(INTERNAL_HEADERS) | dirs
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
-$(B)/mtracectl/preload.o: mtracectl/preload.c $(HEADERS) | dirs
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(B)/malloc/%.o: malloc/%.c | dirs
+	$(call quiet,CC,$@)$(CC) $(LIB_CFLAGS) -c $< -o $@
+$(B)/mtracectl/preload.o: mtracectl/preload.c | dirs
+	$(call quiet,CC,$@)$(CC) $(LIB_CFLAGS) -c $< -o $@
 # libmtrace is linked against (-lmtrace): versioned as a Debian library, the real file
 # libmtrace.so.VERSION, the SONAME link libmtrace.so.SOVERSION, the development link libmtrace.so.
 # libmtracectl.so is a preload, named by its path (LD_PRELOAD, mtracectl --lib) and never
 # linked against, so no program records a SONAME of it: unversioned, the name dj/malloc gave it.
 $(LIBMTRACE): $(MALLOC_OBJ)
-	$(CC) -shared -Wl,-soname,libmtrace.so.$(SOVERSION) -Wl,-z,nodelete $^ -o $@ $(LDLIBS)
-	ln -sf libmtrace.so.$(VERSION) $(B)/lib/libmtrace.so.$(SOVERSION)
-	ln -sf libmtrace.so.$(SOVERSION) $(B)/lib/libmtrace.so
+	$(call quiet,LD,$@)$(CC) -shared -Wl,-soname,libmtrace.so.$(SOVERSION) -Wl,-z,nodelete $^ \
+		-o $@ $(LDLIBS)
+	@ln -sf libmtrace.so.$(VERSION) $(B)/lib/libmtrace.so.$(SOVERSION)
+	@ln -sf libmtrace.so.$(SOVERSION) $(B)/lib/libmtrace.so
 $(B)/lib/libmtracectl.so: $(MALLOC_OBJ) $(B)/mtracectl/preload.o
-	$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete -Wl,-z,initfirst $^ -o $@ $(LDLIBS)
+	$(call quiet,LD,$@)$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete \
+		-Wl,-z,initfirst $^ -o $@ $(LDLIBS)
 
-$(B)/tools/%.o: tools/%.c $(TOOL_HDRS) $(HEADERS) | dirs
+$(B)/tools/%.o: tools/%.c | dirs
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -c $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -c $< -o $@
 $(B)/libmtools.a: $(TLIB_OBJ)
-	rm -f $@; ar rcs $@ $^
+	$(call quiet,AR,$@)rm -f $@; ar rcs $@ $^
 define tool_rule
-$(B)/bin/$(1): tools/$(1)/$(1).c $(B)/libmtools.a $(TOOL_HDRS) $(HEADERS) | dirs
-	$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) $$< -o $$@ $(B)/libmtools.a $$(LDLIBS) -lm
+$(B)/bin/$(1): tools/$(1)/$(1).c $(B)/libmtools.a | dirs
+	$(call quiet,CC,$(B)/bin/$(1))$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) $$< -o $$@ $(B)/libmtools.a \
+		$$(LDLIBS) -lm
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # mtracectl finds the preload where it was installed: LIBDIR seen from BINDIR (so also in a
@@ -89,7 +101,7 @@ MAN_FROM_DOC := $(shell realpath -s -m --relative-to='$(DOCDIR)' '$(MANDIR)')
 $(B)/install-dirs: FORCE | dirs
 	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
 $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h $(B)/libmtools.a $(B)/install-dirs | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
 		mtracectl/mtracectl.c mtracectl/switch.c -o $@ $(B)/libmtools.a
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
@@ -97,46 +109,46 @@ $(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h 
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace \
 	live_check
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
 # programs are, with the shared writer compiled in
 SELFTRACE_SRC := tools/lib/format/trace_writer.c tools/lib/util/output.c tools/lib/util/msg.c
 $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< $(SELFTRACE_SRC) -o $@ -ldl
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(SELFTRACE_SRC) -o $@ -ldl
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
-	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
 	slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
 	util/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
-	-$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
+	-$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
 $(B)/tests/nopie_%: tests/prog/nopie_%.c | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin -fno-pie -no-pie $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin -fno-pie -no-pie $< -o $@
 $(B)/tests/ctor_dep: tests/prog/ctor_dep.c $(B)/tests/libctor.so | dirs
-	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN'
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/lib%.so: tests/prog/lib%.c | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
 $(B)/tests/%: tests/prog/%.c | dirs
-	$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl -Wl,-rpath,'$$ORIGIN'
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/%: tests/prog/%.cc | dirs
-	$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
+	$(call quiet,CXX,$@)$(CXX) -O2 -g -Wall -Iinclude $< -o $@ -pthread
 
 # unit tests: a program per module of tools/lib (tests/unit/u_NAME.c, checks in tests/unit/unit.h),
 # run by tests/t_unit.sh; one alone: make build/tests/unit/u_NAME && build/tests/unit/u_NAME
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/u_*.c))
 $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread -lm
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread -lm
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
 	fuzz_replay_maps
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
-	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 
 FUZZ_SECONDS ?= 60
 fuzz: all $(TEST_BINS)
@@ -161,11 +173,11 @@ bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
 	@B=$(B) sh bench/fidelity.sh
 $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
-	$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
+	$(call quiet,CC,$@)$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
 # the tracer's clock reads, compiled from its own header and clock.c
 $(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/clock.h include/mtrace-trace.h | dirs
 	@mkdir -p $(B)/bench
-	$(CC) $(ALL_CFLAGS) -Imalloc bench/clockcost.c malloc/clock.c -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Imalloc bench/clockcost.c malloc/clock.c -o $@
 
 demo: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh examples/demo.sh
@@ -211,6 +223,8 @@ uninstall:
 
 clean:
 	rm -rf $(B) build-san build-fuzz
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 FORCE:
 .PHONY: all check check-large bench demo install uninstall clean dirs fuzz FORCE

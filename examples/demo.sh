@@ -33,3 +33,18 @@ step "4. replay it against every allocator installed, 3 runs each" "trace_run --
 step "5. one replay in detail, sampling its RSS" "trace_run --log $DIR/rss.tsv $DIR/demo.wl"
 step "6. chart the call times of every allocator" "trace_plot -o $DIR/latency.svg $DIR/lat.*"
 step "7. chart the RSS over time" "trace_plot -o $DIR/rss.svg $DIR/rss.tsv"
+cat <<TXT
+
+== What to look at (the charts open in a browser)
+$DIR/latency.svg
+    each allocator's call times, malloc and free in panels of their own: to the
+    right, the rare slow calls (p99, p99.9) a program waits for; the allocator
+    whose curve is lower there is the faster one for this program.
+$DIR/rss.svg
+    the replay's memory over time beside the program's own as the tracer sampled
+    it: how faithful the replay is (the two curves should agree).
+$DIR/rss.tsv
+    the same samples as numbers (time_ms, vmrss_kb, ...); and the table of step 4
+    sets each allocator's Max RSS beside the ideal RSS (what the program asked
+    for and had not freed yet): what the allocator costs in memory.
+TXT
