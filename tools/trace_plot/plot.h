@@ -44,6 +44,7 @@ struct series {
 	                                    absent */
 	int col[3];                      /* their places in a line, -1 absent */
 	size_t n, cap;
+	char name[160];                  /* the run its first line names, or "" (older ones) */
 };
 
 FILE *plot_open_text(const char *path);

@@ -6,6 +6,14 @@
 #include "plot.h"
 #include "tool.h"
 
+/* A run's name in a legend: the one given (--label), the one its timeline names (the allocator,
+   as --compare's table and the latency chart name it), or its file's */
+static const char *run_name(const char *label, const struct series *s, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return label ? label : s->name[0] ? s->name : slash ? slash + 1 : path;
+}
+
 /* ---------------------------------------------------------------------------------------------
    The program's curve beside the replays' (a workload holding its memory samples among the
    inputs): anonymous RSS above each one's start, by calls completed, or by the program's time
@@ -67,10 +75,7 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
 	names[0] = "the program, as traced";
 	cols[0] = "#000";
 	for (int i = 0; i < n; i++) {
-		const char *name = labels[i] ? labels[i]
-					     : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1
-								       : paths[i]);
-		snprintf(lab[i], sizeof lab[i], "replay: %s", name);
+		snprintf(lab[i], sizeof lab[i], "replay: %s", run_name(labels[i], &s[i], paths[i]));
 		names[i + 1] = lab[i];
 		cols[i + 1] = svg_colors[i % SVG_NCOLORS];
 	}
@@ -91,8 +96,10 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
 
 
 
-/* VmRSS and ideal RSS of each run over time; VmSize (the address space, often a hundred times
-   the RSS: it would flatten the others) only when asked, in a panel of its own below */
+/* Each run's VmRSS over time as the summary's figures are: its growth above the timeline's
+   first row (the process before the first call: the harness's own few MiB are not the
+   allocator's), beside ideal RSS; VmSize (the address space, often a hundred times the RSS:
+   it would flatten the others) only when asked, in a panel of its own below, as it is */
 void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, int vmsize)
 {
 	struct series *s = calloc((size_t)n, sizeof *s);
@@ -104,16 +111,16 @@ void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, i
 	double tmax = 0, ymax = 0, vmax = 0;
 	for (int i = 0; i < n; i++) {
 		plot_read_timeline(paths[i], &s[i]);
+		double base = s[i].rss[0];
 		for (size_t j = 0; j < s[i].n; j++) {
+			s[i].rss[j] -= base;
 			if (s[i].t[j] > tmax) tmax = s[i].t[j];
 			if (s[i].rss[j] > ymax) ymax = s[i].rss[j];
 			if (s[i].ideal[j] > ymax) ymax = s[i].ideal[j];
 			if (s[i].vsz[j] > vmax) vmax = s[i].vsz[j];
 		}
-		const char *name = labels[i] ? labels[i]
-					     : (strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1
-								       : paths[i]);
-		snprintf(lab[i], sizeof lab[i], n == 1 ? "VmRSS" : "VmRSS: %s", name);
+		snprintf(lab[i], sizeof lab[i], "VmRSS growth: %s",
+			 run_name(labels[i], &s[i], paths[i]));
 		names[i] = lab[i];
 		cols[i] = svg_colors[i % SVG_NCOLORS];
 	}
@@ -124,7 +131,7 @@ void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, i
 	sv->headings = vmsize;   /* stacked panels: their titles the same way */
 	svg_panel(sv, top, ph, 0, tmax, SVG_SECONDS,
 		  vmsize ? NULL : "time since the replay started", 0, ymax * 1.05, SVG_BYTES,
-		  "resident memory");
+		  "resident memory above the start");
 	for (int i = 0; i < n; i++)
 		svg_line(sv, s[i].t, s[i].rss, s[i].n, svg_colors[i % SVG_NCOLORS]);
 	svg_line(sv, s[0].t, s[0].ideal, s[0].n, "#000");

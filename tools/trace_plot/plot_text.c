@@ -78,12 +78,19 @@ void plot_read_timeline(const char *path, struct series *s)
 	static const char *const words[EXTRA_COLS - 3] = { "four", "five", "six", "seven",
 							   "eight" };
 	memset(s, 0, sizeof *s);
+	int head = 1;   /* the line that names the columns: the first, or the second after a
+			   "# trace_run timeline: NAME" */
 	while (plot_next_line(f, line, sizeof line, path, no + 1)) {
 		no++;
-		if (no == 1) {
+		if (no == 1 && !strncmp(line, "# trace_run timeline: ", 22)) {
+			snprintf(s->name, sizeof s->name, "%.159s", line + 22);
+			head = 2;
+			continue;
+		}
+		if (no == (unsigned long)head) {
 			if (strncmp(line, "time_ms\tvmrss_kb\tvmsize_kb\tideal_kb", 35) != 0)
-				tool_die(EXIT_BADFILE, "%s: line 1: not a trace_run --log timeline",
-					 path);
+				tool_die(EXIT_BADFILE, "%s: line %lu: not a trace_run --log timeline",
+					 path, no);
 			timeline_columns(line, s);
 			for (int c = 0; c < 3; c++)
 				if (s->col[c] >= ncol)

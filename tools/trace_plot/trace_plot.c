@@ -62,8 +62,8 @@ static int progress;   /* tool_progress's on: on a terminal, or 2 with -p */
 /* What trace_plot reads: a trace, or one of the text files guess_kind knows (input_check_fn) */
 static const char *plot_head_check(const unsigned char *b, size_t n)
 {
-	static const char *const heads[] = { "time_ms\t", "cycles,wall_usec", "# trace_run latency",
-					     "# trace_stats latency" };
+	static const char *const heads[] = { "time_ms\t", "# trace_run timeline: ", "cycles,wall_usec",
+					     "# trace_run latency", "# trace_stats latency" };
 	for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
 		if (n >= strlen(heads[i]) && !memcmp(b, heads[i], strlen(heads[i])))
 			return NULL;
@@ -80,7 +80,8 @@ static const char *guess_kind(const char *path)
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
 	head[n] = 0;
-	if (!strncmp(head, "time_ms\t", 8) || !strncmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
+	if (!strncmp(head, "time_ms\t", 8) || !strncmp(head, "# trace_run timeline: ", 22) ||
+	    !strncmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
 		return "rss";
 	if (!strncmp(head, "cycles,wall_usec", 16))
 		return "compare";

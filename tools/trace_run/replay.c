@@ -58,11 +58,16 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 			((volatile char *)x->slot)[i] = 0;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (o->log_fd >= 0) {
-		/* calls: completed by all threads; a paced replay's program_ms: the program's time
-		   it is at (readers take the columns by name, so that columns can be added after
-		   the first four) */
+		/* what it is of, as a latency file names it; then the columns.  calls: completed
+		   by all threads; a paced replay's program_ms: the program's time it is at (readers
+		   take the columns by name, so that columns can be added after the first four) */
+		static const char title[] = "# trace_run timeline: ";
 		static const char head[] =
 			"time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\tcalls\tanon_kb\tmapped_kb";
+		const char *name = o->log_name ? o->log_name : "glibc";
+		replay_log_line(x, title, sizeof title - 1);
+		replay_log_line(x, name, strcspn(name, "\n"));
+		replay_log_line(x, "\n", 1);
 		replay_log_line(x, head, sizeof head - 1);
 		replay_log_line(x, o->pace > 0 ? "\tprogram_ms\n" : "\n", o->pace > 0 ? 12 : 1);
 	}
@@ -107,8 +112,12 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	struct rusage ru0, ru1;
 	struct timeval tv0, tv1;
 	uint64_t vsz0, rss0;
-	if (x->statm >= 0 && replay_statm(x->statm, x->page, &vsz0, &rss0, &x->curve.anon0) == 0)
+	if (x->statm >= 0 && replay_statm(x->statm, x->page, &vsz0, &rss0, &x->curve.anon0) == 0) {
 		replay_curve_add(&x->curve, 0, x->curve.anon0);   /* where growth starts */
+		if (o->log_fd >= 0)   /* and the timeline's first row, at time 0 (the sampler's
+					 first comes an interval later, thousands of calls on) */
+			replay_log_baseline(x, rss0 / 1024, vsz0 / 1024, x->curve.anon0 / 1024);
+	}
 	getrusage(RUSAGE_SELF, &ru0);
 	gettimeofday(&tv0, NULL);
 	x->t0_ns = clock_ns();

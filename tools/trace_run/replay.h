@@ -24,6 +24,8 @@ struct replay_opts {
 	                                 the program's speed; 0: as fast as it can */
 	unsigned interval_ms;         /* RSS sampling period */
 	int log_fd;                   /* TSV timeline, or -1 */
+	const char *log_name;         /* the allocator (a --compare column's label) the timeline
+	                                 names in its first line */
 	uint64_t trim_every;          /* malloc_trim(0) after every N calls of a thread; 0 never */
 	int no_timing;                /* calls are not timed (the replay runs without the timer) */
 	unsigned max_threads;         /* replay threads at once; 0: REPLAY_MAX_THREADS */

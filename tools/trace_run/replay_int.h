@@ -145,6 +145,8 @@ void replay_say_where(const char *what, const struct rthread *me);
 
 /* One whole line to the timeline; the first failure (a full disk) is kept in x->log_errno. */
 void replay_log_line(struct ctx *x, const char *line, size_t n);
+/* The timeline's first row: the process before the first call, at time 0 */
+void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb);
 /* The sampler thread: from `go` until `done` */
 void *replay_sampler(void *arg);
 #endif

@@ -25,6 +25,30 @@ void replay_log_line(struct ctx *x, const char *line, size_t n)
 	}
 }
 
+/* A timeline row of these figures, at the time since the start, ns */
+static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb,
+		    uint64_t live_kb, uint64_t calls, uint64_t anon_kb, uint64_t mapped_kb)
+{
+	char line[192];
+	size_t k = replay_fmt_u(line, ns / 1000000);
+	uint64_t v[] = { rss_kb, vsz_kb, live_kb, calls, anon_kb, mapped_kb };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		line[k++] = '\t';
+		k += replay_fmt_u(line + k, v[i]);
+	}
+	if (x->o->pace > 0) {   /* the program's time the replay is at */
+		line[k++] = '\t';
+		k += replay_fmt_u(line + k, (uint64_t)((double)ns * x->o->pace / 1e6));
+	}
+	line[k++] = '\n';
+	replay_log_line(x, line, k);
+}
+
+void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb)
+{
+	log_row(x, 0, rss_kb, vsz_kb, 0, 0, anon_kb, 0);
+}
+
 static void sample(struct ctx *x)
 {
 	uint64_t vsz, rss, anon;
@@ -49,28 +73,9 @@ static void sample(struct ctx *x)
 	x->samples++;
 	replay_curve_add(&x->curve, calls, anon);
 	if (x->o->log_fd >= 0) {
-		char line[192];
-		uint64_t ns = clock_ns() - x->t0_ns;
-		size_t k = replay_fmt_u(line, ns / 1000000);
-		line[k++] = '\t';
-		k += replay_fmt_u(line + k, rss_kb);
-		line[k++] = '\t';
-		k += replay_fmt_u(line + k, vsz_kb);
-		line[k++] = '\t';
-		k += replay_fmt_u(line + k, (uint64_t)live / 1024);
-		line[k++] = '\t';
-		k += replay_fmt_u(line + k, calls);
-		line[k++] = '\t';
-		k += replay_fmt_u(line + k, anon / 1024);
-		line[k++] = '\t';
 		int64_t mapped = __atomic_load_n(&x->maps.mapped, __ATOMIC_RELAXED);
-		k += replay_fmt_u(line + k, mapped > 0 ? (uint64_t)mapped / 1024 : 0);
-		if (x->o->pace > 0) {   /* the program's time the replay is at */
-			line[k++] = '\t';
-			k += replay_fmt_u(line + k, (uint64_t)((double)ns * x->o->pace / 1e6));
-		}
-		line[k++] = '\n';
-		replay_log_line(x, line, k);
+		log_row(x, clock_ns() - x->t0_ns, rss_kb, vsz_kb, (uint64_t)live / 1024, calls,
+			anon / 1024, mapped > 0 ? (uint64_t)mapped / 1024 : 0);
 	}
 }
 

@@ -151,16 +151,17 @@ int main(int argc, char **argv)
 	if (!o.ro.progress && isatty(2))
 		o.ro.progress = 1;
 	o.ro.progress_name = run_label && *run_label ? run_label : shown;
+	/* a run of a --compare column with settings: named as the column (the timeline's and
+	   the latency file's titles) */
+	const char *column = getenv("MTRACE_RUN_COLUMN");
+	const char *alloc = column && *column ? column : alloc_name;
+	o.ro.log_name = alloc;
 	struct replay_result res;
 	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
 		tool_die(EXIT_SYSTEM, "%s", err);
 	if (o.log)
 		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
-	/* a run of a --compare column with settings: named as the column (the latency file's
-	   title) */
-	const char *column = getenv("MTRACE_RUN_COLUMN");
-	const char *alloc = column && *column ? column : alloc_name,
-		   *timer = report_timer(o.ro.no_timing);
+	const char *timer = report_timer(o.ro.no_timing);
 	if (o.latency)
 		write_latency(o.latency, latency_fd, &res, alloc, timer);
 	int64_t f[NFIELDS];
