@@ -32,7 +32,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -74,20 +73,6 @@ static int n_unmap;
 static pthread_t pop_thread;
 static int pop_joinable;    /* pop_thread was started and not joined */
 
-/* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
-static ssize_t read_proc(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return n;
-}
-
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
    ------------------------------------------------------------------------------------------- */
@@ -95,11 +80,15 @@ static ssize_t read_proc(const char *path, char *buf, size_t cap)
 static int seccomp_mode_at_init;
 static long seccomp_filters_at_init = -1;
 
-/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1. */
+/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1.  Not under lock. */
 static long seccomp_filters(void)
 {
 	static char buf[8192];   /* used at initialisation and by the one thread starting us */
-	if (read_proc("/proc/self/status", buf, sizeof buf) < 0)
+	struct mt_lock_state ls;
+	mt_lock(&ls);   /* (no fork copies the descriptor) */
+	ssize_t n = mt_read_proc("/proc/self/status", buf, sizeof buf);
+	mt_unlock(&ls);
+	if (n < 0)
 		return -1;
 	const char *p = strstr(buf, "\nSeccomp_filters:");
 	if (p == NULL)
@@ -143,7 +132,7 @@ static int seccomp_allows_thread(void)
 static int alone(void)
 {
 	char buf[1024];
-	if (read_proc("/proc/self/stat", buf, sizeof buf) < 0)
+	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
 		return 0;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	if (p == NULL || p[1] != ' ')

@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include "mt-internal.h"
@@ -24,14 +23,8 @@ MT_API struct mtrace_control mtrace_control = {
 static int threads_now(void)
 {
 	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	for (int field = 2; p && field < 20; field++)
 		p = strchr(p + 1, ' ');
