@@ -250,6 +250,7 @@ int mt_open_base(const char *base);
 #include "mtrace-control.h"
 extern struct mtrace_control mtrace_control;
 void mt_control_act(void);             /* not under lock: carry out a request that came */
+void mt_control_fork_child(void);      /* in a new process */
 static inline int mt_control_due(void)
 {
 	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_g.ctl_seen;

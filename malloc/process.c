@@ -91,7 +91,7 @@ void mt_new_process(void)
 	mt_g.pid = getpid();
 	mt_g.main_exited = 0;   /* (the forking thread is the child's main thread) */
 	mt_g.have_file = 0;
-	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
+	mt_control_fork_child();
 	if (had_file) {
 		struct mt_lock_state ls;
 		mt_lock(&ls);

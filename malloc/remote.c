@@ -59,7 +59,9 @@ void mt_control_act(void)
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
-	if (req != mt_g.ctl_seen) {
+	/* (a vfork child shares the block, and a child not set up yet has the parent's copy: a
+	   request is for the process it was sent to) */
+	if (req != mt_g.ctl_seen && !mt_new_process_due() && getpid() == mt_g.pid) {
 		mt_g.ctl_seen = req; /* (once, even if refused: never a slow path for each call) */
 		uint32_t cmd = mtrace_control.cmd;
 		int err = 0;
@@ -90,6 +92,14 @@ void mt_control_act(void)
 	mt_unlock(&ls);
 	mt_tls.busy = busy;
 	errno = e;
+}
+
+/* In a new process: a request the parent had not carried out yet was not sent to it. */
+void mt_control_fork_child(void)
+{
+	mt_g.ctl_seen = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
+	mtrace_control.done = mt_g.ctl_seen;
+	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
 }
 
 /* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */
