@@ -57,6 +57,15 @@ eq "... holds every call made after it" 400000 "$(count "$f" malloc 1002)"
 eq "... and says finished" finished "$(status "$f")"
 eq "... its child (which cannot create a file here as nobody) is left untraced, silently" \
 	"1 file, stderr ''" "$(ls "$TMP"/drop.*[0-9] | wc -l) file, stderr '$(cat "$TMP/drop.err")'"
+# ... and then closes every descriptor from 3 up (those the tracer kept to reach the file): the
+# trace ends there, its header saying why, with one warning
+(cd / && run closeall drop closeall); eq "setresuid(65534), then close_range(3, ~0U): ends well" 0 "$?"
+f=$(one_file "$TMP/closeall.*[0-9]")
+check "... its trace validates" "$BIN/trace_dump" -c "$f"
+eq "... which says it stopped early" stopped "$(status "$f")"
+"$BIN/trace_dump" -H "$f" | grep -q 'changed its root directory or its user' &&
+	ok "... and why" || bad "... why: $("$BIN/trace_dump" -H "$f" | grep status)"
+eq "... one warning" 1 "$(grep -c '^mtracectl: ' "$TMP/closeall.err")"
 mkdir "$TMP/root"
 run chroot chroot "$TMP/root"; eq "chroot: the program ends well" 0 "$?"
 eq "... as untraced" chrooted "$(cat "$TMP/chroot.out")"

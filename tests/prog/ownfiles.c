@@ -16,9 +16,9 @@
  *                   one is due) while a 25 us timer's handler forks in it, until N fork
  *                   children have each listed /proc/self/fd; prints how many children held
  *                   a descriptor their parent did not have at its start
- *   drop            (root) 1,000 malloc(1001), then setgroups, setresgid and setresuid to
- *                   65534 (nobody), 400,000 malloc(1002), a fork child making 1,000
- *                   malloc(1003); prints "uid 65534"
+ *   drop [closeall] (root) 1,000 malloc(1001), then setgroups, setresgid and setresuid to
+ *                   65534 (nobody), (closeall: closes every descriptor from 3 up,) 400,000
+ *                   malloc(1002), a fork child making 1,000 malloc(1003); prints "uid 65534"
  *   chroot DIR      (root) 1,000 malloc(1001), chroot(DIR), a fork child making 10,000
  *                   malloc(1003), then 300,000 malloc(1002); prints "chrooted"
  */
@@ -233,7 +233,7 @@ static int child_then_wait(long calls, size_t size)
 	return c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-static int drop_mode(void)
+static int drop_mode(int closeall)
 {
 	sized(1000, 1001);
 	gid_t none[1] = { 65534 };
@@ -242,6 +242,8 @@ static int drop_mode(void)
 		perror("drop");
 		return 2;
 	}
+	if (closeall)
+		syscall(SYS_close_range, 3u, ~0u, 0u);
 	sized(400000, 1002);
 	if (child_then_wait(1000, 1003) != 0)
 		return 3;
@@ -274,10 +276,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "forks") == 0)
 		return forks_mode(atoi(arg));
 	if (strcmp(mode, "drop") == 0)
-		return drop_mode();
+		return drop_mode(strcmp(arg, "closeall") == 0);
 	if (strcmp(mode, "chroot") == 0 && *arg)
 		return chroot_mode(arg);
-	fprintf(stderr, "usage: %s closer FILE | daemon DATA [keep] | forks N | drop | chroot DIR\n",
-		argv[0]);
+	fprintf(stderr, "usage: %s closer FILE | daemon DATA [keep] | forks N | drop [closeall] | "
+		"chroot DIR\n", argv[0]);
 	return 2;
 }
