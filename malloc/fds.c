@@ -278,8 +278,9 @@ int mt_file_create(const char *path)
 	if (fd < 0 || fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
 	file = (struct mt_fd){ fd, st.st_dev, st.st_ino };
+	/* (a number that is the program's already: the file is opened by name when needed) */
 	if (!mt_fd_is(fd, file.dev, file.ino) || move_up(&file) < 0)
-		file.fd = -1;   /* (the number is the program's already: opened by name when needed) */
+		file.fd = -1;
 	return 0;
 }
 

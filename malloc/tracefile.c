@@ -70,8 +70,8 @@ static void stderr_init(void)
 {
 	struct stat st;
 	stderr_at_start.known = fstat(2, &st) == 0 ? 1 : -1;
-	stderr_at_start.dev = st.st_dev;
-	stderr_at_start.ino = st.st_ino;
+	stderr_at_start.dev = stderr_at_start.known > 0 ? (uint64_t)st.st_dev : 0;
+	stderr_at_start.ino = stderr_at_start.known > 0 ? (uint64_t)st.st_ino : 0;
 }
 
 void mt_messages_init(void)

@@ -166,9 +166,9 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		if (errno == ESTALE)
 			mt_file_lost();
 		else
-			mt_fail(MTRACE_STOP_MAP, mt_g.mlock_future ? "cannot map the trace file (the "
-				"program locks its memory with mlockall, beyond RLIMIT_MEMLOCK)" :
-				"cannot map the trace file", errno);
+			mt_fail(MTRACE_STOP_MAP, mt_g.mlock_future ? "cannot map the trace file "
+				"(the program locks its memory with mlockall, beyond "
+				"RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
 		return NULL;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));

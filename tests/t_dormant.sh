@@ -77,7 +77,8 @@ fp=$(sed -n 's/^pid //p' "$TMP/fk.out")
 eq "a program that forks all the time: --start exit 0" 0 "$?"
 wait $kpid
 eq "... it saw itself switched on" recording "$(grep -x recording "$TMP/fk.out")"
-eq "... its own trace, and none of a child's" "fk.$fp.w0001" "$(cd "$TMP" && ls fk.[0-9]* | head -n 3 | tr '\n' ' ' | sed 's/ $//')"
+files=$(cd "$TMP" && ls fk.[0-9]* | head -n 3 | tr '\n' ' ' | sed 's/ $//')
+eq "... its own trace, and none of a child's" "fk.$fp.w0001" "$files"
 
 # errors: no such process, a process without the tracer, one we may not inspect
 "$M" --status 4194000 >"$TMP/e" 2>&1; eq "no such process: exit 125" 125 "$?"

@@ -8,8 +8,8 @@ P=$TP/ownfiles
 # run NAME MODE...: traced to $TMP/NAME.<pid>, killed if it hangs; output in $TMP/NAME.out
 run() {
 	name=$1; shift
-	timeout -k 5 300 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" "$P" "$@" \
-		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	timeout -k 5 300 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" \
+		"$P" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 }
 # the header's status line
 status() { "$BIN/trace_dump" -H "$1" | sed -n 's/^# status *\([a-z]*\).*/\1/p'; }
@@ -17,8 +17,10 @@ status() { "$BIN/trace_dump" -H "$1" | sed -n 's/^# status *\([a-z]*\).*/\1/p'; 
 # 1. a thread closes every descriptor from 3 up and opens its own file again, over and over,
 # while others make the trace grow and its header be rewritten: its file is never written by
 # the tracer, its descriptor never closed under it
-run closer closer "$TMP/closer.dat"; eq "close_range while the trace grows: the program ends well" 0 "$?"
-eq "... its file holds what it wrote, no call failed with EBADF" "file intact" "$(cat "$TMP/closer.out")"
+run closer closer "$TMP/closer.dat"
+eq "close_range while the trace grows: the program ends well" 0 "$?"
+eq "... its file holds what it wrote, no call failed with EBADF" "file intact" \
+	"$(cat "$TMP/closer.out")"
 f=$(one_file "$TMP/closer.*[0-9]")
 check "... the trace validates" "$BIN/trace_dump" -c "$f"
 ge "... every call traced" 3000000 "$(count "$f" malloc)"
@@ -59,7 +61,8 @@ eq "... its child (which cannot create a file here as nobody) is left untraced, 
 	"1 file, stderr ''" "$(ls "$TMP"/drop.*[0-9] | wc -l) file, stderr '$(cat "$TMP/drop.err")'"
 # ... and then closes every descriptor from 3 up (those the tracer kept to reach the file): the
 # trace ends there, its header saying why, with one warning
-(cd / && run closeall drop closeall); eq "setresuid(65534), then close_range(3, ~0U): ends well" 0 "$?"
+(cd / && run closeall drop closeall)
+eq "setresuid(65534), then close_range(3, ~0U): ends well" 0 "$?"
 f=$(one_file "$TMP/closeall.*[0-9]")
 check "... its trace validates" "$BIN/trace_dump" -c "$f"
 eq "... which says it stopped early" stopped "$(status "$f")"
@@ -74,9 +77,10 @@ p=""; c=""
 for f in "$TMP"/chroot.*[0-9]; do
 	if [ "$(count "$f" malloc 1003)" = 10000 ]; then c=$f; else p=$f; fi
 done
-check "... its trace validates" "$BIN/trace_dump" -c "${p:-/nonexistent}"
-eq "... holds every call made after it" 300000 "$(count "${p:-/nonexistent}" malloc 1002)"
-eq "... and says finished" finished "$(status "${p:-/nonexistent}")"
-check "a child forked after the chroot: its trace validates" "$BIN/trace_dump" -c "${c:-/nonexistent}"
-eq "... and names its parent" "$(count "${p:-/nonexistent}" pid)" "$(count "${c:-/nonexistent}" ppid)"
+c=${c:-/nonexistent} p=${p:-/nonexistent}
+check "... its trace validates" "$BIN/trace_dump" -c "$p"
+eq "... holds every call made after it" 300000 "$(count "$p" malloc 1002)"
+eq "... and says finished" finished "$(status "$p")"
+check "a child forked after the chroot: its trace validates" "$BIN/trace_dump" -c "$c"
+eq "... and names its parent" "$(count "$p" pid)" "$(count "$c" ppid)"
 finish

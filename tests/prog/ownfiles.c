@@ -214,7 +214,8 @@ static int forks_mode(int n)
 	void *r;
 	if (pthread_create(&t, NULL, sampled, NULL) != 0 || pthread_join(t, &r) != 0 || r != NULL)
 		return 2;
-	printf("%d of %d children held a descriptor of the tracer's\n", fork_holding, n - fork_left);
+	printf("%d of %d children held a descriptor of the tracer's\n", fork_holding,
+	       n - fork_left);
 	return 0;
 }
 
