@@ -83,4 +83,8 @@ eq "... holds every call made after it" 300000 "$(count "$p" malloc 1002)"
 eq "... and says finished" finished "$(status "$p")"
 check "a child forked after the chroot: its trace validates" "$BIN/trace_dump" -c "$c"
 eq "... and names its parent" "$(count "$p" pid)" "$(count "$c" ppid)"
+# under mtracectl, whose list comes from a manifest the tracer appends to: both are listed
+mkdir "$TMP/root2"
+timeout -k 5 300 "$BIN/mtracectl" -o "$TMP/ctl" -- "$P" chroot "$TMP/root2" >"$TMP/ctl.out" 2>&1
+eq "chroot under mtracectl: both traces listed" 2 "$(grep -c "^mtracectl: pid .*$TMP/ctl\." "$TMP/ctl.out")"
 finish
