@@ -65,9 +65,9 @@ INTERNAL_HEADERS := $(wildcard include/internal/*.h)
 
 all: $(LIBS) $(TOOL_BINS)
 
-$(B)/malloc/%.o: malloc/%.c | dirs
+$(B)/malloc/%.o: malloc/%.c $(B)/malloc/%.d | dirs
 	$(call quiet,CC,$@)$(CC) $(LIB_CFLAGS) -c $< -o $@
-$(B)/mtracectl/preload.o: mtracectl/preload.c | dirs
+$(B)/mtracectl/preload.o: mtracectl/preload.c $(B)/mtracectl/preload.d | dirs
 	$(call quiet,CC,$@)$(CC) $(LIB_CFLAGS) -c $< -o $@
 # libmtrace is linked against (-lmtrace): versioned as a Debian library, the real file
 # libmtrace.so.VERSION, the SONAME link libmtrace.so.SOVERSION, the development link libmtrace.so.
@@ -82,13 +82,13 @@ $(B)/lib/libmtracectl.so: $(MALLOC_OBJ) $(B)/mtracectl/preload.o
 	$(call quiet,LD,$@)$(CC) -shared -Wl,-soname,libmtracectl.so -Wl,-z,nodelete \
 		-Wl,-z,initfirst $^ -o $@ $(LDLIBS)
 
-$(B)/tools/%.o: tools/%.c | dirs
+$(B)/tools/%.o: tools/%.c $(B)/tools/%.d | dirs
 	@mkdir -p $(@D)
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -c $< -o $@
 $(B)/libmtools.a: $(TLIB_OBJ)
 	$(call quiet,AR,$@)rm -f $@; ar rcs $@ $^
 define tool_rule
-$(B)/bin/$(1): tools/$(1)/$(1).c $(B)/libmtools.a | dirs
+$(B)/bin/$(1): tools/$(1)/$(1).c $(B)/bin/$(1).d $(B)/libmtools.a | dirs
 	$(call quiet,CC,$(B)/bin/$(1))$$(CC) $$(ALL_CFLAGS) $$(TOOL_SAN) $$< -o $$@ $(B)/libmtools.a \
 		$$(LDLIBS) -lm
 endef
@@ -225,7 +225,11 @@ clean:
 	rm -rf $(B) build-san build-fuzz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+# an object or tool without its list (built before there were lists, or the list removed) is
+# rebuilt: the lists are its prerequisites, targets of a rule that makes nothing
+DEPFILES := $(MALLOC_OBJ:.o=.d) $(B)/mtracectl/preload.d $(TLIB_OBJ:.o=.d) $(TOOLS:%=$(B)/bin/%.d)
+$(DEPFILES): ;
 
 FORCE:
 .PHONY: all check check-large bench demo install uninstall clean dirs fuzz FORCE
-.SECONDARY:
+

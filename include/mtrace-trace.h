@@ -94,7 +94,9 @@ enum mtrace_stop_reason {
 	                                   the trace was finished before it took effect */
 	MTRACE_STOP_OVERLAP     = 8,    /* the program unmapped, protected or mapped over the
 	                                   trace's memory */
-	MTRACE_STOP_MAX         = 8
+	MTRACE_STOP_UNREACHABLE = 9,    /* the program changed its root directory or its user, then
+	                                   closed the descriptors the tracer kept for the file */
+	MTRACE_STOP_MAX         = 9
 };
 
 /* mallopt parameters (glibc's malloc.h numbers) a header records the program's settings of */

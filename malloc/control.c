@@ -13,7 +13,7 @@
 
 static struct mt_hot hot_static;           /* until initialisation, or if no page can be had */
 struct mt_hot *mt_hot = &hot_static;
-struct mt_global mt_g = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW,
+struct mt_global mt_g = { .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW,
 			  .drop_win = { MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW },
 			  .win_shift = MT_WINDOW_SHIFT };
 char *mt_win[MT_MAX_WINDOWS];
@@ -282,13 +282,8 @@ MT_API int mtrace_sync(void)
 			if (mt_win[w] != NULL)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
 		mt_header_update(0);
-		int fd = r == 0 ? mt_file_fd() : -1;
-		if (r == 0 && fd < 0) {
-			errno = ESTALE;
-			r = -1;
-		}
 		if (r == 0)
-			r = fdatasync(fd);
+			r = mt_file_sync();   /* (ESTALE: the file cannot be had) */
 	}
 	API_LEAVE(r);
 }
@@ -312,14 +307,10 @@ MT_API int mtrace_reset(void)
 			for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 			mt_win_count[w] = 0;
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
-		int fd = to > from ? mt_file_fd() : -1;
-		if (to > from && fd < 0) {   /* never punch holes in a file that is not ours */
-			errno = ESTALE;
-			r = -1;
-		} else if (to > from &&
-		    fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
-			      (off_t)(to - from)) < 0)
-			r = mt_zero_fill(fd, from, to);   /* no hole punching on this filesystem */
+		if (to > from && mt_file_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
+						   to - from) < 0)
+			/* no hole punching on this filesystem; ESTALE: the file cannot be had */
+			r = errno == ESTALE ? -1 : mt_zero_fill(from, to);
 	}
 	API_LEAVE(r);
 }

@@ -8,7 +8,10 @@
  *   - mlockall: the trace's pages are not the program's to lock;
  *   - munmap, mprotect, mmap or mremap over the trace's own windows (the wrappers are in
  *     mapping.c): the program's bug, but records must never be written into memory that is its
- *     own now, so tracing stops first.
+ *     own now, so tracing stops first;
+ *   - chroot and changes of user or groups (set*id, setgroups; glibc makes them apply to every
+ *     thread): the trace file, its directory and the manifest may be out of reach by name
+ *     afterwards, so their descriptors are kept from before the call (fds.c).
  * The wrappers pass every call on with its arguments, result and errno unchanged.  Calls made
  * inside libc (glibc's malloc mapping memory) never come through here; the tracer's own calls
  * go to libc's functions directly (mt_libc).
@@ -16,9 +19,11 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -243,6 +248,59 @@ MT_API int setns(int fd, int type)
 	return (int)retry_solo(real_setns(fd, type), stopped, SYS_setns, fd, type);
 }
 
+/* ---------------------------------------------------------------------------------------------
+   chroot, changes of user or groups: the trace file may be out of reach by name after them
+   ------------------------------------------------------------------------------------------- */
+
+/* The wrapper of name: the descriptors kept first (ids: a change of user or groups, else of
+   the root directory), then the call to the next definition, its result and errno the
+   caller's. */
+#define KEEP_ACCESS_BEFORE(name, ids, params, args)                                  \
+	MT_API int name params                                                        \
+	{                                                                             \
+		static int (*real) params;                                            \
+		mt_guard_ready();                                                     \
+		if (real == NULL)                                                     \
+			real = (int (*) params)next_fn(#name);                        \
+		mt_keep_access(ids);                                                  \
+		if (real == NULL) {                                                   \
+			errno = ENOSYS;                                               \
+			return -1;                                                    \
+		}                                                                     \
+		return real args;                                                     \
+	}
+KEEP_ACCESS_BEFORE(chroot, 0, (const char *path), (path))
+KEEP_ACCESS_BEFORE(setuid, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setgid, 1, (gid_t g), (g))
+KEEP_ACCESS_BEFORE(seteuid, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setegid, 1, (gid_t g), (g))
+KEEP_ACCESS_BEFORE(setreuid, 1, (uid_t r, uid_t e), (r, e))
+KEEP_ACCESS_BEFORE(setregid, 1, (gid_t r, gid_t e), (r, e))
+KEEP_ACCESS_BEFORE(setresuid, 1, (uid_t r, uid_t e, uid_t s), (r, e, s))
+KEEP_ACCESS_BEFORE(setresgid, 1, (gid_t r, gid_t e, gid_t s), (r, e, s))
+KEEP_ACCESS_BEFORE(setgroups, 1, (size_t n, const gid_t *list), (n, list))
+KEEP_ACCESS_BEFORE(setfsuid, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setfsgid, 1, (gid_t g), (g))
+
+/* The same calls made by number: 1 a change of user or groups, 0 of the root, -1 neither. */
+static int access_change(long number)
+{
+	static const long ids[] = {
+		SYS_setuid, SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid, SYS_setresgid,
+		SYS_setgroups, SYS_setfsuid, SYS_setfsgid,
+#ifdef SYS_setuid32
+		SYS_setuid32, SYS_setgid32, SYS_setreuid32, SYS_setregid32, SYS_setresuid32,
+		SYS_setresgid32, SYS_setgroups32, SYS_setfsuid32, SYS_setfsgid32,
+#endif
+	};
+	if (number == SYS_chroot)
+		return 0;
+	for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (number == ids[i])
+			return 1;
+	return -1;
+}
+
 /* syscall() reads six arguments whatever the call takes, as libc's own does. */
 MT_API long syscall(long number, ...)
 {
@@ -258,6 +316,9 @@ MT_API long syscall(long number, ...)
 		sandbox_coming();
 	if (number == SYS_prctl)
 		before_prctl((int)a[0], (unsigned long)a[1], (unsigned long)a[2]);
+	int access = access_change(number);
+	if (access >= 0)
+		mt_keep_access(access);
 	int stopped = number == SYS_unshare ? solo_for(a[0]) :
 		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
@@ -275,12 +336,14 @@ MT_API long syscall(long number, ...)
    mlockall
    ------------------------------------------------------------------------------------------- */
 
-/* Under lock: unlock the windows' pages (mlockall locked them with the program's). */
+/* Under lock: unlock the trace's pages (mlockall locked them with the program's). */
 static void unlock_windows(void)
 {
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
 		if (mt_win[w] != NULL)
 			munlock(mt_win[w], MT_WINDOW_SIZE);
+	if (mt_g.hdr_map)
+		munlock(mt_g.hdr_map, MTRACE_HEADER_SIZE);
 }
 
 /* The kernel refuses MCL_CURRENT to an unprivileged process whose address space exceeds
@@ -343,6 +406,9 @@ int mt_overlaps_trace(const void *addr, size_t len)
 	if (!mt_g.have_file || len == 0)
 		return 0;
 	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	uintptr_t h = (uintptr_t)__atomic_load_n(&mt_g.hdr_map, __ATOMIC_RELAXED);
+	if (h && lo < h + MTRACE_HEADER_SIZE && h < hi)
+		return 1;
 	uint32_t wlo = __atomic_load_n(&mt_g.win_live, __ATOMIC_RELAXED);
 	uint32_t whi = __atomic_load_n(&mt_g.win_hi, __ATOMIC_RELAXED);
 	uint64_t size = MT_WINDOW_SIZE;

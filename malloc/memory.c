@@ -11,11 +11,11 @@
  * Samples of the process's memory (MTRACE_CALL_MEMORY records: anonymous resident, resident and
  * virtual bytes, from /proc/self/statm) are taken by whichever thread makes the first call after
  * the interval has passed: one compare per call against mt_hot->sample_due, and the thread that
- * moves it takes the sample.  No thread, no descriptor held, no allocation.
+ * moves it takes the sample.  No thread, no allocation, and the descriptor is open only under
+ * the lock (fds.c): a fork child never inherits it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -83,36 +83,18 @@ static uint64_t field(const char **s)
 	return v;
 }
 
-/* /proc/self/statm's size, resident and shared pages: 0, or -1. */
-static int statm(uint64_t *size, uint64_t *resident, uint64_t *shared)
-{
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	char buf[128];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	const char *s = buf;
-	*size = field(&s);
-	*resident = field(&s);
-	*shared = field(&s);
-	return 0;
-}
-
-/* A sample of the process's memory now: anonymous resident, resident and virtual bytes. */
+/* Under lock: a sample of the process's memory now (/proc/self/statm's size, resident and
+   shared pages): anonymous resident, resident and virtual bytes. */
 static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
 {
 	uint64_t shared, ps = (uint64_t)getpagesize();
-	int cancel, e = errno;
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);   /* open, read, close */
-	int ok = statm(size, resident, &shared) == 0;
-	pthread_setcancelstate(cancel, NULL);
-	errno = e;
-	if (!ok)
+	char buf[128];
+	if (mt_read_proc("/proc/self/statm", buf, sizeof buf) < 0)
 		return -1;
+	const char *s = buf;
+	*size = field(&s);
+	*resident = field(&s);
+	shared = field(&s);
 	*anon = (*resident > shared ? *resident - shared : 0) * ps;
 	*resident *= ps;
 	*size *= ps;
@@ -126,7 +108,13 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;   /* another thread took it */
-	if (mt_g.sandboxed || t->exiting || sample(&anon, &resident, &size) != 0)
+	if (mt_g.sandboxed || t->exiting)
+		return;
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	int ok = sample(&anon, &resident, &size) == 0;
+	mt_unlock(&ls);
+	if (!ok)
 		return;
 	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);
 	if (r == NULL || t->gen != mt_hot->gen)

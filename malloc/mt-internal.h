@@ -9,11 +9,13 @@
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
  *   procstat.c   what the kernel says of the process, for that thread: seccomp, threads alive
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
+ *   fds.c        the tracer's descriptors, checked before every use; those kept after a
+ *                chroot or a change of user
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
  *   guard.c      what the program does to the process that the tracer must see first:
  *                sandboxes, the time-stamp counter switched off, memory locked, the trace's
- *                own mappings unmapped or replaced
+ *                own mappings unmapped or replaced, chroot and changes of user
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
  *   clock.c      the tick counter
@@ -159,8 +161,6 @@ struct mt_global {
 	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
 	pid_t pid;                      /* the process the trace file belongs to */
 
-	int fd;                         /* the trace file, open only while the lock is held; -1 */
-	int fd_private;                 /* fd is in the populating thread's own table */
 	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
@@ -183,8 +183,8 @@ struct mt_global {
 	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
 	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
-	uint64_t dev;   /* (not dev_t, ino_t: mapping.c sees another _FILE_OFFSET_BITS) */
-	uint64_t ino;
+	char *hdr_map;                  /* the file's first page (MTRACE_HEADER_SIZE bytes), mapped
+	                                   shared while the file is open, or NULL */
 	unsigned win_shift;             /* a window: 1 << win_shift bytes of the file (per file) */
 	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
@@ -232,7 +232,7 @@ extern struct mt_names mt_names;
    handler could interrupt it with (a handler that forks, exits or calls the API would wait for
    the lock its own thread holds) and turns cancellation off (the lock is held across system
    calls that are cancellation points); unlocking closes the trace file's descriptor, which is
-   open only while the lock is held, so the program never meets a descriptor of ours. */
+   open only while the lock is held (fds.c: unless kept after a chroot or a change of user). */
 struct mt_lock_state {
 	sigset_t old;
 	int cancel;
@@ -250,6 +250,7 @@ int mt_open_base(const char *base);
 #include "mtrace-control.h"
 extern struct mtrace_control mtrace_control;
 void mt_control_act(void);             /* not under lock: carry out a request that came */
+void mt_control_fork_child(void);      /* in a new process */
 static inline int mt_control_due(void)
 {
 	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_g.ctl_seen;
@@ -266,9 +267,10 @@ void mt_thread_key_init(void);
 void mt_unmap_idle_windows(void);                    /* under lock */
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
-int  mt_map_window(uint32_t w);                      /* under lock */
+int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE: the file
+                                                        cannot be had (mt_file_lost) */
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
-int  mt_zero_fill(int fd, uint64_t from, uint64_t to);
+int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
 /* writer.c */
 struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
                                                       record's slots in a chunk of their own */
@@ -298,17 +300,34 @@ int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
 void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
                                                       reason: enum mtrace_stop_reason */
-int  mt_file_fd(void);                             /* under lock: the file's descriptor, opened
-                                                      (by name, the same file checked) if it is
-                                                      not: -1 if the file is gone */
-void mt_file_fd_close(void);                       /* under lock */
 void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
 void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
+void mt_header_unmap(void);                        /* under lock, or in a new process */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
+
+/* fds.c: each call on the trace file (under lock) goes through a descriptor checked just
+   before it; -1 (MAP_FAILED) with errno ESTALE if the file cannot be had (mt_file_lost) */
+ssize_t mt_file_pwrite(const void *buf, size_t n, uint64_t off);
+int   mt_file_fallocate(int mode, uint64_t off, uint64_t len);
+int   mt_file_truncate(uint64_t len);
+int   mt_file_sync(void);
+void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off);
+int   mt_file_create(const char *path);    /* under lock: 0, or -1 (EEXIST: taken) */
+void  mt_file_remove(const char *path);    /* under lock */
+void  mt_file_release(void);               /* under lock: the file is done with */
+void  mt_file_fd_close(void);              /* under lock, as it is let go */
+void  mt_file_lost(void);                  /* under lock: stop, saying why */
+int   mt_fd_is(int fd, uint64_t dev, uint64_t ino);   /* fd still names that file */
+ssize_t mt_read_proc(const char *path, char *buf, size_t cap);   /* under lock */
+struct iovec;
+void  mt_manifest_add(const struct iovec *iov, int n);           /* under lock */
+void  mt_keep_access(int ids);             /* before chroot (0) or a change of user (1) */
+int   mt_ids_changed(void);
+void  mt_fds_new_process(void);
 
 /* process.c */
 void mt_new_process(void);             /* a child: trace into a file of its own */

@@ -78,11 +78,8 @@ void mt_new_process(void)
 			mt_win[w] = NULL;
 		}
 	mt_old_windows_hand_over(retire_window);
-	/* (open only if another thread held it when the child was made; not here if that was
-	   the populating thread, whose descriptors are its own) */
-	if (mt_g.fd >= 0 && !mt_g.fd_private)
-		close(mt_g.fd);
-	mt_g.fd = -1;
+	mt_header_unmap();
+	mt_fds_new_process();
 	int had_file = mt_g.have_file && !mt_g.failed;
 	int was_active = mt_g.active;
 	/* the page of mt_hot is the child's own: a wiped one is set up again */
@@ -93,7 +90,7 @@ void mt_new_process(void)
 	mt_g.pid = getpid();
 	mt_g.main_exited = 0;   /* (the forking thread is the child's main thread) */
 	mt_g.have_file = 0;
-	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
+	mt_control_fork_child();
 	if (had_file) {
 		struct mt_lock_state ls;
 		mt_lock(&ls);

@@ -1,28 +1,13 @@
 /* procstat.c - the process as the kernel reports it, for the populating thread (populate.c):
  * whether the seccomp filters in force are the program's own or were there when it started, and
- * whether the calling thread is alone in the process.  /proc read with open and read: no stdio,
- * no allocation.
+ * whether the calling thread is alone in the process.  /proc read through mt_read_proc (fds.c):
+ * no stdio, no allocation.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "mt-internal.h"
-
-/* A small /proc file into buf, NUL-terminated: its length, or -1.  No stdio: no allocation. */
-static ssize_t read_proc(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return n;
-}
 
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
@@ -31,11 +16,15 @@ static ssize_t read_proc(const char *path, char *buf, size_t cap)
 static int seccomp_mode_at_init;
 static long seccomp_filters_at_init = -1;
 
-/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1. */
+/* "Seccomp_filters:" of /proc/self/status (Linux 5.9), or -1.  Not under lock. */
 static long seccomp_filters(void)
 {
 	static char buf[8192];   /* used at initialisation and by the one thread starting us */
-	if (read_proc("/proc/self/status", buf, sizeof buf) < 0)
+	struct mt_lock_state ls;
+	mt_lock(&ls);   /* (no fork copies the descriptor) */
+	ssize_t n = mt_read_proc("/proc/self/status", buf, sizeof buf);
+	mt_unlock(&ls);
+	if (n < 0)
 		return -1;
 	const char *p = strstr(buf, "\nSeccomp_filters:");
 	if (p == NULL)
@@ -79,7 +68,7 @@ int mt_seccomp_allows_thread(void)
 int mt_alone(void)
 {
 	char buf[1024];
-	if (read_proc("/proc/self/stat", buf, sizeof buf) < 0)
+	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
 		return 0;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	if (p == NULL || p[1] != ' ')

@@ -10,7 +10,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include "mt-internal.h"
@@ -24,14 +23,8 @@ MT_API struct mtrace_control mtrace_control = {
 static int threads_now(void)
 {
 	char buf[1024];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	for (int field = 2; p && field < 20; field++)
 		p = strchr(p + 1, ' ');
@@ -66,7 +59,9 @@ void mt_control_act(void)
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
-	if (req != mt_g.ctl_seen) {
+	/* (a vfork child shares the block, and a child not set up yet has the parent's copy: a
+	   request is for the process it was sent to) */
+	if (req != mt_g.ctl_seen && !mt_new_process_due() && getpid() == mt_g.pid) {
 		mt_g.ctl_seen = req; /* (once, even if refused: never a slow path for each call) */
 		uint32_t cmd = mtrace_control.cmd;
 		int err = 0;
@@ -97,6 +92,14 @@ void mt_control_act(void)
 	mt_unlock(&ls);
 	mt_tls.busy = busy;
 	errno = e;
+}
+
+/* In a new process: a request the parent had not carried out yet was not sent to it. */
+void mt_control_fork_child(void)
+{
+	mt_g.ctl_seen = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
+	mtrace_control.done = mt_g.ctl_seen;
+	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
 }
 
 /* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */

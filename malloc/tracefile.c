@@ -5,9 +5,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -57,16 +57,29 @@ static const char *err_text(int err)
 	return "error";
 }
 
-/* Messages go to the program's stderr as it is at the moment (we hold no descriptor of our own),
-   in one write each (so that lines of processes do not mix) and of any length.  Informational
-   lines ("writing to", "N entries recorded") only when asked: MTRACE_CTL_VERBOSE, or stderr a
-   terminal and MTRACE_CTL_QUIET unset (a user trying the preload by hand sees them; programs
-   whose stderr is read, test suites, never do).  Warnings that tracing stopped always print. */
+/* Messages go to the stderr the process started with, and only there: descriptor 2 while it
+   is still that file (a daemon's fd 2 may be a data file of its own by now: then nothing is
+   said).  One write each (so that lines of processes do not mix), of any length.
+   Informational lines ("writing to", "N entries recorded") only when asked:
+   MTRACE_CTL_VERBOSE, or stderr a terminal and MTRACE_CTL_QUIET unset (a user trying the
+   preload by hand sees them; programs whose stderr is read, test suites, never do).  Warnings
+   that tracing stopped always print. */
+static struct { int known; uint64_t dev, ino; } stderr_at_start;   /* known: 1, -1 closed */
+
+static void stderr_init(void)
+{
+	struct stat st;
+	stderr_at_start.known = fstat(2, &st) == 0 ? 1 : -1;
+	stderr_at_start.dev = stderr_at_start.known > 0 ? (uint64_t)st.st_dev : 0;
+	stderr_at_start.ino = stderr_at_start.known > 0 ? (uint64_t)st.st_ino : 0;
+}
+
 void mt_messages_init(void)
 {
 	const char *v = secure_getenv("MTRACE_CTL_VERBOSE"), *q = secure_getenv("MTRACE_CTL_QUIET");
 	int verbose = v && *v && strcmp(v, "0") != 0, quiet = q && *q && strcmp(q, "0") != 0;
 	mt_g.quiet = !verbose && (quiet || !isatty(2));
+	stderr_init();
 }
 
 /* A message, in one write.  A stderr nobody reads any more must not kill the program with
@@ -75,6 +88,12 @@ void mt_messages_init(void)
 static void write_stderr(const struct iovec *iov, int n)
 {
 	int e = errno, cancel;
+	if (stderr_at_start.known == 0)
+		stderr_init();   /* (a message before initialisation: fd 2 is still the first) */
+	if (stderr_at_start.known < 0 || !mt_fd_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
+		errno = e;
+		return;
+	}
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 	sigset_t pipe_only, old, pending;
 	sigemptyset(&pipe_only);
@@ -155,23 +174,6 @@ void mt_fail(unsigned reason, const char *what, int err)
 /* ---------------------------------------------------------------------------------------------
    Header
    ------------------------------------------------------------------------------------------- */
-
-static void read_whole(const char *path, char *buf, size_t cap, uint32_t *len)
-{
-	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	while (*len < cap) {
-		ssize_t r = read(fd, buf + *len, cap - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		*len += (uint32_t)r;
-	}
-	close(fd);
-}
 
 /* The allocators' settings in the environment, each NAME=VALUE and a NUL, at s (at most cap
    bytes; one that does not fit whole is left out): how a replay can run as the program did. */
@@ -258,7 +260,8 @@ static void header_init(char *page, pid_t ppid)
 			room -= (size_t)n + 1;
 		}
 		hdr.cmdline_offset = (uint32_t)(s - page);
-		read_whole("/proc/self/cmdline", s, room, &hdr.cmdline_len);
+		ssize_t c = mt_read_proc("/proc/self/cmdline", s, room);
+		hdr.cmdline_len = c > 0 ? (uint32_t)c : 0;
 	}
 	memcpy(page, &hdr, sizeof hdr);
 }
@@ -276,11 +279,28 @@ void mt_header_mallopt(void)
 	mt_header_update(0);
 }
 
+/* The file's first page, mapped shared for the file's life: the header is rewritten there, and
+   a trace ends with its header saying why even when no descriptor can be had any more.  (If
+   it cannot be mapped, or the program takes the mapping over, the header is written.) */
+static void header_map(void)
+{
+	void *m = mt_file_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	if (m != MAP_FAILED && mt_g.mlock_future)
+		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see guard.c) */
+	mt_g.hdr_map = m != MAP_FAILED ? m : NULL;
+}
+
+void mt_header_unmap(void)
+{
+	if (mt_g.hdr_map)
+		mt_libc.munmap(mt_g.hdr_map, MTRACE_HEADER_SIZE);
+	mt_g.hdr_map = NULL;
+}
+
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
 void mt_header_update(int finished)
 {
-	int fd = mt_g.have_file ? mt_file_fd() : -1;
-	if (fd < 0)
+	if (!mt_g.have_file)
 		return;
 	uint64_t ns = mt_ns_now();
 	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && !mt_tls.notsc &&
@@ -294,40 +314,10 @@ void mt_header_update(int finished)
 		if (!mt_g.failed)
 			hdr.flags |= MTRACE_HF_FINISHED;
 	}
-	ssize_t w = pwrite(fd, &hdr, sizeof hdr, 0);
-	(void)w;   /* the header's block exists already: this cannot run out of space */
-}
-
-/* ---------------------------------------------------------------------------------------------
-   The descriptor: open only while the lock is held, so that the program never meets it (in
-   /proc/self/fd, a closefrom, the numbers its opens get, its children).  Opened again by name
-   when needed: never through a symbolic link, and only while it is still the same file.
-   ------------------------------------------------------------------------------------------- */
-
-int mt_file_fd(void)
-{
-	if (mt_g.fd >= 0)
-		return mt_g.fd;
-	int fd = open(mt_names.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || st.st_dev != mt_g.dev || st.st_ino != mt_g.ino) {
-		close(fd);
-		errno = ESTALE;
-		return -1;
-	}
-	mt_g.fd_private = mt_tls.own_files;
-	return mt_g.fd = fd;
-}
-
-void mt_file_fd_close(void)
-{
-	if (mt_g.fd >= 0) {
-		int e = errno;
-		close(mt_g.fd);
-		mt_g.fd = -1;
-		errno = e;
+	if (mt_g.hdr_map)
+		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
+	else if (mt_file_pwrite(&hdr, sizeof hdr, 0) < 0) {
+		/* the header's block exists already: this cannot run out of space */
 	}
 }
 
@@ -362,9 +352,10 @@ static int create_file(const char *base, char *path, size_t cap)
 			at = append(path, at, cap - 1, num);
 		}
 		path[at] = 0;
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
+		if (mt_file_create(path) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
 	}
 	errno = EEXIST;
 	return -1;
@@ -374,15 +365,8 @@ static int create_file(const char *base, char *path, size_t cap)
    No buffer on the stack: a fork child may run this on a handler's small stack. */
 static void add_to_manifest(void)
 {
-	if (!mt_names.manifest[0])
-		return;
-	int fd = open(mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	struct iovec line[2] = { { mt_names.path, strlen(mt_names.path) }, { "\n", 1 } };
-	ssize_t w = writev(fd, line, 2);
-	(void)w;
-	close(fd);
+	mt_manifest_add(line, 2);
 }
 
 /* A window's size: 256 MiB of address space, unless the process has a limit on its address
@@ -421,30 +405,28 @@ int mt_file_open(const char *base, pid_t ppid)
 		errno = EFBIG;
 		return -1;
 	}
-	int fd = create_file(base, mt_names.path, sizeof mt_names.path);
-	if (fd < 0) {
+	if (create_file(base, mt_names.path, sizeof mt_names.path) < 0) {
 		int e = errno;
-		mt_warn("cannot create trace file", mt_names.path, e);
+		/* (after a change of user, a child may well not be allowed to: no warning) */
+		if ((e == EACCES || e == EPERM) && mt_ids_changed())
+			mt_info("not tracing: cannot create its trace file", mt_names.path);
+		else
+			mt_warn("cannot create trace file", mt_names.path, e);
 		errno = e;
 		return -1;
 	}
-	struct stat st;
-	fstat(fd, &st);
-	mt_file_fd_close();   /* (none is open under the lock but this one) */
-	mt_g.dev = st.st_dev;
-	mt_g.ino = st.st_ino;
-	mt_g.fd = fd;
 	mt_g.failed = 0;
 	mt_g.pid = getpid();
 	header_init(page, ppid);
-	if (pwrite(fd, page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
+	errno = 0;
+	if (mt_file_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
 		int e = errno ? errno : ENOSPC;
 		mt_warn("cannot write trace file", mt_names.path, e);
-		mt_file_fd_close();
-		unlink(mt_names.path);
+		mt_file_remove(mt_names.path);
 		errno = e;
 		return -1;
 	}
+	header_map();
 	mt_old_windows_keep();   /* (by the last file's offsets) */
 	mt_g.have_file = 1;
 	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
@@ -486,10 +468,11 @@ void mt_file_finish(struct mt_thread *self)
 	mt_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
-	   which readers skip.  (A file that is no longer ours, mt_file_fd says, is left alone.) */
-	int fd = mt_file_fd();
-	if (fd >= 0 && ftruncate(fd, (off_t)mt_g.next_off) < 0) {
+	   which readers skip.  (A file that can no longer be had is left alone.) */
+	if (mt_file_truncate(mt_g.next_off) < 0) {
 	}
+	mt_header_unmap();
+	mt_file_release();
 	mt_unmap_idle_windows();
 	mt_g.have_file = 0;
 	char num[24];

@@ -8,7 +8,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -21,12 +20,12 @@
    ------------------------------------------------------------------------------------------- */
 
 /* Filesystems without fallocate: allocate the blocks by writing zeros. */
-int mt_zero_fill(int fd, uint64_t from, uint64_t to)
+int mt_zero_fill(uint64_t from, uint64_t to)
 {
 	static const char zeros[65536];
 	while (from < to) {
 		size_t n = to - from < sizeof zeros ? (size_t)(to - from) : sizeof zeros;
-		ssize_t w = pwrite(fd, zeros, n, (off_t)from);
+		ssize_t w = mt_file_pwrite(zeros, n, from);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -41,14 +40,14 @@ int mt_zero_fill(int fd, uint64_t from, uint64_t to)
 	return 0;
 }
 
-static int reserve(int fd, uint64_t from, uint64_t to)
+static int reserve(uint64_t from, uint64_t to)
 {
 	int r;
 	do
-		r = fallocate(fd, 0, (off_t)from, (off_t)(to - from));
+		r = mt_file_fallocate(0, from, to - from);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
-		r = mt_zero_fill(fd, from, to);
+		r = mt_zero_fill(from, to);
 	return r;
 }
 
@@ -94,18 +93,14 @@ int mt_extend_file(uint64_t need_end, int quiet)
 			return -1;
 		}
 	}
-	int fd = mt_file_fd();
-	if (fd < 0) {
-		if (!quiet)
-			mt_fail(MTRACE_STOP_CLOSED,
-				"the trace file was removed or replaced and cannot be opened again",
-				errno);
-		return -1;
-	}
-	if (reserve(fd, cur, target) < 0) {
+	if (reserve(cur, target) < 0) {
 		/* maybe there is room for what is needed now, if not for the step */
-		if (target == need_end || reserve(fd, cur, need_end) < 0) {
-			if (!quiet)
+		if (errno == ESTALE || target == need_end || reserve(cur, need_end) < 0) {
+			if (quiet)
+				return -1;
+			if (errno == ESTALE)
+				mt_file_lost();
+			else
 				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace",
 					errno);
 			return -1;
@@ -127,7 +122,7 @@ int mt_extend_file(uint64_t need_end, int quiet)
    No MADV_HUGEPAGE: with THP defrag at its default ("madvise") that advice makes faults compact
    memory synchronously, which cost more than it saved (python benchmark 2.37 s -> 2.11 s
    without it). */
-static void *map_window(int fd, uint32_t w)
+static void *map_window(uint32_t w)
 {
 	char *area = mt_libc.mmap(NULL, MT_WINDOW_SIZE + MT_HUGE, PROT_NONE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -137,9 +132,8 @@ static void *map_window(int fd, uint32_t w)
 	/* after the program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole
 	   when it is mapped accessible: mapped inaccessible, unlocked, then opened up instead */
 	int lockfree = mt_g.mlock_future;
-	void *m =
-		mt_libc.mmap(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_FIXED, fd, (int64_t)((uint64_t)w << mt_g.win_shift));
+	void *m = mt_file_map(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_FIXED, (uint64_t)w << mt_g.win_shift);
 	if (m != MAP_FAILED && lockfree &&
 	    (munlock(m, MT_WINDOW_SIZE) != 0 ||
 	     mt_libc.mprotect(m, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE) != 0))
@@ -167,10 +161,7 @@ int mt_map_window(uint32_t w)
 {
 	if (mt_win[w] != NULL)
 		return 0;
-	int fd = mt_file_fd();
-	if (fd < 0)
-		return -1;
-	void *m = map_window(fd, w);
+	void *m = map_window(w);
 	if (m == MAP_FAILED)
 		return -1;
 	mt_win[w] = m;
@@ -217,7 +208,9 @@ void mt_maybe_unmap(uint32_t w)
    mapped over them): they are not ours to unmap any more. */
 void mt_forget_windows(void *lo, size_t len)
 {
-	uintptr_t a = (uintptr_t)lo, b = a + len;
+	uintptr_t a = (uintptr_t)lo, b = a + len, h = (uintptr_t)mt_g.hdr_map;
+	if (h && a < h + MTRACE_HEADER_SIZE && h < b)
+		mt_g.hdr_map = NULL;   /* (the header is written from now on) */
 	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++) {
 		uintptr_t base = (uintptr_t)mt_win[w];
 		if (base && a < base + MT_WINDOW_SIZE && base < b)

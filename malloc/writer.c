@@ -241,10 +241,12 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0)
 		return NULL;
 	if (mt_map_window(w) < 0) {
-		mt_fail(errno == ESTALE ? MTRACE_STOP_CLOSED : MTRACE_STOP_MAP,
-			mt_g.mlock_future ? "cannot map the trace file (the program locks its "
-			"memory with mlockall, beyond RLIMIT_MEMLOCK)" :
-			"cannot map the trace file", errno);
+		if (errno == ESTALE)
+			mt_file_lost();
+		else
+			mt_fail(MTRACE_STOP_MAP, mt_g.mlock_future ? "cannot map the trace file "
+				"(the program locks its memory with mlockall, beyond "
+				"RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
 		return NULL;
 	}
 	if (!t->exiting && held_room() < 0) {

@@ -67,6 +67,19 @@ fp=$(sed -n 's/^pid //p' "$TMP/f.out")
 sw start "$fp"; sw stop "$fp"; sw start "$fp"; sw stop "$fp"
 wait $fpid
 
+# a request only its addressee carries out: fork children made while it was pending (copies of
+# the control block with the request in it) stay dormant
+"$M" --dormant -q -- timeout -k 5 120 "$W" --forks >"$TMP/fk.out" 2>&1 &
+kpid=$!
+i=0; while ! grep -q '^pid ' "$TMP/fk.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+fp=$(sed -n 's/^pid //p' "$TMP/fk.out")
+"$M" --start -o "$TMP/fk" --wait=60 "$fp" >"$TMP/sw.out" 2>&1
+eq "a program that forks all the time: --start exit 0" 0 "$?"
+wait $kpid
+eq "... it saw itself switched on" recording "$(grep -x recording "$TMP/fk.out")"
+files=$(cd "$TMP" && ls fk.[0-9]* | head -n 3 | tr '\n' ' ' | sed 's/ $//')
+eq "... its own trace, and none of a child's" "fk.$fp.w0001" "$files"
+
 # errors: no such process, a process without the tracer, one we may not inspect
 "$M" --status 4194000 >"$TMP/e" 2>&1; eq "no such process: exit 125" 125 "$?"
 grep -q 'no process 4194000' "$TMP/e" && ok "... says so" || bad "... $(cat "$TMP/e")"

@@ -9,8 +9,10 @@
  * While it waits it makes one malloc(1) a millisecond (what carries a request out); it prints
  * "pid N" first, and "done" at the end.  With "fork", a child ("child N": dormant, it makes
  * calls until killed) and an exec'd program ("idle N": windows --idle, the same) run beside
- * it.
- *   windows [fork] | windows --idle */
+ * it.  With --forks it forks instead, 20 children a round (each makes one call, then _exits)
+ * and one call of its own between rounds, until it is switched on; then it prints
+ * "recording" and exits: no child may act on the request sent to it.
+ *   windows [fork] | windows --idle | windows --forks */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,6 +43,28 @@ static int wait_for(unsigned state)
 	return -1;
 }
 
+static int forks(void)
+{
+	printf("pid %d\n", (int)getpid());
+	int on = 0;
+	for (int round = 0; round < 120000 && !on; round++) {
+		for (int i = 0; i < 20; i++) {
+			pid_t c = fork();
+			if (c == 0) {
+				void *volatile p = malloc(1);
+				free(p);
+				_exit(0);
+			}
+			if (c < 0 || waitpid(c, NULL, 0) != c)
+				return 2;
+		}
+		poke();
+		on = ctl->state == MTRACE_STATE_RECORDING;
+	}
+	printf("%s\n", on ? "recording" : "never switched on");
+	return 0;
+}
+
 static void *kept[100];
 
 static void batch(size_t size)
@@ -64,6 +88,8 @@ int main(int argc, char **argv)
 		printf("no tracer\n");
 		return 2;
 	}
+	if (argc > 1 && strcmp(argv[1], "--forks") == 0)
+		return forks();
 	pid_t child = 0, execd = 0;
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		if ((child = fork()) == 0) {

@@ -75,6 +75,8 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 			"the trace was finished before",
 		[MTRACE_STOP_OVERLAP] = "the program unmapped, protected or mapped over the "
 			"trace's own memory",
+		[MTRACE_STOP_UNREACHABLE] = "the program changed its root directory or its user, "
+			"then closed the descriptors the tracer kept to reach the file",
 	};
 	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason]
 			   : "of a failure this reader does not know";
