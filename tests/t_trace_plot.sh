@@ -26,7 +26,17 @@ grep -q '>requested size<' "$TMP/sizes.svg" && ok "sizes: axis named" || bad "si
 "$ROOT/$B/bin/trace_run" -i 2 -l "$TMP/b.tsv" --tunables=glibc.malloc.arena_max=1 "$TMP/w.wl" >/dev/null
 "$PL" --label default --label one-arena -o "$TMP/rss.svg" "$TMP/a.tsv" "$TMP/b.tsv" 2>/dev/null; eq "rss: exit 0" 0 "$?"
 check "rss: well-formed XML" xmlok "$TMP/rss.svg"
-grep -q '>VmRSS: default<' "$TMP/rss.svg" && grep -q '>VmRSS: one-arena<' "$TMP/rss.svg" && ok "rss: runs overlaid with a legend" || bad "rss legend"
+grep -q '>VmRSS growth: default<' "$TMP/rss.svg" && grep -q '>VmRSS growth: one-arena<' "$TMP/rss.svg" && ok "rss: runs overlaid with a legend" || bad "rss legend"
+# without --label: each run as its timeline names it, as --compare's columns and the latency
+# chart name them (not by its file's name)
+"$ROOT/$B/bin/trace_run" --compare 'glibc,glibc(M_ARENA_MAX=1)' -l "$TMP/dup" "$TMP/w.wl" >/dev/null
+"$PL" -o "$TMP/dup.svg" "$TMP/dup.glibc" "$TMP/dup.glibc.2" 2>/dev/null
+grep -q '>VmRSS growth: glibc(M_ARENA_MAX=1)<' "$TMP/dup.svg" && grep -q '>VmRSS growth: glibc<' "$TMP/dup.svg" &&
+	ok "rss: the runs named as --compare names its columns" || bad "rss names: $(grep -o '>VmRSS[^<]*<' "$TMP/dup.svg" | xargs)"
+grep -q '>resident memory above the start<' "$TMP/dup.svg" && ok "rss: growth above the start, as the summary's figures" || bad "rss: axis"
+# an older timeline (no title line, no baseline row) still draws
+tail -n +2 "$TMP/a.tsv" >"$TMP/old.tsv"
+"$PL" -o "$TMP/old-rss.svg" "$TMP/old.tsv" 2>/dev/null; eq "rss, an older timeline: exit 0" 0 "$?"
 grep -q '>ideal RSS (requested bytes live)<' "$TMP/rss.svg" && ok "rss: ideal RSS line" || bad "rss: ideal"
 "$ROOT/$B/bin/trace_run" --compare glibc --csv -r 1 "$TMP/w.wl" >"$TMP/cmp.csv"
 "$PL" -o "$TMP/cmp.svg" "$TMP/cmp.csv" 2>/dev/null; eq "compare: exit 0" 0 "$?"

@@ -8,10 +8,25 @@ gzip -c "$TMP/m.wl" >"$TMP/m.wl.gz"
 
 # --- options
 "$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"
-eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb" "$(head -n 1 "$TMP/tl.tsv")"
-ge "--log: samples" 1 "$(tail -n +2 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+eq "--log: its first line names the run" "# trace_run timeline: glibc" "$(head -n 1 "$TMP/tl.tsv")"
+eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb" "$(sed -n 2p "$TMP/tl.tsv")"
+ge "--log: samples" 1 "$(tail -n +3 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+# the first row is the process before the first call (the baseline of every growth figure)
+eq "--log: the first row at time 0, before any call" "0 0 0" "$(sed -n 3p "$TMP/tl.tsv" | cut -f 1,4,5 | tr '\t' ' ')"
+# blocks live at the end (so the last sample is at the peak): the timeline's growth above its
+# first row is the summary's Max RSS, within what the sampler's reads and the harness's last
+# steps add (a first row taken at the first sample, thousands of calls on, read near 0)
+printf '= Start\n' >"$TMP/big.log"
+for a in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do printf '+ 0x%x 0x400000\n' $((a * 0x1000000)) >>"$TMP/big.log"; done
+printf '= End\n' >>"$TMP/big.log"
+"$BIN/trace_import" "$TMP/big.log" "$TMP/big.trace" && "$BIN/trace2wl" -q "$TMP/big.wl" "$TMP/big.trace"
+"$R" -l "$TMP/big.tsv" --csv "$TMP/big.wl" >"$TMP/big.csv"
+grow=$(tail -n +3 "$TMP/big.tsv" | awk 'NR == 1 { b = $2 } $2 - b > m { m = $2 - b } END { print m + 0 }')
+maxrss=$(csv "$TMP/big.csv" maxrss_growth_kb)
+check "--log: growth above the first row ($grow KiB) is the summary's Max RSS ($maxrss KiB) within a tenth" \
+	test $(( (grow - maxrss) * 10 )) -le "$maxrss" -a $(( (maxrss - grow) * 10 )) -le "$maxrss"
 eq "--log: the last sample has every call done" "$(wl "$TMP/m.wl" calls)" "$(tail -n 1 "$TMP/tl.tsv" | cut -f 5)"
-ge "--log: the ideal column saw live blocks" 1 "$(tail -n +2 "$TMP/tl.tsv" | awk '$4 > m { m = $4 } END { print m + 0 }')"
+ge "--log: the ideal column saw live blocks" 1 "$(tail -n +3 "$TMP/tl.tsv" | awk '$4 > m { m = $4 } END { print m + 0 }')"
 for t in none full pages resident; do "$R" --touch=$t "$TMP/m.wl" >/dev/null; eq "--touch=$t: exit 0" 0 "$?"; done
 "$R" --mallopt M_MMAP_THRESHOLD=65536 --mallopt M_ARENA_MAX=1 --trim-every=1000 "$TMP/x.wl" >/dev/null; eq "--mallopt, --trim-every: exit 0" 0 "$?"
 # malloc_trim from several threads at once while glibc's malloc is not set up (another allocator
