@@ -105,6 +105,8 @@ $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
+$(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
+	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -l:libmtracectl.so -Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
 	slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
 	util/hint.c format/mtrace_log.c)
