@@ -87,9 +87,11 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 LIBDIR_FROM_BIN := $(shell realpath -s -m --relative-to='$(BINDIR)' '$(LIBDIR)')
 $(B)/install-dirs: FORCE | dirs
 	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
-$(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h $(B)/libmtools.a $(B)/install-dirs | dirs
+# the command's sources: mtracectl/ but the preload's constructor
+MTRACECTL_SRC := $(filter-out mtracectl/preload.c,$(wildcard mtracectl/*.c))
+$(B)/bin/mtracectl: $(MTRACECTL_SRC) $(wildcard mtracectl/*.h) $(B)/libmtools.a $(B)/install-dirs | dirs
 	$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
-		mtracectl/mtracectl.c mtracectl/switch.c -o $@ $(B)/libmtools.a
+		$(MTRACECTL_SRC) -o $@ $(B)/libmtools.a
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.

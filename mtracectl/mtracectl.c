@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hint.h"
+#include "signals.h"
 #include "switch.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -60,10 +61,11 @@ static const char usage_text[] =
 	"To trace another allocator, preload it after the tracer:\n"
 	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
 	"\n"
-	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to "
-	"mtracectl\n"
-	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
-	"that makes a workload of one (next: trace2wl ...).\n"
+	"Every signal sent to mtracectl that it can catch goes on to PROGRAM; stopped (^Z,\n"
+	"SIGTSTP), mtracectl stops once PROGRAM has, and continues it when continued.\n"
+	"mtracectl waits for PROGRAM to end, then lists the traces and the command that makes\n"
+	"a workload of one (next: trace2wl ...).  Its manifest of the traces is a file in\n"
+	"$TMPDIR, else /tmp.  --for stops the recording before a signal ends it.\n"
 	"\n"
 	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 2 bad command line\n"
 	"(mtracectl's own options: PROGRAM is not run); 125 if mtracectl failed, or no trace\n"
@@ -322,83 +324,37 @@ static void report(const char *manifest)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   Signals meant for the program: what a user (kill) or a service manager sends mtracectl, the
-   process it sees, goes on to the program, which would otherwise run on as an orphan while
-   mtracectl died without listing the traces or removing its manifest.  mtracectl stays, waits,
-   reports, and exits as the program did.
+   The manifest: the file every process of the program appends its trace's name to
    ------------------------------------------------------------------------------------------- */
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
-				 SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
-static volatile sig_atomic_t program_pid;   /* 0 once it is reaped: its pid may be reused */
+static char manifest[PATH_MAX];   /* (static: removed at exit, tool_temp_add) */
 
-static void forward(int sig, siginfo_t *si, void *uc)
+/* In $TMPDIR, else /tmp; absolute, as every process of the program opens it from wherever it
+   has moved to */
+static void make_manifest(void)
 {
-	(void)uc;
-	/* the terminal's ^C, ^\ (si_code SI_KERNEL) went to its whole foreground process group,
-	   the program included: sent again, a program that counts them would see two */
-	if (si->si_code == SI_KERNEL)
-		return;
-	pid_t pid = program_pid;
-	if (pid > 0)
-		kill(pid, sig);   /* async-signal-safe */
-}
-
-/* Catch the signals to forward (one that was ignored when mtracectl started, as nohup does,
-   stays ignored, as it is then in the program too), and block them until the program's pid is
-   known; old: the mask to restore. */
-static void forward_setup(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
-		struct sigaction was,
-			sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN)
+	const char *env = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	int e = 0;
+	for (int i = 0; i < 2; i++) {
+		if (i == 0 && (!env || !*env || !realpath(env, dir)))
 			continue;
-		sigaction(forwarded[i], &sa, NULL);
-		sigaddset(&set, forwarded[i]);
+		if (i == 1)
+			snprintf(dir, sizeof dir, "/tmp");
+		if (snprintf(manifest, sizeof manifest, "%s/mtracectl.XXXXXX",
+			     strcmp(dir, "/") ? dir : "") >= (int)sizeof manifest)
+			continue;
+		int fd = mkstemp(manifest);
+		if (fd >= 0) {
+			close(fd);
+			tool_temp_add(manifest);
+			return;
+		}
+		e = errno;
 	}
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-/* In the child before exec: the dispositions and mask the program is to start with (exec
-   resets caught signals to their default; the mask it keeps) */
-static void forward_undo(const sigset_t *old)
-{
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
-		struct sigaction was;
-		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-			signal(forwarded[i], SIG_DFL);
-	}
-	sigprocmask(SIG_SETMASK, old, NULL);
-}
-
-/* Wait for the program to end; its wait status.  It is left a zombie until the signals are
-   blocked again (WNOWAIT), so that a signal arriving meanwhile cannot reach another process
-   given its pid. */
-static int wait_program(pid_t pid, const sigset_t *old)
-{
-	program_pid = pid;
-	sigset_t blocked;
-	sigprocmask(SIG_SETMASK, old, &blocked);   /* signals sent before now are forwarded now */
-	siginfo_t si;
-	for (;;) {
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0)
-			break;
-		if (errno != EINTR)
-			tool_die(EXIT_TOOL, "waitid: %s", strerror(errno));
-	}
-	sigprocmask(SIG_SETMASK, &blocked, NULL);
-	program_pid = 0;
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			tool_die(EXIT_TOOL, "waitpid: %s", strerror(errno));
-	sigprocmask(SIG_SETMASK, old, NULL);   /* (later ones find no program: dropped) */
-	return status;
+	tool_die(EXIT_TOOL, "cannot create a temporary file in %s%s/tmp: %s",
+		 env && *env ? env : "", env && *env ? " (TMPDIR) or " : "",
+		 strerror(e ? e : ENAMETOOLONG));
 }
 
 int main(int argc, char **argv)
@@ -534,11 +490,7 @@ int main(int argc, char **argv)
 	if (asprintf(&preload, "%s%s%s", lib_abs, old && *old ? " " : "", old ? old : "") < 0)
 		tool_die(EXIT_SYSTEM, "out of memory");
 
-	char manifest[] = "/tmp/mtracectl.XXXXXX";
-	int mfd = mkstemp(manifest);
-	if (mfd < 0)
-		tool_die(EXIT_TOOL, "cannot create a temporary file in /tmp: %s", strerror(errno));
-	close(mfd);
+	make_manifest();
 
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MTRACE_CTL_MANIFEST", manifest, 1);
@@ -570,9 +522,11 @@ int main(int argc, char **argv)
 	/* like system(), the terminal's ^C and ^\ are for the program; signals sent to us go on
 	   to it; either way we stay to report */
 	int status = wait_program(pid, &old_mask);
+	if (status < 0)
+		tool_die(EXIT_TOOL, "waiting for %s: %s", prog_argv[0], strerror(errno));
 	if (!quiet)
 		report(manifest);
-	unlink(manifest);
+	tool_remove_temps();
 	if (WIFSIGNALED(status)) {
 		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had
 		   enough (prog | head), and SIGINT is the user's own ^C - neither is news */
