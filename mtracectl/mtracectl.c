@@ -85,24 +85,39 @@ static int quiet;
    Finding things
    ------------------------------------------------------------------------------------------- */
 
-/* "10", "10s", "500ms", "5m", "1h": milliseconds.  0, or -1. */
+#define FOR_MAX_MS (30ull * 24 * 3600 * 1000)   /* --for: a window of 30 days at most */
+
+/* --for's DURATION: digits, a fraction maybe, and a unit maybe ("10", "2.5", "10s", "500ms",
+   "5m", "1h"): milliseconds, rounded, up to FOR_MAX_MS.  0, or -1 (nan, inf, a sign, an
+   exponent, hexadecimal, spaces: strtod's other numbers are no durations). */
 static int parse_duration_ms(const char *s, unsigned long *ms)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	double unit = 1000;
-	if (!strcmp(end, "ms"))
+	uint64_t whole = 0, frac = 0, scale = 1, unit = 1000;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (uint64_t)(*p - '0')) > FOR_MAX_MS)
+			return -1;
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (scale < 1000000)   /* (finer than a microsecond is lost) */
+				frac = frac * 10 + (uint64_t)(*p - '0'), scale *= 10;
+	}
+	if (!strcmp(p, "ms"))
 		unit = 1;
-	else if (!strcmp(end, "m"))
+	else if (!strcmp(p, "m"))
 		unit = 60000;
-	else if (!strcmp(end, "h"))
+	else if (!strcmp(p, "h"))
 		unit = 3600000;
-	else if (*end && strcmp(end, "s"))
+	else if (*p && strcmp(p, "s"))
 		return -1;
-	if (errno || end == s || v < 0 || v * unit > 1e12)
+	uint64_t v = whole * unit + (frac * unit + scale / 2) / scale;
+	if (v > FOR_MAX_MS)
 		return -1;
-	*ms = (unsigned long)(v * unit + 0.5);
+	*ms = (unsigned long)v;
 	return 0;
 }
 
@@ -400,8 +415,8 @@ int main(int argc, char **argv)
 		case OPT_DORMANT: dormant = 1; break;
 		case OPT_FOR:
 			if (parse_duration_ms(optarg, &for_ms) < 0)
-				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, "
-					 "1h), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--for wants a duration of up to 30 days (10, "
+					 "2.5s, 500ms, 5m, 1h), not '%s'", optarg);
 			/* fall through */
 		case OPT_START: case OPT_STOP: case OPT_STATUS:
 			if (remote && remote != what)
