@@ -122,7 +122,8 @@ static int search(struct elf *e, const struct section *s, const struct section *
 		return 0;
 	for (uint64_t k = 0; k < count;) {
 		uint64_t n = count - k < 64 ? count - k : 64;
-		if (get(e, batch, n * symsize, s->off + k * symsize, "the dynamic symbol table") < 0)
+		if (get(e, batch, n * symsize, s->off + k * symsize,
+			"the dynamic symbol table") < 0)
 			return -1;
 		for (uint64_t j = 0; j < n; j++) {
 			uint64_t nameoff, val;

@@ -88,6 +88,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	int e = errno;
 	pid_t pid = program_pid;
+	int sent = si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL;
+	if (sig == SIGXFSZ && sent && si->si_pid == self)
+		return;   /* a write of ours past the file size limit fails instead, as in any tool */
 	if ((is_fault(sig) && si->si_code > 0) || pid <= 0) {
 		take_effect(sig);   /* a bug of ours, or a signal after the program ended */
 		errno = e;
@@ -99,7 +102,6 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	   background reads and writes go to its whole foreground process group, the program
 	   included; our own timers and limits are ours), nor what the program or mtracectl
 	   sent itself (kill(0, sig) to the process group) */
-	int sent = si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL;
 	if (si->si_code != SI_KERNEL && !(sent && (si->si_pid == pid || si->si_pid == self))) {
 		if (si->si_code == SI_QUEUE)
 			sigqueue(pid, sig, si->si_value);   /* (the value with it) */

@@ -392,8 +392,8 @@ static int window(pid_t pid, uint64_t addr, const char *base, unsigned long for_
 		if (k == 1 && !c.error)   /* (it had started after all) */
 			print_name(&c);
 		if (!caught) {
-			fprintf(stderr, "mtracectl: process %d made no allocator call in %u ms: the "
-				"start is withdrawn\n", (int)pid, wait_ms);
+			fprintf(stderr, "mtracectl: process %d made no allocator call in %u ms: "
+				"the start is withdrawn\n", (int)pid, wait_ms);
 			rc = EXIT_NOANSWER;
 		}
 	} else if ((rc = answer(pid, &c, "start", 1)) == 0) {
