@@ -69,6 +69,7 @@ void sig_ending_set(sigset_t *set)
 
 static volatile sig_atomic_t program_pid;   /* 0 once it is reaped: its pid may be reused */
 static volatile sig_atomic_t stop_asked;    /* a SIGTSTP, SIGTTIN or SIGTTOU reached us */
+static volatile sig_atomic_t program_stopped;   /* as the last news of it said */
 static pid_t self;
 static sigset_t caught;
 
@@ -81,6 +82,25 @@ static void take_effect(int sig)
 		tool_remove_temps();   /* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig);   /* (blocked in the handler: taken as it returns) */
+}
+
+/* The program stopped and a stop signal reached mtracectl: mtracectl stops too, of the
+   program's signal (SIGSTOP in a handler, where that one is blocked), so that its own parent
+   (a shell) sees the job stopped; once continued, it continues the program (a SIGCONT it
+   catches it passes on itself). */
+static void stop_with(int sig, pid_t pid)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, was = dfl;
+	if (!stops(sig))
+		sig = SIGSTOP;
+	sigemptyset(&dfl.sa_mask);
+	if (sig != SIGSTOP)
+		sigaction(sig, &dfl, &was);
+	raise(sig);
+	if (sig != SIGSTOP)
+		sigaction(sig, &was, NULL);
+	if (!sigismember(&caught, SIGCONT))
+		kill(pid, SIGCONT);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -96,8 +116,6 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		errno = e;
 		return;
 	}
-	if (stops(sig))
-		stop_asked = 1;
 	/* not passed on: the kernel's (the terminal's ^C, ^\, ^Z, new size, hangup and
 	   background reads and writes go to its whole foreground process group, the program
 	   included; our own timers and limits are ours), nor what the program or mtracectl
@@ -107,6 +125,14 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 			sigqueue(pid, sig, si->si_value);   /* (the value with it) */
 		else
 			kill(pid, sig);
+	}
+	/* the program stops of it (wait_program stops us then), or stopped already: the terminal
+	   signals the program first, and its news may come before this */
+	if (stops(sig)) {
+		if (program_stopped)
+			stop_with(SIGSTOP, pid);
+		else
+			stop_asked = 1;
 	}
 	errno = e;
 }
@@ -138,24 +164,6 @@ void forward_undo(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-/* The program stopped after a stop signal reached mtracectl: mtracectl stops too, as the
-   program did, so that its own parent (a shell) sees the job stopped; once continued, it
-   continues the program (a SIGCONT it catches it passes on itself). */
-static void stop_with(int sig, pid_t pid)
-{
-	struct sigaction dfl = { .sa_handler = SIG_DFL }, was = dfl;
-	if (!stops(sig))
-		sig = SIGSTOP;
-	sigemptyset(&dfl.sa_mask);
-	if (sig != SIGSTOP)
-		sigaction(sig, &dfl, &was);
-	raise(sig);
-	if (sig != SIGSTOP)
-		sigaction(sig, &was, NULL);
-	if (!sigismember(&caught, SIGCONT))
-		kill(pid, SIGCONT);
-}
-
 int wait_program(pid_t pid, const sigset_t *old)
 {
 	program_pid = pid;
@@ -166,16 +174,18 @@ int wait_program(pid_t pid, const sigset_t *old)
 		   again, so that none can reach another process given its pid */
 		siginfo_t si, taken;
 		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WNOWAIT) < 0) {
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WSTOPPED | WCONTINUED | WNOWAIT) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;
 		}
-		if (si.si_code != CLD_STOPPED)
+		int stopped = si.si_code == CLD_STOPPED;
+		if (!stopped && si.si_code != CLD_CONTINUED)
 			break;
 		/* (taken, or reported again at once) */
-		waitid(P_PID, (id_t)pid, &taken, WSTOPPED | WNOHANG);
-		if (stop_asked) {
+		waitid(P_PID, (id_t)pid, &taken, (stopped ? WSTOPPED : WCONTINUED) | WNOHANG);
+		program_stopped = stopped;
+		if (stopped && stop_asked) {
 			stop_asked = 0;
 			stop_with(si.si_status, pid);
 		}

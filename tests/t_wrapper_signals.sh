@@ -136,6 +136,15 @@ for to in "$m" "-$m"; do
 	eq "$what, then SIGCONT: the program goes on" S "$(until_state "$p" S)"
 	eq "$what, then SIGCONT: mtracectl goes on" S "$(until_state "$m" S)"
 done
+# the program stopped already when SIGTSTP reaches mtracectl (as when the terminal's ^Z stops
+# it and its news comes first): mtracectl stops at once, and SIGCONT continues both
+kill -STOP "$p"
+until_state "$p" T >/dev/null
+kill -TSTP "$m"
+eq "SIGTSTP to mtracectl, the program stopped already: mtracectl stops" T "$(until_state "$m" T)"
+kill -CONT "$m"
+eq "... then SIGCONT: the program goes on" S "$(until_state "$p" S)"
+eq "... then SIGCONT: mtracectl goes on" S "$(until_state "$m" S)"
 kill -TERM "$m"
 wait $g
 eq "after job control: SIGTERM ends both, the program's status" 0 "$?"
