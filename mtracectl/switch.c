@@ -3,11 +3,12 @@
  *
  * The control block is found where the process's dynamic linker put the tracer: the mapping
  * of libmtracectl.so (or libmtrace.so) in /proc/PID/maps gives its load address, the library's
- * dynamic symbol table the offset of mtrace_control.  It is read and written with
- * process_vm_readv/writev: the kernel decides who may (whoever may ptrace the process).
+ * dynamic symbol table the offset of mtrace_control (elfsym.c).  It is read and written with
+ * process_vm_readv/writev: the kernel decides who may (whoever may ptrace the process).  The
+ * process may be hostile, and mtracectl root: every read of the block is checked, and what it
+ * says is printed escaped.
  */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
