@@ -100,9 +100,11 @@ LIBDIR_FROM_BIN := $(shell realpath -s -m --relative-to='$(BINDIR)' '$(LIBDIR)')
 MAN_FROM_DOC := $(shell realpath -s -m --relative-to='$(DOCDIR)' '$(MANDIR)')
 $(B)/install-dirs: FORCE | dirs
 	@echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' | cmp -s - $@ || echo '$(LIBDIR) $(LIBDIR_FROM_BIN)' >$@
-$(B)/bin/mtracectl: mtracectl/mtracectl.c mtracectl/switch.c mtracectl/switch.h $(B)/libmtools.a $(B)/install-dirs | dirs
-	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' -DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' \
-		mtracectl/mtracectl.c mtracectl/switch.c -o $@ $(B)/libmtools.a
+# the command's sources: mtracectl/ but the preload's constructor
+MTRACECTL_SRC := $(filter-out mtracectl/preload.c,$(wildcard mtracectl/*.c))
+$(B)/bin/mtracectl: $(MTRACECTL_SRC) $(wildcard mtracectl/*.h) $(B)/libmtools.a $(B)/install-dirs | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -DMTRACE_LIBDIR='"$(LIBDIR)"' \
+		-DMTRACE_LIBDIR_FROM_BIN='"$(LIBDIR_FROM_BIN)"' $(MTRACECTL_SRC) -o $@ $(B)/libmtools.a
 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
@@ -118,6 +120,9 @@ $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
+$(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -l:libmtracectl.so \
+		-Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
 	slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
 	util/hint.c format/mtrace_log.c)

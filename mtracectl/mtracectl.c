@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hint.h"
+#include "signals.h"
 #include "switch.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -60,10 +61,11 @@ static const char usage_text[] =
 	"To trace another allocator, preload it after the tracer:\n"
 	"  LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 mtracectl -- PROGRAM\n"
 	"\n"
-	"SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM and SIGCONT sent to "
-	"mtracectl\n"
-	"go on to PROGRAM; mtracectl waits for it to end, then lists the traces and the command\n"
-	"that makes a workload of one (next: trace2wl ...).\n"
+	"Every signal sent to mtracectl that it can catch goes on to PROGRAM; stopped (^Z,\n"
+	"SIGTSTP), mtracectl stops once PROGRAM has, and continues it when continued.\n"
+	"mtracectl waits for PROGRAM to end, then lists the traces and the command that makes\n"
+	"a workload of one (next: trace2wl ...).  Its manifest of the traces is a file in\n"
+	"$TMPDIR, else /tmp.  --for stops the recording before a signal ends it.\n"
 	"\n"
 	"Exit status: PROGRAM's own; 128+N if it was killed by signal N; 2 bad command line\n"
 	"(mtracectl's own options: PROGRAM is not run); 125 if mtracectl failed, or no trace\n"
@@ -83,24 +85,39 @@ static int quiet;
    Finding things
    ------------------------------------------------------------------------------------------- */
 
-/* "10", "10s", "500ms", "5m", "1h": milliseconds.  0, or -1. */
+#define FOR_MAX_MS (30ull * 24 * 3600 * 1000)   /* --for: a window of 30 days at most */
+
+/* --for's DURATION: digits, a fraction maybe, and a unit maybe ("10", "2.5", "10s", "500ms",
+   "5m", "1h"): milliseconds, rounded, up to FOR_MAX_MS.  0, or -1 (nan, inf, a sign, an
+   exponent, hexadecimal, spaces: strtod's other numbers are no durations). */
 static int parse_duration_ms(const char *s, unsigned long *ms)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	double unit = 1000;
-	if (!strcmp(end, "ms"))
+	uint64_t whole = 0, frac = 0, scale = 1, unit = 1000;
+	const char *p = s;
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (uint64_t)(*p - '0')) > FOR_MAX_MS)
+			return -1;
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (scale < 1000000)   /* (finer than a microsecond is lost) */
+				frac = frac * 10 + (uint64_t)(*p - '0'), scale *= 10;
+	}
+	if (!strcmp(p, "ms"))
 		unit = 1;
-	else if (!strcmp(end, "m"))
+	else if (!strcmp(p, "m"))
 		unit = 60000;
-	else if (!strcmp(end, "h"))
+	else if (!strcmp(p, "h"))
 		unit = 3600000;
-	else if (*end && strcmp(end, "s"))
+	else if (*p && strcmp(p, "s"))
 		return -1;
-	if (errno || end == s || v < 0 || v * unit > 1e12)
+	uint64_t v = whole * unit + (frac * unit + scale / 2) / scale;
+	if (v > FOR_MAX_MS)
 		return -1;
-	*ms = (unsigned long)(v * unit + 0.5);
+	*ms = (unsigned long)v;
 	return 0;
 }
 
@@ -322,83 +339,37 @@ static void report(const char *manifest)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   Signals meant for the program: what a user (kill) or a service manager sends mtracectl, the
-   process it sees, goes on to the program, which would otherwise run on as an orphan while
-   mtracectl died without listing the traces or removing its manifest.  mtracectl stays, waits,
-   reports, and exits as the program did.
+   The manifest: the file every process of the program appends its trace's name to
    ------------------------------------------------------------------------------------------- */
 
-static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM,
-				 SIGUSR1, SIGUSR2, SIGALRM, SIGCONT };
-static volatile sig_atomic_t program_pid;   /* 0 once it is reaped: its pid may be reused */
+static char manifest[PATH_MAX];   /* (static: removed at exit, tool_temp_add) */
 
-static void forward(int sig, siginfo_t *si, void *uc)
+/* In $TMPDIR, else /tmp; absolute, as every process of the program opens it from wherever it
+   has moved to */
+static void make_manifest(void)
 {
-	(void)uc;
-	/* the terminal's ^C, ^\ (si_code SI_KERNEL) went to its whole foreground process group,
-	   the program included: sent again, a program that counts them would see two */
-	if (si->si_code == SI_KERNEL)
-		return;
-	pid_t pid = program_pid;
-	if (pid > 0)
-		kill(pid, sig);   /* async-signal-safe */
-}
-
-/* Catch the signals to forward (one that was ignored when mtracectl started, as nohup does,
-   stays ignored, as it is then in the program too), and block them until the program's pid is
-   known; old: the mask to restore. */
-static void forward_setup(sigset_t *old)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
-		struct sigaction was,
-			sa = { .sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART };
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler == SIG_IGN)
+	const char *env = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	int e = 0;
+	for (int i = 0; i < 2; i++) {
+		if (i == 0 && (!env || !*env || !realpath(env, dir)))
 			continue;
-		sigaction(forwarded[i], &sa, NULL);
-		sigaddset(&set, forwarded[i]);
+		if (i == 1)
+			snprintf(dir, sizeof dir, "/tmp");
+		if (snprintf(manifest, sizeof manifest, "%s/mtracectl.XXXXXX",
+			     strcmp(dir, "/") ? dir : "") >= (int)sizeof manifest)
+			continue;
+		int fd = mkstemp(manifest);
+		if (fd >= 0) {
+			close(fd);
+			tool_temp_add(manifest);
+			return;
+		}
+		e = errno;
 	}
-	sigprocmask(SIG_BLOCK, &set, old);
-}
-
-/* In the child before exec: the dispositions and mask the program is to start with (exec
-   resets caught signals to their default; the mask it keeps) */
-static void forward_undo(const sigset_t *old)
-{
-	for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) {
-		struct sigaction was;
-		if (sigaction(forwarded[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-			signal(forwarded[i], SIG_DFL);
-	}
-	sigprocmask(SIG_SETMASK, old, NULL);
-}
-
-/* Wait for the program to end; its wait status.  It is left a zombie until the signals are
-   blocked again (WNOWAIT), so that a signal arriving meanwhile cannot reach another process
-   given its pid. */
-static int wait_program(pid_t pid, const sigset_t *old)
-{
-	program_pid = pid;
-	sigset_t blocked;
-	sigprocmask(SIG_SETMASK, old, &blocked);   /* signals sent before now are forwarded now */
-	siginfo_t si;
-	for (;;) {
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) == 0)
-			break;
-		if (errno != EINTR)
-			tool_die(EXIT_TOOL, "waitid: %s", strerror(errno));
-	}
-	sigprocmask(SIG_SETMASK, &blocked, NULL);
-	program_pid = 0;
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			tool_die(EXIT_TOOL, "waitpid: %s", strerror(errno));
-	sigprocmask(SIG_SETMASK, old, NULL);   /* (later ones find no program: dropped) */
-	return status;
+	tool_die(EXIT_TOOL, "cannot create a temporary file in %s%s/tmp: %s",
+		 env && *env ? env : "", env && *env ? " (TMPDIR) or " : "",
+		 strerror(e ? e : ENAMETOOLONG));
 }
 
 int main(int argc, char **argv)
@@ -444,8 +415,8 @@ int main(int argc, char **argv)
 		case OPT_DORMANT: dormant = 1; break;
 		case OPT_FOR:
 			if (parse_duration_ms(optarg, &for_ms) < 0)
-				tool_die(EXIT_USAGE, "--for wants a duration (10, 10s, 500ms, 5m, "
-					 "1h), not '%s'", optarg);
+				tool_die(EXIT_USAGE, "--for wants a duration of up to 30 days (10, "
+					 "2.5s, 500ms, 5m, 1h), not '%s'", optarg);
 			/* fall through */
 		case OPT_START: case OPT_STOP: case OPT_STATUS:
 			if (remote && remote != what)
@@ -534,11 +505,7 @@ int main(int argc, char **argv)
 	if (asprintf(&preload, "%s%s%s", lib_abs, old && *old ? " " : "", old ? old : "") < 0)
 		tool_die(EXIT_SYSTEM, "out of memory");
 
-	char manifest[] = "/tmp/mtracectl.XXXXXX";
-	int mfd = mkstemp(manifest);
-	if (mfd < 0)
-		tool_die(EXIT_TOOL, "cannot create a temporary file in /tmp: %s", strerror(errno));
-	close(mfd);
+	make_manifest();
 
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MTRACE_CTL_MANIFEST", manifest, 1);
@@ -570,9 +537,11 @@ int main(int argc, char **argv)
 	/* like system(), the terminal's ^C and ^\ are for the program; signals sent to us go on
 	   to it; either way we stay to report */
 	int status = wait_program(pid, &old_mask);
+	if (status < 0)
+		tool_die(EXIT_TOOL, "waiting for %s: %s", prog_argv[0], strerror(errno));
 	if (!quiet)
 		report(manifest);
-	unlink(manifest);
+	tool_remove_temps();
 	if (WIFSIGNALED(status)) {
 		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had
 		   enough (prog | head), and SIGINT is the user's own ^C - neither is news */

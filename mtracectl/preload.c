@@ -6,6 +6,7 @@
  * exec needs nothing here: the new image inherits LD_PRELOAD and its own constructor opens a
  * new file (BASE.<pid>.1, since the pre-exec image already took BASE.<pid>).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,8 +22,9 @@ __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, 
 	/* run first (-z initfirst): before libc's own initialisation sets it */
 	if (environ == NULL)
 		environ = envp;
-	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID) */
-	const char *start = getenv("MTRACE_CTL_START");
+	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID);
+	   under secure execution the invoking user's environment cannot switch tracing off */
+	const char *start = secure_getenv("MTRACE_CTL_START");
 	if (start && strcmp(start, "0") == 0)
 		mtrace_init_dormant();
 	else

@@ -3,12 +3,6 @@
 #define SWITCH_H
 #include <stdint.h>
 #include <sys/types.h>
-#include "mtrace-control.h"
-
-int switch_find(pid_t pid, uint64_t *addr, char *err, size_t cap);
-int switch_read(pid_t pid, uint64_t addr, struct mtrace_control *c);
-int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *base, unsigned wait_ms,
-		   struct mtrace_control *c);
 
 /* mtracectl --start/--stop/--status/--for: what = 's' start, 'x' stop, 'i' status, 'f' for
    (for_ms), base the trace files' (absolute, or NULL), wait_ms the wait for an answer.

@@ -80,6 +80,53 @@ eq "... it saw itself switched on" recording "$(grep -x recording "$TMP/fk.out")
 files=$(cd "$TMP" && ls fk.[0-9]* | head -n 3 | tr '\n' ' ' | sed 's/ $//')
 eq "... its own trace, and none of a child's" "fk.$fp.w0001" "$files"
 
+# --for cut short by a signal that ends mtracectl: the recording is stopped first, the trace's
+# name printed, then mtracectl ends of the signal (a shell sees 128+N)
+MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/cut" LD_PRELOAD="$LIB" "$W" --idle >"$TMP/i.out" &
+ipid=$!
+i=0; while ! grep -q '^idle ' "$TMP/i.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+for s in TERM:15 HUP:1; do
+	sig=${s%:*} n=${s#*:}
+	"$M" --for=10m --wait=60 "$ipid" >"$TMP/for.out" 2>"$TMP/for.err" &
+	f=$!
+	i=0
+	until "$M" --status "$ipid" 2>/dev/null | grep -q 'recording to' || [ $i -ge 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	kill -"$sig" $f
+	wait $f
+	eq "--for=10m cut short by SIG$sig: mtracectl ends of it" $((128 + n)) "$?"
+	cf=$(cat "$TMP/for.out")
+	case "$cf" in "$TMP/cut.$ipid.w"*) ok "... after printing the trace's name ($cf)" ;; *) bad "... printed '$cf' ($(cat "$TMP/for.err"))" ;; esac
+	sw status "$ipid"
+	eq "... and the process records no more" "mtracectl: process $ipid: dormant; its last trace" \
+		"$(sed -n 's/^\(mtracectl: process [0-9]*: dormant; its last trace\) .*/\1/p' "$TMP/sw.out")"
+	check "... its trace finished and valid" "$BIN/trace_dump" -c "$cf"
+done
+kill $ipid; wait $ipid 2>/dev/null
+
+# --for on a process that makes no allocator call: the start is withdrawn, so that the call it
+# makes later does not start a recording no one stops
+rm -f "$TMP/pid"
+MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/nc" LD_PRELOAD="$LIB" "$TP/sigwait" "$TMP/pid" catch >"$TMP/nc.out" &
+npid=$!
+i=0; while [ ! -s "$TMP/pid" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+"$M" --for=1s --wait=1 "$npid" >"$TMP/for.out" 2>"$TMP/for.err"
+eq "--for, no allocator call: exit 3" 3 "$?"
+grep -q 'made no allocator call in 1000 ms: the start is withdrawn' "$TMP/for.err" && ok "... says the start is withdrawn" || bad "... $(cat "$TMP/for.err")"
+kill -USR1 $npid   # (its printf allocates: the tracer looks at the request then)
+wait $npid
+eq "... the process's later calls: nothing recorded" 0 "$(ls "$TMP"/nc.* 2>/dev/null | grep -vc 'nc.out$')"
+# --for's DURATION: digits, a fraction, a unit; nothing strtod alone would take
+for d in nan inf -1 1e3 0x10 ' 5' 5. .5 721h 10x ''; do
+	"$M" --for="$d" 1 >/dev/null 2>"$TMP/e"; rc=$?
+	if [ $rc -eq 2 ] && grep -q "^mtracectl: --for wants a duration of up to 30 days" "$TMP/e"; then
+		ok "--for='$d': refused (exit 2)"
+	else
+		bad "--for='$d': exit $rc, $(cat "$TMP/e")"
+	fi
+done
+
 # errors: no such process, a process without the tracer, one we may not inspect
 "$M" --status 4194000 >"$TMP/e" 2>&1; eq "no such process: exit 125" 125 "$?"
 grep -q 'no process 4194000' "$TMP/e" && ok "... says so" || bad "... $(cat "$TMP/e")"

@@ -10,11 +10,14 @@ chmod 700 "$TMP/private"
 cp tests/lib.sh tests/t_secure.sh tests/t_unwritable.sh "$p/tests/"
 cp -P "$ROOT/$B/lib"/* "$p/$B/lib/"
 cp "$TP/bigalloc" "$p/$B/tests/"
-# api_secure finds libmtrace by its absolute RUNPATH (secure mode ignores $ORIGIN): linked
-# again, to the copy
+# api_secure and ctl_secure find libmtrace and libmtracectl by their absolute RUNPATH (secure
+# mode ignores $ORIGIN): linked again, to the copy
 ${CC:-cc} -std=gnu11 -Iinclude tests/prog/api_secure.c -o "$p/$B/tests/api_secure" -L"$p/$B/lib" -lmtrace \
 	-Wl,-rpath,"$p/$B/lib"
 eq "api_secure linked to the private copy" 0 "$?"
+${CC:-cc} -std=gnu11 -Iinclude tests/prog/ctl_secure.c -o "$p/$B/tests/ctl_secure" -L"$p/$B/lib" \
+	-l:libmtracectl.so -Wl,-rpath,"$p/$B/lib"
+eq "ctl_secure linked to the private copy" 0 "$?"
 check "the unprivileged user cannot reach the copy" sh -c "! setpriv --reuid=65534 --regid=65534 --clear-groups test -r '$p/$B/lib/libmtracectl.so'"
 for t in t_secure t_unwritable; do
 	(cd "$p" && ROOT="$p" sh "tests/$t.sh") >"$TMP/$t.log" 2>&1

@@ -1,7 +1,8 @@
 /* sigwait - a program that waits to be signalled: writes its pid to FILE once ready, then
  * waits.  sigwait FILE catch: the first SIGHUP, SIGINT, SIGQUIT, SIGTERM or SIGUSR1 is printed
- * ("got N") and the program exits 0; sigwait FILE default: the signals keep their default
- * action (it dies of them). */
+ * ("got N") and the program exits 0; sigwait FILE all: the same for every signal it can catch
+ * (SIGRTMIN to SIGRTMAX too) but SIGCHLD and the stop signals; sigwait FILE default: the
+ * signals keep their default action (it dies of them). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,11 @@ int main(int argc, char **argv)
 		static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 };
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 			signal(sigs[i], on_signal);
+	} else if (!strcmp(argv[2], "all")) {
+		for (int sig = 1; sig <= SIGRTMAX; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD && sig != SIGTSTP &&
+			    sig != SIGTTIN && sig != SIGTTOU && (sig < 32 || sig >= SIGRTMIN))
+				signal(sig, on_signal);
 	}
 	char tmp[4096];
 	snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
