@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hint.h"
+#include "report.h"
 #include "signals.h"
 #include "switch.h"
 #include "tool.h"
@@ -51,6 +52,9 @@ static const char usage_text[] =
 	"                     bytes (K, M, G, T after the number: KiB ... TiB); the program\n"
 	"                     goes on, and the trace says where and why it stopped\n"
 	"  -q, --quiet        print nothing but errors\n"
+	"      --only=NAME[,NAME...]  trace only the processes whose program's file name begins\n"
+	"                     with a NAME (python3: python3.11, not the shell scripts and\n"
+	"                     tools that start it); the others are dormant\n"
 	"      --dormant      load the tracer in PROGRAM (and its children) recording nothing\n"
 	"      --wait=SECONDS how long --start, --stop and --for wait for PID's next allocator\n"
 	"                     call, which carries the request out (default 5)\n"
@@ -248,97 +252,6 @@ static void check_output_place(const char *base, const char *given)
 }
 
 /* ---------------------------------------------------------------------------------------------
-   The report
-   ------------------------------------------------------------------------------------------- */
-
-#define UNFINISHED_COUNTED (64u << 20)   /* bytes: an unclosed trace up to this is read through */
-
-/* The calls of a trace just opened: the writer's own count, from the header; a trace it did
-   not close (the program exec'd, called _exit or was killed) is counted here if it is small:
-   reading a big one through would hold the user up.  1 if *n is known. */
-static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
-{
-	/* finished, or stopped then closed */
-	if ((r->hdr.flags & MTRACE_HF_FINISHED) ||
-	    ((r->hdr.flags & MTRACE_HF_STOPPED_EARLY) && r->hdr.calls_recorded)) {
-		*n = r->hdr.calls_recorded;
-		return 1;
-	}
-	if (size > (off_t)UNFINISHED_COUNTED)
-		return 0;
-	struct mtrace_record rec;
-	int k;
-	*n = 0;
-	while ((k = trace_next(r, &rec, NULL)) > 0)
-		*n += rec.call != MTRACE_CALL_CHUNK;
-	return k == 0;
-}
-
-/* The line after the list: the command that makes a workload of the trace (of the one with
-   the most calls, when there are several: a workload is made of one process's) and replays it */
-static void next_step(const char *trace, const char *exe, int traces)
-{
-	char wl[300], qwl[700], qtrace[2 * PATH_MAX];
-	hint_shell_word(qwl, sizeof qwl, hint_workload_name(wl, sizeof wl, trace, exe));
-	fprintf(stderr, "mtracectl: next: %strace2wl %s %s && trace_run %s\n",
-		traces > 1 ? "a workload per trace (one process each); of the one with the most "
-		"calls: " : "",
-		qwl, hint_shell_word(qtrace, sizeof qtrace, trace), qwl);
-}
-
-static void report(const char *manifest)
-{
-	FILE *f = fopen(manifest, "r");
-	if (f == NULL)
-		return;
-	char line[PATH_MAX + 2], best[PATH_MAX + 2] = "", best_exe[4096] = "";
-	int n = 0, opened = 0;
-	uint64_t best_calls = 0;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = 0;
-		struct stat st;
-		if (stat(line, &st) < 0)
-			continue;
-		struct trace_reader r;
-		char size[32], calls[64];
-		if (trace_open(&r, line) == 0) {
-			const char *exe = strrchr(r.exe, '/');
-			uint64_t nc;
-			if (count_calls(&r, st.st_size, &nc))
-				snprintf(calls, sizeof calls, "%s call%s", fmt_commas(size, nc),
-					 nc == 1 ? "" : "s");
-			else
-				snprintf(calls, sizeof calls,
-					 "calls not counted (not closed by the tracer)"), nc = 0;
-			if (!opened++ || nc > best_calls) {   /* the next step's example */
-				best_calls = nc;
-				snprintf(best, sizeof best, "%s", line);
-				snprintf(best_exe, sizeof best_exe, "%s", r.exe);
-			}
-			char why[200], stopped[260] = "";
-			if (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)
-				snprintf(stopped, sizeof stopped, " (tracing stopped early: %s)",
-					 trace_stop_text(&r.hdr, why, sizeof why));
-			fprintf(stderr, "mtracectl: pid %d (%s): %s, %s, %s bytes%s%s\n",
-				(int)r.hdr.pid, exe ? exe + 1 : r.exe[0] ? r.exe : "?", line, calls,
-				fmt_commas(size, (unsigned long long)st.st_size),
-				(r.hdr.flags & MTRACE_HF_BYPASSED)
-				? " (its own allocator comes before the tracer: those calls are "
-				  "not traced)" : "",
-				stopped);
-		} else
-			fprintf(stderr, "mtracectl: %s\n", r.err);
-		trace_close(&r);
-		n++;
-	}
-	fclose(f);
-	if (n == 0)
-		fprintf(stderr, "mtracectl: no trace was written\n");
-	if (opened)
-		next_step(best, best_exe, opened);
-}
-
-/* ---------------------------------------------------------------------------------------------
    The manifest: the file every process of the program appends its trace's name to
    ------------------------------------------------------------------------------------------- */
 
@@ -377,7 +290,7 @@ int main(int argc, char **argv)
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
-	       OPT_WAIT };
+	       OPT_WAIT, OPT_ONLY };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -388,9 +301,10 @@ int main(int argc, char **argv)
 		{ "stop", no_argument, 0, OPT_STOP }, { "status", no_argument, 0, OPT_STATUS },
 		{ "for", required_argument, 0, OPT_FOR },
 		{ "wait", required_argument, 0, OPT_WAIT },
+		{ "only", required_argument, 0, OPT_ONLY },
 		{ 0, 0, 0, 0 },
 	};
-	const char *output = NULL, *lib_opt = NULL, *max_size = NULL;
+	const char *output = NULL, *lib_opt = NULL, *max_size = NULL, *only = NULL;
 	uint64_t cap;
 	int durations = 0, private_hdr = 0, no_thread = 0, dormant = 0, remote = 0, c;
 	unsigned long for_ms = 0;
@@ -413,6 +327,14 @@ int main(int argc, char **argv)
 			max_size = optarg;
 			break;
 		case OPT_DORMANT: dormant = 1; break;
+		case OPT_ONLY:
+			if (!*optarg || strchr(optarg, '/') || strstr(optarg, ",,") ||
+			    optarg[0] == ',' || optarg[strlen(optarg) - 1] == ',' ||
+			    strlen(optarg) > 1000)
+				tool_die(EXIT_USAGE, "--only wants program file names separated by "
+					 "commas (python3,node), not '%s'", optarg);
+			only = optarg;
+			break;
 		case OPT_FOR:
 			if (parse_duration_ms(optarg, &for_ms) < 0)
 				tool_die(EXIT_USAGE, "--for wants a duration of up to 30 days (10, "
@@ -522,6 +444,8 @@ int main(int argc, char **argv)
 		setenv("MTRACE_CTL_MAX_SIZE", max_size, 1);
 	if (dormant)
 		setenv("MTRACE_CTL_START", "0", 1);
+	if (only)
+		setenv("MTRACE_CTL_ONLY", only, 1);
 
 	sigset_t old_mask;
 	forward_setup(&old_mask);
@@ -540,7 +464,7 @@ int main(int argc, char **argv)
 	if (status < 0)
 		tool_die(EXIT_TOOL, "waiting for %s: %s", prog_argv[0], strerror(errno));
 	if (!quiet)
-		report(manifest);
+		report_traces(manifest);
 	tool_remove_temps();
 	if (WIFSIGNALED(status)) {
 		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had

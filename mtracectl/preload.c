@@ -11,10 +11,33 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "mtrace.h"
 
 extern char **environ;
 void mtrace_init_dormant(void);   /* malloc/remote.c */
+
+/* MTRACE_CTL_ONLY=NAME[,NAME...]: is this program one to trace?  Its file's name (the
+   executable's, not argv[0], which a shell script's interpreter sets to itself) begins with
+   one of the names.  Unset: every program is. */
+static int wanted(const char *only)
+{
+	if (only == NULL)
+		return 1;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return 0;
+	exe[n] = 0;
+	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	while (*only) {
+		size_t len = strcspn(only, ",");
+		if (len && strncmp(base, only, len) == 0)
+			return 1;
+		only += len + (only[len] == ',');
+	}
+	return 0;
+}
 
 __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, char **envp)
 {
@@ -25,7 +48,7 @@ __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, 
 	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID);
 	   under secure execution the invoking user's environment cannot switch tracing off */
 	const char *start = secure_getenv("MTRACE_CTL_START");
-	if (start && strcmp(start, "0") == 0)
+	if ((start && strcmp(start, "0") == 0) || !wanted(secure_getenv("MTRACE_CTL_ONLY")))
 		mtrace_init_dormant();
 	else
 		mtrace_start();

@@ -62,6 +62,21 @@ mkdir "$TMP/into"
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/into/" LD_PRELOAD=$LIB "$TP/forker" fork >/dev/null
 eq "-o DIR, DIR/, MTRACE_CTL_FILE=DIR/: 6 traces in DIR" 6 "$(ls "$TMP"/into/mtrace.out.* | grep -c .)"
 eq "... and no other file" 6 "$(ls -A "$TMP/into" | grep -c .)"
+# a script that runs many programs before the one of interest (as pyenv's shims do): many
+# traces are summed up in a line, the largest named; --only traces that program alone
+MB="$ROOT/$B/bench/mbench"
+script='for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; exec "$0" 1 20000'
+mkdir "$TMP/many" "$TMP/only"
+"$BIN/mtracectl" -o "$TMP/many/t" -- sh -c "$script" "$MB" >/dev/null 2>"$TMP/many.err"
+eq "a script of 12 processes: 12 traces" 12 "$(ls "$TMP"/many/t.* | grep -c .)"
+eq "... said in three lines" 3 "$(wc -l <"$TMP/many.err")"
+grep -q '^mtracectl: 12 traces, [0-9,]* calls in all: 10 true, 1 [a-z]*sh, 1 mbench (--only=PROGRAM traces that one alone)$' "$TMP/many.err" &&
+	ok "... the totals by program" || bad "... $(head -n 1 "$TMP/many.err")"
+grep -q '^mtracectl: the most calls: pid [0-9]* (mbench): ' "$TMP/many.err" && ok "... the largest named" || bad "... $(sed -n 2p "$TMP/many.err")"
+"$BIN/mtracectl" -o "$TMP/only/t" --only=mbench -- sh -c "$script" "$MB" >/dev/null 2>"$TMP/only.err"
+eq "--only=mbench: mbench's trace alone" 1 "$(ls "$TMP"/only/t.* | grep -c .)"
+ge "... with its calls" 20000 "$(count "$(one_file "$TMP/only/t.*")" calls)"
+"$BIN/mtracectl" --only=a,,b -- true 2>/dev/null; eq "--only with an empty name: exit 2" 2 "$?"
 "$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
 "$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
 "$BIN/mtracectl" 2>/dev/null; eq "no program: a usage error, 2" 2 "$?"
