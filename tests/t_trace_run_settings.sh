@@ -44,6 +44,12 @@ eq "--malloc traced: the replay ran with each of the program's settings" 3 "$n"
 "$R" -m traced -l "$TMP/tr.tsv" "$TMP/m.wl" >"$TMP/out"; eq "--malloc traced, no settings: exit 0" 0 "$?"
 eq "--malloc traced, no settings: plain glibc" "Allocator: glibc" "$(grep '^Allocator:' "$TMP/out")"
 check "--malloc traced: --log written as named (one run)" test -s "$TMP/tr.tsv"
+# read and checked once, by the run that replays it (not first by the command, then again)
+"$R" -m traced -p "$TMP/m.wl" 2>&1 >/dev/null | tr '\r' '\n' | grep -c '^trace_run: checking ' >"$TMP/checks"
+eq "--malloc traced: the workload checked once" 1 "$(cat "$TMP/checks")"
+# a workload found bad by that run: exit 1, as when the command checks it
+cp "$TMP/m.wl" "$TMP/cut.wl"; truncate -s -100 "$TMP/cut.wl"
+"$R" -m traced "$TMP/cut.wl" >/dev/null 2>&1; eq "--malloc traced, a workload cut short: exit 1" 1 "$?"
 "$R" --compare traced,glibc --csv "$TMP/set.wl" >"$TMP/tc.csv"; eq "--compare traced,glibc: exit 0" 0 "$?"
 eq "--compare traced,glibc: the first column as it ran" "glibc($settings)|glibc" \
 	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "allocator") c = i } NR > 1 { print $c }' "$TMP/tc.csv" | tr -d '"' | paste -sd'|')"

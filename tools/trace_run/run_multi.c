@@ -13,6 +13,7 @@
 #include "tool.h"
 
 const char *run_copy_of;
+static int child_exit;   /* the last run's exit status, when it exited */
 
 /* ---------------------------------------------------------------------------------------------
    Runs in fresh processes (--repeat, --compare)
@@ -130,6 +131,7 @@ static int run_child(const struct run_opts *o, const struct run_variant *col, co
 			 strsignal(WTERMSIG(st)));
 		return -1;
 	}
+	child_exit = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		snprintf(why, cap, "exit status %d: its message is above", WEXITSTATUS(st));
 		return -1;
@@ -252,9 +254,12 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 				      runs[(size_t)a * reps + r], why, sizeof why) < 0) {
 				if (isatty(2))
 					fputc('\n', stderr);
+				/* (a workload found bad by a run that was the first to check
+				   it, --malloc traced's: the input's fault, exit 1) */
 				if (!o->compare)
-					tool_die(EXIT_SYSTEM, "the replay with %s failed: %s",
-						 names[a], why);
+					tool_die(child_exit == EXIT_BADFILE ? EXIT_BADFILE
+									     : EXIT_SYSTEM,
+						 "the replay with %s failed: %s", names[a], why);
 				/* the others' figures still stand: its column says so, and the
 				   exit status */
 				tool_warn("the replay with %s failed: %s; the others' figures "

@@ -95,6 +95,17 @@ int main(int argc, char **argv)
 	if (wl_open(&r, workload) < 0)
 		wl_input_die_named(r.err, workload, shown);
 	r.name = shown;
+	static struct as_traced traced;
+	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
+	memcpy(traced.settings, r.h.settings, sizeof traced.settings);
+	if (as_traced && !o.compare && o.repeat <= 1) {
+		/* one run, of the allocator the header names: the run it becomes reads and checks
+		   the workload, and whether it fits in memory, once (a 203 MB workload was read and
+		   checked twice: 3.6 s and 200 MB, against 2.9 s and 126 MB) */
+		wl_close(&r);
+		setenv("MTRACE_RUN_MEMCHECK", "1", 1);
+		return run_multi(&o, workload, &traced);
+	}
 	struct replay_plan plan;
 	struct tool_progress vp;
 	char vname[4200];
@@ -114,7 +125,8 @@ int main(int argc, char **argv)
 	const char *avail_what, *need_what;
 	uint64_t avail = run_memory_available(&avail_what);
 	uint64_t need = fidelity_memory_need(&r, plan.ideal_rss, o.ro.touch, &need_what);
-	if (o.ro.touch != TOUCH_NONE && need > avail && !getenv("MTRACE_RUN_PROGRESS")) {
+	if (o.ro.touch != TOUCH_NONE && need > avail &&
+	    (!getenv("MTRACE_RUN_PROGRESS") || getenv("MTRACE_RUN_MEMCHECK"))) {
 		char a[32], b[32], what[300];
 		snprintf(what, sizeof what, need_what, fmt_commas(a, need >> 20));
 		tool_die(EXIT_SYSTEM,
@@ -125,9 +137,6 @@ int main(int argc, char **argv)
 			 tool_display_name(shown), what, fmt_commas(b, avail >> 20), avail_what);
 	}
 
-	static struct as_traced traced;
-	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
-	memcpy(traced.settings, r.h.settings, sizeof traced.settings);
 	if (o.compare || o.repeat > 1 || as_traced) {
 		replay_plan_free(&plan);
 		wl_close(&r);
