@@ -17,26 +17,34 @@
 extern char **environ;
 void mtrace_init_dormant(void);   /* malloc/remote.c */
 
-/* MTRACE_CTL_ONLY=NAME[,NAME...]: is this program one to trace?  Its file's name (the
-   executable's, not argv[0], which a shell script's interpreter sets to itself) begins with
-   one of the names.  Unset: every program is. */
-static int wanted(const char *only)
+/* Does the file name in path begin with one of the names of the list (NAME[,NAME...])? */
+static int named(const char *path, const char *list)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	while (*list) {
+		size_t len = strcspn(list, ",");
+		if (len && strncmp(base, list, len) == 0)
+			return 1;
+		list += len + (list[len] == ',');
+	}
+	return 0;
+}
+
+/* MTRACE_CTL_ONLY=NAME[,NAME...]: is this program one to trace?  The file name of its
+   executable, or of the name it was run by (a link's: redis-server, where the executable is
+   redis-check-rdb), begins with one of the names.  Unset: every program is. */
+static int wanted(const char *only, const char *argv0)
 {
 	if (only == NULL)
 		return 1;
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return 0;
-	exe[n] = 0;
-	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-	while (*only) {
-		size_t len = strcspn(only, ",");
-		if (len && strncmp(base, only, len) == 0)
+	if (n > 0) {
+		exe[n] = 0;
+		if (named(exe, only))
 			return 1;
-		only += len + (only[len] == ',');
 	}
-	return 0;
+	return argv0 && named(argv0, only);
 }
 
 __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, char **envp)
@@ -48,7 +56,8 @@ __attribute__((constructor)) static void mtracectl_start(int argc, char **argv, 
 	/* MTRACE_CTL_START=0: dormant, until switched on from outside (mtracectl --start PID);
 	   under secure execution the invoking user's environment cannot switch tracing off */
 	const char *start = secure_getenv("MTRACE_CTL_START");
-	if ((start && strcmp(start, "0") == 0) || !wanted(secure_getenv("MTRACE_CTL_ONLY")))
+	if ((start && strcmp(start, "0") == 0) ||
+	    !wanted(secure_getenv("MTRACE_CTL_ONLY"), argc > 0 ? argv[0] : NULL))
 		mtrace_init_dormant();
 	else
 		mtrace_start();

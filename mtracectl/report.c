@@ -130,14 +130,17 @@ void report_traces(const char *manifest)
 				best_calls = nc;
 				best_at = n;
 				snprintf(best, sizeof best, "%s", line);
-				snprintf(best_exe, sizeof best_exe, "%s", r.exe);
+				snprintf(best_exe, sizeof best_exe, "%s",
+					 r.argv0[0] ? r.argv0 : r.exe);
 			}
 			char why[200], stopped[260] = "";
 			if (r.hdr.flags & MTRACE_HF_STOPPED_EARLY)
 				snprintf(stopped, sizeof stopped, " (tracing stopped early: %s)",
 					 trace_stop_text(&r.hdr, why, sizeof why));
+			/* named as it was run (a link's name: redis-server, not the
+			   redis-check-rdb it points to) */
 			snprintf(t[n].prog, sizeof t[n].prog, "%.63s",
-				 exe ? exe + 1 : r.exe[0] ? r.exe : "?");
+				 r.argv0[0] ? r.argv0 : exe ? exe + 1 : r.exe[0] ? r.exe : "?");
 			t[n].calls = nc;
 			snprintf(text, sizeof text, "pid %d (%s): %s, %s, %s bytes%s%s",
 				 (int)r.hdr.pid, t[n].prog, line, calls,

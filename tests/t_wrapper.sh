@@ -77,6 +77,14 @@ grep -q '^mtracectl: the most calls: pid [0-9]* (mbench): ' "$TMP/many.err" && o
 eq "--only=mbench: mbench's trace alone" 1 "$(ls "$TMP"/only/t.* | grep -c .)"
 ge "... with its calls" 20000 "$(count "$(one_file "$TMP/only/t.*")" calls)"
 "$BIN/mtracectl" --only=a,,b -- true 2>/dev/null; eq "--only with an empty name: exit 2" 2 "$?"
+# a program run through a link (as redis-server is redis-check-rdb): named as run, in the list,
+# the next step and --only; an empty argument kept in the header's command line
+ln -s "$MB" "$TMP/svc-link"
+"$BIN/mtracectl" -o "$TMP/ln" --only=svc-link -- "$TMP/svc-link" 1 100 '' "it's" >/dev/null 2>"$TMP/ln.err"
+grep -q "^mtracectl: pid [0-9]* (svc-link): " "$TMP/ln.err" && ok "a link: named as it was run" || bad "link: $(head -n 1 "$TMP/ln.err")"
+grep -q "^mtracectl: next: trace2wl svc-link.wl " "$TMP/ln.err" && ok "... in the next step too" || bad "link next: $(tail -n 1 "$TMP/ln.err")"
+eq "... its command line quoted as a shell takes it back" "# cmdline   $TMP/svc-link 1 100 '' 'it'\\''s'" \
+	"$("$BIN/trace_dump" -H "$(one_file "$TMP/ln.[0-9]*")" | grep '^# cmdline')"
 "$BIN/mtracectl" --help | grep -q '^Usage: mtracectl' && ok "--help" || bad "--help"
 "$BIN/mtracectl" --version | grep -q '^mtracectl (mtrace) ' && ok "--version" || bad "--version"
 "$BIN/mtracectl" 2>/dev/null; eq "no program: a usage error, 2" 2 "$?"

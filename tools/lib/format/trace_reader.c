@@ -60,6 +60,33 @@ static void copy_string(char *dst, size_t cap, const unsigned char *src, uint32_
 	dst[n] = 0;
 }
 
+/* The command line (len bytes at src, each argument ended by a NUL) as a shell would take it
+   back: arguments quoted where they need it, an empty one as ''; and the first one's file name
+   into argv0 */
+static void copy_args(struct trace_reader *r, const unsigned char *src, uint32_t len)
+{
+	char arg[sizeof r->cmdline], word[sizeof r->cmdline + 16];
+	size_t at = 0;
+	r->cmdline[0] = r->argv0[0] = 0;
+	for (uint32_t i = 0, n = 0; i < len; i = n + 1) {
+		for (n = i; n < len && src[n]; n++)
+			;
+		if (n == len && n == i)
+			break;   /* (no argument after the last NUL) */
+		copy_string(arg, sizeof arg, src + i, n - i, 0);
+		if (i == 0) {
+			const char *slash = strrchr(arg, '/');
+			snprintf(r->argv0, sizeof r->argv0, "%.255s", slash ? slash + 1 : arg);
+		}
+		hint_shell_word(word, sizeof word, arg);
+		int k = snprintf(r->cmdline + at, sizeof r->cmdline - at, "%s%s", at ? " " : "",
+				 word);
+		if (k < 0 || (size_t)k >= sizeof r->cmdline - at)
+			break;   /* (a long command line is cut at an argument) */
+		at += (size_t)k;
+	}
+}
+
 int trace_open(struct trace_reader *r, const char *path)
 {
 	memset(r, 0, sizeof *r);
@@ -132,8 +159,7 @@ int trace_open(struct trace_reader *r, const char *path)
 		return trace_fail(r, (uint64_t)have, "truncated header (%zd of %u bytes)", have,
 			    (unsigned)r->hdr.header_size);
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
-	copy_string(r->cmdline, sizeof r->cmdline, r->buf + r->hdr.cmdline_offset,
-		    r->hdr.cmdline_len, 1);
+	copy_args(r, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len);
 	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset,
 		    r->hdr.settings_len, 1);
 	/* and the program's mallopt calls, as a --compare column takes them */

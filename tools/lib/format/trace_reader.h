@@ -36,7 +36,11 @@ struct trace_reader {
 	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
-	char cmdline[4096];             /* arguments separated by spaces; empty if absent */
+	char cmdline[4096];             /* arguments separated by spaces, each quoted for a shell
+	                                   where it needs it (an empty one as ''); empty if absent */
+	char argv0[256];                /* the program's name as it was run: the file name of its
+	                                   first argument (a link's, where exe names its target);
+	                                   empty if absent */
 	char settings[1400];            /* the allocators' settings (NAME=VALUE) and the program's
 	                                   mallopt calls (M_NAME=VALUE), separated by spaces; empty
 	                                   if none */
