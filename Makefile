@@ -187,6 +187,10 @@ $(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/clock.h include/mt
 demo: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh examples/demo.sh
 
+# README's and doc/'s pictures, drawn again from doc/pictures/ (MEASURE=1: that data made anew)
+pictures: all $(B)/bench/mbench
+	@B=$(B) sh doc/pictures.sh $(if $(filter 1,$(MEASURE)),--measure)
+
 # what is installed: man page links for libmtrace and each function of <mtrace.h> (man
 # mtrace_init), the format documents and the example program README's commands build
 LP := (
@@ -236,5 +240,5 @@ DEPFILES := $(MALLOC_OBJ:.o=.d) $(B)/mtracectl/preload.d $(TLIB_OBJ:.o=.d) $(TOO
 $(DEPFILES): ;
 
 FORCE:
-.PHONY: all check check-large bench demo install uninstall clean dirs fuzz FORCE
+.PHONY: all check check-large bench demo pictures install uninstall clean dirs fuzz FORCE
 
