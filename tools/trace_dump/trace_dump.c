@@ -80,9 +80,14 @@ static void print_header(const struct trace_reader *r)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
 	printf("# started   %s.%09lld UTC\n", when, (long long)(h->start_time_ns % 1000000000));
-	printf("# clock     %s, %s ticks/s; durations: %s\n", trace_clock_name(h->clock),
-	       fmt_commas(n1, h->ticks_per_sec),
-	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
+	if (h->clock == MTRACE_CLOCK_COUNTER)
+		printf("# clock     %s (no clock advanced: an order, no time); durations: %s\n",
+		       trace_clock_name(h->clock),
+		       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
+	else
+		printf("# clock     %s, %s ticks/s; durations: %s\n", trace_clock_name(h->clock),
+		       fmt_commas(n1, h->ticks_per_sec),
+		       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
 	printf("# allocator %s%s%s\n", r->allocator, r->allocator[0] ? ", " : "",
 	       (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
 	if (r->settings[0])
