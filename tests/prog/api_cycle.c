@@ -2,7 +2,8 @@
  * 20 times (a new file each time): the windows of each earlier file where that thread held a
  * chunk must go once it gives the chunk back.
  *   api_cycle BASE   traces into BASE.PID...; prints "mappings N", the mappings of trace files
- *                    left once the thread has gone on for a while after the last start */
+ *                    left once the thread has gone on for a while after the last start (a
+ *                    window's accessible part and the rest after it are one) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -27,11 +28,15 @@ static int mappings_of(const char *base)
 {
 	char line[4096];
 	int n = 0;
+	unsigned long lo, hi, last_hi = 0;
 	FILE *m = fopen("/proc/self/maps", "r");
 	if (m == NULL)
 		return -1;
 	while (fgets(line, sizeof line, m))
-		n += strstr(line, base) != NULL;
+		if (strstr(line, base) && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			n += lo != last_hi;
+			last_hi = hi;
+		}
 	fclose(m);
 	return n;
 }
