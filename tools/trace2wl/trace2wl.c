@@ -140,6 +140,10 @@ static void summary(const char *out, const struct convert_stats *s,
 		fprintf(stderr,
 			"  %s partly written records skipped (the traced process was killed)\n",
 			fmt_commas(a, s->torn));
+	if (s->stalls)
+		fprintf(stderr,
+			"  %s chunks taken at the clock value of the chunk before (their calls' "
+			"order may be wrong)\n", fmt_commas(a, s->stalls));
 	program_memory(s, h);
 	if (h->allocator[0])
 		fprintf(stderr, "  allocator        %s (the one the program ran on)\n",

@@ -287,6 +287,16 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 	return 0;
 }
 
+/* A trace read whole whose clock stood still (trace_clock_stalled): said, -1; else 0. */
+static int stalled(const struct trace_reader *r, uint64_t threads)
+{
+	char why[600];
+	if (!trace_clock_stalled(r, threads, why, sizeof why))
+		return 0;
+	tool_warn("%s", why);
+	return -1;
+}
+
 /* The records of the trace r (its header printed) in global order; what they held on the
    summary line.  0, or -1 (said) if the trace is invalid. */
 static int dump_sorted(struct trace_reader *r)
@@ -316,6 +326,7 @@ static int dump_sorted(struct trace_reader *r)
 		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped%s\n",
 		       fmt_commas(n1, s.calls), s.calls == 1 ? "" : "s", s.threads.n,
 		       s.threads.n == 1 ? "" : "s", sampled, fmt_commas(n2, r->n_unwritten), late);
+		rc = stalled(r, s.threads.n);
 	}
 	u64map_free(&s.threads);
 	order_free(&o);
@@ -388,22 +399,25 @@ static int dump(const char *path)
 			 samples == 1 ? "" : "s");
 	if (rc < 0)
 		tool_warn("%s", r.err);
-	else if (opt.check) {
-		char why[200], stopped[240] = "";
+	else if (opt.check && (rc = stalled(&r, tids.n)) == 0) {
+		char why[200], stopped[240] = "", stalls[120];
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
 		printf("%s: valid trace: %s call%s from %zu thread%s%s, "
-		       "%s unwritten records skipped%s%s\n",
+		       "%s unwritten records skipped%s%s%s\n",
 		       r.name, fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n,
 		       tids.n == 1 ? "" : "s", sampled, fmt_commas(n2, r.n_unwritten),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "",
-		       stopped);
+		       stopped, trace_stall_note(&r, stalls, sizeof stalls));
 	}
-	else
+	else if (!opt.check) {
 		printf("# %s call%s from %zu thread%s%s, %s unwritten records skipped\n",
 		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
 		       sampled, fmt_commas(n2, r.n_unwritten));
+		if (shown < opt.limit)   /* (read whole) */
+			rc = stalled(&r, tids.n);
+	}
 	u64map_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);
