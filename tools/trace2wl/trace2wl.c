@@ -36,8 +36,8 @@ static const char usage_text[] =
 	"OUTFILE is written under a temporary name and renamed when complete; it may not be one\n"
 	"of the inputs, nor an existing trace (it would be replaced).  OUTFILE - is standard\n"
 	"output, written when the conversion is complete (trace2wl - TRACE | trace_run -).\n"
-	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
-	"3 the output could not be written.\n";
+	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated, or not valid for\n"
+	"ordering (its clock stood still); 2 bad command line; 3 the output could not be written.\n";
 
 
 /* What a version-2 trace added: the program's own mappings (and whether most of its memory

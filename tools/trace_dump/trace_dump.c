@@ -39,8 +39,8 @@ static const char usage_text[] =
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated (the error\n"
-	"names the byte offset); 2 bad command line.\n";
+	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated, or a trace\n"
+	"is not valid for ordering (the error names the byte offset); 2 bad command line.\n";
 
 struct dump_opts opt = { .limit = UINT64_MAX, .stream = -1, .from = 1 };
 
