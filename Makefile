@@ -180,9 +180,9 @@ $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(call quiet,CC,$@)$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
 # the tracer's clock reads, compiled from its own header and clock.c
-$(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/clock.h include/mtrace-trace.h | dirs
+$(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/vdso.c malloc/clock.h include/mtrace-trace.h | dirs
 	@mkdir -p $(B)/bench
-	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Imalloc bench/clockcost.c malloc/clock.c -o $@
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Imalloc bench/clockcost.c malloc/clock.c malloc/vdso.c -o $@
 
 demo: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh examples/demo.sh

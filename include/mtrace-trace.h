@@ -51,7 +51,11 @@ enum mtrace_clock {
 	MTRACE_CLOCK_TSC       = 1,     /* x86 invariant time-stamp counter */
 	MTRACE_CLOCK_MONOTONIC = 2,     /* clock_gettime(CLOCK_MONOTONIC), ns */
 	MTRACE_CLOCK_CNTVCT    = 3,     /* aarch64 virtual counter */
-	MTRACE_CLOCK_MAX       = 3
+	MTRACE_CLOCK_COUNTER   = 4,     /* no clock: a count the writer takes at each order point,
+	                                   an order without time (ticks_per_sec is nominal).  A
+	                                   writer whose clock stopped advancing switches to it
+	                                   midway: the count starts above every earlier ts */
+	MTRACE_CLOCK_MAX       = 4
 };
 
 /* header flags */

@@ -1,12 +1,116 @@
-/* clock.c - choosing the tick counter and measuring its frequency. */
-#include "clock.h"
-#include "mtrace-trace.h"
-
+/* clock.c - the one place the tracer's clock is chosen, read and watched.
+ *
+ * In order of preference: the CPU's own counter (an invariant TSC with RDTSCP, not under
+ * valgrind, which may not run RDTSCP; aarch64's virtual counter), CLOCK_MONOTONIC, and a count
+ * taken at each order point.  CLOCK_MONOTONIC is read through the vDSO's own function, found in
+ * its symbol table, or by a system call made here: never through libc's clock_gettime, which a
+ * library preloaded for the program may replace (libfaketime stops it).  Each clock is seen to
+ * advance before it is chosen, every wait on a clock is bounded by a number of reads, and a
+ * clock that stops advancing while tracing (chunks taken at one value, clock_watch.c) is
+ * replaced by the count, which orders the calls as well: a free's count precedes what its
+ * release allowed.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include "clock.h"
+#include "mtrace-trace.h"
 
 int mt_clock_kind = MTRACE_CLOCK_MONOTONIC;
+
+#define ADVANCE_READS  (1u << 16)  /* reads a clock gets to show it advances */
+#define HZ_READS       (1u << 20)  /* reads the rate estimate waits 50 us for at most */
+
+struct kts { long sec, nsec; };    /* the kernel's timespec: 32-bit fields on i386 */
+
+static int (*vdso_gettime)(clockid_t, struct kts *);
+static clockid_t order_clock = CLOCK_MONOTONIC;   /* CLOCK_MONOTONIC_COARSE if asked */
+static uint64_t count;             /* MTRACE_CLOCK_COUNTER's last value */
+
+/* ---------------------------------------------------------------------------------------------
+   Reading the kernel's clocks
+   ------------------------------------------------------------------------------------------- */
+
+static long sys_gettime(long id, struct kts *ts)
+{
+	long r;
+#if defined(__x86_64__)
+	__asm__ volatile("syscall" : "=a"(r) : "0"((long)SYS_clock_gettime), "D"(id), "S"(ts)
+			 : "rcx", "r11", "memory");
+#elif defined(__i386__)
+	__asm__ volatile("int $0x80" : "=a"(r) : "0"((long)SYS_clock_gettime), "b"(id), "c"(ts)
+			 : "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_clock_gettime, x0 __asm__("x0") = id;
+	register long x1 __asm__("x1") = (long)ts;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+	r = x0;
+#elif defined(__s390x__)
+	register long r1 __asm__("r1") = SYS_clock_gettime, r2 __asm__("r2") = id;
+	register long r3 __asm__("r3") = (long)ts;
+	__asm__ volatile("svc 0" : "+d"(r2) : "d"(r1), "d"(r3) : "memory");
+	r = r2;
+#else
+	r = syscall(SYS_clock_gettime, id, ts);   /* libc's, on the machines not named above */
+#endif
+	return r;
+}
+
+static inline uint64_t ns_of(const struct kts *ts)
+{
+	return (uint64_t)ts->sec * 1000000000u + (uint64_t)ts->nsec;
+}
+
+static uint64_t sys_ns(clockid_t id)
+{
+	struct kts ts = { 0, 0 };
+	sys_gettime(id, &ts);
+	return ns_of(&ts);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct kts ts = { 0, 0 };
+	if (!vdso_gettime || vdso_gettime(id, &ts) != 0)
+		sys_gettime(id, &ts);
+	return ns_of(&ts);
+}
+
+uint64_t mt_monotonic_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t mt_ns_soft(void)
+{
+	return sys_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t mt_clock_soft_ns(void)
+{
+	return sys_ns(order_clock);
+}
+
+int64_t mt_realtime_ns(int soft)
+{
+	return (int64_t)(soft ? sys_ns(CLOCK_REALTIME) : clock_ns(CLOCK_REALTIME));
+}
+
+uint64_t mt_clock_read(void)
+{
+	if (__atomic_load_n(&mt_clock_kind, __ATOMIC_ACQUIRE) == MTRACE_CLOCK_COUNTER)
+		return __atomic_add_fetch(&count, 1, __ATOMIC_SEQ_CST);   /* a full barrier */
+	return clock_ns(order_clock);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Choosing
+   ------------------------------------------------------------------------------------------- */
 
 #if defined(__x86_64__) || defined(__i386__)
 /* The TSC is usable across cores only when it is invariant (CPUID 0x80000007 EDX bit 8): it then
@@ -23,22 +127,114 @@ static int tsc_invariant(void)
 	__get_cpuid(0x80000001u, &a, &b, &c, &d);
 	return (d >> 27) & 1;
 }
+
+/* valgrind's "client request": a rotation of a register by twice its width, which does nothing
+   on a CPU, then xchg of a register with itself; valgrind recognises the sequence and answers
+   the request in the third register (RUNNING_ON_VALGRIND, 0x1001: how many valgrinds).  Its
+   CPUID claims RDTSCP whatever the host has, and it cannot run RDTSCP on a host without it. */
+static int under_valgrind(void)
+{
+	volatile unsigned long req[6] = { 0x1001, 0, 0, 0, 0, 0 };
+	unsigned long r = 0;
+#if defined(__x86_64__)
+	__asm__ volatile("rolq $3, %%rdi\n\trolq $13, %%rdi\n\trolq $61, %%rdi\n\t"
+			 "rolq $51, %%rdi\n\txchgq %%rbx, %%rbx"
+			 : "+d"(r) : "a"(&req[0]) : "cc", "memory");
+#else
+	__asm__ volatile("roll $3, %%edi\n\troll $13, %%edi\n\troll $29, %%edi\n\t"
+			 "roll $19, %%edi\n\txchgl %%ebx, %%ebx"
+			 : "+d"(r) : "a"(&req[0]) : "cc", "memory");
+#endif
+	return r != 0;
+}
 #endif
 
+/* Does the clock move within a bounded number of reads? */
+static int advances(uint64_t (*read)(void))
+{
+	uint64_t t0 = read();
+	for (unsigned i = 0; i < ADVANCE_READS; i++)
+		if (read() != t0)
+			return 1;
+	return 0;
+}
+
+static uint64_t order_ns(void) { return clock_ns(order_clock); }
+static uint64_t hw_ticks(void) { return mt_ticks_before(); }
+
+/* The vDSO's clock_gettime, if there is one that agrees with the kernel's. */
+static void vdso_init(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	void *f = mt_vdso_sym("__vdso_clock_gettime");
+#elif defined(__aarch64__) || defined(__s390x__)
+	void *f = mt_vdso_sym("__kernel_clock_gettime");
+#else
+	void *f = NULL;   /* elsewhere vDSO functions may not follow the C calling convention */
+#endif
+	vdso_gettime = (int (*)(clockid_t, struct kts *))f;
+	struct kts ts = { 0, 0 };
+	uint64_t a = sys_ns(CLOCK_MONOTONIC);
+	if (vdso_gettime && vdso_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		vdso_gettime = NULL;
+	uint64_t b = ns_of(&ts), c = sys_ns(CLOCK_MONOTONIC);
+	if (b < a || b > c)   /* read between the kernel's two readings, or not at all */
+		vdso_gettime = NULL;
+}
+
+/* MTRACE_CTL_CLOCK: "monotonic" (not the CPU's counter), "counter" (no clock: a count), or
+   "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too coarse to order calls,
+   so the tracer soon falls back to the count, which is what it is there to show). */
 void mt_clock_init(void)
 {
+	vdso_init();
+	const char *want = secure_getenv("MTRACE_CTL_CLOCK");
+	want = want ? want : "";
+	int kind = MTRACE_CLOCK_MONOTONIC;
 #if defined(__aarch64__)
-	mt_clock_kind = MTRACE_CLOCK_CNTVCT;
+	kind = MTRACE_CLOCK_CNTVCT;
 #elif defined(__x86_64__) || defined(__i386__)
-	mt_clock_kind = tsc_invariant() ? MTRACE_CLOCK_TSC : MTRACE_CLOCK_MONOTONIC;
+	if (tsc_invariant() && !under_valgrind())
+		kind = MTRACE_CLOCK_TSC;
 #endif
+	if (!strcmp(want, "counter")) {
+		mt_clock_kind = MTRACE_CLOCK_COUNTER;
+		return;
+	}
+	if (!strcmp(want, "coarse")) {
+		order_clock = CLOCK_MONOTONIC_COARSE;
+		mt_clock_kind = MTRACE_CLOCK_MONOTONIC;
+		return;
+	}
+	if (!strcmp(want, "monotonic"))
+		kind = MTRACE_CLOCK_MONOTONIC;
+	mt_clock_kind = kind;
+	if (kind != MTRACE_CLOCK_MONOTONIC && !advances(hw_ticks))
+		mt_clock_kind = kind = MTRACE_CLOCK_MONOTONIC;
+	if (kind == MTRACE_CLOCK_MONOTONIC && !advances(order_ns)) {
+		vdso_gettime = NULL;   /* maybe the kernel's own advances */
+		if (!advances(order_ns))
+			mt_clock_kind = MTRACE_CLOCK_COUNTER;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Calibration
+   ------------------------------------------------------------------------------------------- */
+
+void mt_clock_fall_back(uint64_t above)
+{
+	__atomic_store_n(&count, above, __ATOMIC_RELAXED);
+	__atomic_store_n(&mt_clock_kind, MTRACE_CLOCK_COUNTER, __ATOMIC_RELEASE);
 }
 
 /* Ticks per second, from a reference pair (ticks0, ns0) taken earlier.  When less than 50 us
-   have passed we spin until they have: the error of one clock_gettime (~20 ns) is then < 0.05%. */
+   have passed we spin until they have: the error of one clock read (~20 ns) is then < 0.05%.
+   A reference that does not get there within HZ_READS reads has stopped: the count takes over
+   (its rate is nominal). */
 uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 {
-	if (mt_clock_kind == MTRACE_CLOCK_MONOTONIC)
+	if (mt_clock_kind == MTRACE_CLOCK_MONOTONIC || mt_clock_kind == MTRACE_CLOCK_COUNTER)
 		return 1000000000u;
 #if defined(__aarch64__)
 	uint64_t f;
@@ -46,10 +242,14 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 	if (f)
 		return f;
 #endif
-	uint64_t ns, ticks;
-	do {
+	uint64_t ns = ns0, ticks = ticks0;
+	for (unsigned i = 0; i < HZ_READS && ns - ns0 < 50000; i++) {
 		ns = mt_monotonic_ns();
 		ticks = mt_ticks_before();
-	} while (ns - ns0 < 50000);
+	}
+	if (ns - ns0 < 50000 || ticks == ticks0) {
+		mt_clock_fall_back(ticks + 1000000000u);
+		return 1000000000u;
+	}
 	return (uint64_t)((double)(ticks - ticks0) * 1e9 / (double)(ns - ns0));
 }

@@ -6,7 +6,9 @@
  *   mt_ticks_after(): for a point that must follow what the call did (an allocation's result).
  *     RDTSCP waits until every earlier instruction has executed and earlier loads are globally
  *     visible, so the tick cannot be taken before the allocator read the freed memory.
- * Without an invariant TSC (or off x86) we use CLOCK_MONOTONIC or the aarch64 virtual counter.
+ * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
+ * through the vDSO or the kernel, never through libc (clock.c); where no clock advances, a
+ * count taken at each order point (MTRACE_CLOCK_COUNTER).  clock.c chooses, once.
  */
 #ifndef MT_CLOCK_H
 #define MT_CLOCK_H
@@ -19,12 +21,14 @@
 
 extern int mt_clock_kind;   /* enum mtrace_clock chosen by mt_clock_init() */
 
-static inline uint64_t mt_monotonic_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+uint64_t mt_clock_read(void);      /* the ticks of a clock that is not the CPU's counter */
+uint64_t mt_monotonic_ns(void);    /* CLOCK_MONOTONIC, through the vDSO if there is one */
+uint64_t mt_ns_soft(void);         /* CLOCK_MONOTONIC from the kernel (the vDSO may read the
+                                      TSC, which faults in a thread that switched it off) */
+uint64_t mt_clock_soft_ns(void);   /* the clock of the order points (not the CPU's), the same */
+int64_t  mt_realtime_ns(int soft); /* CLOCK_REALTIME, ns since the epoch; soft as above */
+void mt_clock_fall_back(uint64_t above);  /* the count from now on, from above */
+void    *mt_vdso_sym(const char *name);   /* vdso.c: a vDSO function, or NULL */
 
 static inline uint64_t mt_ticks_before(void)
 {
@@ -32,11 +36,13 @@ static inline uint64_t mt_ticks_before(void)
 	if (__builtin_expect(mt_clock_kind == 1 /* MTRACE_CLOCK_TSC */, 1))
 		return __rdtsc();
 #elif defined(__aarch64__)
-	uint64_t v;
-	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
+	if (__builtin_expect(mt_clock_kind == 3 /* MTRACE_CLOCK_CNTVCT */, 1)) {
+		uint64_t v;
+		__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+		return v;
+	}
 #endif
-	return mt_monotonic_ns();
+	return mt_clock_read();
 }
 
 static inline uint64_t mt_ticks_after(void)
@@ -47,16 +53,23 @@ static inline uint64_t mt_ticks_after(void)
 		return __rdtscp(&aux);
 	}
 #elif defined(__aarch64__)
-	uint64_t v;
-	/* the barrier makes earlier loads complete before the counter is read */
-	__asm__ volatile("dmb ish\n\tisb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-	return v;
+	if (__builtin_expect(mt_clock_kind == 3 /* MTRACE_CLOCK_CNTVCT */, 1)) {
+		uint64_t v;
+		/* the barrier makes earlier loads complete before the counter is read */
+		__asm__ volatile("dmb ish\n\tisb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+		return v;
+	}
 #endif
-	return mt_monotonic_ns();
+	return mt_clock_read();
 }
 
 /* Pick the clock (once, at initialisation) and estimate its frequency. */
 void mt_clock_init(void);
 uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0);
+/* clock_watch.c */
+int64_t  mt_clock_start(void);          /* a new file's calibration; CLOCK_REALTIME now */
+uint64_t mt_clock_refine(uint64_t hz);  /* the rate measured so far, or hz */
+uint64_t mt_chunk_ticks(void);          /* under lock: a new chunk's clock value */
+uint64_t mt_ticks_soft(void);           /* the ticks without the CPU's counter (PR_SET_TSC) */
 
 #endif

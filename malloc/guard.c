@@ -118,24 +118,6 @@ static void sandbox_coming(void)
    The time-stamp counter
    ------------------------------------------------------------------------------------------- */
 
-/* CLOCK_MONOTONIC from the kernel itself: the vDSO reads the TSC, which faults here. */
-uint64_t mt_ns_soft(void)
-{
-	struct timespec ts = { 0, 0 };
-	mt_libc.syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The same in the trace's ticks, converted with the calibration the header holds. */
-uint64_t mt_ticks_soft(void)
-{
-	uint64_t ns = mt_ns_soft();
-	if (mt_clock_kind != MTRACE_CLOCK_TSC || mt_g.ticks_per_sec == 0)
-		return ns;
-	return mt_g.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_g.start_ns) *
-					     (double)mt_g.ticks_per_sec / 1e9);
-}
-
 uint64_t mt_ticks_unsure(struct mt_thread *t)
 {
 	if (!t->tsc_checked)

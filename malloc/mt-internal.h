@@ -339,8 +339,6 @@ static inline int mt_new_process_due(void)
 
 /* The clock outside the hot path, in whatever thread: a thread the program switched the TSC off
    for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
-uint64_t mt_ticks_soft(void);          /* guard.c */
-uint64_t mt_ns_soft(void);             /* guard.c */
 uint64_t mt_ticks_unsure(struct mt_thread *t);   /* guard.c: the TSC maybe off, maybe unknown */
 static inline uint64_t mt_ticks_now(void)
 {
@@ -348,9 +346,15 @@ static inline uint64_t mt_ticks_now(void)
 	return MT_UNLIKELY(mt_tls.notsc | !mt_tls.tsc_checked) ? mt_ticks_unsure(&mt_tls)
 							       : mt_ticks_before();
 }
-static inline uint64_t mt_ns_now(void)
+/* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library
+   preloaded for the program (libfaketime) may change both alike */
+static inline uint64_t mt_ns_libc(void)
 {
-	return MT_UNLIKELY(mt_tls.notsc) ? mt_ns_soft() : mt_monotonic_ns();
+	struct timespec ts;
+	if (MT_UNLIKELY(mt_tls.notsc))
+		return mt_ns_soft();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static inline uint64_t mt_ticks_of(struct mt_thread *t)   /* a "before" order point */

@@ -359,7 +359,7 @@ static void *pop_main(void *unused)
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
-			uint64_t wake = mt_ns_now() + MT_POP_IDLE_NS;
+			uint64_t wake = mt_ns_libc() + MT_POP_IDLE_NS;
 			struct timespec until = { (time_t)(wake / 1000000000u),
 						  (long)(wake % 1000000000u) };
 			mt_g.pop_waiting = 1;

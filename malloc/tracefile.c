@@ -10,7 +10,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -194,30 +193,14 @@ static uint32_t copy_settings(char *s, size_t cap)
 static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
-	hdr.clock = (uint8_t)mt_clock_kind;
 	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
 		    MTRACE_HF_RESIDENT | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
 		    (mt_g.bypassed ? MTRACE_HF_BYPASSED : 0);
-	struct timespec rt = { 0, 0 };
-	if (MT_UNLIKELY(mt_tls.notsc)) {
-		/* the vDSO would read the TSC; and a thread that cannot read it keeps the
-		   calibration it inherited */
-		mt_libc.syscall(SYS_clock_gettime, CLOCK_REALTIME, &rt);
-		uint64_t ticks = mt_ticks_soft(), ns = mt_ns_soft();
-		mt_g.start_ticks = ticks;
-		mt_g.start_ns = ns;
-		if (mt_g.ticks_per_sec == 0)
-			mt_g.ticks_per_sec = 1000000000u;
-	} else {
-		clock_gettime(CLOCK_REALTIME, &rt);
-		mt_g.start_ns = mt_monotonic_ns();
-		mt_g.start_ticks = mt_ticks_before();
-		mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
-	}
-	hdr.start_time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	hdr.start_time_ns = mt_clock_start();   /* (which may give the clock up for a count) */
+	hdr.clock = (uint8_t)mt_clock_kind;
 	hdr.start_ticks = mt_g.start_ticks;
 	hdr.ticks_per_sec = mt_g.ticks_per_sec;
 	hdr.pid = (int32_t)getpid();
@@ -302,13 +285,8 @@ void mt_header_update(int finished)
 {
 	if (!mt_g.have_file)
 		return;
-	uint64_t ns = mt_ns_now();
-	if (mt_clock_kind != MTRACE_CLOCK_MONOTONIC && !mt_tls.notsc &&
-	    ns - mt_g.start_ns >= 1000000) {
-		uint64_t ticks = mt_ticks_before();
-		hdr.ticks_per_sec = (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 /
-					       (double)(ns - mt_g.start_ns));
-	}
+	hdr.clock = (uint8_t)mt_clock_kind;   /* (a clock that stopped is given up for a count) */
+	hdr.ticks_per_sec = mt_clock_refine(hdr.ticks_per_sec);
 	if (finished) {
 		hdr.stop_ticks = mt_ticks_now();
 		if (!mt_g.failed)

@@ -2,9 +2,13 @@
  * the windows of MT_WINDOW_SIZE bytes it is mapped in, MAP_SHARED.
  *
  * Disk blocks are reserved with fallocate before any chunk over them is handed out, so a full
- * disk is an error seen here rather than a SIGBUS later.  A window is unmapped once every byte of
- * it has been handed out and every chunk in it released (full, or its thread exited): win_done
- * counts released bytes.  The windows of an earlier file stay until their last chunk is back.
+ * disk is an error seen here rather than a SIGBUS later.  A window is unmapped once every byte
+ * of it has been handed out and every chunk in it released (full, or its thread exited):
+ * win_done counts released bytes.  The windows of an earlier file stay until their last chunk
+ * is back.  Only the part of a window the file covers is accessible: the rest, past the file's
+ * end, is PROT_NONE until the file grows over it, so that nothing that reads whatever memory it
+ * may (valgrind's leak check, after a fatal signal) crawls through 256 MiB of SIGBUS, one word
+ * at a time, every signal blocked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +53,31 @@ static int reserve(uint64_t from, uint64_t to)
 	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
 		r = mt_zero_fill(from, to);
 	return r;
+}
+
+/* Under lock: the file's bytes [from, to) made accessible in window w, if it is mapped (from
+   its whole pages: the page the file ends in reads zeros past the end, never a SIGBUS).
+   0, or -1 with errno. */
+static int open_window(uint32_t w, uint64_t from, uint64_t to)
+{
+	uint64_t lo = (uint64_t)w << mt_g.win_shift, hi = lo + MT_WINDOW_SIZE;
+	uint64_t ps = (uint64_t)getpagesize();
+	from = from > lo ? from & ~(ps - 1) : lo;
+	to = to < hi ? (to + ps - 1) & ~(ps - 1) : hi;
+	if (mt_win[w] == NULL || from >= to)
+		return 0;
+	return mt_libc.mprotect(mt_win[w] + (from - lo), (size_t)(to - from),
+				PROT_READ | PROT_WRITE);
+}
+
+/* Under lock: the same in every window the file grows over, from from to to. */
+static int open_windows(uint64_t from, uint64_t to)
+{
+	for (uint64_t w = from >> mt_g.win_shift; w < MT_MAX_WINDOWS && w << mt_g.win_shift < to;
+	     w++)
+		if (open_window((uint32_t)w, from, to) < 0)
+			return -1;
+	return 0;
 }
 
 /* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
@@ -107,6 +136,11 @@ int mt_extend_file(uint64_t need_end, int quiet)
 		}
 		target = need_end;
 	}
+	if (open_windows(cur, target) < 0) {
+		if (!quiet)
+			mt_fail(MTRACE_STOP_MAP, "cannot map the trace file", errno);
+		return -1;
+	}
 	mt_g.reserved_end = target;
 	mt_header_update(0);   /* a good moment to refine the clock calibration */
 	return 0;
@@ -129,14 +163,12 @@ static void *map_window(uint32_t w)
 	if (area == MAP_FAILED)
 		return MAP_FAILED;
 	char *at = (char *)(((uintptr_t)area + (uintptr_t)MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
-	/* after the program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole
-	   when it is mapped accessible: mapped inaccessible, unlocked, then opened up instead */
-	int lockfree = mt_g.mlock_future;
-	void *m = mt_file_map(at, MT_WINDOW_SIZE, lockfree ? PROT_NONE : PROT_READ | PROT_WRITE,
-			      MAP_SHARED | MAP_FIXED, (uint64_t)w << mt_g.win_shift);
-	if (m != MAP_FAILED && lockfree &&
-	    (munlock(m, MT_WINDOW_SIZE) != 0 ||
-	     mt_libc.mprotect(m, MT_WINDOW_SIZE, PROT_READ | PROT_WRITE) != 0))
+	/* mapped inaccessible, then opened up as far as the file goes (open_window).  After the
+	   program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole when it is
+	   opened up: unlocked first */
+	void *m = mt_file_map(at, MT_WINDOW_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED,
+			      (uint64_t)w << mt_g.win_shift);
+	if (m != MAP_FAILED && mt_g.mlock_future && munlock(m, MT_WINDOW_SIZE) != 0)
 		m = MAP_FAILED;
 	if (m == MAP_FAILED) {
 		int e = errno;
@@ -165,6 +197,13 @@ int mt_map_window(uint32_t w)
 	if (m == MAP_FAILED)
 		return -1;
 	mt_win[w] = m;
+	if (open_window(w, 0, mt_g.reserved_end) < 0) {
+		int e = errno;
+		mt_libc.munmap(m, MT_WINDOW_SIZE);
+		mt_win[w] = NULL;
+		errno = e;
+		return -1;
+	}
 	if (w < mt_g.win_lo || mt_g.win_lo == mt_g.win_hi)
 		mt_g.win_lo = w;
 	if (w < mt_g.win_live || mt_g.win_live >= mt_g.win_hi)

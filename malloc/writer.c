@@ -294,7 +294,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		o->drop_len = (size_t)(drop_to - drop_from);
 	}
 	o->fresh = 1;
-	o->ts = mt_ticks_now();
+	o->ts = mt_chunk_ticks();
 	o->prev = prev;
 	o->len = len;
 	struct mtrace_slot *c = (struct mtrace_slot *)base;
@@ -328,7 +328,7 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t)
 	mt_g.next_off = off + len;
 	mt_win_done[w] += len;   /* never held */
 	struct mtrace_slot *c = (struct mtrace_slot *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));
-	mt_put_chunk(c, t->tid, mt_ticks_now(), prev, len);
+	mt_put_chunk(c, t->tid, mt_chunk_ticks(), prev, len);
 	t->chunk_off = off;
 	t->file_id = mt_g.file_id;
 	return c + 1;

@@ -4,7 +4,8 @@
  *   api_cycle BASE   traces into BASE.PID...; prints "mappings N", the mappings of trace files
  *                    left once the thread has made calls after the last start (its next call
  *                    gives its chunk back: counted, not timed, so a loaded machine waits) and
- *                    the populating thread has unmapped what was given back */
+ *                    the populating thread has unmapped what was given back (a window's
+ *                    accessible part and the rest after it are one) */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -31,11 +32,15 @@ static int mappings_of(const char *base)
 {
 	char line[4096];
 	int n = 0;
+	unsigned long lo, hi, last_hi = 0;
 	FILE *m = fopen("/proc/self/maps", "r");
 	if (m == NULL)
 		return -1;
 	while (fgets(line, sizeof line, m))
-		n += strstr(line, base) != NULL;
+		if (strstr(line, base) && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			n += lo != last_hi;
+			last_hi = hi;
+		}
 	fclose(m);
 	return n;
 }

@@ -1,8 +1,8 @@
 /* dies - end in every way a program can; each first makes malloc(1006) x3.
- *   dies exit|_exit|_Exit|abort|segv|term|spin|doublefree|vfork
+ *   dies exit|_exit|_Exit|abort|segv|term|spin|doublefree|vfork|trap
  * (spin: two threads allocate until killed; doublefree: frees a malloc(1007) twice, which the
  * allocator may abort on; vfork: a vfork child that ends by _exit, then malloc(1008) x3 and
- * exit(0)) */
+ * exit(0); trap: an illegal instruction, SIGILL on x86, with a malloc(1009) still live) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +44,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(how, "abort"))
 		abort();
+	if (!strcmp(how, "trap")) {
+		char *volatile live = malloc(1009);
+		live[0] = 1;
+		__builtin_trap();
+	}
 	if (!strcmp(how, "segv"))
 		raise(SIGSEGV);
 	if (!strcmp(how, "term"))

@@ -8,6 +8,10 @@
  *                                 kernel reuses an exited thread's id): three threads in all
  *   mkfixture trace-late OUT      a record that precedes its chunk, which the trace says none
  *                                 does: handed out one record late
+ *   mkfixture trace-frozen OUT    two threads taking turns, 40 chunks, every timestamp 0 (a
+ *                                 clock that stood still): not valid for ordering
+ *   mkfixture trace-stalls OUT    the same with an advancing clock but for 3 chunks taken at
+ *                                 the value of the chunk before: valid, the 3 reported
  *   mkfixture trace-v2threads OUT two threads, each 8,000 malloc/free pairs (their streams
  *                                 outgrow the writer's buffers), then 1 MiB blocks and a 4 MiB
  *                                 mapping, 8,000 pairs more each, and the blocks and mapping
@@ -224,6 +228,38 @@ static void write_late(void)
 		put_record(&r[i]);
 }
 
+/* Threads 100 and 200 take turns, a chunk each: 100 allocates a block, 200 frees it and
+   allocates one more.  Chunk i is taken at ts 100 * i, except that the first `stalls` after
+   the first read the clock value of the one before (all of them: every ts 0). */
+static void write_stalls(int stalls, int frozen)
+{
+	write_header(4245, MTRACE_HF_CHUNK_BOUND);
+	uint64_t ts = 0;
+	for (int i = 0; i < 40; i++) {
+		uint32_t tid = i % 2 ? 200 : 100;
+		if (!frozen && (i == 0 || i > stalls))
+			ts += 100;
+		uint64_t a = 0x1000 + 64 * (uint64_t)(i / 2), t = frozen ? 0 : ts;
+		struct mtrace_record r[4] = {
+			{ .tid = tid, .call = MTRACE_CALL_CHUNK, .ts = t, .ptr = 0,
+			  .size = 4 * MTRACE_RECORD_SIZE },
+			{ .tid = tid, .call = MTRACE_CALL_MALLOC, .ts = t, .result = a, .size = 16,
+			  .usable = 24 },
+		};
+		if (tid == 200) {
+			r[1] = (struct mtrace_record){ .tid = tid, .call = MTRACE_CALL_FREE, .ts = t,
+						      .ptr = a };
+			r[2] = (struct mtrace_record){ .tid = tid, .call = MTRACE_CALL_MALLOC,
+						      .ts = frozen ? 0 : t + 1, .result = a + 32,
+						      .size = 16, .usable = 24 };
+		}
+		r[0].ptr = i >= 2 ? (uint64_t)MTRACE_HEADER_SIZE + (uint64_t)(i - 2) * 4 *
+				    MTRACE_RECORD_SIZE : 0;
+		for (int k = 0; k < 4; k++)
+			put_record(&r[k]);   /* (the rest unwritten) */
+	}
+}
+
 /* ---------------------------------------------------------------------------------------------
    dj/malloc traces
    ------------------------------------------------------------------------------------------- */
@@ -371,6 +407,10 @@ int main(int argc, char **argv)
 		write_late();
 	else if (!strcmp(argv[1], "trace-v2threads"))
 		write_v2threads();
+	else if (!strcmp(argv[1], "trace-frozen"))
+		write_stalls(39, 1);
+	else if (!strcmp(argv[1], "trace-stalls"))
+		write_stalls(3, 0);
 	else
 		die("unknown fixture");
 	return fclose(out) != 0;

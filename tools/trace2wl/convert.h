@@ -24,6 +24,8 @@ struct convert_stats {
 	uint64_t repaired_live;                 /* allocation of an address still live:
 	                                           old one dropped */
 	uint64_t late;                          /* records older than the window: processed late */
+	uint64_t stalls;                        /* chunks taken at the clock value of the chunk
+	                                           before (trace_clock_stalled) */
 	uint64_t torn;                          /* partly written records skipped (killed writer) */
 	/* version 2 */
 	uint64_t resident_marks;                /* RESIDENTs written (large blocks and mappings) */

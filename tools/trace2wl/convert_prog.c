@@ -38,14 +38,15 @@ void convert_prog_begin(struct convert *c, struct impl *m, const struct trace_re
 		return;   /* dj/malloc's: no clock, nothing of the program's own memory */
 	const struct mtrace_file_header *h = &r->hdr;
 	m->t_start = h->start_ticks;
-	m->tps = h->ticks_per_sec;
+	/* a count of order points has no time: no pace, times 0 (not known) */
+	m->tps = h->clock == MTRACE_CLOCK_COUNTER ? 0 : h->ticks_per_sec;
 	if (h->flags & MTRACE_HF_RESIDENT) {
 		m->res_min = h->resident_min > RESIDENT_FLOOR ? h->resident_min : RESIDENT_FLOOR;
 		m->flags |= MTRACE_WL_HF_RESIDENT;
 	}
 	if (h->flags & MTRACE_HF_MAPPINGS)
 		m->flags |= MTRACE_WL_HF_MAPPINGS;
-	if (c->pace_us) {
+	if (c->pace_us && m->tps) {
 		uint64_t t = mul_div_u64(c->pace_us, h->ticks_per_sec, 1000000u);
 		m->pace_ticks = t > INT64_MAX ? INT64_MAX : t ? t : 1;
 		m->flags |= MTRACE_WL_HF_PACE;

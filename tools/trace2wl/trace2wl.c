@@ -38,8 +38,8 @@ static const char usage_text[] =
 	"OUTFILE is written under a temporary name and renamed when complete; it may not be one\n"
 	"of the inputs, nor an existing trace (it would be replaced).  OUTFILE - is standard\n"
 	"output, written when the conversion is complete (trace2wl - TRACE | trace_run -).\n"
-	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated; 2 bad command line;\n"
-	"3 the output could not be written.\n";
+	"Exit status: 0 done; 1 a trace is missing, corrupt or truncated, or not valid for\n"
+	"ordering (its clock stood still); 2 bad command line; 3 the output could not be written.\n";
 
 
 /* What a version-2 trace added: the program's own mappings (and whether most of its memory
@@ -149,6 +149,10 @@ static void summary(const char *out, const struct convert_stats *s,
 		fprintf(o,
 			"  %s partly written records skipped (the traced process was killed)\n",
 			fmt_commas(a, s->torn));
+	if (s->stalls)
+		fprintf(o,
+			"  %s chunks taken at the clock value of the chunk before (their calls' "
+			"order may be wrong)\n", fmt_commas(a, s->stalls));
 	program_memory(o, s, h);
 	if (h->allocator[0])
 		fprintf(o, "  allocator        %s (the one the program ran on)\n",

@@ -39,8 +39,8 @@ static const char usage_text[] =
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated (the error\n"
-	"names the byte offset); 2 bad command line.\n";
+	"Exit status: 0 every file is valid; 1 a file is missing, corrupt or truncated, or a trace\n"
+	"is not valid for ordering (the error names the byte offset); 2 bad command line.\n";
 
 struct dump_opts opt = { .limit = UINT64_MAX, .stream = -1, .from = 1 };
 
@@ -80,9 +80,14 @@ static void print_header(const struct trace_reader *r)
 	if (gmtime_r(&secs, &tm))
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
 	printf("# started   %s.%09lld UTC\n", when, (long long)(h->start_time_ns % 1000000000));
-	printf("# clock     %s, %s ticks/s; durations: %s\n", trace_clock_name(h->clock),
-	       fmt_commas(n1, h->ticks_per_sec),
-	       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
+	if (h->clock == MTRACE_CLOCK_COUNTER)
+		printf("# clock     %s (no clock advanced: an order, no time); durations: %s\n",
+		       trace_clock_name(h->clock),
+		       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
+	else
+		printf("# clock     %s, %s ticks/s; durations: %s\n", trace_clock_name(h->clock),
+		       fmt_commas(n1, h->ticks_per_sec),
+		       (h->flags & MTRACE_HF_DURATIONS) ? "every call" : "realloc only");
 	printf("# allocator %s%s%s\n", r->allocator, r->allocator[0] ? ", " : "",
 	       (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
 	if (r->settings[0])
@@ -301,6 +306,16 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 	return 0;
 }
 
+/* A trace read whole whose clock stood still (trace_clock_stalled): said, -1; else 0. */
+static int stalled(const struct trace_reader *r, uint64_t threads)
+{
+	char why[600];
+	if (!trace_clock_stalled(r, threads, why, sizeof why))
+		return 0;
+	tool_warn("%s", why);
+	return -1;
+}
+
 /* The records of the trace r (its header printed) in global order; what they held on the
    summary line.  0, or -1 (said) if the trace is invalid. */
 static int dump_sorted(struct trace_reader *r)
@@ -330,6 +345,7 @@ static int dump_sorted(struct trace_reader *r)
 		printf("# %s call%s from %zu thread%s%s%s%s\n", fmt_commas(n1, s.calls),
 		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
 		       unwritten_text(n2, sizeof n2, r), late);
+		rc = stalled(r, s.threads.n);
 	}
 	u64map_free(&s.threads);
 	order_free(&o);
@@ -402,21 +418,24 @@ static int dump(const char *path)
 			 samples == 1 ? "" : "s");
 	if (rc < 0)
 		tool_warn("%s", r.err);
-	else if (opt.check) {
-		char why[200], stopped[240] = "";
+	else if (opt.check && (rc = stalled(&r, tids.n)) == 0) {
+		char why[200], stopped[240] = "", stalls[120];
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
-		printf("%s: valid trace: %s call%s from %zu thread%s%s%s%s%s\n", r.name,
+		printf("%s: valid trace: %s call%s from %zu thread%s%s%s%s%s%s\n", r.name,
 		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
 		       sampled, unwritten_text(n2, sizeof n2, &r),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "",
-		       stopped);
+		       stopped, trace_stall_note(&r, stalls, sizeof stalls));
 	}
-	else
+	else if (!opt.check) {
 		printf("# %s call%s from %zu thread%s%s%s\n", fmt_commas(n1, calls),
 		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled,
 		       unwritten_text(n2, sizeof n2, &r));
+		if (shown < opt.limit)   /* (read whole) */
+			rc = stalled(&r, tids.n);
+	}
 	u64map_free(&tids);
 	u64map_free(&chains);
 	trace_close(&r);

@@ -95,6 +95,7 @@ const char *trace_clock_name(unsigned clock)
 	case MTRACE_CLOCK_TSC: return "x86 TSC";
 	case MTRACE_CLOCK_MONOTONIC: return "CLOCK_MONOTONIC";
 	case MTRACE_CLOCK_CNTVCT: return "aarch64 CNTVCT";
+	case MTRACE_CLOCK_COUNTER: return "a count of order points";
 	default: return "none";
 	}
 }

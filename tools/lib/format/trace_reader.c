@@ -244,6 +244,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 		const char *bad = trace_record_check(r, rec);
 		if (bad)
 			return trace_fail(r, at, "%s", bad);
+		if (rec->call == MTRACE_CALL_CHUNK)
+			trace_chunk_seen(r, rec, at);
 		r->n_written++;
 		if (off)
 			*off = at;

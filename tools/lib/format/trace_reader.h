@@ -50,6 +50,11 @@ struct trace_reader {
 	uint64_t n_unwritten;           /* never-committed records skipped */
 	uint64_t n_torn;                /* of those, ones with some bytes written (process
 	                                   killed) */
+	uint64_t n_chunks;              /* chunk records read so far */
+	uint64_t n_stalls;              /* of those, ones taken at the clock value of the chunk
+	                                   before (trace_clock_stalled) */
+	uint64_t stall_off;             /* the first of them's file offset */
+	uint64_t chunk_ts;              /* the last chunk's clock value */
 	unsigned char *buf;             /* the bytes at hand: the read buffer, or in a mapped
 	                                   file the window (the records are read in place) */
 	size_t buf_len, buf_pos;
@@ -229,6 +234,19 @@ double trace_seconds(const struct trace_reader *r, uint64_t ticks);
 const char *trace_clock_name(unsigned clock);
 /* What the clock counts, as lat_hist.h names units: "cycles", "ns" or "ticks" */
 const char *trace_clock_unit(unsigned clock);
+
+/* Chunks are taken one at a time under the writer's lock, their clock read each time: a clock
+   that reads the same for two of them cannot tell apart the calls made between, nor put the
+   threads' calls in one order (a stopped clock: libfaketime; or one that ticks every few ms).
+   The reader counts such chunks (trace_chunk_seen); a trace of several threads with more than
+   TRACE_STALLS_MAX of them, an eighth of its chunks or more, is not valid for ordering: 1, and
+   the reason after "NAME: offset N: " in buf.  A writer that meets this switches to a count
+   (MTRACE_CLOCK_COUNTER) after a few such chunks. */
+#define TRACE_STALLS_MAX 4
+int trace_clock_stalled(const struct trace_reader *r, uint64_t threads, char *buf, size_t cap);
+/* The same count, as a remark for a trace that is still valid ("" if none) */
+const char *trace_stall_note(const struct trace_reader *r, char *buf, size_t cap);
+void trace_chunk_seen(struct trace_reader *r, const struct mtrace_record *chunk, uint64_t at);
 
 /* Why the writer of a trace flagged MTRACE_HF_STOPPED_EARLY gave up, as a phrase ("the size cap
    (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */

@@ -1,6 +1,7 @@
-/* trace_record.c - checking one record of a trace against its header. */
+/* trace_record.c - checking one record of a trace against its header, and its chunks' clock. */
 #include <stdio.h>
 #include "trace_reader.h"
+#include "units.h"
 
 /* ---------------------------------------------------------------------------------------------
    Records
@@ -85,4 +86,40 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	if (rec->call > MTRACE_CALL_LAST_API || (rec->flags & (MTRACE_RF_OWN | MTRACE_RF_RESIDENT)))
 		return v2_check(r, rec, msg, sizeof msg);
 	return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Chunks and the clock
+   ------------------------------------------------------------------------------------------- */
+
+void trace_chunk_seen(struct trace_reader *r, const struct mtrace_record *chunk, uint64_t at)
+{
+	if (r->n_chunks++ && chunk->ts == r->chunk_ts && r->n_stalls++ == 0)
+		r->stall_off = at;
+	r->chunk_ts = chunk->ts;
+}
+
+int trace_clock_stalled(const struct trace_reader *r, uint64_t threads, char *buf, size_t cap)
+{
+	if (r->n_stalls <= TRACE_STALLS_MAX || r->n_stalls < r->n_chunks / 8 || threads < 2)
+		return 0;
+	char a[32], b[32];
+	snprintf(buf, cap, "%s: offset %llu: not valid for ordering: its order points do not "
+		 "advance (%s of %s chunks taken at the clock value of the chunk before: the "
+		 "clock, %s, stood still), so the calls of its %llu threads cannot be put in one "
+		 "order",
+		 r->name, (unsigned long long)r->stall_off, fmt_commas(a, r->n_stalls),
+		 fmt_commas(b, r->n_chunks), trace_clock_name(r->hdr.clock),
+		 (unsigned long long)threads);
+	return 1;
+}
+
+const char *trace_stall_note(const struct trace_reader *r, char *buf, size_t cap)
+{
+	char a[32];
+	if (r->n_stalls == 0)
+		return "";
+	snprintf(buf, cap, "; %s chunk%s taken at the clock value of the chunk before",
+		 fmt_commas(a, r->n_stalls), r->n_stalls == 1 ? "" : "s");
+	return buf;
 }

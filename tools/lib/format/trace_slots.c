@@ -149,6 +149,7 @@ int trace_decode_run(struct trace_reader *r)
 			if (chunk) {
 				r->chunk_tid = rec->tid;
 				r->chunk_end = at + rec->size;
+				trace_chunk_seen(r, rec, at);
 			}
 			r->dec_offs[r->dec_n++] = at;
 			r->n_written++;

@@ -1,0 +1,83 @@
+/* clock_watch.c - the tracer's clock over a trace's life: each file's calibration and the rate
+ * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), and a clock
+ * that stops advancing given up for a count (clock.c chooses and reads the clocks).
+ */
+#include "mt-internal.h"
+
+#define CHUNK_STALLS 4          /* chunks taken at their predecessor's clock value before the
+                                   clock is given up for the count */
+
+static uint64_t chunk_ts;       /* the last chunk's clock value (under lock) */
+static unsigned chunk_stalls;
+
+/* ---------------------------------------------------------------------------------------------
+   Calibration
+   ------------------------------------------------------------------------------------------- */
+
+/* The order points' ticks in a thread that must not read the CPU's counter (PR_SET_TSC): the
+   kernel's clock, converted with the calibration the header holds. */
+uint64_t mt_ticks_soft(void)
+{
+	int kind = __atomic_load_n(&mt_clock_kind, __ATOMIC_ACQUIRE);
+	if (kind == MTRACE_CLOCK_COUNTER)
+		return mt_clock_read();
+	uint64_t ns = mt_clock_soft_ns();
+	if (kind != MTRACE_CLOCK_TSC || mt_g.ticks_per_sec == 0)
+		return ns;
+	return mt_g.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_g.start_ns) *
+					     (double)mt_g.ticks_per_sec / 1e9);
+}
+
+/* A new file's reference: mt_g's calibration (a thread that cannot read the TSC keeps the
+   one it inherited, or takes a nominal one) and the wall clock's time, which it returns. */
+int64_t mt_clock_start(void)
+{
+	if (MT_UNLIKELY(mt_tls.notsc)) {
+		mt_g.start_ticks = mt_ticks_soft();
+		mt_g.start_ns = mt_ns_soft();
+		if (mt_g.ticks_per_sec == 0)
+			mt_g.ticks_per_sec = 1000000000u;
+		return mt_realtime_ns(1);
+	}
+	mt_g.start_ns = mt_monotonic_ns();
+	mt_g.start_ticks = mt_ticks_before();
+	mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
+	return mt_realtime_ns(0);
+}
+
+/* The CPU counter's rate measured over the whole trace so far, once 1 ms has passed; else (or
+   for another clock) hz unchanged. */
+uint64_t mt_clock_refine(uint64_t hz)
+{
+	int kind = mt_clock_kind;
+	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.notsc)
+		return hz;
+	uint64_t ns = mt_monotonic_ns();
+	if (ns - mt_g.start_ns < 1000000)
+		return hz;
+	uint64_t ticks = mt_ticks_before();
+	return (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 / (double)(ns - mt_g.start_ns));
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Watching
+   ------------------------------------------------------------------------------------------- */
+
+/* Under lock: the clock value of a new chunk.  Chunks are taken one at a time under the lock,
+   a few hundred ns apart at the very least, so a clock that reads the same for two of them
+   cannot tell the calls between apart: after CHUNK_STALLS of those, the count replaces it (the
+   header says so from then on). */
+uint64_t mt_chunk_ticks(void)
+{
+	uint64_t ts = mt_ticks_now();
+	if (MT_UNLIKELY(ts == chunk_ts) && mt_clock_kind != MTRACE_CLOCK_COUNTER &&
+	    ++chunk_stalls == CHUNK_STALLS) {
+		mt_clock_fall_back(ts + (mt_g.ticks_per_sec ? mt_g.ticks_per_sec : 1000000000u));
+		mt_header_update(0);
+		mt_info("the clock did not advance between chunks of calls: order points are",
+			"counted from here on (the trace has no time)");
+		ts = mt_clock_read();
+	}
+	chunk_ts = ts;
+	return ts;
+}
