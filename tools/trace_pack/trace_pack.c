@@ -163,6 +163,12 @@ static void anonymize(const char *in, FILE *out)
 	u64map_free(&a.hi);
 }
 
+/* The reader's bytes into the file arg (trace_tee_fn) */
+static int tee_file(void *arg, const unsigned char *b, size_t n)
+{
+	return fwrite(b, 1, n, arg) == n ? 0 : -1;
+}
+
 /* ---------------------------------------------------------------------------------------------
    main
    ------------------------------------------------------------------------------------------- */
@@ -217,7 +223,8 @@ int main(int argc, char **argv)
 			 strcmp(prog, "zstd") ? 9 : 19);
 	/* read twice (validate, then compress): standard input or a pipe is copied first, once
 	   its first bytes say it is a trace */
-	const char *in = input_reopenable(argv[optind], trace_head_check, 0, progress);
+	const char *in = input_reopenable(argv[optind], trace_head_check, trace_copy, 0,
+					  progress);
 
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
@@ -289,28 +296,28 @@ int main(int argc, char **argv)
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
 		anonymize(in, fin);
-	else {
-		int src = -1;
-		if (is_compressed) {
-			/* let the reader's decompressor produce the plain bytes */
-			struct trace_reader rr;
-			if (trace_open(&rr, in) < 0)
-				tool_die(EXIT_BADFILE, "%s", rr.err);
-			fwrite(rr.buf, 1, rr.buf_len, fin);
-			char io[65536];
-			ssize_t n;
-			while ((n = read(rr.fd, io, sizeof io)) > 0)
-				fwrite(io, 1, (size_t)n, fin);
-			trace_close(&rr);
-		} else {
-			src = open(in, O_RDONLY | O_CLOEXEC);
-			char io[65536];
-			ssize_t n;
-			while (src >= 0 && (n = read(src, io, sizeof io)) > 0)
-				fwrite(io, 1, (size_t)n, fin);
-			if (src >= 0)
-				close(src);
+	else if (is_compressed) {
+		/* the plain bytes from the reader's decompressor, checked again as they come */
+		struct trace_reader rr;
+		int fd = open(in, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
+		if (trace_open_stream(&rr, fd, tool_display_name(in), NULL, 0, tee_file, fin) < 0 ||
+		    trace_read_all(&rr) < 0) {
+			output_abort(&o);
+			tool_die(ferror(fin) ? EXIT_SYSTEM : EXIT_BADFILE, "%s", ferror(fin) ?
+				 "cannot write the temporary copy" : rr.err);
 		}
+		trace_close(&rr);
+		close(fd);
+	} else {
+		int src = open(in, O_RDONLY | O_CLOEXEC);
+		char io[65536];
+		ssize_t n;
+		while (src >= 0 && (n = read(src, io, sizeof io)) > 0)
+			fwrite(io, 1, (size_t)n, fin);
+		if (src >= 0)
+			close(src);
 	}
 	if (fflush(fin) != 0 || ferror(fin)) {
 		output_abort(&o);
