@@ -147,7 +147,8 @@ int trace_open_stream(struct trace_reader *r, int fd, const char *name, const un
 	r->buf = r->rbuf = malloc(READ_BUF);
 	if (r->buf == NULL)
 		return trace_fail(r, 0, "out of memory");
-	memcpy(r->buf, head, n);
+	if (n)
+		memcpy(r->buf, head, n);
 	r->buf_len = n;
 	r->bytes_read = n;
 	if (open_input(r) < 0)
