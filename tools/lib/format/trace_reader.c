@@ -138,12 +138,15 @@ static int open_input(struct trace_reader *r)
 	return 0;
 }
 
-int trace_open_stream(struct trace_reader *r, int fd, const char *name, const unsigned char *head,
-		      size_t n, trace_tee_fn *tee, void *tee_arg)
+/* r reading fd (closed by trace_close, or once a decompressor reads it, if own), whose first
+   n bytes at head are read already: its header read, as trace_open */
+static int open_fd(struct trace_reader *r, int fd, int own, const char *name,
+		   const unsigned char *head, size_t n)
 {
 	memset(r, 0, sizeof *r);
 	r->name = name;
 	r->fd = fd;
+	r->own_fd = own;
 	r->buf = r->rbuf = malloc(READ_BUF);
 	if (r->buf == NULL)
 		return trace_fail(r, 0, "out of memory");
@@ -151,7 +154,13 @@ int trace_open_stream(struct trace_reader *r, int fd, const char *name, const un
 		memcpy(r->buf, head, n);
 	r->buf_len = n;
 	r->bytes_read = n;
-	if (open_input(r) < 0)
+	return open_input(r);
+}
+
+int trace_open_stream(struct trace_reader *r, int fd, const char *name, const unsigned char *head,
+		      size_t n, trace_tee_fn *tee, void *tee_arg)
+{
+	if (open_fd(r, fd, 0, name, head, n) < 0)
 		return -1;
 	/* the buffer holds the trace's first bytes (plain): from there on the reads */
 	r->tee = tee;
@@ -171,11 +180,10 @@ int trace_open(struct trace_reader *r, const char *path)
 		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	int k = trace_open_stream(r, fd, tool_display_name(path), NULL, 0, NULL, NULL);
-	r->own_fd = fd != 0;
-	if (k == 0)
-		trace_map_start(r);
-	return k;
+	if (open_fd(r, fd, fd != 0, tool_display_name(path), NULL, 0) < 0)
+		return -1;
+	trace_map_start(r);
+	return 0;
 }
 
 int trace_unwritten(struct trace_reader *r, uint64_t at, unsigned n)
