@@ -18,6 +18,8 @@
  * first 8 bytes (its commit word: call, flags, ...) with release semantics; a record whose call
  * is MTRACE_CALL_UNWRITTEN was never committed (space a thread reserved and did not fill, the
  * tail of a file whose process was killed) and is skipped.  Readers never trust a record count.
+ * Unwritten records come in runs of MTRACE_UNWRITTEN_RUN_MAX bytes at most (below reset_off
+ * aside); a longer run is not a trace.
  *
  * Version 3 stores records in 32 bytes (struct mtrace_slot): the thread id is the chunk's, the
  * usable size is kept as its difference from the request, and what does not fit (realloc, rare
@@ -40,6 +42,11 @@
 #define MTRACE_RECORD_SIZE      64u             /* struct mtrace_record: versions 1 and 2 */
 #define MTRACE_SLOT_SIZE        32u             /* struct mtrace_slot: version 3 */
 #define MTRACE_HEADER_MAX       65535u          /* header_size is 16 bits */
+/* The longest run of unwritten records (call 0) a trace has at or after reset_off: the tail of
+   a chunk (64 KiB at most), chunks taken whose first record was not written yet, and the space
+   reserved ahead of the records in the file of a process killed or exec'd (64 MiB at most,
+   and the populating thread's 4 MiB ahead, in 2 MiB units).  Readers refuse a longer run. */
+#define MTRACE_UNWRITTEN_RUN_MAX ((uint64_t)128 << 20)
 
 /* ---------------------------------------------------------------------------------------------
    Header

@@ -1,5 +1,6 @@
-# trace_pack: packed traces are read as they are by every tool; anonymized ones keep no address
-# or program name and convert to the same workload streams; failures leave no file behind.
+# trace_pack: packed traces are read as they are by every tool; anonymized ones keep no address,
+# program, pid, thread id, date or setting but the allocators' numbers, and convert to the same
+# workload streams; failures leave no file behind.
 . tests/lib.sh
 P="$BIN/trace_pack"
 ( export GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1; traced "$TMP/x" "$TP/xthread" 3 5000 >/dev/null )
@@ -55,15 +56,60 @@ grep -q 'xthread' "$TMP/anon.dump" && bad "the program's name is still in it" ||
 ge "original addresses to look for" 50 "$(wc -l <"$TMP/addrs")"
 eq "no original address survives" 0 "$(grep -c -w -F -f "$TMP/addrs" "$TMP/anon.dump")"
 "$BIN/trace2wl" -q "$TMP/anon.wl" "$TMP/anon.gz"
-tail -c +1025 "$TMP/orig.wl" >"$TMP/o.streams"; tail -c +1025 "$TMP/anon.wl" >"$TMP/a.streams"
-check "anonymized: identical workload streams (thread table and every call)" cmp "$TMP/o.streams" "$TMP/a.streams"
+# wlops WORKLOAD: every call of every stream, and the program's memory samples, as trace_dump
+# prints them, the thread ids aside
+wlops() { "$BIN/trace_dump" "$1" | sed -n '/^# stream/,$p' | sed 's/^\(# stream [0-9]*\): thread [0-9]*,/\1,/'; }
+wlops "$TMP/orig.wl" >"$TMP/o.ops"; wlops "$TMP/anon.wl" >"$TMP/a.ops"
+ge "calls in the workload" 20000 "$(wc -l <"$TMP/o.ops")"
+check "anonymized: identical workload streams (every call of every thread, same times)" cmp "$TMP/o.ops" "$TMP/a.ops"
 # a trace of 4-byte pointers stays one: its stand-ins fit in 32 bits
 "$TP/swap_trace" --ptr32 "$TMP/p32"
 "$P" --anonymize -o "$TMP/p32anon.gz" "$TMP/p32" >/dev/null 2>&1; eq "--anonymize, 4-byte pointers: exit 0" 0 "$?"
 check "4-byte pointers: the anonymized trace validates" "$BIN/trace_dump" -c "$TMP/p32anon.gz"
 "$BIN/trace2wl" -q "$TMP/p32.wl" "$TMP/p32"; "$BIN/trace2wl" -q "$TMP/p32anon.wl" "$TMP/p32anon.gz"
-tail -c +1025 "$TMP/p32.wl" >"$TMP/o.streams"; tail -c +1025 "$TMP/p32anon.wl" >"$TMP/a.streams"
-check "4-byte pointers: identical workload streams" cmp "$TMP/o.streams" "$TMP/a.streams"
+wlops "$TMP/p32.wl" >"$TMP/o.ops"; wlops "$TMP/p32anon.wl" >"$TMP/a.ops"
+check "4-byte pointers: identical workload streams" cmp "$TMP/o.ops" "$TMP/a.ops"
+# what anonymizing keeps: a program run with secrets in its MALLOC_* variables, a jemalloc
+# option naming a file, a tunable that glibc ignores, and its allocator under /home
+mkdir -p "$TMP/home/alice/lib"
+so=$(ls /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2 2>/dev/null | head -n 1)
+if [ -n "$so" ]; then
+	cp "$so" "$TMP/home/alice/lib/"
+	so=$TMP/home/alice/lib/libjemalloc.so.2 base=libjemalloc.so.2
+else
+	echo "# jemalloc is not installed: the allocator's path is glibc's"
+	base=libc.so.6
+fi
+MALLOC_TOKEN=alice_password_123 MALLOC_CONF=prof_prefix:/home/alice/jeprof,narenas:2 \
+	GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.malloc.check=xyzzy MIMALLOC_SECRET=abc \
+	TCMALLOC_MEMFS_MALLOC_PATH=/home/alice/hugepages TCMALLOC_RELEASE_RATE=2.5 \
+	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/s" LD_PRELOAD="$LIB${so:+ $so}" \
+	"$TP/xthread" 2 200 alice_argument >/dev/null
+s=$(one_file "$TMP/s.*"); spid=$(count "$s" pid)
+"$BIN/trace_dump" "$s" | grep -q "^# settings .*MALLOC_TOKEN=alice_password_123" && ok "the trace holds the secrets" || bad "secrets not in the trace"
+(cd "$TMP" && "$P" -A "$s" >"$TMP/sname" 2>/dev/null); eq "--anonymize of it: exit 0" 0 "$?"
+eq "named anon-1.mtrace.gz (not the host's name nor the pid)" anon-1.mtrace.gz "$(cat "$TMP/sname")"
+gzip -dc "$TMP/$(cat "$TMP/sname")" >"$TMP/s.anon"
+ge "anonymized: a trace of some size" 8192 "$(wc -c <"$TMP/s.anon")"
+for secret in alice_password_123 MALLOC_TOKEN prof_prefix /home/alice jeprof xyzzy MIMALLOC_SECRET \
+	hugepages alice_argument xthread; do
+	eq "anonymized: no '$secret' in its bytes" 0 "$(grep -a -c -F -e "$secret" "$TMP/s.anon")"
+done
+"$BIN/trace_dump" "$TMP/s.anon" >"$TMP/s.dump"; eq "the anonymized trace validates" 0 "$?"
+grep -q "^# settings  GLIBC_TUNABLES=glibc.malloc.arena_max=1 .*MALLOC_CONF=narenas:2" "$TMP/s.dump" &&
+	ok "the allocators' settings of their grammar remain: $(grep '^# settings' "$TMP/s.dump")" || bad "settings: $(grep '^# settings' "$TMP/s.dump")"
+grep -q "^# settings .*TCMALLOC_RELEASE_RATE=2.5" "$TMP/s.dump" && ok "a numeric tcmalloc setting remains" || bad "TCMALLOC_RELEASE_RATE gone"
+grep -q "^# allocator $base," "$TMP/s.dump" && ok "the allocator's file name remains ($base), not its directory" || bad "allocator: $(grep '^# allocator' "$TMP/s.dump")"
+grep -q "^# process   pid 0, parent 0$" "$TMP/s.dump" && ok "pid and parent pid are 0" || bad "pids: $(grep '^# process' "$TMP/s.dump")"
+grep -q "^# started   1970-01-01 00:00:00.000000000 UTC$" "$TMP/s.dump" && ok "the start date is 0" || bad "date: $(grep '^# started' "$TMP/s.dump")"
+eq "no record of thread $spid (the pid: thread ids are replaced)" 0 "$(awk -v p="$spid" '$3 == p' "$TMP/s.dump" | wc -l)"
+eq "three threads still, 1 to 3" "1 2 3" "$(awk '/^ *[0-9]+ +[0-9.]+ +[0-9]+ /{ print $3 }' "$TMP/s.dump" | sort -u | tr '\n' ' ' | sed 's/ $//')"
+"$BIN/trace_dump" "$s" | awk '/^ *[0-9]+ +[0-9.]+ +[0-9]+ /{ print $2 }' >"$TMP/t1"
+awk '/^ *[0-9]+ +[0-9.]+ +[0-9]+ /{ print $2 }' "$TMP/s.dump" >"$TMP/t2"
+check "every record at the same time from the start" cmp "$TMP/t1" "$TMP/t2"
+"$BIN/trace_dump" "$s" | grep "^# clock" >"$TMP/c1"; grep "^# clock" "$TMP/s.dump" >"$TMP/c2"
+check "the same clock and rate" cmp "$TMP/c1" "$TMP/c2"
+
 "$TP/mkfixture" dj-edge "$TMP/dj"
 "$P" --anonymize -o "$TMP/dj.gz" "$TMP/dj" 2>"$TMP/err"; eq "--anonymize of a dj trace: exit 1" 1 "$?"
 grep -q 'rewrites mtrace traces' "$TMP/err" && ok "says why" || bad "dj anonymize: $(cat "$TMP/err")"

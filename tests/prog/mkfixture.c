@@ -17,6 +17,8 @@
  *                                 mapping, 8,000 pairs more each, and the blocks and mapping
  *                                 released by the other thread with resident bytes
  *                                 (expectations in t_fidelity.sh)
+ *   mkfixture trace-repeat OUT N  N MiB of one record again and again, in chunks of 64 KiB: a
+ *                                 compression bomb that is a valid trace
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
  *   mkfixture wl-maps OUT         map ids used as a hostile workload may: unmaps past the
  *                                 mapping's end, twice over, a map into a held id, a remap of
@@ -33,6 +35,7 @@
 #include "wl_writer.h"
 
 static FILE *out;
+static uint64_t nops;   /* the N of the kinds that take one */
 
 static void die(const char *m) { fprintf(stderr, "mkfixture: %s\n", m); exit(1); }
 
@@ -181,6 +184,21 @@ static void write_v2threads(void)
 	free(c);
 }
 
+/* nops MiB of chunks of 64 KiB, each of one malloc again and again */
+static void write_repeat(void)
+{
+	write_header(4244, 0);
+	struct mtrace_record chunk = { .tid = 1, .call = MTRACE_CALL_CHUNK, .ts = 1,
+				       .size = 1024 * MTRACE_RECORD_SIZE };
+	struct mtrace_record m = { .tid = 1, .call = MTRACE_CALL_MALLOC, .ts = 2, .result = 0x1000,
+				   .size = 16, .usable = 24 };
+	for (uint64_t i = 0; i < nops * 16; i++) {
+		put_record(&chunk);
+		for (int k = 1; k < 1024; k++)
+			put_record(&m);
+	}
+}
+
 /* Thread 7 allocates and frees; thread 8 allocates; a new thread, given the id 7 again
    (its first chunk in the file: ptr 0), allocates and frees thread 8's block.  Each chunk is
    written where it was taken, so threads 7 and 7' are told apart only by that. */
@@ -307,8 +325,6 @@ static void write_dj(const struct call *c, size_t n)
    Workloads
    ------------------------------------------------------------------------------------------- */
 
-static uint64_t nops;
-
 static void workload(const char *kind, const char *path)
 {
 	struct wl_writer w;
@@ -411,6 +427,8 @@ int main(int argc, char **argv)
 		write_stalls(39, 1);
 	else if (!strcmp(argv[1], "trace-stalls"))
 		write_stalls(3, 0);
+	else if (!strcmp(argv[1], "trace-repeat"))
+		write_repeat();
 	else
 		die("unknown fixture");
 	return fclose(out) != 0;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "anonymize.h"
 #include "input.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -28,9 +29,11 @@ static const char usage_text[] =
 	"      --level=N      the compressor's level (default: its own, 6 for gzip and xz, 3 for\n"
 	"                     zstd; the highest take far longer for a little less: gzip -9 4x\n"
 	"                     and zstd -19 270x the time of their defaults on a 256 MB trace)\n"
-	"  -A, --anonymize    replace every address with a consistent stand-in (identity and\n"
-	"                     alignment up to 64 KiB kept, so conversion and replay give the same\n"
-	"                     result), and leave out the executable path and command line\n"
+	"  -A, --anonymize    replace every address, thread id and time with a consistent\n"
+	"                     stand-in (conversion and replay give the same result); leave out\n"
+	"                     the program, its command line, pids, start date, the allocator's\n"
+	"                     directory and every setting but the allocators' numbers and\n"
+	"                     keywords; name it anon-N.mtrace.EXT\n"
 	"  -p, --progress     show progress even when standard error is not a terminal (on a\n"
 	"                     terminal it shows after a second)\n"
 	"  -q, --quiet        print nothing on standard error but errors (the packed file's\n"
@@ -42,125 +45,10 @@ static const char usage_text[] =
 	"Exit status: 0 done; 1 the trace is missing,\n"
 	"corrupt or truncated; 2 bad command line; 3 the compressor is missing or failed.\n";
 
-/* ---------------------------------------------------------------------------------------------
-   Anonymizing: the high bits of an address are replaced by a counter, the low 16 kept
-   ------------------------------------------------------------------------------------------- */
-
-#define KEEP_BITS 16
-
-struct anon { struct u64map hi; uint64_t next; int ptr32; };
-
-static uint64_t anon_addr(struct anon *a, uint64_t p)
+/* The reader's bytes into the file arg (trace_tee_fn) */
+static int tee_file(void *arg, const unsigned char *b, size_t n)
 {
-	if (p == 0)
-		return 0;
-	uint64_t hi = p >> KEEP_BITS, *v = u64map_get(&a->hi, hi + 1);
-	if (!v) {
-		if (u64map_put(&a->hi, hi + 1, ++a->next) < 0)
-			tool_die(EXIT_SYSTEM, "out of memory");
-		v = u64map_get(&a->hi, hi + 1);
-	}
-	uint64_t low = p & ((1u << KEEP_BITS) - 1);
-	/* a trace of 4-byte pointers keeps them within 32 bits: stand-ins from 0x10000, room for
-	   the 0xffff high parts a program can have (nothing is mapped below 64 KiB) */
-	if (a->ptr32) {
-		if (*v > 0xffff)
-			tool_die(EXIT_BADFILE,
-				 "--anonymize: addresses in all 65,536 ranges of 64 KiB, "
-				 "more than stand-ins of 4 bytes can tell apart");
-		return (*v << KEEP_BITS) | low;
-	}
-	/* stand-ins start at 0x100000000: never NULL, never mistaken for a small number */
-	return ((*v + 0xffff) << KEEP_BITS) | low;
-}
-
-/* A mapping's range [p, p + len): its 64 KiB parts not met yet get consecutive stand-ins, so
-   that a munmap of part of it still falls inside it (up to 4 GiB of it: a larger reservation
-   would cost a map entry per 64 KiB) */
-static void anon_range(struct anon *a, uint64_t p, uint64_t len)
-{
-	if (len == 0 || p + len < p)
-		return;
-	uint64_t first = p >> KEEP_BITS, last = (p + len - 1) >> KEEP_BITS;
-	for (uint64_t hi = first; hi <= last && hi - first < (1u << 16); hi++)
-		anon_addr(a, hi << KEEP_BITS);
-}
-
-/* Rewrite an mtrace trace with stand-in addresses and no exe/cmdline, into out (host order,
-   the same records, chunks and unwritten space in the same places). */
-static void anonymize(const char *in, FILE *out)
-{
-	struct trace_reader r;
-	trace_reader_decompress = 1;
-	if (trace_open(&r, in) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
-	if (r.format != TRACE_FMT_MTRACE)
-		tool_die(EXIT_BADFILE,
-			 "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
-			 "no header to clean (compress it without --anonymize)",
-			 tool_display_name(in));
-	static unsigned char page[MTRACE_HEADER_MAX + 1];
-	struct mtrace_file_header h = r.hdr;
-	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
-	h.flags |= MTRACE_HF_PRIVATE;
-	memset(page, 0, h.header_size);
-	/* the allocators' settings and the allocator's path stay (what a replay needs), from the
-	   header bytes still in the reader's buffer */
-	uint32_t at = MTRACE_HEADER_STRINGS;
-	if (h.settings_len) {
-		memmove(page + at, r.buf + h.settings_offset, h.settings_len);
-		h.settings_offset = at;
-		at += h.settings_len;
-	}
-	if (h.allocator_len) {
-		memmove(page + at, r.buf + h.allocator_offset, h.allocator_len);
-		h.allocator_offset = at;
-	}
-	memcpy(page, &h, sizeof h);
-	fwrite(page, 1, h.header_size, out);
-	struct anon a = { .ptr32 = h.pointer_size == 4 };
-	struct mtrace_record rec;
-	uint64_t off, next = h.header_size;
-	static const unsigned char zero[256];
-	int k;
-	/* a version-3 trace's records are encoded again, in as many slots as they took: the
-	   encoding depends on nothing anonymizing changes */
-	unsigned unit = r.slots ? MTRACE_SLOT_SIZE : h.record_size;
-	int durations = (h.flags & MTRACE_HF_DURATIONS) != 0;
-	while ((k = trace_next(&r, &rec, &off)) > 0) {
-		for (; next < off; next += unit)   /* unwritten records stay unwritten */
-			fwrite(zero, 1, unit, out);
-		if (rec.call >= MTRACE_CALL_MMAP && rec.call <= MTRACE_CALL_LAST_MAP &&
-		    !(rec.flags & MTRACE_RF_FAILED))
-			anon_range(&a,
-				   rec.call == MTRACE_CALL_BRK
-					   ? (rec.ptr < rec.result ? rec.ptr : rec.result)
-					   : rec.result,
-				   rec.call == MTRACE_CALL_BRK
-					   ? (rec.ptr < rec.result ? rec.result - rec.ptr
-								   : rec.ptr - rec.result)
-					   : rec.size);
-		/* a chunk's ptr is a file offset, not an address */
-		if (rec.call != MTRACE_CALL_CHUNK) {
-			rec.ptr = anon_addr(&a, rec.ptr);
-			rec.result = anon_addr(&a, rec.result);
-		}
-		if (r.slots) {
-			struct mtrace_slot sl[2];
-			unsigned n = mtrace_encode(&rec, durations, sl);
-			fwrite(sl, sizeof sl[0], n, out);
-			next = off + n * MTRACE_SLOT_SIZE;
-			continue;
-		}
-		fwrite(&rec, sizeof rec, 1, out);
-		if (h.record_size > sizeof rec)
-			fwrite(zero, 1, h.record_size - sizeof rec, out);
-		next = off + h.record_size;
-	}
-	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
-	trace_close(&r);
-	u64map_free(&a.hi);
+	return fwrite(b, 1, n, arg) == n ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -220,7 +108,8 @@ int main(int argc, char **argv)
 		out = tool_check_output(out, argv + optind, 1, 0);
 	/* read twice (validate, then compress): standard input or a pipe is copied first, once
 	   its first bytes say it is a trace */
-	const char *in = input_reopenable(argv[optind], trace_head_check, 0, progress);
+	const char *in = input_reopenable(argv[optind], trace_head_check, trace_copy, 0,
+					  progress);
 
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
@@ -228,13 +117,15 @@ int main(int argc, char **argv)
 		tool_die(EXIT_BADFILE, "%s", r.err);
 	struct mtrace_record rec;
 	struct u64map tids = { 0 };
-	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0;
+	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0, first_ts = UINT64_MAX;
 	int k;
 	struct tool_progress pr;
 	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
 	while ((k = trace_next(&r, &rec, NULL)) > 0) {
+		if (rec.ts < first_ts)
+			first_ts = rec.ts;
 		if (rec.call == MTRACE_CALL_CHUNK)
 			continue;
 		calls++;
@@ -266,8 +157,13 @@ int main(int argc, char **argv)
 	trace_close(&r);
 	u64map_free(&tids);
 
-	/* 2. the packed file's name */
+	/* 2. the packed file's name: an anonymized one's says nothing of where it was made */
 	char name[4200], host[256] = "host";
+	for (int i = 1; !out && anon; i++) {
+		snprintf(name, sizeof name, "anon-%d.mtrace.%s", i, ext);
+		if (access(name, F_OK) != 0)
+			out = name;
+	}
 	if (!out) {
 		gethostname(host, sizeof host - 1);
 		for (char *p = host; *p; p++)
@@ -290,29 +186,29 @@ int main(int argc, char **argv)
 	int fo = o.fd, in_place = !o.tmp[0];
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
-		anonymize(in, fin);
-	else {
-		int src = -1;
-		if (is_compressed) {
-			/* let the reader's decompressor produce the plain bytes */
-			struct trace_reader rr;
-			if (trace_open(&rr, in) < 0)
-				tool_die(EXIT_BADFILE, "%s", rr.err);
-			fwrite(rr.buf, 1, rr.buf_len, fin);
-			char io[65536];
-			ssize_t n;
-			while ((n = read(rr.fd, io, sizeof io)) > 0)
-				fwrite(io, 1, (size_t)n, fin);
-			trace_close(&rr);
-		} else {
-			src = open(in, O_RDONLY | O_CLOEXEC);
-			char io[65536];
-			ssize_t n;
-			while (src >= 0 && (n = read(src, io, sizeof io)) > 0)
-				fwrite(io, 1, (size_t)n, fin);
-			if (src >= 0)
-				close(src);
+		anonymize(in, fin, first_ts);
+	else if (is_compressed) {
+		/* the plain bytes from the reader's decompressor, checked again as they come */
+		struct trace_reader rr;
+		int fd = open(in, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
+		if (trace_open_stream(&rr, fd, tool_display_name(in), NULL, 0, tee_file, fin) < 0 ||
+		    trace_read_all(&rr) < 0) {
+			output_abort(&o);
+			tool_die(ferror(fin) ? EXIT_SYSTEM : EXIT_BADFILE, "%s", ferror(fin) ?
+				 "cannot write the temporary copy" : rr.err);
 		}
+		trace_close(&rr);
+		close(fd);
+	} else {
+		int src = open(in, O_RDONLY | O_CLOEXEC);
+		char io[65536];
+		ssize_t n;
+		while (src >= 0 && (n = read(src, io, sizeof io)) > 0)
+			fwrite(io, 1, (size_t)n, fin);
+		if (src >= 0)
+			close(src);
 	}
 	if (fflush(fin) != 0 || ferror(fin)) {
 		output_abort(&o);
@@ -339,7 +235,7 @@ int main(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr, "trace_pack: wrote %s%s\n",
 				strcmp(out, "-") ? out : "standard output",
-				anon ? ", addresses replaced, program and command line left out"
+				anon ? ", anonymized (trace_pack(1) lists what remains)"
 				     : "");
 		return EXIT_OK;
 	}
@@ -349,7 +245,7 @@ int main(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out,
 			fmt_commas(c1, (unsigned long long)st.st_size),
-			anon ? ", addresses replaced, program and command line left out" : "");
+			anon ? ", anonymized (trace_pack(1) lists what remains)" : "");
 	printf("%s\n", out);
 	return EXIT_OK;
 }

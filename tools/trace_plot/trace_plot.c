@@ -74,6 +74,14 @@ static const char *plot_head_check(const unsigned char *b, size_t n)
 	       "distribution (bad magic)";
 }
 
+/* A stream copied as far as it is what trace_plot reads: a trace record by record, the text
+   files as text (input_copy_fn) */
+static int plot_copy(struct input_copy *c, const unsigned char *head, size_t n, int src,
+		     struct tool_err *e)
+{
+	return (trace_head_check(head, n) ? input_copy_text : trace_copy)(c, head, n, src, e);
+}
+
 static const char *guess_kind(const char *path)
 {
 	char head[40] = { 0 };
@@ -148,7 +156,8 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE,
 					 "%s: only one input may be standard input or a pipe",
 					 tool_display_name(argv[i]));
-			argv[i] = (char *)input_reopenable(argv[i], plot_head_check, 0, progress);
+			argv[i] = (char *)input_reopenable(argv[i], plot_head_check, plot_copy, 0,
+						   progress);
 			if (!out)
 				out = "-";
 		}

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "input.h"
 #include "tool.h"
@@ -22,6 +21,8 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 		if (k != -2)
 			return k;
 	}
+	if (r->failed)
+		return -1;
 	memmove(r->buf, r->buf + r->buf_pos, r->buf_len - r->buf_pos);
 	r->buf_len -= r->buf_pos;
 	r->buf_pos = 0;
@@ -34,12 +35,31 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 		}
 		if (n == 0)
 			r->eof = 1;
+		if (r->tee && n > 0 && r->tee(r->tee_arg, r->buf + r->buf_len, (size_t)n) < 0) {
+			r->failed = 1;
+			return trace_fail(r, r->bytes_read, "its copy failed");
+		}
 		r->buf_len += (size_t)n;
 		r->bytes_read += (uint64_t)n;
+		/* (a decompressor's output: its written records against its input) */
+		const char *over = r->decomp.child ? input_overgrown(&r->decomp, r->bytes_read -
+								  r->unwritten_bytes) : NULL;
+		if (over) {
+			r->failed = 1;
+			return trace_fail(r, r->bytes_read, "%s", over);
+		}
 		if (r->progress)
 			r->progress(r->bytes_read, r->progress_arg);
 	}
 	return (ssize_t)r->buf_len;
+}
+
+int trace_read_failed(struct trace_reader *r)
+{
+	if (!r->failed)
+		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
+			 (unsigned long long)r->offset, strerror(errno));
+	return -1;
 }
 
 /* trace_fill for the record at r->offset: what is available, or -1 with r->err set (the file
@@ -50,12 +70,7 @@ ssize_t trace_fill_record(struct trace_reader *r, size_t want)
 		return trace_fail(r, r->offset, "the file shrank while it was read (another "
 				  "process truncated it)");
 	ssize_t have = trace_fill(r, want);
-	if (have < 0) {
-		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
-			 (unsigned long long)r->offset, strerror(errno));
-		return -1;
-	}
-	return have;
+	return have < 0 ? trace_read_failed(r) : have;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -66,37 +81,31 @@ ssize_t trace_fill_record(struct trace_reader *r, size_t want)
 int trace_decompress(struct trace_reader *r, const char *prog, size_t have)
 {
 	char err[300];
-	pid_t child, feeder;
-	struct stat st;
-	if (fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode))
-		r->compressed_size = (uint64_t)st.st_size;
-	int fd = input_decompress(prog, r->fd, r->buf, have, &child, &feeder, err, sizeof err);
-	if (fd < 0)
+	int fd = input_decompress(prog, r->fd, r->buf, have, &r->decomp, err, sizeof err);
+	if (fd < 0) {
+		input_reap(&r->decomp, 1);
 		return trace_fail(r, 0, "%s", err);
+	}
 	if (r->own_fd)
 		close(r->fd);
 	r->fd = fd;
-	r->child = child;
-	r->feeder = feeder;
 	r->compression = prog;
 	r->buf_len = r->buf_pos = 0;
+	r->bytes_read = 0;
 	r->eof = 0;
 	return 0;
 }
 
 void trace_progress_start(struct tool_progress *p, int on, const struct trace_reader *r)
 {
-	tool_progress_start(p, on, r->child ? -1 : r->fd, r->name);
-	if (r->child && !r->feeder)   /* (it reads the file itself: its standard input) */
-		tool_progress_child(p, r->child, 0, r->compressed_size);
+	tool_progress_start(p, on, r->decomp.child ? -1 : r->fd, r->name);
+	if (r->decomp.child && !r->decomp.feeder)   /* (it reads the file itself) */
+		tool_progress_child(p, r->decomp.child, 0, r->decomp.size);
 }
 
 int trace_child_failed(struct trace_reader *r)
 {
-	pid_t child = r->child, feeder = r->feeder;
-	int failed = input_reap(&child, &feeder, 0);
-	r->child = r->feeder = 0;
-	return failed;
+	return input_reap(&r->decomp, 0);
 }
 
 int trace_input_failed(struct trace_reader *r)
@@ -105,4 +114,41 @@ int trace_input_failed(struct trace_reader *r)
 		return 0;
 	return trace_fail(r, r->offset, "%s -dc failed: the compressed data is corrupt or "
 			  "truncated", r->compression);
+}
+
+int trace_read_all(struct trace_reader *r)
+{
+	const struct mtrace_record *recs;
+	size_t n;
+	int k;
+	while ((k = trace_next_run(r, &recs, &n)) > 0)
+		;
+	return k;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   A stream copied as far as it is a trace
+   ------------------------------------------------------------------------------------------- */
+
+struct copy_tee { struct input_copy *c; struct tool_err *e; int failed; };
+
+static int copy_tee(void *arg, const unsigned char *b, size_t n)
+{
+	struct copy_tee *t = arg;
+	t->failed = input_copy_write(t->c, b, n, t->e) < 0;
+	return t->failed ? -1 : 0;
+}
+
+int trace_copy(struct input_copy *c, const unsigned char *head, size_t n, int src,
+	       struct tool_err *e)
+{
+	struct copy_tee t = { c, e, 0 };
+	struct trace_reader r;
+	int k = trace_open_stream(&r, src, c->shown, head, n, copy_tee, &t);
+	if (k == 0)
+		k = trace_read_all(&r);
+	if (k < 0 && !t.failed)
+		tool_fail(e, EXIT_BADFILE, "%s", r.err);
+	trace_close(&r);
+	return k;
 }

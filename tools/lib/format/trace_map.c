@@ -93,8 +93,9 @@ void trace_map_end(struct trace_reader *r)
 void trace_map_start(struct trace_reader *r)
 {
 	struct stat st;
-	if (!(r->fast || r->slots) || r->child || fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < trace_reader_map_min || map_register(r) < 0)
+	if (!(r->fast || r->slots) || r->decomp.child || fstat(r->fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < trace_reader_map_min ||
+	    map_register(r) < 0)
 		return;
 	r->buf_len = r->buf_pos;   /* the next fill maps from offset on */
 }

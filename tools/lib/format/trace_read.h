@@ -31,6 +31,12 @@ static inline ssize_t trace_fill(struct trace_reader *r, size_t want)
 /* trace_fill for the record at r->offset: what is available, or -1 with r->err set (the file
    shrank under its mapping, or a read failed) */
 ssize_t trace_fill_record(struct trace_reader *r, size_t want);
+/* After trace_fill failed: -1 with r->err set (the read's error, unless the input was refused
+   and r->err says why) */
+int trace_read_failed(struct trace_reader *r);
+/* n bytes of unwritten records at file offset at, counted: 0, or -1 with r->err set when they
+   make a run longer than a trace has (MTRACE_UNWRITTEN_RUN_MAX) */
+int trace_unwritten(struct trace_reader *r, uint64_t at, unsigned n);
 /* At the end of the input, or short of a record: -1 with r->err set if the decompressor failed
    (its data corrupt or truncated); else 0 */
 int trace_input_failed(struct trace_reader *r);

@@ -87,30 +87,12 @@ static void copy_args(struct trace_reader *r, const unsigned char *src, uint32_t
 	}
 }
 
-int trace_open(struct trace_reader *r, const char *path)
+/* The header of r, whose fd, name and first bytes in r->buf are set: 0, or -1 with r->err */
+static int open_input(struct trace_reader *r)
 {
-	memset(r, 0, sizeof *r);
-	r->name = tool_display_name(path);
-	if (strcmp(path, "-") == 0)
-		r->fd = 0;
-	else {
-		r->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (r->fd < 0) {
-			snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		r->own_fd = 1;
-	}
-	r->buf = r->rbuf = malloc(READ_BUF);
-	if (r->buf == NULL) {
-		snprintf(r->err, sizeof r->err, "%s: out of memory", r->name);
-		return -1;
-	}
 	ssize_t have = trace_fill(r, sizeof r->hdr);
-	if (have < 0) {
-		snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
-		return -1;
-	}
+	if (have < 0)
+		return trace_read_failed(r);
 	if (have == 0)
 		return trace_fail(r, 0, "empty file, not a trace");
 	const char *comp = input_compression(r->buf, (size_t)have);
@@ -120,10 +102,8 @@ int trace_open(struct trace_reader *r, const char *path)
 		if (trace_decompress(r, comp, (size_t)have) < 0)
 			return -1;
 		have = trace_fill(r, sizeof r->hdr);
-		if (have < 0) {
-			snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
-			return -1;
-		}
+		if (have < 0)
+			return trace_read_failed(r);
 		if (have == 0)
 			return trace_fail(r, 0, "%s-compressed file holds nothing%s", comp,
 					  trace_child_failed(r) ? " (or is corrupt)" : "");
@@ -151,10 +131,8 @@ int trace_open(struct trace_reader *r, const char *path)
 	if (trace_header_check(&r->hdr, &at, what, sizeof what) < 0)
 		return trace_fail(r, at, "%s", what);
 	have = trace_fill(r, r->hdr.header_size);
-	if (have < 0) {
-		snprintf(r->err, sizeof r->err, "%s: %s", r->name, strerror(errno));
-		return -1;
-	}
+	if (have < 0)
+		return trace_read_failed(r);
 	if ((size_t)have < r->hdr.header_size)
 		return trace_fail(r, (uint64_t)have, "truncated header (%zd of %u bytes)", have,
 			    (unsigned)r->hdr.header_size);
@@ -183,8 +161,72 @@ int trace_open(struct trace_reader *r, const char *path)
 		if (!r->dec || !r->dec_offs)
 			return trace_fail(r, 0, "out of memory");
 	}
+	return 0;
+}
+
+/* r reading fd (closed by trace_close, or once a decompressor reads it, if own), whose first
+   n bytes at head are read already: its header read, as trace_open */
+static int open_fd(struct trace_reader *r, int fd, int own, const char *name,
+		   const unsigned char *head, size_t n)
+{
+	memset(r, 0, sizeof *r);
+	r->name = name;
+	r->fd = fd;
+	r->own_fd = own;
+	r->buf = r->rbuf = malloc(READ_BUF);
+	if (r->buf == NULL)
+		return trace_fail(r, 0, "out of memory");
+	if (n)
+		memcpy(r->buf, head, n);
+	r->buf_len = n;
+	r->bytes_read = n;
+	return open_input(r);
+}
+
+int trace_open_stream(struct trace_reader *r, int fd, const char *name, const unsigned char *head,
+		      size_t n, trace_tee_fn *tee, void *tee_arg)
+{
+	if (open_fd(r, fd, 0, name, head, n) < 0)
+		return -1;
+	/* the buffer holds the trace's first bytes (plain): from there on the reads */
+	r->tee = tee;
+	r->tee_arg = tee_arg;
+	if (tee && tee(tee_arg, r->buf, r->buf_len) < 0) {
+		r->failed = 1;
+		return trace_fail(r, 0, "its copy failed");
+	}
+	return 0;
+}
+
+int trace_open(struct trace_reader *r, const char *path)
+{
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		memset(r, 0, sizeof *r);
+		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (open_fd(r, fd, fd != 0, tool_display_name(path), NULL, 0) < 0)
+		return -1;
 	trace_map_start(r);
 	return 0;
+}
+
+int trace_unwritten(struct trace_reader *r, uint64_t at, unsigned n)
+{
+	r->unwritten_bytes += n;
+	if (at < r->hdr.reset_off)
+		return 0;   /* (what a reset discarded: zeros as long as the trace was) */
+	if (at != r->run_end)
+		r->run_start = at;
+	r->run_end = at + n;
+	if (r->run_end - r->run_start <= MTRACE_UNWRITTEN_RUN_MAX)
+		return 0;
+	r->failed = 1;
+	return trace_fail(r, r->run_start, "more than %llu MiB of zeros (unwritten records) from "
+			  "here on: not a trace, which has %llu MiB of them in a row at most",
+			  (unsigned long long)(MTRACE_UNWRITTEN_RUN_MAX >> 20),
+			  (unsigned long long)(MTRACE_UNWRITTEN_RUN_MAX >> 20));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -221,6 +263,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 			int k = trace_dj_convert(r, p, rec, &bad);
 			if (k < 0)
 				return trace_fail(r, at, "%s %u", bad, (unsigned)(p[4]));
+			if (k == 0 && p[4] == 0 && trace_unwritten(r, at, (unsigned)rs) < 0)
+				return -1;   /* (an unused record: type 0) */
 			if (k == 0)
 				continue;
 			r->n_written++;
@@ -231,6 +275,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 		}
 		memcpy(rec, p, sizeof *rec);
 		if (rec->call == MTRACE_CALL_UNWRITTEN) {
+			if (trace_unwritten(r, at, (unsigned)rs) < 0)
+				return -1;
 			r->n_unwritten++;
 			for (size_t i = 0; i < rs; i++)
 				if (p[i]) {
@@ -265,13 +311,9 @@ int trace_next(struct trace_reader *r, struct mtrace_record *rec, uint64_t *off)
 
 void trace_close(struct trace_reader *r)
 {
-	if ((r->own_fd || r->child) && r->fd >= 0)
+	if ((r->own_fd || r->decomp.child) && r->fd >= 0)
 		close(r->fd);
-	if (r->child) {   /* (we may stop reading early) */
-		pid_t child = r->child, feeder = r->feeder;
-		input_reap(&child, &feeder, 1);
-		r->child = r->feeder = 0;
-	}
+	input_reap(&r->decomp, 1);   /* (we may stop reading early) */
 	trace_map_end(r);
 	free(r->rbuf);
 	free(r->dec);

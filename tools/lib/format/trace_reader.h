@@ -17,11 +17,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "input.h"
 #include "mtrace-trace.h"
 
 /* TRACE_FMT_WORKLOAD: trace_open failed because the file is a workload (ours or dj/malloc's),
    not a trace; the message says so, and trace_dump prints it as one instead. */
 enum trace_format { TRACE_FMT_MTRACE = 0, TRACE_FMT_DJ = 1, TRACE_FMT_WORKLOAD = 2 };
+
+/* Where trace_open_stream's reader sends every byte it reads: 0, or -1 to stop reading (the
+   reader then fails, and the tee's own error is the news) */
+typedef int trace_tee_fn(void *arg, const unsigned char *b, size_t n);
 
 struct trace_reader {
 	const char *name;               /* for messages */
@@ -30,9 +35,7 @@ struct trace_reader {
 	int swap;                       /* the writer's byte order differs from ours */
 	int format;                     /* enum trace_format */
 	const char *compression;        /* "gzip", "xz", "zstd" or NULL */
-	pid_t child;                    /* the decompressor's pid, or 0 */
-	pid_t feeder;                   /* the pid copying a pipe on stdin to it, or 0 */
-	uint64_t compressed_size;       /* a compressed file's size (0: a pipe's, not known) */
+	struct input_dec decomp;        /* its decompressor (decomp.child 0: none) */
 	uint64_t seq;                   /* dj: index of the next record */
 	struct mtrace_file_header hdr;  /* host order */
 	char exe[4096];                 /* NUL-terminated; empty if absent */
@@ -55,6 +58,8 @@ struct trace_reader {
 	                                   before (trace_clock_stalled) */
 	uint64_t stall_off;             /* the first of them's file offset */
 	uint64_t chunk_ts;              /* the last chunk's clock value */
+	uint64_t unwritten_bytes;       /* the bytes they took */
+	uint64_t run_start, run_end;    /* the last run of them: file offsets [start, end) */
 	unsigned char *buf;             /* the bytes at hand: the read buffer, or in a mapped
 	                                   file the window (the records are read in place) */
 	size_t buf_len, buf_pos;
@@ -80,6 +85,10 @@ struct trace_reader {
 	void (*progress)(uint64_t bytes, void *arg);
 	void *progress_arg;
 	uint64_t bytes_read;
+	trace_tee_fn *tee;              /* trace_open_stream's */
+	void *tee_arg;
+	int failed;                     /* the input was refused (r->err says why): not a read
+	                                   error */
 };
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
@@ -95,8 +104,17 @@ extern uint64_t trace_reader_map_min, trace_reader_map_window;
    instead: an input_check_fn (input.h) for tools that copy a stream before reading it. */
 const char *trace_head_check(const unsigned char *b, size_t n);
 
+/* A stream copied as far as it is a trace, every record checked (input_copy_fn, input.h): the
+   copy stops at the first bytes that cannot be a trace's */
+input_copy_fn trace_copy;
+
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);
+/* The same for fd, a stream of which the first n bytes (at head) are read already; messages
+   call it name.  Every byte of the trace (decompressed, if it is compressed), from its first,
+   goes to tee as it is read, when tee is not NULL.  fd stays open after trace_close. */
+int trace_open_stream(struct trace_reader *r, int fd, const char *name, const unsigned char *head,
+		      size_t n, trace_tee_fn *tee, void *tee_arg);
 
 /* Progress p (tool.h) of reading r, opened: of its file's size, or, for a compressed file, how
    far the decompressor has read it (tool_progress_start's on) */
@@ -220,6 +238,9 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	r->n_written += more;
 	return 1;
 }
+
+/* Every record read (and checked) to the end: 0, or -1 with r->err set */
+int trace_read_all(struct trace_reader *r);
 
 void trace_close(struct trace_reader *r);
 

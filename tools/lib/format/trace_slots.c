@@ -108,6 +108,8 @@ int trace_decode_run(struct trace_reader *r)
 			/* below reset_off, what mtrace_reset discarded: a record there is a call
 			   that was being written at the reset (its chunk record is gone) */
 			if (s[0].call == MTRACE_CALL_UNWRITTEN || at < r->hdr.reset_off) {
+				if (trace_unwritten(r, at, MTRACE_SLOT_SIZE) < 0)
+					return -1;
 				r->n_unwritten++;
 				r->n_torn += !all_zero(p, MTRACE_SLOT_SIZE);
 				p += MTRACE_SLOT_SIZE;
@@ -163,7 +165,9 @@ int trace_decode_run(struct trace_reader *r)
 			/* a wide record's first slot is the last at hand: its second, or the end */
 			/* (fewer only at the end of the file) */
 			have = trace_fill(r, 2 * MTRACE_SLOT_SIZE);
-			if (have >= 0 && (size_t)have < 2 * MTRACE_SLOT_SIZE)
+			if (have < 0)
+				return trace_read_failed(r);
+			if ((size_t)have < 2 * MTRACE_SLOT_SIZE)
 				return trace_fail(r, r->offset, "truncated record (%zd of %u "
 						  "bytes)", have, 2 * MTRACE_SLOT_SIZE);
 		}

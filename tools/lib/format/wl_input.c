@@ -82,6 +82,19 @@ static const char *wl_head_check(const unsigned char *b, size_t n)
 	return t ? t : "not an mtrace workload (bad magic)";
 }
 
+/* Our workload copied up to the size its header gives, which is its size (input_copy_fn); a
+   dj/malloc one, or a header cut short (which the reader names), as it comes */
+static int wl_copy(struct input_copy *c, const unsigned char *head, size_t n, int src,
+		   struct tool_err *e)
+{
+	struct mtrace_wl_header h;
+	if (n < sizeof h || memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
+		return input_copy_all(c, head, n, src, e);
+	memcpy(&h, head, sizeof h);
+	mtrace_wl_header_le(&h);
+	return input_copy_upto(c, head, n, src, h.file_size, e);
+}
+
 /* The dj/malloc workload plain (the user's workload, or a plain copy of it) translated into
    ours, by a child that writes it into a pipe, copied from there (input_copy); NULL with e */
 static const char *translate_dj(const char *plain, const char *workload, int progress,
@@ -140,7 +153,7 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 const char *wl_input_open(const char *workload, int progress, struct tool_err *e)
 {
 	checking = workload;
-	const char *plain = input_open_plain(workload, wl_head_check, 1, progress, e);
+	const char *plain = input_open_plain(workload, wl_head_check, wl_copy, 1, progress, e);
 	if (plain && access(plain, R_OK) == 0 && dj_wl_sniff(plain)) {
 		const char *ours = translate_dj(plain, workload, progress, e);
 		input_release(plain);   /* a plain copy of the dj workload: done with */
