@@ -87,14 +87,21 @@ static int open_windows(uint64_t from, uint64_t to)
    RLIMIT_FSIZE: the kernel would send SIGXFSZ, a signal the program did not ask for.  quiet
    (the populating thread working ahead): a failure only returns -1; the writer that really
    needs the space reports it.  Under lock. */
+#define MT_RESERVE_STEP_MAX ((uint64_t)64 << 20)
+/* what is reserved and never written (a killed process's file keeps it) is a run of unwritten
+   records readers accept: the largest step, the populating thread's lead and a chunk's tail
+   must stay within the format's bound */
+_Static_assert(MT_RESERVE_STEP_MAX + ((uint64_t)4 << 20) + MT_CHUNK + MT_HUGE <=
+	       MTRACE_UNWRITTEN_RUN_MAX, "reservations ahead exceed what readers accept unwritten");
+
 int mt_extend_file(uint64_t need_end, int quiet)
 {
 	uint64_t cur = mt_g.reserved_end;
 	uint64_t step = cur / 8;
 	if (step < MT_HUGE)
 		step = MT_HUGE;
-	if (step > (64u << 20))
-		step = 64u << 20;
+	if (step > MT_RESERVE_STEP_MAX)
+		step = MT_RESERVE_STEP_MAX;
 	if (cur < MT_HUGE)   /* to 64 KiB, then twice the size */
 		step = cur < MT_FIRST_RESERVE ? MT_FIRST_RESERVE - cur : cur;
 	uint64_t target = cur + step > need_end ? cur + step : need_end;
