@@ -138,9 +138,10 @@ struct mtrace_file_header {
 	uint32_t cmdline_offset;        /* argv, each argument followed by a NUL */
 	uint32_t cmdline_len;
 	uint64_t stop_ticks;            /* clock value when the writer stopped; 0 if it did not */
-	uint64_t calls_recorded;        /* the tracer's count of calls when it stopped, for a
-	                                   summary (readers count the records themselves); 0 if it
-	                                   did not stop, or a tool wrote the trace */
+	uint64_t calls_recorded;        /* the tracer's count of allocator calls when it stopped
+	                                   (the program's own mapping calls not among them), for
+	                                   a summary (readers count the records themselves); 0 if
+	                                   it did not stop, or a tool wrote the trace */
 	uint32_t stop_reason;           /* enum mtrace_stop_reason, with MTRACE_HF_STOPPED_EARLY */
 	int32_t  stop_errno;            /* the error the writer met then (ENOSPC, EFBIG, ...) */
 	uint32_t settings_offset;       /* the allocators' settings in the process's environment

@@ -56,6 +56,8 @@ enum mtrace_wl_op {
 	                                   (offset from its start); once all are, it is gone */
 	MTRACE_WL_REMAP          = 13,  /* map length: it grew or shrank to length bytes (mremap) */
 	MTRACE_WL_LAST_MAP       = 13,
+#define MTRACE_WL_MAP_OPS(counts) \
+	((counts)[MTRACE_WL_MAP] + (counts)[MTRACE_WL_UNMAP] + (counts)[MTRACE_WL_REMAP])
 	MTRACE_WL_WAIT           = 16,  /* thread opcount */
 	/* version 2: not calls */
 	MTRACE_WL_RESIDENT       = 17,  /* kib: right after a call that made a block or mapping,

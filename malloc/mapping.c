@@ -54,7 +54,7 @@ static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8
 	if (r == NULL)
 		t->busy = *saved;
 	else
-		t->extra++;
+		t->extra += 2;   /* neither slot is an allocator call, which the count is of */
 	return r;
 }
 

@@ -34,8 +34,8 @@ static int count_calls(struct trace_reader *r, off_t size, uint64_t *n)
 	struct mtrace_record rec;
 	int k;
 	*n = 0;
-	while ((k = trace_next(r, &rec, NULL)) > 0)
-		*n += rec.call != MTRACE_CALL_CHUNK;
+	while ((k = trace_next(r, &rec, NULL)) > 0)   /* the allocator's calls, as the writer's */
+		*n += rec.call >= 1 && rec.call <= MTRACE_CALL_LAST_API;
 	return k == 0;
 }
 

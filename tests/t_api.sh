@@ -13,7 +13,7 @@ counts_agree() { # ERRFILE DESCRIPTION
 	grep -o 'writing to .*' "$1" | awk '{print $3}' >"$TMP/files"
 	grep -o '[0-9]* entries recorded' "$1" | awk '{print $1}' >"$TMP/said"
 	paste -d' ' "$TMP/files" "$TMP/said" | while read -r f said; do
-		n=$("$BIN/trace_dump" -c "$f" 2>&1 | sed -n 's/.*valid trace: \([0-9,]*\) calls\{0,1\} from.*/\1/p' | tr -d ,)
+		n=$("$BIN/trace_dump" -c "$f" 2>&1 | sed -n 's/.*valid trace: \([0-9,]*\) calls\{0,1\} .*from.*/\1/p' | tr -d ,)
 		[ -n "$n" ] && [ "$n" -ge "$said" ] && [ "$n" -le $((said + 4)) ] || echo "$f: said $said, holds ${n:-nothing valid}"
 	done >"$TMP/mismatch"
 	check "$2 ($(grep -c 'entries recorded' "$1") stops; $(head -n 3 "$TMP/mismatch" | tr '\n' ' '))" test ! -s "$TMP/mismatch"

@@ -77,6 +77,13 @@ grep -q '^mtracectl: the most calls: pid [0-9]* (mbench): ' "$TMP/many.err" && o
 eq "--only=mbench: mbench's trace alone" 1 "$(ls "$TMP"/only/t.* | grep -c .)"
 ge "... with its calls" 20000 "$(count "$(one_file "$TMP/only/t.*")" calls)"
 "$BIN/mtracectl" --only=a,,b -- true 2>/dev/null; eq "--only with an empty name: exit 2" 2 "$?"
+# one count of calls in every tool: an aborted program's unfinished trace, counted by
+# mtracectl as trace_dump counts it (its memory samples are no calls)
+MTRACE_CTL_MEMORY_MS=1 "$BIN/mtracectl" -o "$TMP/ab" -- "$TP/dies" abort >/dev/null 2>"$TMP/ab.err"
+ab=$(one_file "$TMP/ab.[0-9]*")
+eq "an aborted program: mtracectl counts the calls trace_dump does" \
+	"$("$BIN/trace_dump" -c "$ab" | sed -n 's/.*valid trace: \([0-9,]*\) calls.*/\1/p')" \
+	"$(sed -n 's/^mtracectl: pid [0-9]* (dies): [^,]*, \([0-9,]*\) calls.*/\1/p' "$TMP/ab.err")"
 # a program run through a link (as redis-server is redis-check-rdb): named as run, in the list,
 # the next step and --only; an empty argument kept in the header's command line
 ln -s "$MB" "$TMP/svc-link"

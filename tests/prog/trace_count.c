@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
-	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, failed = 0,
+	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, maps = 0, failed = 0,
 			   chunks = 0, samples = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
 	struct u64map tids = { 0 };
@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 		if (have_size && x.size != only_size)
 			continue;
 		count[x.call]++;
-		calls++;
+		calls += x.call <= MTRACE_CALL_LAST_API;   /* (the allocator's, as every tool counts) */
+		maps += x.call > MTRACE_CALL_LAST_API;
 		failed += !!(x.flags & MTRACE_RF_FAILED);
 		fl_mmap += !!(x.flags & MTRACE_RF_MMAP);
 		fl_arena += !!(x.flags & MTRACE_RF_ARENA);
@@ -91,6 +92,7 @@ int main(int argc, char **argv)
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_MAP; c++)
 		printf("%s %llu\n", mtrace_call_name(c), count[c]);
 	printf("samples %llu\n", samples);
+	printf("mapping_calls %llu\n", maps);
 	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n",
 	       calls, tids.n, failed, chunks, (unsigned long long)r.n_unwritten,
 	       (unsigned long long)r.n_torn);

@@ -112,13 +112,16 @@ static void summary(const char *out, const struct convert_stats *s,
 	FILE *o = open_memstream(&text, &len);
 	if (!o)
 		return;
-	char a[32], b[32], c[32], d[32];
-	uint64_t size = h->file_size;
+	char a[32], b[32], c[32], d[32], e[80] = "";
+	uint64_t size = h->file_size, maps = MTRACE_WL_MAP_OPS(h->counts), calls = s->ops - maps;
 	if (!strcmp(out, "-"))
 		out = "<stdout>";
+	if (maps)   /* (the calls counted are the allocator's, in every tool) */
+		snprintf(e, sizeof e, " and %s mapping call%s", fmt_commas(a, maps),
+			 maps == 1 ? "" : "s");
 	fprintf(o,
-		"trace2wl: wrote %s: %s call%s in %llu thread%s, %s waits, %s slots, %s bytes", out,
-		fmt_commas(a, s->ops), s->ops == 1 ? "" : "s", (unsigned long long)s->threads,
+		"trace2wl: wrote %s: %s call%s%s in %llu thread%s, %s waits, %s slots, %s bytes", out,
+		fmt_commas(a, calls), calls == 1 ? "" : "s", e, (unsigned long long)s->threads,
 		s->threads == 1 ? "" : "s", fmt_commas(b, s->waits), fmt_commas(c, s->slots),
 		fmt_commas(d, size));
 	if (s->ops)

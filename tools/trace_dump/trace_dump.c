@@ -251,6 +251,18 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	putchar('\n');
 }
 
+/* "N calls", and " and M mapping calls" of the program's own where there are any: the calls
+   counted are the allocator's, in every tool */
+static const char *calls_text(char *buf, size_t cap, uint64_t calls, uint64_t maps)
+{
+	char a[32], b[32];
+	int k = snprintf(buf, cap, "%s call%s", fmt_commas(a, calls), calls == 1 ? "" : "s");
+	if (maps && k > 0 && (size_t)k < cap)
+		snprintf(buf + k, cap - (size_t)k, " and %s mapping call%s", fmt_commas(b, maps),
+			 maps == 1 ? "" : "s");
+	return buf;
+}
+
 /* What the slots no record was committed to are: in a finished trace, space the tracer
    reserved (a thread's chunk, the file's growth) that was never used, and said so only when
    there are any; in one that did not finish, also the records being written when it ended. */
@@ -278,7 +290,7 @@ static const char *unwritten_text(char *buf, size_t cap, const struct trace_read
 
 struct sorted {
 	const struct trace_reader *r;
-	uint64_t calls, samples, shown;
+	uint64_t calls, maps, samples, shown;
 	struct u64map threads;   /* of the calls shown
 	                            (order.h's indexes: a reused tid is another) */
 	int at_limit;   /* --limit reached: the order was stopped, not failed */
@@ -298,7 +310,8 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 		if (x->call == MTRACE_CALL_MEMORY)
 			s->samples++;
 		/* (thread + 1: n leaves key 0 out) */
-		else if (s->calls++, u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)
+		else if (*(x->call <= MTRACE_CALL_LAST_API ? &s->calls : &s->maps) += 1,
+			 u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		print_record(s->r, x, NO_OFFSET);
 		s->shown++;
@@ -334,7 +347,7 @@ static int dump_sorted(struct trace_reader *r)
 	else if (rc < 0)
 		tool_warn("%s", o.err);
 	if (rc == 0) {
-		char n1[32], n2[120], n3[32], n4[32], sampled[80] = "", late[120] = "";
+		char n1[80], n2[120], n3[32], n4[32], sampled[80] = "", late[120] = "";
 		if (s.samples)
 			snprintf(sampled, sizeof sampled, ", %s memory sample%s",
 				 fmt_commas(n3, s.samples), s.samples == 1 ? "" : "s");
@@ -342,9 +355,9 @@ static int dump_sorted(struct trace_reader *r)
 			snprintf(late, sizeof late,
 				 "; %s record%s came after later ones, and are shown late",
 				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
-		printf("# %s call%s from %zu thread%s%s%s%s\n", fmt_commas(n1, s.calls),
-		       s.calls == 1 ? "" : "s", s.threads.n, s.threads.n == 1 ? "" : "s", sampled,
-		       unwritten_text(n2, sizeof n2, r), late);
+		printf("# %s from %zu thread%s%s%s%s\n",
+		       calls_text(n1, sizeof n1, s.calls, s.maps), s.threads.n,
+		       s.threads.n == 1 ? "" : "s", sampled, unwritten_text(n2, sizeof n2, r), late);
 		rc = stalled(r, s.threads.n);
 	}
 	u64map_free(&s.threads);
@@ -388,7 +401,7 @@ static int dump(const char *path)
 		return rc;
 	}
 	struct mtrace_record x;
-	uint64_t off, calls = 0, samples = 0, shown = 0;
+	uint64_t off, calls = 0, maps = 0, samples = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
 	   first chunk in the file follows none of its own, ptr 0) counts as another thread */
 	struct u64map tids = { 0 };
@@ -402,7 +415,7 @@ static int dump(const char *path)
 		if (x.call == MTRACE_CALL_MEMORY)
 			samples++;
 		else if (x.call != MTRACE_CALL_CHUNK) {
-			calls++;
+			*(x.call <= MTRACE_CALL_LAST_API ? &calls : &maps) += 1;
 			u64map_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
 		}
 		if (opt.check || (x.call == MTRACE_CALL_CHUNK && !opt.all))
@@ -412,7 +425,7 @@ static int dump(const char *path)
 	}
 	if (shown >= opt.limit)
 		rc = 0;
-	char n1[32], n2[120], n3[32], sampled[80] = "";
+	char n1[80], n2[120], n3[32], sampled[80] = "";
 	if (samples)   /* (bookkeeping of the tracer, not calls) */
 		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples),
 			 samples == 1 ? "" : "s");
@@ -423,16 +436,15 @@ static int dump(const char *path)
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))
 			snprintf(stopped, sizeof stopped, "; tracing stopped early, as %s",
 				 trace_stop_text(&r.hdr, why, sizeof why));
-		printf("%s: valid trace: %s call%s from %zu thread%s%s%s%s%s%s\n", r.name,
-		       fmt_commas(n1, calls), calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s",
+		printf("%s: valid trace: %s from %zu thread%s%s%s%s%s%s\n", r.name,
+		       calls_text(n1, sizeof n1, calls, maps), tids.n, tids.n == 1 ? "" : "s",
 		       sampled, unwritten_text(n2, sizeof n2, &r),
 		       r.n_torn ? " (some partly written: the process was killed mid-record)" : "",
 		       stopped, trace_stall_note(&r, stalls, sizeof stalls));
 	}
 	else if (!opt.check) {
-		printf("# %s call%s from %zu thread%s%s%s\n", fmt_commas(n1, calls),
-		       calls == 1 ? "" : "s", tids.n, tids.n == 1 ? "" : "s", sampled,
-		       unwritten_text(n2, sizeof n2, &r));
+		printf("# %s from %zu thread%s%s%s\n", calls_text(n1, sizeof n1, calls, maps),
+		       tids.n, tids.n == 1 ? "" : "s", sampled, unwritten_text(n2, sizeof n2, &r));
 		if (shown < opt.limit)   /* (read whole) */
 			rc = stalled(&r, tids.n);
 	}

@@ -28,9 +28,14 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 	printf("# streams   %u", (unsigned)h->nthreads);
 	if (h->max_live_threads)
 		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);
-	printf(", %s slot%s, %s call%s, %s wait%s, %s failed\n", fmt_commas(a, h->nslots),
-	       S(h->nslots), fmt_commas(b, h->ncalls), S(h->ncalls), fmt_commas(c, h->nwaits),
-	       S(h->nwaits), fmt_commas(d, h->failed));
+	/* the calls counted are the allocator's, in every tool; the mappings apart */
+	uint64_t maps = MTRACE_WL_MAP_OPS(h->counts), calls = h->ncalls - maps;
+	printf(", %s slot%s, %s call%s", fmt_commas(a, h->nslots), S(h->nslots),
+	       fmt_commas(b, calls), S(calls));
+	if (maps)
+		printf(" and %s mapping call%s", fmt_commas(a, maps), S(maps));
+	printf(", %s wait%s, %s failed\n", fmt_commas(c, h->nwaits), S(h->nwaits),
+	       fmt_commas(d, h->failed));
 	printf("# calls    ");
 	for (unsigned op = 1; op <= MTRACE_WL_LAST_MAP; op++)
 		if (h->counts[op])
