@@ -14,6 +14,9 @@
  *                                 released by the other thread with resident bytes
  *                                 (expectations in t_fidelity.sh)
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
+ *   mkfixture wl-chain|wl-chain-racy|wl-map-racy OUT   a block passed from thread 0 to 2 through
+ *                                 thread 1's waits (ordered; not, thread 1 waiting for none),
+ *                                 a mapping unmapped by thread 1 with no wait (a race)
  *   mkfixture wl-maps OUT         map ids used as a hostile workload may: unmaps past the
  *                                 mapping's end, twice over, a map into a held id, a remap of
  *                                 a gone one (a replay must survive them unharmed)
@@ -280,6 +283,8 @@ static void workload(const char *kind, const char *path)
 		die(w.err);
 	wl_writer_thread(&w, 1);
 	wl_writer_thread(&w, 2);
+	if (!strncmp(kind, "wl-chain", 8))
+		wl_writer_thread(&w, 3);
 	struct mtrace_wl_header h = { 0 };
 	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
 	h.version = MTRACE_WL_VERSION;
@@ -324,6 +329,26 @@ static void workload(const char *kind, const char *path)
 		OP(0, MTRACE_WL_FREE, 1);
 		OP(1, MTRACE_WL_WAIT, 0, 9);
 		OP(1, MTRACE_WL_UNMAP, 1, 0, 1 << 17);
+	} else if (!strncmp(kind, "wl-chain", 8)) {
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(0, MTRACE_WL_MALLOC, 2, 16);
+		if (strcmp(kind, "wl-chain-racy") != 0)
+			OP(1, MTRACE_WL_WAIT, 0, 1);
+		OP(1, MTRACE_WL_FREE, 0);
+		OP(2, MTRACE_WL_WAIT, 1, 1);
+		OP(2, MTRACE_WL_FREE, 1);
+		OP(2, MTRACE_WL_WAIT, 0, 2);
+		OP(2, MTRACE_WL_FREE, 2);
+	} else if (!strcmp(kind, "wl-map-racy")) {
+		h.version = 2;
+		h.nmaps = 1;
+		OP(0, MTRACE_WL_MAP, 0, 1 << 16);
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(1, MTRACE_WL_WAIT, 0, 2);
+		OP(1, MTRACE_WL_FREE, 1);
+		OP(1, MTRACE_WL_UNMAP, 0, 0, 1 << 16);
+		OP(0, MTRACE_WL_MALLOC, 2, 16);
+		OP(0, MTRACE_WL_REMAP, 0, 1 << 17);
 	} else if (!strcmp(kind, "wl-at")) {
 		h.version = 2;
 		h.flags = MTRACE_WL_HF_PACE;

@@ -82,10 +82,12 @@ struct replay_plan {
 	size_t map_bytes;
 };
 
-/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle), note each
-   thread's signal points and, if the workload has no ideal RSS (dj's), compute it along the
-   schedule found.  Also lowers r->h.nslots to the largest slot the streams use + 1: tables are
-   then sized by what the file holds, not by what its header claims.  0, or -1 with err. */
+/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and order every
+   slot and map id passed between streams (replay_race.h), note each thread's signal points
+   and, if the workload has no ideal RSS (dj's), compute it along the schedule found.  Also
+   lowers r->h.nslots to the largest slot the streams use + 1: tables are then sized by what
+   the file holds, not by what its header claims.  0; -1 with err; -2 with err: the streams
+   decode, but their waits deadlock or leave a use of a slot unordered (a race). */
 int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap);
 void replay_plan_free(struct replay_plan *plan);
 
