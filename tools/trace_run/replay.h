@@ -98,7 +98,7 @@ void replay_plan_free(struct replay_plan *plan);
 
 /* From now on a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE: the allocator under test,
    most likely) says where the replay was - before it began, or which stream, thread and call -
-   removes the tool's temporary files and ends the process by the same signal. */
+   removes the tool's temporary files and exits 3. */
 void replay_catch_crashes(void);
 
 /* Replay once.  0, or -1 with err. */
