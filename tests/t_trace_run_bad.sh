@@ -20,7 +20,7 @@ expect_bad "thread out of range" "$TMP/wl-badthread" "wait for thread 5 of 2"
 for k in wl-racy wl-chain wl-chain-racy wl-map-racy; do "$TP/mkfixture" $k "$TMP/$k"; done
 expect_bad "a race: a block passed with no wait" "$TMP/wl-racy" "offset 1096: a race: stream 1's call 1 (realloc) and stream 0's call 1 (malloc, at offset 1088) both use slot 1, and no wait orders them, directly or through other streams: a replay may run both at once; the calls before it: trace_dump -s 1 --from 1 -n 20 $TMP/wl-racy$"
 "$R" --touch=none "$TMP/wl-chain" >/dev/null; eq "a block passed through a third stream's waits: replayed" 0 "$?"
-expect_bad "a race: a chain of waits with a link missing" "$TMP/wl-chain-racy" "offset 1133: a race: stream 2's call 1 (free) and stream 0's call 1 (malloc, at offset 1120) both use slot 1,"
+expect_bad "a race: a chain of waits with a link missing" "$TMP/wl-chain-racy" "offset 1138: a race: stream 2's call 1 (free) and stream 0's call 1 (malloc, at offset 1120) both use slot 1,"
 expect_bad "a race: a mapping unmapped with no wait" "$TMP/wl-map-racy" "offset 1110: a race: stream 1's call 2 (unmap) and stream 0's call 4 (remap, at offset 1099) both use map id 0,"
 # the damaged dj/malloc workload of a bug report (fixtures/racy-dj.wl): its replay aborted in
 # glibc 4 times in 30; refused, each time, by trace_run and trace_dump (offsets: of its

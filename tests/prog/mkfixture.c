@@ -330,8 +330,13 @@ static void workload(const char *kind, const char *path)
 		OP(1, MTRACE_WL_WAIT, 0, 9);
 		OP(1, MTRACE_WL_UNMAP, 1, 0, 1 << 17);
 	} else if (!strncmp(kind, "wl-chain", 8)) {
+		/* slot 1 goes from thread 0 to 2 through thread 1's waits; slot 3, last used by
+		   thread 0, is first used by thread 2 (a check run twice must not remember it) */
+		h.nslots = 4;
 		OP(0, MTRACE_WL_MALLOC, 1, 16);
 		OP(0, MTRACE_WL_MALLOC, 2, 16);
+		OP(0, MTRACE_WL_WAIT, 2, 3);
+		OP(0, MTRACE_WL_FREE, 3);
 		if (strcmp(kind, "wl-chain-racy") != 0)
 			OP(1, MTRACE_WL_WAIT, 0, 1);
 		OP(1, MTRACE_WL_FREE, 0);
@@ -339,6 +344,7 @@ static void workload(const char *kind, const char *path)
 		OP(2, MTRACE_WL_FREE, 1);
 		OP(2, MTRACE_WL_WAIT, 0, 2);
 		OP(2, MTRACE_WL_FREE, 2);
+		OP(2, MTRACE_WL_MALLOC, 3, 16);
 	} else if (!strcmp(kind, "wl-map-racy")) {
 		h.version = 2;
 		h.nmaps = 1;

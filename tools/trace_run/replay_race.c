@@ -148,11 +148,13 @@ static void refuse(struct wl_reader *r, const struct race_site *u, int race, con
 		 (unsigned long long)(u->call > 10 ? u->call - 10 : 1), r->name);
 }
 
-/* The exact check's tables for w columns (the first pass), or cleared for the next */
+/* The exact check's tables for w columns (made for its first pass), and the last uses of the
+   slots and map ids forgotten: a pass starts from nothing */
 static int clocks_ready(struct race *o)
 {
 	uint64_t nt = o->nt, np = o->plan->npoints;
 	if (o->exact == 0) {
+		u64map_free(&o->direct);   /* (the first pass's alone) */
 		o->w = RACE_CLOCK_BYTES / ((nt + np) * 8);
 		o->w = o->w < 1 ? 1 : o->w > o->nsrc ? o->nsrc : o->w;
 		if ((nt + np) * o->w > SIZE_MAX / 16)
@@ -161,10 +163,10 @@ static int clocks_ready(struct race *o)
 		o->next = replay_vm_grow(NULL, &o->next_cap, nt * sizeof *o->next);
 		o->clock = replay_vm_grow(NULL, &o->clock_cap, nt * o->w * 8);
 		o->kept = replay_vm_grow(NULL, &o->kept_cap, np * o->w * 8 + 8);
-		return o->col && o->next && o->clock && o->kept ? 0 : -1;
-	}
-	/* (the kept clocks are each written before they are read) */
-	memset(o->clock, 0, nt * o->w * 8);
+		if (!o->col || !o->next || !o->clock || !o->kept)
+			return -1;
+	} else   /* (the kept clocks are each written before they are read) */
+		memset(o->clock, 0, nt * o->w * 8);
 	if (o->slot)
 		memset(o->slot, 0, o->slot_cap);
 	if (o->map)
