@@ -24,6 +24,10 @@
 #include "replay.h"
 #include "u64map.h"
 
+/* The first pass costs a table lookup a handoff: validating 7 and 12 million calls of trace2wl's
+   (9 and 5 streams) took 30% and 25% longer, 0.016 and 0.035 s.  The exact check's bound: a
+   chain of 20,000 streams each ordered through a third (t_trace_run_bad) reaches it in 0.2 s,
+   70 MB resident; 1,000 take one run. */
 #define RACE_CLOCK_BYTES ((uint64_t)64 << 20)
 #define RACE_PASSES 8
 

@@ -1,4 +1,4 @@
-/* replay_vm.h - the memory a workload's check takes (replay_check.c, replay_order.c): none of
+/* replay_vm.h - the memory a workload's check takes (replay_check.c, replay_race.c): none of
  * it from the allocator under test, which may be preloaded already. */
 #ifndef REPLAY_VM_H
 #define REPLAY_VM_H
