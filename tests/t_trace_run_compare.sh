@@ -102,6 +102,11 @@ if [ "${SANITIZE:-}" != 1 ]; then
 		grep -q "^trace_run: the calls before it: trace_dump -s [0-9]* --from [0-9]* -n 20 $TMP/m.wl$" "$TMP/err" &&
 		ok "an allocator that aborts: where, and the command to look" || bad "abort: $(cat "$TMP/err")"
 	check "an allocator that aborts: no figures" test ! -s "$TMP/out"
+	# its first malloc, in trace_run's check that it is in place, before the replay: the same
+	LIBFWD_CRASH_AT=1 "$R" --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "an allocator that crashes before the replay: exit 3" 3 "$?"
+	grep -q "^trace_run: crashed before the replay began (SIGSEGV, a bad memory access)" "$TMP/err" &&
+		ok "an allocator that crashes before the replay: says so" || bad "crash at start: $(cat "$TMP/err")"
 	LIBFWD_ABORT_AT=500 "$R" --repeat 2 --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
 	eq "--repeat with an allocator that aborts: exit 3" 3 "$?"
 	grep -q "the replay crashed (SIGABRT, abort())" "$TMP/err" && grep -q "the replay with $TP/libfwd.so failed: exit status 3" "$TMP/err" &&
