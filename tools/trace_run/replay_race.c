@@ -138,9 +138,9 @@ static void refuse(struct wl_reader *r, const struct race_site *u, int race, con
 	struct wl_op prev;
 	uint32_t a = (uint32_t)(u->last & 0xffffff);
 	call_of(r, a, u->last >> 24, &prev);
-	snprintf(err, cap, "%s: offset %llu: %sstream %u's call %llu (%s) and stream %u's call %llu "
-		 "(%s, at offset %llu) both use %s %llu, %s; the calls before it: trace_dump -s %u "
-		 "--from %llu -n 20 %s", r->name, (unsigned long long)u->offset,
+	snprintf(err, cap, "%s: offset %llu: %sstream %u's call %llu (%s) and stream %u's call "
+		 "%llu (%s, at offset %llu) both use %s %llu, %s; the calls before it: trace_dump "
+		 "-s %u --from %llu -n 20 %s", r->name, (unsigned long long)u->offset,
 		 race ? "a race: " : "", u->stream, (unsigned long long)u->call,
 		 mtrace_wl_op_name(u->op), a, (unsigned long long)(u->last >> 24),
 		 mtrace_wl_op_name(prev.op), (unsigned long long)prev.offset,
@@ -183,8 +183,8 @@ int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *pla
 		return -1;
 	}
 	if (o->failed == 1) {
-		refuse(r, &o->race, 1, "and no wait orders them, directly or through other streams: "
-		       "a replay may run both at once", err, cap);
+		refuse(r, &o->race, 1, "and no wait orders them, directly or through other "
+		       "streams: a replay may run both at once", err, cap);
 		return -1;
 	}
 	if (o->done == o->nsrc)
