@@ -1,4 +1,6 @@
-/* Fuzz the dj/malloc workload reader and its translation: what translates must validate. */
+/* Fuzz the dj/malloc workload reader and its translation: what translates must validate, unless
+ * the workload's own SYNC_W/SYNC_R order is at fault (a deadlock, or a slot two threads use with
+ * no sync between them): the translation keeps that order as it is, and validation refuses it. */
 #include "dj_wl.h"
 #include "fuzz.h"
 #include "replay.h"
@@ -14,8 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct wl_reader r;
 		struct replay_plan plan;
 		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err);
-		PROPERTY(replay_validate(&r, &plan, err, sizeof err) == 0,
-			 "translated workload invalid: %s", err);
+		int k = replay_validate(&r, &plan, err, sizeof err);
+		PROPERTY(k == 0 || k == -2, "translated workload invalid: %s", err);
 		replay_plan_free(&plan);
 		wl_close(&r);
 		unlink(out);

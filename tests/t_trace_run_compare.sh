@@ -81,9 +81,10 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	a=$(wl "$TMP/one.wl" ideal_rss) b=$(wl "$TMP/rr.wl" ideal_rss)
 	[ "$b" -ge "$a" ] && [ "$b" -le $((a + 65536)) ] && ok "one thread: round trip: ideal RSS $a, replayed $b" ||
 		bad "one thread: round trip: ideal RSS: workload $a, the replay's trace $b"
-	# an allocator that crashes: where, which signal, no timeline left; compare mode says which
+	# an allocator that crashes: where, which signal, exit 3 (a failure of the system under
+	# test, not the signal's status), no timeline left; compare mode says which
 	LIBFWD_CRASH_AT=500 "$R" --malloc "$TP/libfwd.so" -l "$TMP/crash.tsv" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
-	eq "a crashing allocator: ends by SIGSEGV" 139 "$?"
+	eq "a crashing allocator (SIGSEGV): exit 3" 3 "$?"
 	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
 		ok "a crashing allocator: where it crashed" || bad "crash: $(cat "$TMP/err")"
 	# and how to see the calls before it: the command it gives shows the call it crashed at,
@@ -94,6 +95,22 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	"$BIN"/$cmd | awk -v at="$at" '$2 == at && $3 ~ /^malloc\(/ { f = 1 } END { exit !f }' &&
 		ok "a crashing allocator: that command shows its call $at, a malloc" || bad "crash hint's dump: $("$BIN"/$cmd | tail -n 3)"
 	eq "a crashing allocator: no timeline, no temporary file" 0 "$(ls "$TMP" | grep -c crash.tsv)"
+	# abort(), as glibc's malloc on a corrupted heap: the same report, exit 3
+	LIBFWD_ABORT_AT=500 "$R" --malloc "$TP/libfwd.so" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
+	eq "an allocator that aborts: exit 3" 3 "$?"
+	grep -q "^trace_run: the replay crashed (SIGABRT, abort()) in stream [0-9,]* (thread [0-9]*), at its call [0-9,]* of [0-9,]*" "$TMP/err" &&
+		grep -q "^trace_run: the calls before it: trace_dump -s [0-9]* --from [0-9]* -n 20 $TMP/m.wl$" "$TMP/err" &&
+		ok "an allocator that aborts: where, and the command to look" || bad "abort: $(cat "$TMP/err")"
+	check "an allocator that aborts: no figures" test ! -s "$TMP/out"
+	# its first malloc, in trace_run's check that it is in place, before the replay: the same
+	LIBFWD_CRASH_AT=1 "$R" --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "an allocator that crashes before the replay: exit 3" 3 "$?"
+	grep -q "^trace_run: crashed before the replay began (SIGSEGV, a bad memory access)" "$TMP/err" &&
+		ok "an allocator that crashes before the replay: says so" || bad "crash at start: $(cat "$TMP/err")"
+	LIBFWD_ABORT_AT=500 "$R" --repeat 2 --malloc "$TP/libfwd.so" "$TMP/m.wl" >/dev/null 2>"$TMP/err"
+	eq "--repeat with an allocator that aborts: exit 3" 3 "$?"
+	grep -q "the replay crashed (SIGABRT, abort())" "$TMP/err" && grep -q "the replay with $TP/libfwd.so failed: exit status 3" "$TMP/err" &&
+		ok "--repeat with an allocator that aborts: its report, then the run named" || bad "repeat abort: $(cat "$TMP/err")"
 	# killed outright (SIGKILL: no handler runs) replaying a dj/malloc workload, which is
 	# translated into a temporary file: none is left
 	mkdir -p "$TMP/ktmp"
@@ -102,8 +119,9 @@ if [ "${SANITIZE:-}" != 1 ]; then
 	eq "SIGKILL mid-replay: no temporary workload left" "" "$(ls "$TMP/ktmp")"
 	LIBFWD_CRASH_AT=500 "$R" --compare "glibc,$TP/libfwd.so" "$TMP/m.wl" >"$TMP/out" 2>"$TMP/err"
 	eq "--compare with a crashing allocator: exit 3" 3 "$?"
-	grep -q "the replay with $TP/libfwd.so failed: killed by signal 11 (Segmentation fault)" "$TMP/err" &&
-		ok "--compare names the allocator and the signal" || bad "compare crash: $(cat "$TMP/err")"
+	grep -q "the replay crashed (SIGSEGV, a bad memory access) in stream" "$TMP/err" &&
+		grep -q "the replay with $TP/libfwd.so failed: exit status 3: its message is above" "$TMP/err" &&
+		ok "--compare: the crash report, then the allocator named" || bad "compare crash: $(cat "$TMP/err")"
 	grep -q '^wall time (usec) *[0-9,]* *failed$' "$TMP/out" && ok "--compare: the others' figures stand, the crashed column says failed" ||
 		bad "compare crash table: $(head -n 2 "$TMP/out")"
 	# an allocator that deadlocks (its 500th malloc never returns): after --timeout seconds

@@ -1,6 +1,7 @@
 /* libfwd - the smallest allocator a replay can be given by path: every call forwarded to glibc's
  * own entry points (__libc_*), so it defines malloc without being libc.so.
  * LIBFWD_CRASH_AT=N: the Nth malloc crashes (a store through NULL), as a broken allocator;
+ * LIBFWD_ABORT_AT=N: the Nth malloc calls abort(), as glibc's does on a corrupted heap;
  * LIBFWD_KILL_AT=N: the Nth malloc kills the process (SIGKILL: no handler of the harness runs);
  * LIBFWD_HANG_AT=N: the Nth malloc never returns, as an allocator that deadlocked; =start: its
  * constructor never returns;
@@ -20,12 +21,14 @@ void *__libc_memalign(size_t, size_t);
 void *__libc_valloc(size_t);
 void *__libc_pvalloc(size_t);
 
-static unsigned long crash_at, kill_at, hang_at, mallocs, slow;
+static unsigned long crash_at, abort_at, kill_at, hang_at, mallocs, slow;
 
 __attribute__((constructor)) static void setup(void)
 {
 	const char *s = getenv("LIBFWD_CRASH_AT"), *k = getenv("LIBFWD_KILL_AT");
 	crash_at = s ? strtoul(s, NULL, 10) : 0;
+	const char *a = getenv("LIBFWD_ABORT_AT");
+	abort_at = a ? strtoul(a, NULL, 10) : 0;
 	kill_at = k ? strtoul(k, NULL, 10) : 0;
 	const char *h = getenv("LIBFWD_HANG_AT");
 	while (h && !strcmp(h, "start"))
@@ -37,12 +40,14 @@ __attribute__((constructor)) static void setup(void)
 
 void *malloc(size_t n)
 {
-	if (crash_at | kill_at | hang_at) {
+	if (crash_at | abort_at | kill_at | hang_at) {
 		unsigned long i = __atomic_add_fetch(&mallocs, 1, __ATOMIC_RELAXED);
 		while (i == hang_at)
 			pause();
 		if (i == crash_at)
 			*(volatile int *)NULL = 1;
+		if (i == abort_at)
+			abort();
 		if (i == kill_at)
 			raise(SIGKILL);
 	}

@@ -20,10 +20,16 @@
  *   mkfixture trace-repeat OUT N  N MiB of one record again and again, in chunks of 64 KiB: a
  *                                 compression bomb that is a valid trace
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
+ *   mkfixture wl-chain|wl-chain-racy|wl-map-racy OUT   a block passed from thread 0 to 2 through
+ *                                 thread 1's waits (ordered; not, thread 1 waiting for none),
+ *                                 a mapping unmapped by thread 1 with no wait (a race)
  *   mkfixture wl-maps OUT         map ids used as a hostile workload may: unmaps past the
  *                                 mapping's end, twice over, a map into a held id, a remap of
  *                                 a gone one (a replay must survive them unharmed)
  *   mkfixture wl-at OUT           a call marked at 5 s in a workload whose trace lasted 1 ms
+ *   mkfixture wl-longchain OUT N  N threads of one call each, thread i waiting for i - 1 and
+ *                                 using the slot i - 2 used: every block passed in order, each
+ *                                 through a third thread's wait
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
  */
@@ -332,6 +338,8 @@ static void workload(const char *kind, const char *path)
 		die(w.err);
 	wl_writer_thread(&w, 1);
 	wl_writer_thread(&w, 2);
+	if (!strncmp(kind, "wl-chain", 8))
+		wl_writer_thread(&w, 3);
 	struct mtrace_wl_header h = { 0 };
 	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
 	h.version = MTRACE_WL_VERSION;
@@ -376,6 +384,32 @@ static void workload(const char *kind, const char *path)
 		OP(0, MTRACE_WL_FREE, 1);
 		OP(1, MTRACE_WL_WAIT, 0, 9);
 		OP(1, MTRACE_WL_UNMAP, 1, 0, 1 << 17);
+	} else if (!strncmp(kind, "wl-chain", 8)) {
+		/* slot 1 goes from thread 0 to 2 through thread 1's waits; slot 3, last used by
+		   thread 0, is first used by thread 2 (a check run twice must not remember it) */
+		h.nslots = 4;
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(0, MTRACE_WL_MALLOC, 2, 16);
+		OP(0, MTRACE_WL_WAIT, 2, 3);
+		OP(0, MTRACE_WL_FREE, 3);
+		if (strcmp(kind, "wl-chain-racy") != 0)
+			OP(1, MTRACE_WL_WAIT, 0, 1);
+		OP(1, MTRACE_WL_FREE, 0);
+		OP(2, MTRACE_WL_WAIT, 1, 1);
+		OP(2, MTRACE_WL_FREE, 1);
+		OP(2, MTRACE_WL_WAIT, 0, 2);
+		OP(2, MTRACE_WL_FREE, 2);
+		OP(2, MTRACE_WL_MALLOC, 3, 16);
+	} else if (!strcmp(kind, "wl-map-racy")) {
+		h.version = 2;
+		h.nmaps = 1;
+		OP(0, MTRACE_WL_MAP, 0, 1 << 16);
+		OP(0, MTRACE_WL_MALLOC, 1, 16);
+		OP(1, MTRACE_WL_WAIT, 0, 2);
+		OP(1, MTRACE_WL_FREE, 1);
+		OP(1, MTRACE_WL_UNMAP, 0, 0, 1 << 16);
+		OP(0, MTRACE_WL_MALLOC, 2, 16);
+		OP(0, MTRACE_WL_REMAP, 0, 1 << 17);
 	} else if (!strcmp(kind, "wl-at")) {
 		h.version = 2;
 		h.flags = MTRACE_WL_HF_PACE;
@@ -398,12 +432,46 @@ static void workload(const char *kind, const char *path)
 		die(w.err);
 }
 
+static void longchain(const char *path, uint64_t n)
+{
+	struct wl_writer w;
+	if (wl_writer_open(&w, path) < 0)
+		die(w.err);
+	struct mtrace_wl_header h = { 0 };
+	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
+	h.version = MTRACE_WL_VERSION;
+	h.header_size = MTRACE_WL_HEADER_SIZE;
+	h.nslots = 3;
+	h.ideal_rss = 32;
+	for (uint64_t i = 0; i < n; i++)
+		wl_writer_thread(&w, (uint32_t)i + 1);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t s = i % 2 + 1, wait[2] = { i - 1, 1 }, call[3] = { s, s, 16 };
+		if (i > 0) {
+			wl_writer_op(&w, (uint32_t)i, MTRACE_WL_WAIT, 2, wait);
+			h.nwaits++;
+		}
+		unsigned op = i < 2 ? MTRACE_WL_MALLOC : MTRACE_WL_REALLOC;
+		if (i < 2)
+			call[1] = 16;
+		wl_writer_op(&w, (uint32_t)i, op, i < 2 ? 2 : 3, call);
+		h.ncalls++;
+		h.counts[op]++;
+	}
+	if (wl_writer_finish(&w, &h) < 0)
+		die(w.err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4)
 		nops = strtoull(argv[3], NULL, 10);
 	else if (argc != 3)
 		die("usage: mkfixture KIND OUT [N]");
+	if (!strcmp(argv[1], "wl-longchain")) {
+		longchain(argv[2], nops);
+		return 0;
+	}
 	if (!strncmp(argv[1], "wl-", 3)) {
 		workload(argv[1], argv[2]);
 		return 0;

@@ -84,10 +84,12 @@ struct replay_plan {
 	size_t map_bytes;
 };
 
-/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle), note each
-   thread's signal points and, if the workload has no ideal RSS (dj's), compute it along the
-   schedule found.  Also lowers r->h.nslots to the largest slot the streams use + 1: tables are
-   then sized by what the file holds, not by what its header claims.  0, or -1 with err. */
+/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and order every
+   slot and map id passed between streams (replay_race.h), note each thread's signal points
+   and, if the workload has no ideal RSS (dj's), compute it along the schedule found.  Also
+   lowers r->h.nslots to the largest slot the streams use + 1: tables are then sized by what
+   the file holds, not by what its header claims.  0; -1 with err; -2 with err: the streams
+   decode, but their waits deadlock or leave a use of a slot unordered (a race). */
 int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap);
 void replay_plan_free(struct replay_plan *plan);
 
@@ -98,7 +100,7 @@ void replay_plan_free(struct replay_plan *plan);
 
 /* From now on a crash (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE: the allocator under test,
    most likely) says where the replay was - before it began, or which stream, thread and call -
-   removes the tool's temporary files and ends the process by the same signal. */
+   removes the tool's temporary files and exits 3. */
 void replay_catch_crashes(void);
 
 /* Replay once.  0, or -1 with err. */

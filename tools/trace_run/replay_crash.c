@@ -7,7 +7,8 @@
 
 /* ---------------------------------------------------------------------------------------------
    A crash during the replay (the allocator under test, most likely): say where, remove our
-   temporary files, and end by the same signal.  Only async-signal-safe calls.
+   temporary files, and exit 3, as for any failure of the system under test (a run of --compare
+   is then a failed column).  Only async-signal-safe calls.
    ------------------------------------------------------------------------------------------- */
 
 struct ctx *replay_crash_ctx;
@@ -117,8 +118,7 @@ static void on_crash(int sig)
 	what[k] = 0;
 	replay_say_where(what, replay_crash_ctx ? replay_crash_me : NULL);
 	tool_remove_temps();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	_exit(EXIT_SYSTEM);
 }
 
 void replay_catch_crashes(void)

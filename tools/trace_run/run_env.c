@@ -13,6 +13,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 #include "hint.h"
+#include "replay.h"
 #include "run_env.h"
 #include "tool.h"
 
@@ -170,6 +171,9 @@ void ensure_environment(const char *malloc_name, const char *tunables, char **ar
 	if (have && !strcmp(have, want)) {
 		if (*lib) {
 			signal(SIGALRM, on_start_timeout);
+			/* the allocator serves its first calls in the check: a crash there is
+			   its crash too, reported, exit 3 */
+			replay_catch_crashes();
 			check_preloaded(name, lib);
 			alarm(0);   /* (the replay has its own watch: --timeout in replay.c) */
 			signal(SIGALRM, SIG_DFL);

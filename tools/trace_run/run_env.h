@@ -49,7 +49,8 @@ void allocator_check_name(const char *name, const char *what);
    in place and return.  extra_env: NAME, VALUE pairs ending with NULL (or NULL) set for the new
    image only, as setenv allocates.  Returns at once for plain glibc and no tunables.  An
    allocator that hangs in its start-up (its constructor, or the check) ends the process after
-   timeout_s seconds (0: never): an alarm set before the re-execution, which it outlives. */
+   timeout_s seconds (0: never): an alarm set before the re-execution, which it outlives; one
+   that crashes in the check is reported as a crash in the replay is (replay_catch_crashes). */
 void ensure_environment(const char *malloc_name, const char *tunables, char **argv,
 			const char *const *extra_env, unsigned timeout_s);
 

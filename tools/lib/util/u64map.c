@@ -7,10 +7,18 @@ uint64_t *u64map_zero(const struct u64map *m)
 	return m->has_zero ? (uint64_t *)&m->zero_val : NULL;
 }
 
+static void release(struct u64map *m)
+{
+	if (m->release && m->slots)
+		m->release(m->slots, m->cap * sizeof *m->slots);
+	else if (!m->release)
+		free(m->slots);
+}
+
 int u64map_grow(struct u64map *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct u64map_slot *s = calloc(cap, sizeof *s);
+	struct u64map_slot *s = m->alloc ? m->alloc(cap * sizeof *s) : calloc(cap, sizeof *s);
 	if (s == NULL)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++)
@@ -20,7 +28,7 @@ int u64map_grow(struct u64map *m)
 				j = (j + 1) & (cap - 1);
 			s[j] = m->slots[i];
 		}
-	free(m->slots);
+	release(m);
 	m->slots = s;
 	m->cap = cap;
 	return 0;
@@ -51,7 +59,7 @@ void u64map_remove_at(struct u64map *m, size_t i)
 
 void u64map_free(struct u64map *m)
 {
-	free(m->slots);
+	release(m);
 	m->slots = NULL;
 	m->cap = m->n = 0;
 	m->has_zero = 0;

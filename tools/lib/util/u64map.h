@@ -1,7 +1,9 @@
 /* u64map.h - map from 64-bit keys (addresses) to 64-bit values: open addressing with linear
  * probing and backward-shift deletion, so memory stays proportional to the live entries.
  * 16 bytes per slot, at most 3/4 full.  Lookups are inline: trace2wl does several a record.
- * A set of keys (thread ids) is a map whose values go unused: u64map_add. */
+ * A set of keys (thread ids) is a map whose values go unused: u64map_add.  The table comes
+ * from calloc, or from the pair of functions a user sets (trace_run's validation: memory that
+ * is not the allocator's under test). */
 #ifndef U64MAP_H
 #define U64MAP_H
 #include <stddef.h>
@@ -12,6 +14,8 @@ struct u64map {
 	size_t cap, n;
 	int has_zero;
 	uint64_t zero_val;
+	void *(*alloc)(size_t bytes);             /* zeroed memory; NULL: calloc */
+	void (*release)(void *p, size_t bytes);   /* what alloc gave; NULL: free */
 };
 
 /* set key to val; 0 ok, -1 out of memory */
