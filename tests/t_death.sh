@@ -41,8 +41,14 @@ eq "double free: both frees of the malloc(1007) recorded" 2 "$("$BIN/trace_dump"
 # exec, so that $! is the traced program itself and not a subshell around it
 ( MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/k" LD_PRELOAD="$LIB" exec "$TP/dies" spin >"$TMP/out" ) &
 pid=$!
-# killed once its trace holds 1 MiB of records (30,000 and more), however long that takes
-i=0; while [ "$(cat "$TMP"/k.* 2>/dev/null | wc -c)" -lt 1500000 ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+# killed once its trace holds 10,000 calls and two memory samples (read as they are written),
+# however long that takes
+enough() {
+	f=$(one_file "$TMP/k.*") && [ -n "$f" ] || return 1
+	"$TP/trace_count" "$f" 2>/dev/null | awk '$1 == "calls" { c = $2 } $1 == "samples" { s = $2 }
+		END { exit !(c >= 10000 && s >= 2) }'
+}
+i=0; while ! enough && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 $pid; wait $pid 2>/dev/null
 f=$(one_file "$TMP/k.*")
 size1=$(stat -c %s "$f"); sleep 0.3; size2=$(stat -c %s "$f")
