@@ -32,7 +32,8 @@ static sigset_t lock_mask;
 void mt_lock(struct mt_lock_state *s)
 {
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel);
-	if (!mt_g.sandboxed)   /* (a sandbox may forbid even rt_sigprocmask) */
+	s->masked = !mt_g.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
+	if (s->masked)
 		pthread_sigmask(SIG_BLOCK, &lock_mask, &s->old);
 	pthread_mutex_lock(&mt_g.lock);
 	mt_tls.locked = 1;
@@ -43,7 +44,7 @@ void mt_unlock(struct mt_lock_state *s)
 	mt_file_fd_close();
 	mt_tls.locked = 0;
 	pthread_mutex_unlock(&mt_g.lock);
-	if (!mt_g.sandboxed)
+	if (s->masked)
 		pthread_sigmask(SIG_SETMASK, &s->old, NULL);
 	pthread_setcancelstate(s->cancel, NULL);
 }

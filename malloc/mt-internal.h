@@ -236,6 +236,8 @@ extern struct mt_names mt_names;
 struct mt_lock_state {
 	sigset_t old;
 	int cancel;
+	uint8_t masked; /* the signals were blocked: restored at the unlock, even if a sandbox came
+	                   in between (the thread would keep them blocked for good) */
 	uint8_t busy;   /* fork_prepare's: the thread's busy before it */
 };
 void mt_lock(struct mt_lock_state *s);
@@ -266,6 +268,8 @@ void mt_thread_key_init(void);
 /* window.c */
 void mt_unmap_idle_windows(void);                    /* under lock */
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
+void mt_windows_close(uint64_t from, uint64_t to);   /* under lock: the file's bytes [from, to)
+                                                       inaccessible where mapped (the file cut) */
 void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
 int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE: the file
                                                         cannot be had (mt_file_lost) */

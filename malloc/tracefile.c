@@ -447,8 +447,10 @@ void mt_file_finish(struct mt_thread *self)
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
 	   which readers skip.  (A file that can no longer be had is left alone.) */
-	if (mt_file_truncate(mt_g.next_off) < 0) {
-	}
+	if (mt_file_truncate(mt_g.next_off) == 0)
+		/* what threads still hold maps up to the old end: past the new one, a read (a leak
+		   checker's, a core dump's) would be a SIGBUS a word */
+		mt_windows_close(mt_g.next_off, mt_g.reserved_end);
 	mt_header_unmap();
 	mt_file_release();
 	mt_unmap_idle_windows();

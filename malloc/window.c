@@ -55,29 +55,34 @@ static int reserve(uint64_t from, uint64_t to)
 	return r;
 }
 
-/* Under lock: the file's bytes [from, to) made accessible in window w, if it is mapped (from
-   its whole pages: the page the file ends in reads zeros past the end, never a SIGBUS).
-   0, or -1 with errno. */
-static int open_window(uint32_t w, uint64_t from, uint64_t to)
+/* Under lock: the file's bytes [from, to) made accessible in window w (prot read and write),
+   or inaccessible (PROT_NONE), if it is mapped.  Whole pages: the page the file ends in is
+   accessible (it reads zeros past the end, never a SIGBUS), so opening starts at from's page
+   and closing after it.  0, or -1 with errno. */
+static int protect_window(uint32_t w, uint64_t from, uint64_t to, int prot)
 {
 	uint64_t lo = (uint64_t)w << mt_g.win_shift, hi = lo + MT_WINDOW_SIZE;
 	uint64_t ps = (uint64_t)getpagesize();
-	from = from > lo ? from & ~(ps - 1) : lo;
+	from = from <= lo ? lo : prot == PROT_NONE ? (from + ps - 1) & ~(ps - 1) : from & ~(ps - 1);
 	to = to < hi ? (to + ps - 1) & ~(ps - 1) : hi;
 	if (mt_win[w] == NULL || from >= to)
 		return 0;
-	return mt_libc.mprotect(mt_win[w] + (from - lo), (size_t)(to - from),
-				PROT_READ | PROT_WRITE);
+	return mt_libc.mprotect(mt_win[w] + (from - lo), (size_t)(to - from), prot);
 }
 
-/* Under lock: the same in every window the file grows over, from from to to. */
-static int open_windows(uint64_t from, uint64_t to)
+/* Under lock: the same in every window over the file's bytes [from, to) */
+static int protect_windows(uint64_t from, uint64_t to, int prot)
 {
 	for (uint64_t w = from >> mt_g.win_shift; w < MT_MAX_WINDOWS && w << mt_g.win_shift < to;
 	     w++)
-		if (open_window((uint32_t)w, from, to) < 0)
+		if (protect_window((uint32_t)w, from, to, prot) < 0)
 			return -1;
 	return 0;
+}
+
+void mt_windows_close(uint64_t from, uint64_t to)
+{
+	protect_windows(from, to, PROT_NONE);   /* (failing, they stay as they were) */
 }
 
 /* Make the file at least need_end bytes long with its blocks allocated.  Grows by an eighth of
@@ -143,7 +148,7 @@ int mt_extend_file(uint64_t need_end, int quiet)
 		}
 		target = need_end;
 	}
-	if (open_windows(cur, target) < 0) {
+	if (protect_windows(cur, target, PROT_READ | PROT_WRITE) < 0) {
 		if (!quiet)
 			mt_fail(MTRACE_STOP_MAP, "cannot map the trace file", errno);
 		return -1;
@@ -170,7 +175,7 @@ static void *map_window(uint32_t w)
 	if (area == MAP_FAILED)
 		return MAP_FAILED;
 	char *at = (char *)(((uintptr_t)area + (uintptr_t)MT_HUGE - 1) & ~(uintptr_t)(MT_HUGE - 1));
-	/* mapped inaccessible, then opened up as far as the file goes (open_window).  After the
+	/* mapped inaccessible, then opened up as far as the file goes (protect_window).  After the
 	   program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole when it is
 	   opened up: unlocked first */
 	void *m = mt_file_map(at, MT_WINDOW_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED,
@@ -204,7 +209,7 @@ int mt_map_window(uint32_t w)
 	if (m == MAP_FAILED)
 		return -1;
 	mt_win[w] = m;
-	if (open_window(w, 0, mt_g.reserved_end) < 0) {
+	if (protect_window(w, 0, mt_g.reserved_end, PROT_READ | PROT_WRITE) < 0) {
 		int e = errno;
 		mt_libc.munmap(m, MT_WINDOW_SIZE);
 		mt_win[w] = NULL;

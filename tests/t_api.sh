@@ -38,4 +38,9 @@ eq "... each of the $(ls "$TMP"/cyc/c.* | wc -l) traces validates" 0 "$nbad"
 # a prepare handler that runs after the tracer's (which holds its lock) and maps memory
 timeout -s KILL 30 "$TP/api_atfork" "$TMP/af" >"$TMP/af.out" 2>&1
 eq "-lmtrace: fork with a prepare handler that maps memory after the tracer's: no deadlock" forked "$(cat "$TMP/af.out")"
+# stopped while another thread holds its chunk: what stays mapped for it ends at the file's
+# new end (past it, a leak checker's or a core dump's read was a SIGBUS a word)
+mkdir -p "$TMP/st"
+eq "-lmtrace: stopped with a thread at work: nothing mapped readable past the file's end" \
+	"accessible past the end: 0 bytes" "$("$TP/api_stopped" "$TMP/st/s" 2>&1)"
 finish

@@ -6,6 +6,9 @@
  *   filter HOW       HOW = prctl|seccomp|syscall: 300,000 pairs, then a seccomp filter that
  *                    kills the process at madvise, fallocate, pwrite64, openat, ftruncate or
  *                    msync (what the tracer does, not libc's malloc), then 300,000 pairs
+ *   sandboxmask      4 threads allocate while main installs an allow-all seccomp filter; once
+ *                    each has made 100,000 more calls, prints how many were left with SIGTERM
+ *                    blocked ("blocked 0" untraced)
  *   probe            100,000 pairs, two probes for seccomp (a NULL filter, by prctl and by
  *                    the system call: EFAULT), 100,000 pairs; prints the probes' results
  *   strict           300,000 pairs, then seccomp strict mode, small allocations, "ok", exit
@@ -283,6 +286,61 @@ static int fdsteal_mode(void)
 	return 0;
 }
 
+/* sandboxmask: threads in the tracer's lock when the filter comes must get their signal mask
+   back (the tracer finishes the trace under its lock then, and the thread waiting for it had
+   blocked its signals) */
+static volatile int sm_stop;
+static long sm_calls[4];
+
+static void *sm_thread(void *arg)
+{
+	long *n = arg;
+	while (!sm_stop) {
+		void *volatile p = malloc(64);
+		free(p);
+		__atomic_add_fetch(n, 1, __ATOMIC_RELAXED);
+	}
+	sigset_t cur;
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	return (void *)(long)sigismember(&cur, SIGTERM);
+}
+
+static void sm_wait(long at[4], long more)
+{
+	for (int i = 0; i < 4; i++)
+		while (__atomic_load_n(&sm_calls[i], __ATOMIC_RELAXED) < at[i] + more)
+			sched_yield();
+}
+
+static int sandboxmask_mode(void)
+{
+	pthread_t th[4];
+	long at[4] = { 0 };
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&th[i], NULL, sm_thread, &sm_calls[i]) != 0)
+			return 2;
+	sm_wait(at, 100000);
+	struct sock_filter f[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog prog = { 1, f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		printf("seccomp: %s\n", strerror(errno));
+		return 77;
+	}
+	for (int i = 0; i < 4; i++)
+		at[i] = __atomic_load_n(&sm_calls[i], __ATOMIC_RELAXED);
+	sm_wait(at, 100000);
+	sm_stop = 1;
+	int blocked = 0;
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		pthread_join(th[i], &r);
+		blocked += r != NULL;
+	}
+	printf("blocked %d\n", blocked);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -290,6 +348,8 @@ int main(int argc, char **argv)
 	const char *arg = argc > 2 ? argv[2] : "";
 	if (strcmp(mode, "filter") == 0)
 		return filter_mode(arg);
+	if (strcmp(mode, "sandboxmask") == 0)
+		return sandboxmask_mode();
 	if (strcmp(mode, "probe") == 0) {
 		pairs(100000, 64);
 		int r1 = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0);
