@@ -255,16 +255,22 @@ void mt_header_reset(uint64_t off)
 	mt_header_update(0);
 }
 
+/* A program may call mallopt at any rate (200,000 times in t_ownfiles): written through the
+   header's mapping, which needs no descriptor of ours open (each one opened is a moment a
+   thread that closes every descriptor and opens its own could meet); a trace that has failed
+   (a full disk among the reasons) keeps it for its last header. */
 void mt_header_mallopt(void)
 {
 	hdr.mallopt_set = mt_g.mallopt_set;
 	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
-	mt_header_update(0);
+	if (mt_g.hdr_map && !mt_g.failed)
+		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
+	else if (!mt_g.failed)
+		mt_header_update(0);
 }
 
-/* The file's first page, mapped shared for the file's life: the header is rewritten there, and
-   a trace ends with its header saying why even when no descriptor can be had any more.  (If
-   it cannot be mapped, or the program takes the mapping over, the header is written.) */
+/* The file's first page, mapped shared for the file's life: a trace ends with its header saying
+   why even when no descriptor can be had any more (mt_header_update). */
 static void header_map(void)
 {
 	void *m = mt_file_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
@@ -292,11 +298,15 @@ void mt_header_update(int finished)
 		if (!mt_g.failed)
 			hdr.flags |= MTRACE_HF_FINISHED;
 	}
-	if (mt_g.hdr_map)
+	/* through a descriptor, which reports a full disk where rewriting a block takes a new one
+	   (a copy-on-write filesystem, a quota): through the mapping that is a SIGBUS.  The
+	   mapping only when no descriptor can be had (the file out of reach by name after a
+	   chroot or a change of user, the descriptors kept for it closed by the program) */
+	int e = errno;
+	if (mt_file_pwrite(&hdr, sizeof hdr, 0) < 0 && errno != ENOSPC && errno != EDQUOT &&
+	    mt_g.hdr_map)
 		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
-	else if (mt_file_pwrite(&hdr, sizeof hdr, 0) < 0) {
-		/* the header's block exists already: this cannot run out of space */
-	}
+	errno = e;
 }
 
 /* ---------------------------------------------------------------------------------------------
