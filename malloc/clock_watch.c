@@ -4,8 +4,13 @@
  */
 #include "mt-internal.h"
 
-#define CHUNK_STALLS 4          /* chunks taken at their predecessor's clock value before the
-                                   clock is given up for the count */
+#define CHUNK_STALLS 4          /* chunks in a row taken at their predecessor's clock value
+                                   before the clock is given up for the count (a clock of 100 ns
+                                   steps meets one now and then, never four in a row) */
+/* How far above the clock's last value the count starts: above what any thread that read the
+   clock's kind before the switch, and the clock after it (preempted between the two), can
+   stamp: 2^48 ticks, more than a day at 3 GHz */
+#define COUNT_MARGIN ((uint64_t)1 << 48)
 
 static uint64_t chunk_ts;       /* the last chunk's clock value (under lock) */
 static unsigned chunk_stalls;
@@ -65,14 +70,15 @@ uint64_t mt_clock_refine(uint64_t hz)
 
 /* Under lock: the clock value of a new chunk.  Chunks are taken one at a time under the lock,
    a few hundred ns apart at the very least, so a clock that reads the same for two of them
-   cannot tell the calls between apart: after CHUNK_STALLS of those, the count replaces it (the
-   header says so from then on). */
+   cannot tell the calls between apart: after CHUNK_STALLS of those in a row, the count
+   replaces it (the header says so from then on). */
 uint64_t mt_chunk_ticks(void)
 {
 	uint64_t ts = mt_ticks_now();
-	if (MT_UNLIKELY(ts == chunk_ts) && mt_clock_kind != MTRACE_CLOCK_COUNTER &&
-	    ++chunk_stalls == CHUNK_STALLS) {
-		mt_clock_fall_back(ts + (mt_g.ticks_per_sec ? mt_g.ticks_per_sec : 1000000000u));
+	if (MT_LIKELY(ts != chunk_ts))
+		chunk_stalls = 0;
+	else if (mt_clock_kind != MTRACE_CLOCK_COUNTER && ++chunk_stalls == CHUNK_STALLS) {
+		mt_clock_fall_back(ts + COUNT_MARGIN);
 		mt_header_update(0);
 		mt_info("the clock did not advance between chunks of calls: order points are",
 			"counted from here on (the trace has no time)");

@@ -112,7 +112,9 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	int ok = sample(&anon, &resident, &size) == 0;
+	/* (again under the lock: a sandbox may have come while it waited, the trace finished for
+	   it, and no system call of ours is to follow) */
+	int ok = !mt_g.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
 	mt_unlock(&ls);
 	if (!ok)
 		return;

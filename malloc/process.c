@@ -137,7 +137,7 @@ static void fork_child(void)
 {
 	struct mt_lock_state ls = fork_ls;
 	mt_new_process();
-	if (!mt_g.sandboxed)
+	if (ls.masked)
 		pthread_sigmask(SIG_SETMASK, &ls.old, NULL);
 	pthread_setcancelstate(ls.cancel, NULL);
 	mt_tls.busy = ls.busy;
@@ -159,7 +159,10 @@ void mt_fork_init(void)
    have exited (and no other thread starts anything of ours in between). */
 static void finish_at_exit(void)
 {
-	if (!mt_g.have_file || mt_g.sandboxed || mt_new_process_due() || getpid() != mt_g.pid)
+	/* (t->locked: a fault handler that interrupted the tracer holding its lock exits: waiting
+	   for the lock would never end; the trace stays unfinished, as a killed process's) */
+	if (!mt_g.have_file || mt_g.sandboxed || mt_new_process_due() || getpid() != mt_g.pid ||
+	    mt_tls.locked)
 		return;
 	struct mt_lock_state ls;
 	mt_tls.busy = 1;
