@@ -29,11 +29,11 @@ check "trace_dump: the peak's time after the idle time and within the run ($at u
 
 "$R" -i 1 "$TMP/p.wl" >"$TMP/p.txt"; eq "phases: replayed" 0 "$?"
 eq "phases: the summary's 11th line is the total call time" "Total call time" "$(sed -n 11p "$TMP/p.txt" | cut -d: -f1)"
-grep -q '^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average, call by call$' "$TMP/p.txt" \
+grep -q "^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average over the program's time ([0-9.]*% call by call)$" "$TMP/p.txt" \
 	&& ok "phases: the fidelity line" || bad "phases: $(tail -n 2 "$TMP/p.txt")"
 check "phases: after the original summary" test "$(grep -n '^Program as traced' "$TMP/p.txt" | cut -d: -f1)" -gt 11
 "$R" --json -i 1 "$TMP/p.wl" >"$TMP/p.json"
-for k in program_rss_growth_kb replay_rss_growth_kb fidelity_peak_error fidelity_curve_error; do
+for k in program_rss_growth_kb replay_rss_growth_kb fidelity_peak_error fidelity_curve_error fidelity_time_error; do
 	v=$(json "$TMP/p.json" $k)
 	echo "$v" | grep -Eq '^-?[0-9]+(\.[0-9]+)?$' && ok "json: $k ($v)" || bad "json: $k: '$v'"
 done
@@ -65,7 +65,7 @@ fi
 grep -q '^Program as traced (on .*libc.so.6): [0-9,]* Kb peak anonymous RSS growth; what this allocator would have used: .*(not a fidelity figure: this replay.s allocator or settings are not the traced ones)$' "$TMP/o.txt" \
 	&& ok "other settings: said plainly" || bad "other settings: $(tail -n 1 "$TMP/o.txt")"
 "$R" --compare 'glibc,glibc(M_ARENA_MAX=1)' -i 1 "$TMP/p.wl" >"$TMP/c.txt"; eq "--compare: exit 0" 0 "$?"
-for row in "program RSS growth (KiB)" "replay RSS growth (KiB)" "vs the program, at peak" "vs the program, by call"; do
+for row in "program RSS growth (KiB)" "replay RSS growth (KiB)" "vs the program, at peak" "vs the program, by time" "vs the program, by call"; do
 	grep -q "^$row " "$TMP/c.txt" && ok "--compare: a row '$row'" || bad "--compare: no row '$row'"
 done
 grep -q "^ what that allocator would have used, not how faithful the replay is)$" "$TMP/c.txt" \
@@ -88,18 +88,22 @@ eq "--pace: the timeline says the program's time" "program_ms" "$(sed -n 2p "$TM
 eq "--pace-threshold=0: no AT" 0 "$(wl "$TMP/p0.wl" at)"
 "$BIN/trace2wl" -q --pace-threshold=x "$TMP/px.wl" "$TMP/p" 2>/dev/null; eq "--pace-threshold=x: exit 2" 2 "$?"
 
-# --- trace_plot rss: the program's curve beside the replays', by calls, or by the program's
-# time when every replay was paced
+# --- trace_plot rss: the program's curve beside the replays', by the program's time where
+# every timeline says where its replay was in it (program_ms), else by calls
 "$R" -i 2 -l "$TMP/fast.tsv" "$TMP/p.wl" >/dev/null
-"$BIN/trace_plot" -o "$TMP/bycalls.svg" "$TMP/p.wl" "$TMP/fast.tsv" 2>/dev/null; eq "trace_plot: workload and timeline: exit 0" 0 "$?"
+eq "a fast replay's timeline says the program's time too" "program_ms" "$(sed -n 2p "$TMP/fast.tsv" | cut -f 8)"
+cut -f 1-7 "$TMP/fast.tsv" >"$TMP/fast7.tsv"
+"$BIN/trace_plot" -o "$TMP/bycalls.svg" "$TMP/p.wl" "$TMP/fast7.tsv" 2>/dev/null; eq "trace_plot: workload and timeline: exit 0" 0 "$?"
 grep -q '>the program, as traced<' "$TMP/bycalls.svg" && ok "trace_plot: the program's curve" || bad "trace_plot: no program curve"
-grep -q '>calls completed (all threads)<' "$TMP/bycalls.svg" && ok "trace_plot: by calls" || bad "trace_plot: not by calls"
+grep -q '>calls completed (all threads)<' "$TMP/bycalls.svg" && ok "trace_plot: a timeline without the program's time: by calls" || bad "trace_plot: not by calls"
 "$BIN/trace_plot" -o "$TMP/bytime.svg" "$TMP/p.wl" "$TMP/pace.tsv" 2>/dev/null; eq "trace_plot: a paced timeline: exit 0" 0 "$?"
-grep -q 'time (paced replays: where they were in it)<' "$TMP/bytime.svg" && ok "trace_plot: paced: by the program's time" || bad "trace_plot: paced: not by time"
+grep -q 'time (replays: where they were in it)<' "$TMP/bytime.svg" && ok "trace_plot: paced: by the program's time" || bad "trace_plot: paced: not by time"
 "$BIN/trace_plot" -o "$TMP/mixed.svg" "$TMP/p.wl" "$TMP/pace.tsv" "$TMP/fast.tsv" 2>/dev/null; eq "trace_plot: paced and unpaced: exit 0" 0 "$?"
-grep -q '>calls completed (all threads)<' "$TMP/mixed.svg" && ok "trace_plot: paced and unpaced: by calls" || bad "trace_plot: mixed: not by calls"
+grep -q 'time (replays: where they were in it)<' "$TMP/mixed.svg" && ok "trace_plot: paced and unpaced: by the program's time" || bad "trace_plot: mixed: not by time"
+"$BIN/trace_plot" -o "$TMP/mixed7.svg" "$TMP/p.wl" "$TMP/pace.tsv" "$TMP/fast7.tsv" 2>/dev/null
+grep -q '>calls completed (all threads)<' "$TMP/mixed7.svg" && ok "trace_plot: one timeline without the program's time: by calls" || bad "trace_plot: mixed7: not by calls"
 if command -v python3 >/dev/null; then   # read back: no overlaps, units on the axes (t_charts.sh)
-	python3 tests/svgcheck.py "$TMP/bycalls.svg" "$TMP/bytime.svg" >"$TMP/chk"; eq "trace_plot: the charts read well" 0 "$?"
+	python3 tests/svgcheck.py "$TMP/bycalls.svg" "$TMP/bytime.svg" "$TMP/mixed.svg" >"$TMP/chk"; eq "trace_plot: the charts read well" 0 "$?"
 fi
 "$BIN/trace_plot" -o "$TMP/x.svg" "$TMP/p.wl" 2>"$TMP/err"; eq "trace_plot: the workload alone: exit 2" 2 "$?"
 cut -f 1-4 "$TMP/fast.tsv" >"$TMP/old.tsv"

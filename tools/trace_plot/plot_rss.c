@@ -16,8 +16,8 @@ static const char *run_name(const char *label, const struct series *s, const cha
 
 /* ---------------------------------------------------------------------------------------------
    The program's curve beside the replays' (a workload holding its memory samples among the
-   inputs): anonymous RSS above each one's start, by calls completed, or by the program's time
-   when every replay was paced (its timeline's program_ms)
+   inputs): anonymous RSS above each one's start, by the program's time when every timeline
+   says where its replay was in it (program_ms), else by calls completed
    ------------------------------------------------------------------------------------------- */
 
 void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
@@ -81,7 +81,7 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
 	}
 	double top = SVG_TOP + svg_legend(sv, SVG_TOP, names, cols, (size_t)n + 1);
 	svg_panel(sv, top, h - top, 0, xmax, bytime ? SVG_SECONDS : SVG_COUNT,
-		  bytime ? "the program's time (paced replays: where they were in it)"
+		  bytime ? "the program's time (replays: where they were in it)"
 			 : "calls completed (all threads)",
 		  0, ymax * 1.05, SVG_BYTES, "anonymous RSS above the start");
 	svg_line(sv, px, py, m, "#000");

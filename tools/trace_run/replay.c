@@ -47,7 +47,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	x->slot = replay_map_zero(r->h.nslots * sizeof *x->slot, &harness);
 	if (!x->t || !x->hist || !x->slot || replay_signal_points(plan, x->t, nt, &harness) < 0 ||
 	    replay_maps_init(&x->maps, r->h.nmaps, x->page, o->touch, &harness) < 0 ||
-	    replay_curve_init(&x->curve, &harness) < 0)
+	    replay_curve_init(&x->curve, &harness) < 0 ||
+	    replay_clock_init(x, plan, &harness) < 0 || replay_fill_init(x, &harness) < 0)
 		goto nomem;
 	/* The slot table's pages now, before Max RSS starts, not during the replay as slots come
 	   into use: its growth is then the allocator's.  Every slot of a workload from trace2wl is
@@ -57,10 +58,13 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		for (size_t i = 0; i < r->h.nslots * sizeof *x->slot; i += x->page)
 			((volatile char *)x->slot)[i] = 0;
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (x->statm < 0)
+		x->at_sample_us = UINT64_MAX;
 	if (o->log_fd >= 0) {
 		/* what it is of, as a latency file names it; then the columns.  calls: completed
-		   by all threads; a paced replay's program_ms: the program's time it is at (readers
-		   take the columns by name, so that columns can be added after the first four) */
+		   by all threads; program_ms: the program's time the replay is at, where it is
+		   known (readers take the columns by name, so that columns can be added after the
+		   first four) */
 		static const char title[] = "# trace_run timeline: ";
 		static const char head[] =
 			"time_ms\tvmrss_kb\tvmsize_kb\tideal_kb\tcalls\tanon_kb\tmapped_kb";
@@ -69,7 +73,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		replay_log_line(x, name, strcspn(name, "\n"));
 		replay_log_line(x, "\n", 1);
 		replay_log_line(x, head, sizeof head - 1);
-		replay_log_line(x, o->pace > 0 ? "\tprogram_ms\n" : "\n", o->pace > 0 ? 12 : 1);
+		replay_log_line(x, replay_clock_known(x) ? "\tprogram_ms\n" : "\n",
+				replay_clock_known(x) ? 12 : 1);
 	}
 	/* malloc_trim is glibc's even when another allocator serves malloc, and glibc sets up its
 	   malloc lazily, without a lock, giving the thread that does it the main arena: two replay
@@ -113,7 +118,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	struct timeval tv0, tv1;
 	uint64_t vsz0, rss0;
 	if (x->statm >= 0 && replay_statm(x->statm, x->page, &vsz0, &rss0, &x->curve.anon0) == 0) {
-		replay_curve_add(&x->curve, 0, x->curve.anon0);   /* where growth starts */
+		replay_curve_add(&x->curve, 0, x->curve.anon0, 0, 0);   /* where growth starts */
 		if (o->log_fd >= 0)   /* and the timeline's first row, at time 0 (the sampler's
 					 first comes an interval later, thousands of calls on) */
 			replay_log_baseline(x, rss0 / 1024, vsz0 / 1024, x->curve.anon0 / 1024);
@@ -126,6 +131,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	futex(&x->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 	for (uint32_t n; (n = __atomic_load_n(&x->running, __ATOMIC_ACQUIRE)) != 0;)
 		futex(&x->running, FUTEX_WAIT_PRIVATE, n, NULL);
+	replay_fill_finish(x);
 	uint64_t end = start;
 	for (uint32_t i = 0; i < nt; i++)
 		if (x->t[i].end_ticks > end)

@@ -82,6 +82,12 @@ struct replay_plan {
 	uint64_t *start, *count, *points;
 	size_t npoints;               /* length of points[], terminators and gaps included */
 	size_t map_bytes;
+	/* each stream's ATs, for the program's time a replay is at (replay_sample.c): stream t's
+	   are at[at_start[t]] .. at[at_start[t + 1]) in stream order, each (the calls the stream
+	   has completed before it, usec); kept only when the workload has the program's samples.
+	   One block, at_bytes long. */
+	uint64_t *at_start, (*at)[2];
+	size_t at_bytes;
 };
 
 /* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and order every

@@ -45,6 +45,51 @@ static int note_wait(struct waitlist *l, uint64_t u, uint64_t k)
 	return 0;
 }
 
+/* The ATs seen, as (stream, calls completed before it, usec), when the plan keeps them */
+struct atlist { uint64_t (*a)[3]; size_t n, cap; int keep; };   /* cap in bytes */
+
+static int note_at(struct atlist *l, uint64_t t, uint64_t k, uint64_t us)
+{
+	if (!l->keep)
+		return 0;
+	if ((l->n + 1) * sizeof *l->a > l->cap) {
+		void *n = replay_vm_grow(l->a, &l->cap, (l->n + 1) * sizeof *l->a);
+		if (!n)
+			return -1;
+		l->a = n;
+	}
+	memcpy(l->a[l->n++], (uint64_t[3]){ t, k, us }, sizeof *l->a);
+	return 0;
+}
+
+/* The plan's ATs by stream (each stream's were noted in its order: a stable count sort) */
+static int build_ats(struct replay_plan *p, uint32_t nt, const struct atlist *l)
+{
+	if (!l->keep)
+		return 0;
+	size_t cap = 0;
+	void *map = replay_vm_grow(NULL, &cap, ((size_t)nt + 1) * sizeof(uint64_t) +
+					       l->n * sizeof *p->at);
+	if (map == NULL)
+		return -1;
+	p->at_bytes = cap;
+	p->at_start = map;
+	p->at = (uint64_t (*)[2])(p->at_start + nt + 1);
+	for (size_t i = 0; i < l->n; i++)
+		p->at_start[l->a[i][0] + 1]++;
+	for (uint32_t t = 0; t < nt; t++)
+		p->at_start[t + 1] += p->at_start[t];
+	uint64_t *next = p->at_start;   /* (advanced as filled, then put back) */
+	for (size_t i = 0; i < l->n; i++) {
+		uint64_t *e = p->at[next[l->a[i][0]]++];
+		e[0] = l->a[i][1], e[1] = l->a[i][2];
+	}
+	for (uint32_t t = nt; t > 0; t--)
+		next[t] = next[t - 1];
+	next[0] = 0;
+	return 0;
+}
+
 /* The plan's signal points from the waits: by thread waited for, sorted, unique. */
 static int build_points(struct replay_plan *p, uint32_t nt, const struct waitlist *l)
 {
@@ -86,6 +131,8 @@ void replay_plan_free(struct replay_plan *p)
 {
 	if (p->start)
 		replay_vm_free(p->start, p->map_bytes);
+	if (p->at_start)
+		replay_vm_free(p->at_start, p->at_bytes);
 	memset(p, 0, sizeof *p);
 }
 
@@ -95,6 +142,7 @@ void replay_plan_free(struct replay_plan *p)
    2^64: the peak is then the largest value there is (and live no longer matters). */
 struct first {
 	struct waitlist waits;
+	struct atlist ats;
 	uint64_t max_slot, *sizes, nsizes, live, peak;
 	size_t sizes_cap;
 	int need_rss, huge;
@@ -270,6 +318,11 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 					 (unsigned long long)r->h.duration_us);
 				return -1;
 			}
+			if (f && op.op == MTRACE_WL_AT &&
+			    note_at(&f->ats, t, v[t].count, op.a[0]) < 0) {
+				snprintf(err, cap, "out of memory");
+				return -1;
+			}
 			if (op.op == MTRACE_WL_RESIDENT || op.op == MTRACE_WL_AT)
 				continue;   /* not calls */
 			uint64_t n = ++v[t].count;
@@ -298,7 +351,8 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	memset(plan, 0, sizeof *plan);
 	uint32_t nt = r->h.nthreads;
 	size_t n1 = nt ? nt : 1;
-	struct first f = { .need_rss = r->h.ideal_rss == 0 };
+	struct first f = { .need_rss = r->h.ideal_rss == 0,
+			   .ats.keep = (r->h.flags & MTRACE_WL_HF_SAMPLES) && r->h.nsamples };
 	struct sched s = { 0 };
 	struct race race, *o = nt > 1 ? &race : NULL;
 	uint32_t *park;
@@ -336,6 +390,11 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 			 strerror(errno));
 		goto out;
 	}
+	if (build_ats(plan, nt, &f.ats) < 0) {
+		snprintf(err, cap, "cannot map the times of %zu ATs: %s", f.ats.n, strerror(errno));
+		replay_plan_free(plan);
+		goto out;
+	}
 	/* the uses no direct wait orders: again, exactly, as many passes as it takes */
 	for (int k; o && (k = race_next(o, r, plan, err, cap)) != 0;)
 		if (k < 0 || schedule(r, &s, NULL, o, err, cap) < 0) {
@@ -348,6 +407,7 @@ out:
 	if (o)
 		race_free(o);
 	replay_vm_free(f.waits.w, f.waits.cap);
+	replay_vm_free(f.ats.a, f.ats.cap);
 	replay_vm_free(park, s.park_cap);
 	replay_vm_free(f.sizes, f.sizes_cap);
 	replay_vm_free(s.run, s.run_cap);

@@ -73,7 +73,31 @@ struct ctx {
 	int timed;
 	struct hist *hist;            /* the workers' histograms, added up */
 	struct replay_maps maps;      /* the program's own mappings (replay_prog.h) */
-	struct replay_curve curve;    /* the sampler's (calls, anonymous RSS) */
+	struct replay_curve curve;    /* the sampler's (calls, anonymous RSS, program's time) */
+	/* the program's time a replay is at (replay_sample.c): the program's samples, its end,
+	   each stream's ATs (the plan's); on: the workload has times */
+	struct prog_clock {
+		struct prog_sample { uint64_t calls, us, anon; } *s;
+		uint64_t n, end_us;
+		const uint64_t *at_start, (*at)[2];
+		int on;
+	} clock;
+	struct fill_pool {            /* blocks filled as the program filled them (replay_fill.c) */
+		struct fill {
+			void *p;
+			uint64_t n, k, done;  /* bytes; to touch (resident); touched */
+			uint64_t seq;         /* the order they came in */
+			uint32_t state;
+		} *e;
+		uint64_t seq;
+		uint32_t hint, pooled;        /* where to look for a free entry; entries held */
+		double credit, last_anon;     /* the sampler's: bytes the program's memory rose by
+		                                 and no block has taken yet; its last value */
+		int on;
+	} fill;
+	uint64_t at_sample_us;        /* a fast replay's next sample at an AT: not before this
+	                                 time of the program's (UINT64_MAX: none) */
+	uint32_t sample_lock;
 	uint64_t page;
 	int statm;
 	uint64_t t0_ns;
@@ -145,6 +169,41 @@ void replay_say_where(const char *what, const struct rthread *me);
 
 /* One whole line to the timeline; the first failure (a full disk) is kept in x->log_errno. */
 void replay_log_line(struct ctx *x, const char *line, size_t n);
+/* A paced replay's large blocks, filled as the program filled them between its calls
+   (replay_fill.c).  A block taken into the pool has its entry in its slot's size, above
+   FILL_SHIFT (slot_bytes() reads the size alone). */
+#define FILL_ENTRIES 4096u
+#define FILL_SHIFT 48
+static inline uint64_t slot_bytes(uint64_t size)
+{
+	return size & ((1ull << FILL_SHIFT) - 1);
+}
+/* The pool on a paced replay of a workload with times and --touch=resident.  0, or -1. */
+int replay_fill_init(struct ctx *x, uint64_t *harness);
+/* Block p of n bytes, k of them to touch, done of them written already (a realloc's copy):
+   taken into the pool (its mark, for the slot's size), or 0: the caller touches it now */
+uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done);
+/* A pooled block about to go (its slot's size, marked): touched as far as the program had it
+   resident, its entry given back */
+void replay_fill_release(struct ctx *x, uint64_t size);
+/* The sampler's: the program's anonymous RSS at the replay's clock, bytes; pooled blocks take
+   what it rose by since the last */
+void replay_fill_tick(struct ctx *x, double prog_anon);
+/* After the replay's last call: blocks the program was still filling touched by its end */
+void replay_fill_finish(struct ctx *x);
+
+/* A fast replay's stream that reaches an AT (the program had been idle: the replay's state
+   now stood for all that time, and a sampler may see none of it) takes a sample, at most
+   AT_SAMPLES over the program's time; us: the AT's time */
+#define AT_SAMPLES 1024
+void replay_sample_at(struct ctx *x, uint64_t us);
+/* The program's clock of workload x->r from the plan's ATs, in harness memory.  0, or -1. */
+int replay_clock_init(struct ctx *x, const struct replay_plan *plan, uint64_t *harness);
+/* Whether the replay knows the program's time it is at (a timeline's program_ms) */
+static inline int replay_clock_known(const struct ctx *x)
+{
+	return x->clock.on || x->o->pace > 0;
+}
 /* The timeline's first row: the process before the first call, at time 0 */
 void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb);
 /* The sampler thread: from `go` until `done` */

@@ -29,13 +29,34 @@ static const uint8_t lat_class[MTRACE_WL_NCOUNTS] = {
    ------------------------------------------------------------------------------------------- */
 
 /* Touch a new block of n bytes at q as --touch says, or as much as the program had resident
-   when the RESIDENT after its call (at *p, consumed) says so */
-static inline void touch(struct rthread *me, void *q, uint64_t n, const uint8_t **p)
+   when the RESIDENT after its call (at *p, consumed) says so; in a paced replay, a block with
+   a RESIDENT is filled later instead, as the program filled it (its mark for the slot's size,
+   else 0).  done: bytes of it written already (a realloc's copy). */
+static inline uint64_t touch(struct rthread *me, void *q, uint64_t n, const uint8_t **p,
+			     uint64_t done)
 {
 	int told;
-	uint64_t k = replay_resident(p, n, me->x->o->touch, &told);
+	struct ctx *x = me->x;
+	int large = **p == MTRACE_WL_RESIDENT;
+	uint64_t k = replay_resident(p, n, x->o->touch, &told);
 	me->res_told += told;
-	replay_touch(q, n, k, me->x->o->touch, me->x->page);
+	uint64_t mark = large && x->fill.on ? replay_fill_add(x, q, n, k, done) : 0;
+	if (!mark)
+		replay_touch(q, n, k, x->o->touch, x->page);
+	return mark;
+}
+
+/* The block in slot s goes (freed, or handed to realloc): a pooled one is filled first */
+static inline void *release(struct rthread *me, uint64_t s)
+{
+	struct rslot *e = &me->x->slot[s];
+	if (__builtin_expect(e->size >> FILL_SHIFT, 0))
+		replay_fill_release(me->x, e->size);
+	me->live -= (int64_t)slot_bytes(e->size);
+	e->size = 0;
+	void *q = e->p;
+	e->p = NULL;
+	return q;
 }
 
 
@@ -67,21 +88,17 @@ static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 		return;
 	}
 	x->slot[s].p = p;
-	x->slot[s].size = bytes;
 	me->live += (int64_t)bytes;
-	touch(me, p, bytes, sp);
+	x->slot[s].size = bytes | touch(me, p, bytes, sp, 0);
 }
 
 /* An allocation's slot must be empty; a dj workload may reuse an occupied one: free it first,
    outside the timed window. */
 static inline void clear_slot(struct rthread *me, uint64_t s)
 {
-	struct ctx *x = me->x;
-	if (s && x->slot[s].p) {
+	if (s && me->x->slot[s].p) {
 		me->implicit++;
-		me->live -= (int64_t)x->slot[s].size;
-		free(x->slot[s].p);
-		x->slot[s].p = NULL;
+		free(release(me, s));
 	}
 }
 
@@ -125,6 +142,8 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			a = varint_get_fast(&p);
 			if (x->o->pace > 0)
 				replay_pace_wait(x->t0_ns, x->o->pace, a);
+			else if (a >= __atomic_load_n(&x->at_sample_us, __ATOMIC_RELAXED))
+				replay_sample_at(x, a);
 			continue;
 		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP: {
 			/* the program's own */
@@ -182,16 +201,20 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			break;
 		case MTRACE_WL_FREE:
 			s = varint_get_fast(&p);
-			q = x->slot[s].p;
-			x->slot[s].p = NULL;
-			me->live -= (int64_t)x->slot[s].size;
-			x->slot[s].size = 0;
+			q = release(me, s);
 			TIMED(op, (free(q), 0));
 			break;
 		case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY: {
 			s = varint_get_fast(&p), a = varint_get_fast(&p), b = varint_get_fast(&p);
 			c = op == MTRACE_WL_REALLOCARRAY ? varint_get_fast(&p) : 1;
+			if (__builtin_expect(x->slot[a].size >> FILL_SHIFT, 0)) {
+				/* (filled before realloc copies or moves it: the slot keeps it, now
+				   an ordinary block) */
+				replay_fill_release(x, x->slot[a].size);
+				x->slot[a].size = slot_bytes(x->slot[a].size);
+			}
 			void *old = x->slot[a].p;
+			uint64_t had = x->slot[a].size;
 			q = op == MTRACE_WL_REALLOC ? TIMED(op, realloc(old, b))
 						    : TIMED(op, reallocarray(old, b, c));
 			uint64_t bytes = b * c;
@@ -204,9 +227,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			if (failed)
 				me->failed++;
 			/* the old block is gone (moved, or freed by realloc(p, 0)) */
-			x->slot[a].p = NULL;
-			me->live -= (int64_t)x->slot[a].size;
-			x->slot[a].size = 0;
+			release(me, a);
 			/* a call that failed in the trace keeps its slot */
 			uint64_t dest = failed ? a : s;
 			if (dest == 0) {
@@ -216,9 +237,8 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 			} else if (q) {
 				clear_slot(me, dest);
 				x->slot[dest].p = q;
-				x->slot[dest].size = bytes;
 				me->live += (int64_t)bytes;
-				touch(me, q, bytes, &p);
+				x->slot[dest].size = bytes | touch(me, q, bytes, &p, had);
 			}
 			break;
 		}

@@ -114,7 +114,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
    The replay's curve
    ------------------------------------------------------------------------------------------- */
 
-#define CURVE_POINTS 8192u       /* 128 KiB: 80 s of samples at 10 ms before thinning */
+#define CURVE_POINTS 8192u       /* 256 KiB: 80 s of samples at 10 ms before thinning */
 
 int replay_curve_init(struct replay_curve *c, uint64_t *harness)
 {
@@ -125,7 +125,8 @@ int replay_curve_init(struct replay_curve *c, uint64_t *harness)
 	return c->pt ? 0 : -1;
 }
 
-void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon)
+void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon, uint64_t us,
+		      uint64_t pcalls)
 {
 	if (anon > c->anon_peak)
 		c->anon_peak = anon;
@@ -137,7 +138,7 @@ void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon)
 		c->n /= 2;
 		c->stride *= 2;
 	}
-	c->pt[c->n++] = (struct replay_point){ calls, anon };
+	c->pt[c->n++] = (struct replay_point){ calls, anon, us, pcalls };
 }
 
 int replay_statm(int fd, uint64_t page, uint64_t *vsz, uint64_t *rss, uint64_t *anon)

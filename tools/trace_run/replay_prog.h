@@ -68,16 +68,20 @@ int replay_maps_init(struct replay_maps *r, uint64_t n, uint64_t page, int mode,
 const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *p,
 			     uint64_t *failed_len);
 
-/* The replay's curve: (calls completed, anonymous resident bytes) as the sampler saw them;
-   every other one dropped, and half as many kept from then on, when the table is full */
+/* The replay's curve as the sampler saw it: calls completed, anonymous resident bytes, the
+   program's time the replay was at (usec; 0 where the workload has no times) and the calls the
+   program had made by then, at most calls (pcalls: how far the replay is, in the program's
+   calls).  Every other point is dropped, and half as many kept from then on, when the table is
+   full. */
 struct replay_curve {
-	struct replay_point { uint64_t calls, anon; } *pt;
+	struct replay_point { uint64_t calls, anon, us, pcalls; } *pt;
 	uint64_t n, cap, stride, seen;
 	uint64_t anon0;               /* before the first call */
 	uint64_t anon_peak;           /* the most seen (every sample, kept or not) */
 };
 int replay_curve_init(struct replay_curve *c, uint64_t *harness);
-void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon);
+void replay_curve_add(struct replay_curve *c, uint64_t calls, uint64_t anon, uint64_t us,
+		      uint64_t pcalls);
 
 /* /proc/self/statm (fd, read from its start) in bytes: virtual size, resident, and anonymous
    resident (resident less shared: what an allocator's heap occupies).  0, or -1. */

@@ -2,10 +2,111 @@
  * progress line, and the end of a replay that no longer makes progress. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include "cycles.h"
 #include "replay_int.h"
 #include "tool.h"
+
+/* ---------------------------------------------------------------------------------------------
+   The program's time the replay is at: the latest time before which it has made every call the
+   program made, as well as three bounds tell it.  A paced replay is no further than its clock;
+   a replay that has completed c calls in all is before the first sample of the program's that
+   counts more than c (the program had made more calls by then); a stream not finished is before
+   the time of its next AT (its next call after an idle time).  The last keeps a stream that has
+   fallen behind (touching a large block) from being outrun by the others' calls, as a total
+   alone would be.
+   ------------------------------------------------------------------------------------------- */
+
+int replay_clock_init(struct ctx *x, const struct replay_plan *plan, uint64_t *harness)
+{
+	struct prog_clock *c = &x->clock;
+	const struct wl_reader *r = x->r;
+	x->at_sample_us = UINT64_MAX;
+	if (!(r->h.flags & MTRACE_WL_HF_SAMPLES) || !r->h.nsamples)
+		return 0;
+	c->n = r->h.nsamples;
+	if (!(c->s = replay_map_zero(c->n * sizeof *c->s, harness)))
+		return -1;
+	struct mtrace_wl_sample s;
+	for (uint64_t i = 0; i < c->n; i++) {
+		wl_sample(r, i, &s);
+		/* (a hostile file's may go back: kept from doing so) */
+		c->s[i].calls = i && s.calls < c->s[i - 1].calls ? c->s[i - 1].calls : s.calls;
+		c->s[i].us = i && s.time_us < c->s[i - 1].us ? c->s[i - 1].us : s.time_us;
+		c->s[i].anon = s.anon;
+	}
+	c->end_us = r->h.duration_us > c->s[c->n - 1].us ? r->h.duration_us : c->s[c->n - 1].us;
+	c->at_start = plan->at_start;
+	c->at = (const uint64_t (*)[2])plan->at;
+	c->on = c->end_us > 0;   /* (a count of order points has no times) */
+	x->at_sample_us = c->on && !(x->o->pace > 0) ? 0 : UINT64_MAX;
+	return 0;
+}
+
+/* The first of the program's samples whose calls (us: time) reach v (c->n if none) */
+static uint64_t first_sample(const struct prog_clock *c, int us, uint64_t v)
+{
+	uint64_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if ((us ? c->s[mid].us : c->s[mid].calls) < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first of a stream's n ATs that comes after k calls (n if none) */
+static uint64_t first_at(const uint64_t (*a)[2], uint64_t n, uint64_t k)
+{
+	uint64_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (a[mid][0] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* usec of the program's time, for a replay that has completed calls in all, now_ns */
+static uint64_t program_us(struct ctx *x, uint64_t calls, uint64_t now_ns)
+{
+	const struct prog_clock *c = &x->clock;
+	double paced = x->o->pace > 0 ? (double)(now_ns - x->t0_ns) * x->o->pace / 1e3 : 9e18;
+	if (!c->on)
+		return paced < 9e18 ? (uint64_t)paced : 0;
+	uint64_t us = paced < (double)c->end_us ? (uint64_t)paced : c->end_us;
+	uint64_t i = first_sample(c, 0, calls + 1);
+	if (i < c->n && c->s[i].us < us)
+		us = c->s[i].us;
+	for (uint32_t t = 0; c->at && t < x->nt; t++) {
+		const uint64_t (*a)[2] = c->at + c->at_start[t];
+		uint64_t n = c->at_start[t + 1] - c->at_start[t];
+		if (!n || __atomic_load_n(&x->t[t].end_ticks, __ATOMIC_RELAXED))
+			continue;
+		uint64_t j = first_at(a, n, replay_calls_done(&x->t[t]));
+		if (j < n && a[j][1] < us)
+			us = a[j][1];
+	}
+	return us;
+}
+
+/* The program's calls (anon: anonymous RSS) at time us, linear between its samples */
+static double program_at(const struct prog_clock *c, uint64_t us, int anon)
+{
+	uint64_t i = first_sample(c, 1, us + 1);   /* the first sample after us */
+	const struct prog_sample *p = &c->s[i ? i - 1 : 0];
+	double v = anon ? (double)p->anon : (double)p->calls;
+	if (i == 0 || i == c->n)
+		return i == 0 && !anon ? 0 : v;
+	const struct prog_sample *q = &c->s[i];
+	return v + ((anon ? (double)q->anon : (double)q->calls) - v) * (double)(us - p->us) /
+		   (double)(q->us - p->us);
+}
 
 /* ---------------------------------------------------------------------------------------------
    The sampler
@@ -25,9 +126,10 @@ void replay_log_line(struct ctx *x, const char *line, size_t n)
 	}
 }
 
-/* A timeline row of these figures, at the time since the start, ns */
+/* A timeline row of these figures, at the time since the start, ns, and the program's, us */
 static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb,
-		    uint64_t live_kb, uint64_t calls, uint64_t anon_kb, uint64_t mapped_kb)
+		    uint64_t live_kb, uint64_t calls, uint64_t anon_kb, uint64_t mapped_kb,
+		    uint64_t us)
 {
 	char line[192];
 	size_t k = replay_fmt_u(line, ns / 1000000);
@@ -36,9 +138,9 @@ static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb
 		line[k++] = '\t';
 		k += replay_fmt_u(line + k, v[i]);
 	}
-	if (x->o->pace > 0) {   /* the program's time the replay is at */
+	if (replay_clock_known(x)) {
 		line[k++] = '\t';
-		k += replay_fmt_u(line + k, (uint64_t)((double)ns * x->o->pace / 1e6));
+		k += replay_fmt_u(line + k, us / 1000);
 	}
 	line[k++] = '\n';
 	replay_log_line(x, line, k);
@@ -46,15 +148,12 @@ static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb
 
 void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb)
 {
-	log_row(x, 0, rss_kb, vsz_kb, 0, 0, anon_kb, 0);
+	log_row(x, 0, rss_kb, vsz_kb, 0, 0, anon_kb, 0, 0);
 }
 
-static void sample(struct ctx *x)
+/* by: the sampler (not a stream at an AT) */
+static void sample_locked(struct ctx *x, int by_sampler)
 {
-	uint64_t vsz, rss, anon;
-	if (replay_statm(x->statm, x->page, &vsz, &rss, &anon) < 0)
-		return;
-	uint64_t rss_kb = rss / 1024, vsz_kb = vsz / 1024;
 	int64_t live = 0;
 	uint64_t calls = 0;   /* completed (n[] counts the one in flight too: close enough) */
 	for (uint32_t i = 0; i < x->r->h.nthreads; i++) {
@@ -62,6 +161,17 @@ static void sample(struct ctx *x)
 		for (unsigned k = 0; k < MTRACE_WL_NCOUNTS; k++)
 			calls += __atomic_load_n(&x->t[i].n[k], __ATOMIC_RELAXED);
 	}
+	uint64_t now = clock_ns(), us = program_us(x, calls, now), pcalls = calls;
+	if (x->clock.on) {
+		double pc = program_at(&x->clock, us, 0);
+		pcalls = pc < (double)calls ? (uint64_t)pc : calls;
+		if (by_sampler)   /* (before the memory is read: what it touches counts now) */
+			replay_fill_tick(x, program_at(&x->clock, us, 1));
+	}
+	uint64_t vsz, rss, anon;
+	if (replay_statm(x->statm, x->page, &vsz, &rss, &anon) < 0)
+		return;
+	uint64_t rss_kb = rss / 1024, vsz_kb = vsz / 1024;
 	if (live < 0)
 		live = 0;
 	if ((uint64_t)live > x->peak_live)
@@ -71,12 +181,36 @@ static void sample(struct ctx *x)
 	if (vsz_kb > x->peak_vsz_kb)
 		x->peak_vsz_kb = vsz_kb;
 	x->samples++;
-	replay_curve_add(&x->curve, calls, anon);
+	if (x->curve.n) {   /* (counts read as threads go on: never back) */
+		const struct replay_point *last = &x->curve.pt[x->curve.n - 1];
+		us = us < last->us ? last->us : us;
+		pcalls = pcalls < last->pcalls ? last->pcalls : pcalls;
+	}
+	replay_curve_add(&x->curve, calls, anon, us, pcalls);
 	if (x->o->log_fd >= 0) {
 		int64_t mapped = __atomic_load_n(&x->maps.mapped, __ATOMIC_RELAXED);
-		log_row(x, clock_ns() - x->t0_ns, rss_kb, vsz_kb, (uint64_t)live / 1024, calls,
-			anon / 1024, mapped > 0 ? (uint64_t)mapped / 1024 : 0);
+		log_row(x, now - x->t0_ns, rss_kb, vsz_kb, (uint64_t)live / 1024, calls,
+			anon / 1024, mapped > 0 ? (uint64_t)mapped / 1024 : 0, us);
 	}
+}
+
+/* A sample by the sampler, or by a replay thread at an AT (the two take turns: a spin lock, as
+   a sample takes microseconds) */
+static void sample(struct ctx *x, int by_sampler)
+{
+	while (__atomic_exchange_n(&x->sample_lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	sample_locked(x, by_sampler);
+	__atomic_store_n(&x->sample_lock, 0, __ATOMIC_RELEASE);
+}
+
+void replay_sample_at(struct ctx *x, uint64_t us)
+{
+	uint64_t due = __atomic_load_n(&x->at_sample_us, __ATOMIC_RELAXED);
+	if (us >= due && __atomic_compare_exchange_n(&x->at_sample_us, &due,
+						     us + 1 + x->clock.end_us / AT_SAMPLES, 0,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		sample(x, 0);
 }
 
 /* The progress line, at most once a second: the calls the threads have made (each thread's own
@@ -171,12 +305,12 @@ void *replay_sampler(void *arg)
 	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
 		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE)) {
-		sample(x);
+		sample(x, 1);
 		progress(x, 0);
 		check_stalled(x, &still_ms, &last);
 		nanosleep(&iv, NULL);
 	}
-	sample(x);
+	sample(x, 1);
 	progress(x, 1);
 	return NULL;
 }

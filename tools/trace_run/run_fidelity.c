@@ -6,49 +6,64 @@
 #include "run_report.h"
 #include "tool.h"
 
-#define POINTS 4096   /* where the curves are compared, evenly spread over the calls */
+#define POINTS 4096   /* where the curves are compared, evenly spread over calls or time */
 
-/* A curve walked at increasing call counts, linear between its points; of several points at
-   one count (the sampler saw no call between them: an idle time), the last */
+/* A curve walked at increasing values of x, linear between its points; of several points at one
+   x (the sampler saw no call between them: an idle time), the last.  x and y: which of a
+   point's values (as enum below) */
+enum { V_CALLS, V_ANON, V_US, V_PCALLS };
 struct walk {
 	const struct wl_reader *r;    /* the program's samples, or */
 	const struct replay_curve *c; /* the replay's points */
-	uint64_t n, i, base;          /* points; the last at or before the count; growth's zero */
+	int x, y;
+	uint64_t n, i, base;          /* points; the last at or before x; y's zero */
 };
 
-static void point(const struct walk *w, uint64_t i, uint64_t *calls, uint64_t *bytes)
+static uint64_t value(const struct walk *w, uint64_t i, int v)
 {
 	if (w->r) {
 		struct mtrace_wl_sample s;
 		wl_sample(w->r, i, &s);
-		*calls = s.calls, *bytes = s.anon;
-	} else
-		*calls = w->c->pt[i].calls, *bytes = w->c->pt[i].anon;
+		return v == V_CALLS ? s.calls : v == V_ANON ? s.anon : s.time_us;
+	}
+	const struct replay_point *p = &w->c->pt[i];
+	return v == V_CALLS ? p->calls : v == V_ANON ? p->anon : v == V_US ? p->us : p->pcalls;
 }
 
-/* growth (bytes above base, may be negative) at count c; counts only grow from call to call */
-static double at(struct walk *w, uint64_t c)
+/* y (above base, may be negative) at x; x only grows from call to call */
+static double at(struct walk *w, uint64_t x)
 {
-	uint64_t c0, b0, c1, b1;
-	for (;;) {
-		if (w->i + 1 >= w->n)
-			break;
-		point(w, w->i + 1, &c1, &b1);
-		if (c1 > c)
-			break;
+	while (w->i + 1 < w->n && value(w, w->i + 1, w->x) <= x)
 		w->i++;
-	}
-	point(w, w->i, &c0, &b0);
-	double v = (double)b0;
-	if (c0 < c && w->i + 1 < w->n) {
-		point(w, w->i + 1, &c1, &b1);
-		v += ((double)b1 - (double)b0) * (double)(c - c0) / (double)(c1 - c0);
+	uint64_t x0 = value(w, w->i, w->x), y0 = value(w, w->i, w->y);
+	double v = (double)y0;
+	if (x0 < x && w->i + 1 < w->n) {
+		uint64_t x1 = value(w, w->i + 1, w->x), y1 = value(w, w->i + 1, w->y);
+		v += ((double)y1 - (double)y0) * (double)(x - x0) / (double)(x1 - x0);
 	}
 	return v - (double)w->base;
 }
 
+/* The curves' mean distance over the program's time, at POINTS times from its start to its end
+   (end_us): a paced replay's where its clock says it was; a fast one's where it had made as
+   many of the program's calls (pcalls), as time has no meaning for it */
+static double time_error(const struct wl_reader *r, const struct replay_curve *c, uint64_t first,
+			 uint64_t end_us, int paced)
+{
+	struct walk p = { r, NULL, V_US, V_ANON, r->h.nsamples, 0, first },
+		    pc = { r, NULL, V_US, V_CALLS, r->h.nsamples, 0, 0 },
+		    q = { NULL, c, paced ? V_US : V_PCALLS, V_ANON, c->n, 0, c->anon0 };
+	double sum = 0;
+	for (uint64_t i = 0; i < POINTS; i++) {
+		uint64_t t = mul_div_u64(end_us, i, POINTS - 1);
+		uint64_t x = paced ? t : (uint64_t)(at(&pc, t) + 0.5);
+		sum += fabs(at(&q, x) - at(&p, t));
+	}
+	return sum / POINTS;
+}
+
 void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth,
-		      int applies, struct fidelity *f)
+		      int applies, int paced, struct fidelity *f)
 {
 	*f = (struct fidelity){ 0 };
 	const struct mtrace_wl_header *h = &r->h;
@@ -57,13 +72,15 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 	f->have = 1;
 	f->applies = applies;
 	struct mtrace_wl_sample s;
-	uint64_t first = 0, peak = 0;
+	uint64_t first = 0, peak = 0, end_us = h->duration_us;
 	for (uint64_t i = 0; i < h->nsamples; i++) {
 		wl_sample(r, i, &s);
 		if (i == 0)
 			first = s.anon;
 		if (s.anon > peak)
 			peak = s.anon;
+		if (s.time_us > end_us)
+			end_us = s.time_us;
 	}
 	f->prog_growth = peak > first ? peak - first : 0;
 	/* the replay's: as sampled, or its high-water mark's when higher (a peak between two
@@ -72,13 +89,15 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 	f->replay_growth = c->anon_peak > c->anon0 ? c->anon_peak - c->anon0 : 0;
 	if (hwm_growth > f->replay_growth)
 		f->replay_growth = hwm_growth;
+	f->time_error = NAN;
 	if (!f->prog_growth) {
 		f->peak_error = f->curve_error = NAN;   /* nothing to compare with */
 		return;
 	}
 	f->peak_error =
 		((double)f->replay_growth - (double)f->prog_growth) / (double)f->prog_growth;
-	struct walk p = { r, NULL, h->nsamples, 0, first }, q = { NULL, c, c->n, 0, c->anon0 };
+	struct walk p = { r, NULL, V_CALLS, V_ANON, h->nsamples, 0, first },
+		    q = { NULL, c, V_CALLS, V_ANON, c->n, 0, c->anon0 };
 	uint64_t total = h->ncalls, k = total + 1 < POINTS ? total + 1 : POINTS;
 	double sum = 0;
 	for (uint64_t i = 0; i < k; i++) {
@@ -86,6 +105,8 @@ void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, u
 		sum += fabs(at(&q, call) - at(&p, call));
 	}
 	f->curve_error = sum / (double)k / (double)f->prog_growth;
+	if (end_us)   /* (a count of order points has no times) */
+		f->time_error = time_error(r, c, first, end_us, paced) / (double)f->prog_growth;
 }
 
 uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int touch,
@@ -116,7 +137,7 @@ uint64_t fidelity_memory_need(const struct wl_reader *r, uint64_t ideal, int tou
 
 static int is_fraction(int i)
 {
-	return i == F_PEAK_ERR || i == F_CURVE_ERR;
+	return i == F_PEAK_ERR || i == F_CURVE_ERR || i == F_TIME_ERR;
 }
 
 void report_value(FILE *out, int i, int64_t v, int json)
@@ -161,6 +182,7 @@ void report_fidelity_fields(const struct fidelity *fid, const struct replay_resu
 	f[F_REPLAY_GROWTH] = have ? (int64_t)(fid->replay_growth / 1024) : F_NA;
 	f[F_PEAK_ERR] = have ? millionths(fid->peak_error) : F_NA;
 	f[F_CURVE_ERR] = have ? millionths(fid->curve_error) : F_NA;
+	f[F_TIME_ERR] = have ? millionths(fid->time_error) : F_NA;
 	f[F_FID_APPLIES] = have ? fid->applies : F_NA;
 	f[F_MAPPED_KB] = (int64_t)(r->mapped_peak / 1024);
 	f[F_RESIDENT_TOLD] = (int64_t)r->resident_told;
@@ -181,10 +203,15 @@ void report_fidelity_text(const int64_t *f, const char *traced_alloc)
 		       "are not comparable: calls failed in it\n", report_num(f[F_PROG_GROWTH]));
 		return;
 	}
-	char pct[32] = "", curve[160] = "";
+	char pct[32] = "", curve[200] = "";
 	if (f[F_PEAK_ERR] != F_NA)
 		snprintf(pct, sizeof pct, " (%+.1f%%)", (double)f[F_PEAK_ERR] / 1e4);
-	if (f[F_CURVE_ERR] != F_NA)
+	if (f[F_TIME_ERR] != F_NA && f[F_CURVE_ERR] != F_NA)
+		snprintf(curve, sizeof curve,
+			 "; the two curves differ by %.1f%% of that peak on average over the "
+			 "program's time (%.1f%% call by call)",
+			 (double)f[F_TIME_ERR] / 1e4, (double)f[F_CURVE_ERR] / 1e4);
+	else if (f[F_CURVE_ERR] != F_NA)
 		snprintf(curve, sizeof curve,
 			 "; the two curves differ by %.1f%% of that peak on average, call by call",
 			 (double)f[F_CURVE_ERR] / 1e4);

@@ -1,9 +1,11 @@
 /* run_fidelity.h - how far a replay's memory can be trusted: the program's memory samples (the
- * workload's table) set beside the replay's, call by call.  Figures: the program's peak
- * anonymous RSS growth (above its first sample), the replay's (above its start), the error at
- * the peak, and the curves' mean distance over the calls as a share of the program's peak.
- * When the replay ran on another allocator or other settings than the program, the same
- * figures say what that allocator would have used, not how faithful the replay is.
+ * workload's table) set beside the replay's.  Figures: the program's peak anonymous RSS growth
+ * (above its first sample), the replay's (above its start), the error at the peak, and the
+ * curves' mean distance as a share of the program's peak: over the program's time (the
+ * headline: a replay far off while the program idles for most of its life is far off), and
+ * over its calls.  When the replay ran on another allocator or other settings than the
+ * program, the same figures say what that allocator would have used, not how faithful the
+ * replay is.
  */
 #ifndef RUN_FIDELITY_H
 #define RUN_FIDELITY_H
@@ -18,12 +20,14 @@ struct fidelity {
 	uint64_t replay_growth;       /* bytes */
 	double peak_error;            /* (replay - program) / program */
 	double curve_error;           /* mean |replay - program| over the calls / program's peak */
+	double time_error;            /* the same over the program's time (NAN: no times) */
 };
 
 /* The figures of a replay (its curve c, the growth of its RSS's high-water mark in bytes: the
-   exact peak a sampler may miss, or 0 unknown) of workload r; applies: see above. */
+   exact peak a sampler may miss, or 0 unknown) of workload r; applies: see above; paced: the
+   replay kept the program's pace (its curve's times are then its clock's). */
 void fidelity_compute(const struct wl_reader *r, const struct replay_curve *c, uint64_t hwm_growth,
-		      int applies, struct fidelity *f);
+		      int applies, int paced, struct fidelity *f);
 /* The memory a replay of workload r will touch at its peak, as well as can be told before it
    runs: where the program's samples are there and the replay touches as the program had its
    blocks resident, the program's own peak anonymous RSS (a program that mallocs 10 GB and

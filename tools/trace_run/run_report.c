@@ -27,6 +27,7 @@ const char *const report_field_names[NFIELDS] = {
 	"first_failed_call",
 	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error",
 	"fidelity_curve_error", "fidelity_applies", "replay_mapped_kb", "resident_touches",
+	"fidelity_time_error",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
@@ -334,6 +335,7 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 		{ "program RSS growth (KiB)", F_PROG_GROWTH, 0 },
 		{ "replay RSS growth (KiB)", F_REPLAY_GROWTH, 0 },
 		{ "vs the program, at peak", F_PEAK_ERR, 0 },
+		{ "vs the program, by time", F_TIME_ERR, 0 },
 		{ "vs the program, by call", F_CURVE_ERR, 0 },
 	};
 	/* some call failed here that succeeded in the program: not comparable */

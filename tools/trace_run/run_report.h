@@ -21,7 +21,7 @@ enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_K
        /* the program's memory beside the replay's (report_fidelity): F_NA where the workload
           has no samples; errors in millionths, printed as fractions */
        F_PROG_GROWTH, F_REPLAY_GROWTH, F_PEAK_ERR, F_CURVE_ERR, F_FID_APPLIES, F_MAPPED_KB,
-       F_RESIDENT_TOLD, NFIELDS };
+       F_RESIDENT_TOLD, F_TIME_ERR, NFIELDS };
 #define F_NA INT64_MIN   /* a figure that does not exist: empty in CSV, null in JSON */
 extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
 

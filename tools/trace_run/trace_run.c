@@ -178,7 +178,8 @@ int main(int argc, char **argv)
 	struct fidelity fid;
 	uint64_t hwm = res.hwm_reset && res.maxrss_end_kb > res.maxrss_start_kb ?
 		       (uint64_t)(res.maxrss_end_kb - res.maxrss_start_kb) * 1024 : 0;
-	fidelity_compute(&r, res.curve, hwm, run_as_the_program(&o, &traced, alloc_name), &fid);
+	fidelity_compute(&r, res.curve, hwm, run_as_the_program(&o, &traced, alloc_name),
+			 o.ro.pace > 0, &fid);
 	report_fidelity_fields(&fid, &res, f);
 	if (o.format && !strcmp(o.format, "csv"))
 		report_csv_header(), report_csv_row(f, alloc, timer);
