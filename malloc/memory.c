@@ -105,10 +105,13 @@ static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
 static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 {
 	uint64_t anon, resident, size;
+	if (t->exiting)
+		return;   /* (left due for the next call of another thread: a large release after
+		             this thread's end, sort's, would find it used up and the peak missed) */
 	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;   /* another thread took it */
-	if (mt_g.sandboxed || t->exiting)
+	if (mt_g.sandboxed)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
