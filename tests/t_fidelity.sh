@@ -29,7 +29,7 @@ check "trace_dump: the peak's time after the idle time and within the run ($at u
 
 "$R" -i 1 "$TMP/p.wl" >"$TMP/p.txt"; eq "phases: replayed" 0 "$?"
 eq "phases: the summary's 11th line is the total call time" "Total call time" "$(sed -n 11p "$TMP/p.txt" | cut -d: -f1)"
-grep -q "^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average over the program's time ([0-9.]*% call by call)$" "$TMP/p.txt" \
+grep -q "^Program as traced: [0-9,]* Kb peak anonymous RSS growth; this replay: [0-9,]* Kb ([-+][0-9.]*%); the two curves differ by [0-9.]*% of that peak on average over the program's time ([0-9.]*% call by call); as fast as it goes, a replay does not keep the program's time between its calls (--pace does)$" "$TMP/p.txt" \
 	&& ok "phases: the fidelity line" || bad "phases: $(tail -n 2 "$TMP/p.txt")"
 check "phases: after the original summary" test "$(grep -n '^Program as traced' "$TMP/p.txt" | cut -d: -f1)" -gt 11
 "$R" --json -i 1 "$TMP/p.wl" >"$TMP/p.json"

@@ -175,8 +175,12 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 			res->fail_call = t->fail_call;
 		}
 		res->resident_told += t->res_told;
+		res->resident_unknown += t->res_unknown;
+		res->resident_unknown_bytes += t->res_unknown_bytes;
 	}
 	res->resident_told += x->maps.resident_told;
+	res->resident_unknown += x->maps.unknown;
+	res->resident_unknown_bytes += x->maps.unknown_bytes;
 	res->mapped_peak = x->maps.peak > 0 ? (uint64_t)x->maps.peak : 0;
 	res->curve = &x->curve;
 	if (x->timed) {

@@ -57,6 +57,9 @@ struct replay_result {
 	uint64_t fail_call, fail_bytes;   /* report counts) and the bytes it asked for */
 	uint64_t resident_told;       /* blocks and mappings touched as the program had them
 	                                 resident (the workload said) */
+	uint64_t resident_unknown;    /* large ones written whole: the workload says it does not
+	                                 know what was resident (never released while traced) */
+	uint64_t resident_unknown_bytes;
 	uint64_t mapped_peak;         /* bytes: the program's own mappings replayed, at the most */
 	int hwm_reset;                /* the high-water mark of RSS restarted with the replay: Max
 	                                 RSS growth is the replay's own */

@@ -6,9 +6,11 @@
  * program's memory rose since the last sample (its curve at the replay's clock): a rise the
  * calls made is soon spent on the blocks just pooled, one that came between calls on the blocks
  * that waited.  Whatever a block's resident bytes say and the rises did not bring is touched
- * at its release, and at the replay's end: the peak stays the program's.
+ * at its release, and at the program's end: the peak stays the program's.  A block the workload
+ * does not say the resident bytes of (one still live when the trace ended) is written as far as
+ * the rises go and no further: the program's curve is then all there is to go by.
  *
- * A pooled block's slot carries its entry (replay_fill_mark).  An entry is touched by the
+ * A pooled block's slot carries its entry in its size's high bits.  An entry is touched by the
  * sampler (state BUSY) or given back by the thread that frees the block (CLAIMED), never both:
  * the thread waits the few microseconds of a touch in progress.
  */
@@ -42,7 +44,8 @@ static void touch_part(struct ctx *x, struct fill *e, uint64_t from, uint64_t to
 		c[e->n - 1] = 1;
 }
 
-uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done)
+uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done,
+			 int known)
 {
 	struct fill_pool *f = &x->fill;
 	if (done >= k)
@@ -56,7 +59,7 @@ uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_
 		    !__atomic_compare_exchange_n(&e->state, &st, CLAIMED, 0, __ATOMIC_ACQUIRE,
 						 __ATOMIC_RELAXED))
 			continue;
-		e->p = p, e->n = n, e->k = k, e->done = done;
+		e->p = p, e->n = n, e->k = k, e->done = done, e->known = known;
 		e->seq = __atomic_add_fetch(&f->seq, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->state, PENDING, __ATOMIC_RELEASE);
 		__atomic_store_n(&f->hint, (j + 1) % FILL_ENTRIES, __ATOMIC_RELAXED);
@@ -79,7 +82,7 @@ void replay_fill_release(struct ctx *x, uint64_t size)
 						__ATOMIC_RELAXED))
 			break;
 	}
-	if (e->done < e->k)   /* the program had it resident at its release */
+	if (e->known && e->done < e->k)   /* the program had it resident at its release */
 		touch_part(x, e, e->done, e->k);
 	__atomic_sub_fetch(&x->fill.pooled, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->state, FREE_ENTRY, __ATOMIC_RELEASE);
@@ -138,11 +141,12 @@ void replay_fill_finish(struct ctx *x)
 		pending = __atomic_load_n(&f->e[i].state, __ATOMIC_ACQUIRE) == PENDING;
 	if (!pending)
 		return;
-	/* the program went on filling after its last call: its time, then the rest */
+	/* the program went on filling after its last call: its time, then the rest of what the
+	   workload says was resident */
 	replay_pace_wait(x->t0_ns, x->o->pace, x->clock.end_us);
 	for (struct fill *e; (e = oldest(f));) {
-		touch_part(x, e, e->done, e->k);
-		e->done = e->k;
+		if (e->known)
+			touch_part(x, e, e->done, e->k), e->done = e->k;
 		__atomic_store_n(&e->state, FILLED, __ATOMIC_RELEASE);
 	}
 }

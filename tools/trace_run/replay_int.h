@@ -47,6 +47,8 @@ struct rthread {
 	uint64_t n[MTRACE_WL_NCOUNTS], cyc[MTRACE_WL_NCOUNTS];
 	uint64_t waits, slept, implicit, failed, rfail;
 	uint64_t res_told;            /* blocks touched as the program had them resident */
+	uint64_t res_unknown, res_unknown_bytes;   /* large blocks written whole, the workload not
+	                                 saying what of them the program had resident */
 	uint64_t end_ticks;
 	/* its first call that failed here only: bytes asked for, its number in the stream
 	   (replay_calls_done), its opcode */
@@ -88,6 +90,7 @@ struct ctx {
 			uint64_t n, k, done;  /* bytes; to touch (resident); touched */
 			uint64_t seq;         /* the order they came in */
 			uint32_t state;
+			int known;            /* the workload says k */
 		} *e;
 		uint64_t seq;
 		uint32_t hint, pooled;        /* where to look for a free entry; entries held */
@@ -180,16 +183,20 @@ static inline uint64_t slot_bytes(uint64_t size)
 }
 /* The pool on a paced replay of a workload with times and --touch=resident.  0, or -1. */
 int replay_fill_init(struct ctx *x, uint64_t *harness);
-/* Block p of n bytes, k of them to touch, done of them written already (a realloc's copy):
-   taken into the pool (its mark, for the slot's size), or 0: the caller touches it now */
-uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done);
+/* Block p of n bytes, k of them to touch, done of them written already (a realloc's copy);
+   known: the workload says k (else k is n, and the block is written only as far as the
+   program's memory rose: that is all there is to go by).  Taken into the pool (its mark, for
+   the slot's size), or 0: the caller touches it now. */
+uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done,
+			 int known);
 /* A pooled block about to go (its slot's size, marked): touched as far as the program had it
-   resident, its entry given back */
+   resident, where the workload says, its entry given back */
 void replay_fill_release(struct ctx *x, uint64_t size);
 /* The sampler's: the program's anonymous RSS at the replay's clock, bytes; pooled blocks take
    what it rose by since the last */
 void replay_fill_tick(struct ctx *x, double prog_anon);
-/* After the replay's last call: blocks the program was still filling touched by its end */
+/* After the replay's last call: blocks the program was still filling touched by its end (as
+   far as the workload says they were resident) */
 void replay_fill_finish(struct ctx *x);
 
 /* A fast replay's stream that reaches an AT (the program had been idle: the replay's state

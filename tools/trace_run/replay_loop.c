@@ -39,10 +39,13 @@ static inline uint64_t touch(struct rthread *me, void *q, uint64_t n, const uint
 	struct ctx *x = me->x;
 	int large = **p == MTRACE_WL_RESIDENT;
 	uint64_t k = replay_resident(p, n, x->o->touch, &told);
-	me->res_told += told;
-	uint64_t mark = large && x->fill.on ? replay_fill_add(x, q, n, k, done) : 0;
-	if (!mark)
+	me->res_told += told > 0;
+	uint64_t mark = large && x->fill.on ? replay_fill_add(x, q, n, k, done, told > 0) : 0;
+	if (!mark) {
 		replay_touch(q, n, k, x->o->touch, x->page);
+		if (told < 0)
+			me->res_unknown++, me->res_unknown_bytes += n;
+	}
 	return mark;
 }
 

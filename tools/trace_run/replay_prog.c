@@ -54,8 +54,12 @@ static void touch(struct replay_maps *r, char *q, uint64_t n, const uint8_t **p)
 {
 	int told;
 	uint64_t k = replay_resident(p, n, r->mode, &told);
-	if (told)
+	if (told > 0)
 		__atomic_fetch_add(&r->resident_told, 1, __ATOMIC_RELAXED);
+	else if (told < 0) {
+		__atomic_fetch_add(&r->unknown, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&r->unknown_bytes, n, __ATOMIC_RELAXED);
+	}
 	replay_touch(q, n, k, r->mode, r->page);
 }
 

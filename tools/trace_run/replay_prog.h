@@ -36,7 +36,8 @@ static inline void replay_touch(void *q, uint64_t n, uint64_t k, int mode, uint6
 
 /* The bytes of a new block (or mapping) of n bytes to touch: what the RESIDENT after its call
    (at *p, consumed) says the program had resident, in TOUCH_RESIDENT mode; else all n.  *told
-   is set when the workload said. */
+   is 1 when the workload said, -1 when its RESIDENT says it is not known (the block is large:
+   written whole, where the program may have written a part), else 0. */
 static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, int *told)
 {
 	*told = 0;
@@ -44,9 +45,11 @@ static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, 
 		return n;
 	++*p;
 	uint64_t kib1 = varint_get_fast(p);
-	if (!kib1 || mode != TOUCH_RESIDENT)
-		return n;   /* not known, or --touch says otherwise */
-	*told = 1;
+	if (mode != TOUCH_RESIDENT)
+		return n;   /* --touch says otherwise */
+	*told = kib1 ? 1 : -1;
+	if (!kib1)
+		return n;
 	uint64_t k = (kib1 - 1) * 1024;   /* (at most 2^52: no overflow) */
 	return k < n ? k : n;
 }
@@ -59,6 +62,7 @@ struct replay_maps {
 	int64_t mapped;               /* bytes mapped now (all threads: atomic) */
 	int64_t peak;                 /* the most at once (the sampler's view) */
 	uint64_t resident_told;       /* mappings touched as the program had them resident */
+	uint64_t unknown, unknown_bytes;   /* and those written whole, the trace not saying */
 };
 
 /* A table for n map ids (none when n is 0).  0, or -1 (errno). */

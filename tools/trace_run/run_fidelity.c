@@ -186,9 +186,10 @@ void report_fidelity_fields(const struct fidelity *fid, const struct replay_resu
 	f[F_FID_APPLIES] = have ? fid->applies : F_NA;
 	f[F_MAPPED_KB] = (int64_t)(r->mapped_peak / 1024);
 	f[F_RESIDENT_TOLD] = (int64_t)r->resident_told;
+	f[F_UNKNOWN_KB] = (int64_t)(r->resident_unknown_bytes / 1024);
 }
 
-void report_fidelity_text(const int64_t *f, const char *traced_alloc)
+void report_fidelity_text(const int64_t *f, const char *traced_alloc, int paced)
 {
 	if (f[F_MAPPED_KB])
 		printf("Program's own mappings: %s Kb at the most, replayed (in the RSS above)\n",
@@ -215,16 +216,30 @@ void report_fidelity_text(const int64_t *f, const char *traced_alloc)
 		snprintf(curve, sizeof curve,
 			 "; the two curves differ by %.1f%% of that peak on average, call by call",
 			 (double)f[F_CURVE_ERR] / 1e4);
+	/* what the replay cannot do as the program did, where it bears on the figures: a clause
+	   each */
+	char why[300] = "";
+	size_t n = 0;
+	if (f[F_UNKNOWN_KB] > 0 && f[F_UNKNOWN_KB] >= f[F_PROG_GROWTH] / 100)
+		n += (size_t)snprintf(why + n, sizeof why - n,
+				      "; %s MiB of large blocks written whole, the trace not "
+				      "saying what of them was resident", report_num(
+				      (f[F_UNKNOWN_KB] + 512) / 1024));
+	if (!paced && f[F_TIME_ERR] != F_NA && f[F_FID_APPLIES] && n < sizeof why)
+		snprintf(why + n, sizeof why - n, "; as fast as it goes, a replay does not "
+			 "keep the program's time between its calls (--pace does)");
 	if (f[F_FID_APPLIES])
 		printf("Program as traced: %s Kb peak anonymous RSS growth; "
-		       "this replay: %s Kb%s%s\n",
-		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve);
+		       "this replay: %s Kb%s%s%s\n",
+		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve,
+		       why);
 	else
 		printf("Program as traced (on %s): %s Kb peak anonymous RSS growth; what this "
 		       "allocator would have used: %s Kb%s%s (not a fidelity figure: this "
-		       "replay's allocator or settings are not the traced ones)\n",
+		       "replay's allocator or settings are not the traced ones)%s\n",
 		       traced_alloc && *traced_alloc ? traced_alloc : "an allocator not named",
-		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve);
+		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve,
+		       why);
 }
 
 int report_fidelity_cell(char *cell, size_t cap, int i, int64_t v)

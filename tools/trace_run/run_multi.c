@@ -307,7 +307,7 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		else {
 			report_text(med[0], names[0], timer, reps, o->dj_summary);
 			run_settings_print(o, traced, allocs[0], &o->cols[0]);
-			report_fidelity_text(med[0], traced->allocator);
+			report_fidelity_text(med[0], traced->allocator, o->ro.pace > 0);
 		}
 		return status;
 	}

@@ -27,7 +27,7 @@ const char *const report_field_names[NFIELDS] = {
 	"first_failed_call",
 	"program_rss_growth_kb", "replay_rss_growth_kb", "fidelity_peak_error",
 	"fidelity_curve_error", "fidelity_applies", "replay_mapped_kb", "resident_touches",
-	"fidelity_time_error",
+	"fidelity_time_error", "resident_unknown_kb",
 };
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)

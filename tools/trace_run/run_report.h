@@ -21,7 +21,7 @@ enum { F_CYCLES, F_WALL, F_USER, F_RSS_GROWTH, F_RSS_START, F_RSS_END, F_IDEAL_K
        /* the program's memory beside the replay's (report_fidelity): F_NA where the workload
           has no samples; errors in millionths, printed as fractions */
        F_PROG_GROWTH, F_REPLAY_GROWTH, F_PEAK_ERR, F_CURVE_ERR, F_FID_APPLIES, F_MAPPED_KB,
-       F_RESIDENT_TOLD, F_TIME_ERR, NFIELDS };
+       F_RESIDENT_TOLD, F_TIME_ERR, F_UNKNOWN_KB, NFIELDS };
 #define F_NA INT64_MIN   /* a figure that does not exist: empty in CSV, null in JSON */
 extern const char *const report_field_names[NFIELDS];   /* the CSV header and JSON keys */
 
@@ -46,7 +46,8 @@ int report_parse_value(int i, char **s, int64_t *v);
    mappings and touches; the lines after the summary */
 struct fidelity;
 void report_fidelity_fields(const struct fidelity *fid, const struct replay_result *r, int64_t *f);
-void report_fidelity_text(const int64_t *f, const char *traced_alloc);
+/* (paced: the replay kept the program's pace) */
+void report_fidelity_text(const int64_t *f, const char *traced_alloc, int paced);
 /* A --compare cell of a fidelity field (the errors as percentages, "-" where none): 1, or 0
    for the other fields (printed as numbers with ratios) */
 int report_fidelity_cell(char *cell, size_t cap, int field, int64_t v);

@@ -188,7 +188,7 @@ int main(int argc, char **argv)
 	else {
 		report_text(f, alloc, timer, 1, o.dj_summary);
 		run_settings_print(&o, &traced, alloc_name, NULL);
-		report_fidelity_text(f, traced.allocator);
+		report_fidelity_text(f, traced.allocator, o.ro.pace > 0);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
