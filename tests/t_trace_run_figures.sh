@@ -118,6 +118,13 @@ set -- $se
 grep -q '^Units: Kb is KiB; "usec across N threads" is the replay threads'"'"' user CPU time;$' "$TMP/one" &&
 	ok "the units said after the 11 lines" || bad "units: $(grep -i units "$TMP/one")"
 "$R" --help | tr '\n' ' ' | grep -q "Kb is KiB" && ok "--help says what Kb is" || bad "--help: units"
+# the harness's tables the replay writes as it goes are resident before it starts: a workload of
+# 500,000 signal points and no memory (each a futex word written when its count is reached, 4 MB)
+# grows the anonymous RSS by far less than that
+"$TP/mkfixture" wl-signals "$TMP/sig.wl" 500000
+"$R" -l "$TMP/sig.tsv" "$TMP/sig.wl" >/dev/null; eq "signal points: exit 0" 0 "$?"
+grow=$(awk -F'\t' 'NR == 3 { b = $6 } NR > 2 && $6 - b > m { m = $6 - b } END { print m + 0 }' "$TMP/sig.tsv")
+check "signal points: the replay's anonymous RSS grew by $grow KiB, not their 3,906" test "$grow" -lt 1024
 
 # --- failures that show: a replay made to fail (an address-space limit its malloc of 1 GiB
 # does not fit; under ASan, the largest allocation it allows) where the program's call

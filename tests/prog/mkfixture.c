@@ -32,6 +32,8 @@
  *                                 through a third thread's wait
  *   mkfixture wl-waits|wl-nowaits OUT N   thread 1 makes N free(NULL) calls, each after a
  *                                 WAIT that is already satisfied (or without): the cost of one
+ *   mkfixture wl-signals OUT N    thread 0 makes N free(NULL) calls, thread 1 one after each of
+ *                                 them, waiting for it: N signal points, no memory
  */
 #include <errno.h>
 #include <stdio.h>
@@ -370,6 +372,12 @@ static void workload(const char *kind, const char *path)
 			OP(1, MTRACE_WL_FREE, 0);
 		}
 		OP(1, MTRACE_WL_FREE, 1);
+	} else if (!strcmp(kind, "wl-signals")) {
+		for (uint64_t i = 1; i <= nops; i++) {
+			OP(0, MTRACE_WL_FREE, 0);
+			OP(1, MTRACE_WL_WAIT, 0, i);
+			OP(1, MTRACE_WL_FREE, 0);
+		}
 	} else if (!strcmp(kind, "wl-maps")) {
 		h.version = 2;
 		h.nmaps = 2;

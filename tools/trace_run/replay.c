@@ -55,8 +55,10 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	   used (numbers are dense); one whose slots are far more than its calls gets no such help
 	   (its table would cost more than the replay). */
 	if (r->h.nslots <= r->h.ncalls + 1)
-		for (size_t i = 0; i < r->h.nslots * sizeof *x->slot; i += x->page)
-			((volatile char *)x->slot)[i] = 0;
+		replay_prefault(x->slot, r->h.nslots * sizeof *x->slot, x->page);
+	/* (and the sampler's and the fill's tables: at most a few hundred KiB) */
+	replay_prefault(x->curve.pt, x->curve.cap * sizeof *x->curve.pt, x->page);
+	replay_prefault(x->fill.e, x->fill.on ? FILL_ENTRIES * sizeof *x->fill.e : 0, x->page);
 	x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	if (x->statm < 0)
 		x->at_sample_us = UINT64_MAX;

@@ -78,6 +78,7 @@ int replay_signal_points(const struct replay_plan *p, struct rthread *t, uint32_
 	struct sigw *words = replay_map_zero(p->npoints * sizeof *words, harness);
 	if (!words)
 		return -1;
+	replay_prefault(words, p->npoints * sizeof *words, (size_t)sysconf(_SC_PAGESIZE));
 	*harness += p->map_bytes;
 	for (uint32_t u = 0; u < nt; u++) {
 		t[u].sig = t[u].sig0 = p->points + p->start[u];
