@@ -125,6 +125,12 @@ grep -q '^Units: Kb is KiB; "usec across N threads" is the replay threads'"'"' u
 "$R" -l "$TMP/sig.tsv" "$TMP/sig.wl" >/dev/null; eq "signal points: exit 0" 0 "$?"
 grow=$(awk -F'\t' 'NR == 3 { b = $6 } NR > 2 && $6 - b > m { m = $6 - b } END { print m + 0 }' "$TMP/sig.tsv")
 check "signal points: the replay's anonymous RSS grew by $grow KiB, not their 3,906" test "$grow" -lt 1024
+# and each replay thread's call-time histogram (38 KiB of its stack): 1,000 threads of one call
+# each (Max RSS: the exact peak, which the threads' histograms made 25 to 32 MiB)
+"$TP/mkfixture" wl-longchain "$TMP/lc.wl" 1000
+"$R" --csv "$TMP/lc.wl" >"$TMP/lc.csv"; eq "1,000 threads: exit 0" 0 "$?"
+grow=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "maxrss_growth_kb") c = i } NR == 2 { print $c }' "$TMP/lc.csv")
+check "1,000 threads: Max RSS grew by ${grow:-?} KiB, not by their histograms" test "${grow:-99999}" -lt 4096
 
 # --- failures that show: a replay made to fail (an address-space limit its malloc of 1 GiB
 # does not fit; under ASan, the largest allocation it allows) where the program's call

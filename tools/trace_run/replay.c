@@ -100,6 +100,8 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	uint32_t first = nt < most ? nt : most;
 	for (uint32_t i = 0; i < first; i++)
 		replay_add_worker(x);   /* they wait for `go` */
+	for (uint32_t n; (n = __atomic_load_n(&x->ready, __ATOMIC_ACQUIRE)) < first;)
+		futex(&x->ready, FUTEX_WAIT_PRIVATE, n, NULL);   /* (their stacks written) */
 	replay_crash_ctx = x;   /* a crash now says where */
 	pthread_t sampler_th;
 	int have_sampler =

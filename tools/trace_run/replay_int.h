@@ -72,6 +72,7 @@ struct ctx {
 	uint32_t next;                /* the next stream a worker takes */
 	uint32_t workers;             /* worker threads created */
 	uint32_t running;             /* futex: worker threads not yet finished */
+	uint32_t ready;               /* futex: worker threads set up, waiting for `go` */
 	int timed;
 	struct hist *hist;            /* the workers' histograms, added up */
 	struct replay_maps maps;      /* the program's own mappings (replay_prog.h) */

@@ -271,11 +271,13 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
 static void *replay_worker(void *arg)
 {
 	struct ctx *x = arg;
-	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
-		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
-	struct hist h;
+	struct hist h;   /* (38 KiB of stack, written before the replay's RSS is counted) */
 	if (x->timed)
 		memset(&h, 0, sizeof h);
+	__atomic_add_fetch(&x->ready, 1, __ATOMIC_RELEASE);
+	futex(&x->ready, FUTEX_WAKE_PRIVATE, 1, NULL);
+	while (__atomic_load_n(&x->go, __ATOMIC_ACQUIRE) == 0)
+		futex(&x->go, FUTEX_WAIT_PRIVATE, 0, NULL);
 	for (;;) {
 		uint32_t i = __atomic_fetch_add(&x->next, 1, __ATOMIC_ACQ_REL);
 		if (i >= x->nt)
