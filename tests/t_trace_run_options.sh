@@ -9,8 +9,9 @@ gzip -c "$TMP/m.wl" >"$TMP/m.wl.gz"
 # --- options
 "$R" -l "$TMP/tl.tsv" -i 5 "$TMP/m.wl" >/dev/null; eq "--log: exit 0" 0 "$?"
 eq "--log: its first line names the run" "# trace_run timeline: glibc" "$(head -n 1 "$TMP/tl.tsv")"
-eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb" "$(sed -n 2p "$TMP/tl.tsv")"
-ge "--log: samples" 1 "$(tail -n +3 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+# (program_ms: the program's time the replay is at, as its workload has times)
+eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb	program_ms" "$(sed -n 2p "$TMP/tl.tsv")"
+ge "--log: samples" 1 "$(tail -n +3 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
 # the first row is the process before the first call (the baseline of every growth figure)
 eq "--log: the first row at time 0, before any call" "0 0 0" "$(sed -n 3p "$TMP/tl.tsv" | cut -f 1,4,5 | tr '\t' ' ')"
 # blocks live at the end (so the last sample is at the peak): the timeline's growth above its
