@@ -3,7 +3,9 @@
  *   replay.c         setting up a replay, releasing it, adding up its result
  *   replay_loop.c    the worker threads and the loop that replays a stream
  *   replay_wait.c    a wait that is not already satisfied; signal points
- *   replay_sample.c  the sampler thread: RSS, the timeline, progress, a stalled replay
+ *   replay_sample.c  the sampler thread: RSS, the program's time the replay is at, the
+ *                    timeline, progress, a stalled replay
+ *   replay_fill.c    a paced replay's large blocks written as the program's memory rose
  *   replay_crash.c   a crash or a stall: where the replay was
  */
 #ifndef REPLAY_INT_H
