@@ -5,14 +5,15 @@
 # The same program whose calls do hold the plateau (idle-hold) scores near by time, paced and
 # fast (a fast replay samples its state where the program had been idle, at the AT).  A block
 # the program fills between its calls (fill: its samples rise for 8 s without a call) is filled
-# by a paced replay as the program's curve rises, not at its malloc; its peak stays the program's.
+# by a paced replay as the program's curve rises, not at its malloc; its peak stays the program's;
+# likewise a mapping of the program's own (fill-map).
 . tests/lib.sh
 R="$BIN/trace_run"
 csv() { awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i } NR == 2 { print $c }' "$1"; }
 json() { tr ',{}' '\n\n\n' <"$1" | awk -F': ' -v k="\"$2\"" '$1 ~ k { print $2 }' | tr -d ' '; }
 # within LO HI X: LO <= X <= HI (fractions)
 within() { awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
-for k in idle-miss idle-hold fill; do "$TP/mkwlmem" $k "$TMP/$k.wl"; done
+for k in idle-miss idle-hold fill fill-map; do "$TP/mkwlmem" $k "$TMP/$k.wl"; done
 
 # --- the plateau missed: far off by time, near by calls, fast and paced
 "$R" --csv "$TMP/idle-miss.wl" >"$TMP/mf.csv"; eq "idle-miss, fast: exit 0" 0 "$?"
@@ -55,6 +56,10 @@ check "fill, paced: its peak the program's ($p)" within -0.05 0.05 "$p"
 # half way through the fill (4 s) the replay held about half the block, not all of it
 half=$(awk -F'\t' 'NR > 2 && $8 >= 3500 && $8 <= 4500 { print $6 - base; exit } NR == 3 { base = $6 }' "$TMP/fp.tsv")
 check "fill, paced: half of it at half time (${half:-?} KiB of 65,536)" within 16384 49152 "${half:-0}"
+"$R" --csv --pace=10 -i 1 "$TMP/fill-map.wl" >"$TMP/fm.csv"; eq "fill-map, paced: exit 0" 0 "$?"
+t=$(csv "$TMP/fm.csv" fidelity_time_error); p=$(csv "$TMP/fm.csv" fidelity_peak_error)
+check "fill-map, paced: a mapping of the program's filled as its curve rose ($t)" within 0 0.15 "$t"
+check "fill-map, paced: its peak the program's ($p)" within -0.05 0.05 "$p"
 "$R" --csv "$TMP/fill.wl" >"$TMP/ff.csv"
 t=$(csv "$TMP/ff.csv" fidelity_time_error)
 check "fill, fast: touched at its call, far off by time ($t)" within 0.25 0.6 "$t"

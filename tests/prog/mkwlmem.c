@@ -11,6 +11,7 @@
  *   mkwlmem fill OUT        a block of 64 MiB malloc'd at 10 ms that the program fills evenly
  *                           until 8 s without a call (its samples rise), resident whole at its
  *                           free at 9 s
+ *   mkwlmem fill-map OUT    the same of a mapping of the program's own (mmap, munmap)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +27,15 @@ static void die(const char *m) { fprintf(stderr, "mkwlmem: %s\n", m); exit(1); }
 static struct wl_writer w;
 static struct mtrace_wl_header h;
 
-static void op(unsigned code, int n, uint64_t a, uint64_t b)
+static void op3(unsigned code, int n, uint64_t a, uint64_t b, uint64_t c)
 {
-	uint64_t v[2] = { a, b };
+	uint64_t v[3] = { a, b, c };
 	if (wl_writer_op(&w, 0, code, n, v) < 0)
 		die(w.err);
 	if (mtrace_wl_is_call(code))
 		h.ncalls++, h.counts[code]++;
 }
+#define op(code, n, a, b) op3(code, n, a, b, 0)
 
 static void sample(uint64_t calls, uint64_t anon, uint64_t us)
 {
@@ -64,7 +66,7 @@ static void burst(uint64_t slot, uint64_t calls0)
 int main(int argc, char **argv)
 {
 	if (argc != 3)
-		die("usage: mkwlmem idle-miss|idle-hold|fill OUT");
+		die("usage: mkwlmem idle-miss|idle-hold|fill|fill-map OUT");
 	const char *kind = argv[1];
 	if (wl_writer_open(&w, argv[2]) < 0)
 		die(w.err);
@@ -98,17 +100,27 @@ int main(int argc, char **argv)
 		}
 		burst(22, calls);
 		h.ideal_rss = hold ? 64 * MiB + 20 * 48 : 20 * 48 + 64;
-	} else if (!strcmp(kind, "fill")) {
+	} else if (!strcmp(kind, "fill") || !strcmp(kind, "fill-map")) {
+		int map = !strcmp(kind, "fill-map");
 		small_blocks(1);
 		op(MTRACE_WL_AT, 1, 10000, 0);
-		op(MTRACE_WL_MALLOC, 2, 21, 64 * MiB);
+		if (map) {   /* map 0, 64 MiB */
+			h.flags |= MTRACE_WL_HF_MAPPINGS;
+			h.nmaps = 1;
+			h.mapped_peak = 64 * MiB;
+			op(MTRACE_WL_MAP, 2, 0, 64 * MiB);
+		} else
+			op(MTRACE_WL_MALLOC, 2, 21, 64 * MiB);
 		op(MTRACE_WL_RESIDENT, 1, 64 * 1024 + 1, 0);
 		/* filled evenly from 10 ms to 8 s: no call, so no sample but at the ends */
 		sample(21, BASE, 10000);
 		op(MTRACE_WL_AT, 1, 9000000, 0);
 		sample(21, BASE + 64 * MiB, 8000000);
 		sample(21, BASE + 64 * MiB, 8999000);
-		op(MTRACE_WL_FREE, 1, 21, 0);
+		if (map)   /* all of map 0 */
+			op3(MTRACE_WL_UNMAP, 3, 0, 0, 64 * MiB);
+		else
+			op(MTRACE_WL_FREE, 1, 21, 0);
 		sample(22, BASE, 9000000);
 		sample(22, BASE, 10000000);
 		h.ideal_rss = 64 * MiB + 20 * 48;

@@ -50,6 +50,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 	    replay_curve_init(&x->curve, &harness) < 0 ||
 	    replay_clock_init(x, plan, &harness) < 0 || replay_fill_init(x, &harness) < 0)
 		goto nomem;
+	x->maps.fill = x->fill.on ? x : NULL;
 	/* The slot table's pages now, before Max RSS starts, not during the replay as slots come
 	   into use: its growth is then the allocator's.  Every slot of a workload from trace2wl is
 	   used (numbers are dense); one whose slots are far more than its calls gets no such help

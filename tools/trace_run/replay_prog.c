@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <time.h>
-#include "replay_prog.h"
+#include "replay_int.h"
 
 static void *map_zero(size_t bytes, uint64_t *harness)
 {
@@ -42,21 +42,33 @@ static void mapped(struct replay_maps *r, int64_t d)
 			break;
 }
 
+/* A mapping whose pages are about to change: no longer written by the sampler */
+static void unfill(struct replay_maps *r, struct rmap *m)
+{
+	if (m->fill)
+		replay_fill_release(r->fill, m->fill);
+	m->fill = 0;
+}
+
 static void drop(struct replay_maps *r, struct rmap *m)
 {
+	unfill(r, m);
 	munmap(m->p, m->len);
 	mapped(r, -(int64_t)m->len);
 	*m = (struct rmap){ 0 };
 }
 
-/* Touch as much of [q, q + n) as the RESIDENT at *p says */
-static void touch(struct replay_maps *r, char *q, uint64_t n, const uint8_t **p)
+/* Touch as much of mapping m, [q, q + n), as the RESIDENT at *p says (or pool it, to be
+   written as the program's memory rises) */
+static void touch(struct replay_maps *r, struct rmap *m, char *q, uint64_t n, const uint8_t **p)
 {
-	int told;
+	int told, large = **p == MTRACE_WL_RESIDENT;
 	uint64_t k = replay_resident(p, n, r->mode, &told);
 	if (told > 0)
 		__atomic_fetch_add(&r->resident_told, 1, __ATOMIC_RELAXED);
-	else if (told < 0) {
+	if (large && r->fill && (m->fill = replay_fill_add(r->fill, q, n, k, 0, told > 0)))
+		return;
+	if (told < 0) {
 		__atomic_fetch_add(&r->unknown, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&r->unknown_bytes, n, __ATOMIC_RELAXED);
 	}
@@ -77,23 +89,24 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 			*failed_len = len ? len : 1;
 			return p;   /* (its RESIDENT, if any, is skipped by the loop) */
 		}
-		*m = (struct rmap){ q, len ? len : 1, len ? len : 1 };
+		*m = (struct rmap){ q, len ? len : 1, len ? len : 1, 0 };
 		mapped(r, (int64_t)m->len);
-		touch(r, q, len, &p);
+		touch(r, m, q, len, &p);
 		return p;
 	}
 	if (op == MTRACE_WL_REMAP) {
 		uint64_t len = varint_get_fast(&p);
 		if (!m->p || !len)
 			return p;
+		unfill(r, m);
 		char *q = mremap(m->p, m->len, len, MREMAP_MAYMOVE);
 		if (q == MAP_FAILED) {
 			*failed_len = len;
 			return p;
 		}
 		mapped(r, (int64_t)len - (int64_t)m->len);
-		*m = (struct rmap){ q, len, len };
-		touch(r, q, len, &p);
+		*m = (struct rmap){ q, len, len, 0 };
+		touch(r, m, q, len, &p);
 		return p;
 	}
 	/* UNMAP map offset length: within the mapping only */
@@ -106,6 +119,7 @@ const uint8_t *replay_map_op(struct replay_maps *r, unsigned op, const uint8_t *
 		drop(r, m);
 		return p;
 	}
+	unfill(r, m);
 	m->left -= len;
 	uintptr_t a = ((uintptr_t)m->p + off + r->page - 1) & ~(uintptr_t)(r->page - 1);
 	uintptr_t b = ((uintptr_t)m->p + off + len) & ~(uintptr_t)(r->page - 1);

@@ -55,8 +55,16 @@ static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, 
 }
 
 /* The program's own mappings, replayed */
+struct ctx;
 struct replay_maps {
-	struct rmap { char *p; uint64_t len, left; } *m;   /* left: bytes not unmapped yet */
+	struct rmap {
+		char *p;
+		uint64_t len, left;   /* left: bytes not unmapped yet */
+		uint64_t fill;        /* written as the program's memory rose (replay_fill.c):
+		                         its mark, else 0 */
+	} *m;
+	struct ctx *fill;             /* a paced replay's, where its large blocks are so written;
+	                                 else NULL */
 	uint64_t n, page;
 	int mode;                     /* the touch mode */
 	int64_t mapped;               /* bytes mapped now (all threads: atomic) */
