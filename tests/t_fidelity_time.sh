@@ -13,7 +13,7 @@ csv() { awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = 
 json() { tr ',{}' '\n\n\n' <"$1" | awk -F': ' -v k="\"$2\"" '$1 ~ k { print $2 }' | tr -d ' '; }
 # within LO HI X: LO <= X <= HI (fractions)
 within() { awk -v lo="$1" -v hi="$2" -v x="$3" 'BEGIN { exit !(x != "" && x >= lo && x <= hi) }'; }
-for k in idle-miss idle-hold fill fill-map; do "$TP/mkwlmem" $k "$TMP/$k.wl"; done
+for k in idle-miss idle-hold fill fill-map late; do "$TP/mkwlmem" $k "$TMP/$k.wl"; done
 
 # --- the plateau missed: far off by time, near by calls, fast and paced
 "$R" --csv "$TMP/idle-miss.wl" >"$TMP/mf.csv"; eq "idle-miss, fast: exit 0" 0 "$?"
@@ -47,6 +47,13 @@ check "idle-hold, fast: its state at the idle time sampled, near over time ($t)"
 # (the timeline has that sample: the plateau's 64 MiB at the program's 9 s)
 awk -F'\t' 'NR > 2 && $8 == 9000 && $6 >= 65536 { f = 1 } END { exit !f }' "$TMP/hf.tsv" \
 	&& ok "idle-hold, fast: the timeline's row at the AT" || bad "idle-hold, fast: $(cat "$TMP/hf.tsv")"
+
+# --- a fast replay's place in the program's time: a stream not started yet (one replay thread:
+# the second waits for the first to end) holds it back to its first call's time (1 s), however
+# many calls the other made (1,000, which the program had made by 3 s)
+"$R" --threads=1 -l "$TMP/late.tsv" "$TMP/late.wl" >/dev/null; eq "late: exit 0" 0 "$?"
+at=$(awk -F'\t' 'NR > 2 && $5 == 1000 { print $8 }' "$TMP/late.tsv" | sort -u | tr '\n' ' ')
+eq "late: at 1,000 calls of the first stream, the program's time is the second's first call" "1000 " "$at"
 
 # --- a block filled between calls, followed
 "$R" --csv --pace=10 -i 1 -l "$TMP/fp.tsv" "$TMP/fill.wl" >"$TMP/fp.csv"; eq "fill, paced: exit 0" 0 "$?"

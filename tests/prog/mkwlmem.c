@@ -12,6 +12,8 @@
  *                           until 8 s without a call (its samples rise), resident whole at its
  *                           free at 9 s
  *   mkwlmem fill-map OUT    the same of a mapping of the program's own (mmap, munmap)
+ *   mkwlmem late OUT        two threads: the second makes one call, at 1 s; the first 1,000
+ *                           from 2 s to 3 s, then one at 5 s
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +28,12 @@ static void die(const char *m) { fprintf(stderr, "mkwlmem: %s\n", m); exit(1); }
 
 static struct wl_writer w;
 static struct mtrace_wl_header h;
+static uint32_t stream;   /* where op3 writes */
 
 static void op3(unsigned code, int n, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t v[3] = { a, b, c };
-	if (wl_writer_op(&w, 0, code, n, v) < 0)
+	if (wl_writer_op(&w, stream, code, n, v) < 0)
 		die(w.err);
 	if (mtrace_wl_is_call(code))
 		h.ncalls++, h.counts[code]++;
@@ -66,7 +69,7 @@ static void burst(uint64_t slot, uint64_t calls0)
 int main(int argc, char **argv)
 {
 	if (argc != 3)
-		die("usage: mkwlmem idle-miss|idle-hold|fill|fill-map OUT");
+		die("usage: mkwlmem idle-miss|idle-hold|fill|fill-map|late OUT");
 	const char *kind = argv[1];
 	if (wl_writer_open(&w, argv[2]) < 0)
 		die(w.err);
@@ -124,6 +127,22 @@ int main(int argc, char **argv)
 		sample(22, BASE, 9000000);
 		sample(22, BASE, 10000000);
 		h.ideal_rss = 64 * MiB + 20 * 48;
+	} else if (!strcmp(kind, "late")) {
+		wl_writer_thread(&w, 2);
+		stream = 1;
+		op(MTRACE_WL_AT, 1, 1000000, 0);
+		op(MTRACE_WL_FREE, 1, 0, 0);
+		sample(1, BASE, 1000000);
+		stream = 0;
+		op(MTRACE_WL_AT, 1, 2000000, 0);
+		for (unsigned i = 0; i < 1000; i++)
+			op(MTRACE_WL_FREE, 1, 0, 0);
+		for (unsigned k = 1; k <= 10; k++)
+			sample(1 + 100 * k, BASE, 2000000 + 100000 * k);
+		op(MTRACE_WL_AT, 1, 5000000, 0);
+		op(MTRACE_WL_FREE, 1, 0, 0);
+		sample(1002, BASE + MiB, 5000000);
+		sample(1002, BASE + MiB, 10000000);
 	} else
 		die("unknown kind");
 	if (wl_writer_finish(&w, &h) < 0)
