@@ -20,7 +20,8 @@
 
 enum { FREE_ENTRY, PENDING, BUSY, CLAIMED, FILLED };
 
-#define FILL_STEP (64ull << 20)   /* the most the sampler touches of a block at a time */
+#define FILL_STEP (16ull << 20)   /* the most the sampler touches of a block at a time (a
+                                     thread freeing it waits for that much) */
 
 int replay_fill_init(struct ctx *x, uint64_t *harness)
 {
@@ -63,7 +64,6 @@ uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_
 		e->seq = __atomic_add_fetch(&f->seq, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->state, PENDING, __ATOMIC_RELEASE);
 		__atomic_store_n(&f->hint, (j + 1) % FILL_ENTRIES, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&f->pooled, 1, __ATOMIC_RELAXED);
 		return (uint64_t)(j + 1) << FILL_SHIFT;
 	}
 	return 0;   /* full: the caller touches it now */
@@ -84,7 +84,6 @@ void replay_fill_release(struct ctx *x, uint64_t size)
 	}
 	if (e->known && e->done < e->k)   /* the program had it resident at its release */
 		touch_part(x, e, e->done, e->k);
-	__atomic_sub_fetch(&x->fill.pooled, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->state, FREE_ENTRY, __ATOMIC_RELEASE);
 }
 
@@ -113,14 +112,14 @@ void replay_fill_tick(struct ctx *x, double prog_anon)
 		return;
 	double rise = prog_anon - f->last_anon;
 	f->last_anon = prog_anon;
-	if (!__atomic_load_n(&f->pooled, __ATOMIC_RELAXED)) {
-		f->credit = 0;   /* (a rise with nothing pooled was the calls') */
-		return;
-	}
 	if (rise > 0)
 		f->credit += rise;
-	struct fill *e;
-	while (f->credit >= (double)x->page && (e = oldest(f))) {
+	while (f->credit >= (double)x->page) {
+		struct fill *e = oldest(f);
+		if (!e) {
+			f->credit = 0;   /* (a rise with nothing to fill was the calls') */
+			break;
+		}
 		uint64_t left = e->k - e->done, n = left < FILL_STEP ? left : FILL_STEP;
 		if ((double)n > f->credit)
 			n = (uint64_t)f->credit;

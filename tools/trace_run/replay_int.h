@@ -96,7 +96,7 @@ struct ctx {
 			int known;            /* the workload says k */
 		} *e;
 		uint64_t seq;
-		uint32_t hint, pooled;        /* where to look for a free entry; entries held */
+		uint32_t hint;                /* where to look for a free entry */
 		double credit, last_anon;     /* the sampler's: bytes the program's memory rose by
 		                                 and no block has taken yet; its last value */
 		int on;
