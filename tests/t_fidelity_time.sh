@@ -37,13 +37,14 @@ bytime=$(grep -n '^vs the program, by time ' "$TMP/c.txt"); bycall=$(grep -n '^v
 echo "$bytime" | grep -Eq ' (8[0-9]|9[0-9])\.[0-9]%$' && ok "--compare: the row by time ($bytime)" || bad "--compare: $bytime"
 check "--compare: by time before by call" test "${bytime%%:*}" -lt "${bycall%%:*}"
 
-# --- the plateau held: near by time
+# --- the plateau held: near by time.  near: the replay of the allocator the program ran on; far under ASan, whose allocator keeps
+# freed blocks a while (its quarantine)
+if [ "${SANITIZE:-}" = 1 ]; then near() { echo "$1: $3 (ASan's allocator: not checked)"; }
+else near() { check "$1 ($3)" within 0 "$2" "$3"; }; fi
 "$R" --csv --pace=10 -i 1 "$TMP/idle-hold.wl" >"$TMP/hp.csv"; eq "idle-hold, paced: exit 0" 0 "$?"
-t=$(csv "$TMP/hp.csv" fidelity_time_error)
-check "idle-hold, paced: near over the program's time ($t)" within 0 0.15 "$t"
+near "idle-hold, paced: near over the program's time" 0.15 "$(csv "$TMP/hp.csv" fidelity_time_error)"
 "$R" --csv -l "$TMP/hf.tsv" "$TMP/idle-hold.wl" >"$TMP/hf.csv"; eq "idle-hold, fast: exit 0" 0 "$?"
-t=$(csv "$TMP/hf.csv" fidelity_time_error)
-check "idle-hold, fast: its state at the idle time sampled, near over time ($t)" within 0 0.15 "$t"
+near "idle-hold, fast: its state at the idle time sampled, near over time" 0.15 "$(csv "$TMP/hf.csv" fidelity_time_error)"
 # (the timeline has that sample: the plateau's 64 MiB at the program's 9 s)
 awk -F'\t' 'NR > 2 && $8 == 9000 && $6 >= 65536 { f = 1 } END { exit !f }' "$TMP/hf.tsv" \
 	&& ok "idle-hold, fast: the timeline's row at the AT" || bad "idle-hold, fast: $(cat "$TMP/hf.tsv")"
@@ -57,9 +58,8 @@ eq "late: at 1,000 calls of the first stream, the program's time is the second's
 
 # --- a block filled between calls, followed
 "$R" --csv --pace=10 -i 1 -l "$TMP/fp.tsv" "$TMP/fill.wl" >"$TMP/fp.csv"; eq "fill, paced: exit 0" 0 "$?"
-t=$(csv "$TMP/fp.csv" fidelity_time_error); p=$(csv "$TMP/fp.csv" fidelity_peak_error)
-check "fill, paced: the block filled as the program's curve rose ($t)" within 0 0.15 "$t"
-check "fill, paced: its peak the program's ($p)" within -0.05 0.05 "$p"
+near "fill, paced: the block filled as the program's curve rose" 0.15 "$(csv "$TMP/fp.csv" fidelity_time_error)"
+near "fill, paced: its peak the program's (growth above it)" 0.05 "$(csv "$TMP/fp.csv" fidelity_peak_error | tr -d -)"
 # half way through the fill (4 s) the replay held about half the block, not all of it
 half=$(awk -F'\t' 'NR > 2 && $8 >= 3500 && $8 <= 4500 { print $6 - base; exit } NR == 3 { base = $6 }' "$TMP/fp.tsv")
 check "fill, paced: half of it at half time (${half:-?} KiB of 65,536)" within 16384 49152 "${half:-0}"
