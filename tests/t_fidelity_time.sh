@@ -3,7 +3,9 @@
 # the plateau (its calls do not make it), scores far off over the program's time and near call
 # by call; the summary's headline, --csv, --json and --compare give the time's figure first.
 # The same program whose calls do hold the plateau (idle-hold) scores near by time, paced and
-# fast (a fast replay samples its state where the program had been idle, at the AT).  A block
+# fast (a fast replay samples its state where the program had been idle, at the AT); a stream
+# that has not made its next call holds a fast replay's place in the program's time back to that
+# call's time, whatever the other streams' calls add up to (late).  A block
 # the program fills between its calls (fill: its samples rise for 8 s without a call) is filled
 # by a paced replay as the program's curve rises, not at its malloc; its peak stays the program's;
 # likewise a mapping of the program's own (fill-map).
