@@ -16,15 +16,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (replay_validate(&r, &plan, err, sizeof err) < 0)
 			PROPERTY(err[0], "validation failed without a message");
 		else {
-			struct replay_point pt[3] = { { 0, 1 << 20 }, { r.h.ncalls / 2, 5 << 20 },
-						      { r.h.ncalls, 2 << 20 } };
+			uint64_t n = r.h.ncalls, d = r.h.duration_us;
+			struct replay_point pt[3] = { { 0, 1 << 20, 0, 0 },
+						      { n / 2, 5 << 20, d / 2, n / 2 },
+						      { n, 2 << 20, d, n } };
 			struct replay_curve c = { .pt = pt, .n = 3, .cap = 3, .stride = 1,
 						  .anon0 = 1 << 20, .anon_peak = 5 << 20 };
-			struct fidelity f;
-			fidelity_compute(&r, &c, 0, 1, &f);
-			PROPERTY(!f.have || r.h.nsamples, "figures from no sample");
-			PROPERTY(!f.have || isnan(f.curve_error) || f.curve_error >= 0,
-				 "a negative curve error");
+			for (int paced = 0; paced < 2; paced++) {
+				struct fidelity f;
+				fidelity_compute(&r, &c, 0, 1, paced, &f);
+				PROPERTY(!f.have || r.h.nsamples, "figures from no sample");
+				PROPERTY(!f.have || isnan(f.curve_error) || f.curve_error >= 0,
+					 "a negative curve error");
+				PROPERTY(!f.have || isnan(f.time_error) || f.time_error >= 0,
+					 "a negative error over time");
+			}
 		}
 		replay_plan_free(&plan);
 	}

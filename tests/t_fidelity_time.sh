@@ -55,7 +55,7 @@ awk -F'\t' 'NR > 2 && $8 == 9000 && $6 >= 65536 { f = 1 } END { exit !f }' "$TMP
 # the second waits for the first to end) holds it back to its first call's time (1 s), however
 # many calls the other made (1,000, which the program had made by 3 s)
 "$R" --threads=1 -l "$TMP/late.tsv" "$TMP/late.wl" >/dev/null; eq "late: exit 0" 0 "$?"
-at=$(awk -F'\t' 'NR > 2 && $5 == 1000 { print $8 }' "$TMP/late.tsv" | sort -u | tr '\n' ' ')
+at=$(awk -F'\t' 'NR > 2 && $5 == 1000 { print $8 + 0 }' "$TMP/late.tsv" | sort -u | tr '\n' ' ')
 eq "late: at 1,000 calls of the first stream, the program's time is the second's first call" "1000 " "$at"
 
 # --- a block filled between calls, followed

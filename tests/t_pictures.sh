@@ -15,7 +15,7 @@ D=doc/pictures
 eq "compare.csv: today's --csv columns" "$(head -n 1 "$TMP/now.csv")" "$(head -n 1 "$D/compare.csv")"
 for f in "$D"/rss.*; do
 	eq "$(basename "$f"): a timeline as trace_run writes it today" \
-		"# trace_run timeline: $(basename "$f" | sed 's/^rss\.//')|time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb" \
+		"# trace_run timeline: $(basename "$f" | sed 's/^rss\.//')|time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb	program_ms" \
 		"$(head -n 2 "$f" | paste -sd'|')"
 done
 for f in "$D"/lat.*; do

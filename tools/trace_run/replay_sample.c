@@ -138,9 +138,12 @@ static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb
 		line[k++] = '\t';
 		k += replay_fmt_u(line + k, v[i]);
 	}
-	if (replay_clock_known(x)) {
+	if (replay_clock_known(x)) {   /* (in ms to the microsecond: a program may last 4 ms) */
 		line[k++] = '\t';
 		k += replay_fmt_u(line + k, us / 1000);
+		line[k++] = '.';
+		for (uint64_t d = 100; d; d /= 10)
+			line[k++] = (char)('0' + us / d % 10);
 	}
 	line[k++] = '\n';
 	replay_log_line(x, line, k);
