@@ -18,7 +18,9 @@
  *                own mappings unmapped or replaced, chroot and changes of user
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
- *   clock.c      the tick counter
+ *   clock.c      choosing the clock, its reads (CLOCK_MONOTONIC past libc: vdso.c finds the
+ *                vDSO's own function)
+ *   clock_watch.c  each file's calibration; a clock that stops given up for a count
  */
 #ifndef MT_INTERNAL_H
 #define MT_INTERNAL_H
