@@ -127,10 +127,16 @@ size_t mt_ctl_settings(char *buf, size_t cap)
 	return n;
 }
 
-static void write_header(void)
+/* Not under lock: setting i of a kind (its bits set, its values) noted at v, into the header */
+static void note(uint32_t *set, int64_t *value, unsigned i, int64_t v)
 {
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	*set |= 1u << i;
+	value[i] = v;
 	if (mt_g.have_file && !mt_g.failed)
 		mt_header_settings();
+	mt_unlock(&ls);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -156,12 +162,7 @@ static int w_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, 
 			v = *(const ssize_t *)newp;
 		else
 			v = (int64_t)*(const size_t *)newp;
-		struct mt_lock_state ls;
-		mt_lock(&ls);
-		noted.je_set |= 1u << i;
-		noted.je_value[i] = v;
-		write_header();
-		mt_unlock(&ls);
+		note(&noted.je_set, noted.je_value, i, v);
 	}
 	errno = err;
 	return r;
@@ -181,13 +182,7 @@ static void mi_noted(int o)
 	if (o < 0 || (unsigned)o >= noted.mi_n || noted.mi_names[o] == NULL)
 		return;
 	int err = errno;
-	long v = mi.get(o);
-	struct mt_lock_state ls;
-	mt_lock(&ls);
-	noted.mi_set |= 1u << o;
-	noted.mi_value[o] = v;
-	write_header();
-	mt_unlock(&ls);
+	note(&noted.mi_set, noted.mi_value, (unsigned)o, mi.get(o));
 	errno = err;
 }
 
