@@ -13,7 +13,6 @@
  * sees the allocator's result and errno.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/types.h>
@@ -205,53 +204,39 @@ static struct mt_got_fn fns[7];
 static unsigned nfns;
 static int state;     /* 0 not looked, 1 looking or patching, 2 nothing to patch, 3 patched */
 
-/* The next definition of name, if it is the allocator's (the object of the next malloc) */
-static void *allocator_sym(const char *name, const Dl_info *alloc)
-{
-	Dl_info info;
-	void *f = dlsym(RTLD_NEXT, name);
-	return f && dladdr(f, &info) && info.dli_fbase == alloc->dli_fbase ? f : NULL;
-}
-
 static void add(const char *name, void *real, void *wrapper)
 {
 	if (real)
 		fns[nfns++] = (struct mt_got_fn){ name, real, wrapper };
 }
 
-/* Which of the functions the allocator beneath defines: none of them where it is glibc (no
-   lookup fails then: a failed dlsym leaves its message for the program's dlerror) */
+/* Which of the functions the allocator beneath (the object of the next malloc) defines */
 static void look_up(void)
 {
-	Dl_info alloc;
-	const char *slash = strrchr(mt_allocator_path, '/');
-	const char *base = slash ? slash + 1 : mt_allocator_path;
-	if (!base[0] || !strncmp(base, "libc.so", 7) || !dladdr((void *)mt_real.malloc, &alloc))
-		return;
-	uint8_t busy = mt_tls.busy;
-	mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
-	real_mallctl = (int (*)(const char *, void *, size_t *, void *, size_t))
-		allocator_sym("mallctl", &alloc);
-	add("mallctl", (void *)real_mallctl, (void *)w_mallctl);
-	int (*version)(void) = (int (*)(void))allocator_sym("mi_version", &alloc);
-	int v = version ? version() : 0;
+	static const char *const names[] = {
+		"mallctl", "mi_version", "mi_option_get", "mi_option_set", "mi_option_set_default",
+		"mi_option_set_enabled", "mi_option_set_enabled_default", "mi_option_enable",
+		"mi_option_disable",
+	};
+	void *def[sizeof names / sizeof names[0]];
+	mt_got_symbols((void *)mt_real.malloc, names, def, sizeof names / sizeof names[0]);
+	real_mallctl = (__typeof__(real_mallctl))def[0];
+	add(names[0], def[0], (void *)w_mallctl);
+	int v = def[1] ? ((int (*)(void))def[1])() : 0;
 	if (v >= 209 && v <= 211)
 		noted.mi_names = mi_209, noted.mi_n = sizeof mi_209 / sizeof mi_209[0];
 	else if (v == 212)
 		noted.mi_names = mi_212, noted.mi_n = sizeof mi_212 / sizeof mi_212[0];
-	if (noted.mi_names && (mi.get = (__typeof__(mi.get))allocator_sym("mi_option_get", &alloc))) {
-#define MI(f) mi.f = (__typeof__(mi.f))allocator_sym("mi_option_" #f, &alloc), \
-	      add("mi_option_" #f, (void *)mi.f, (void *)w_mi_option_##f)
-		MI(set);
-		MI(set_default);
-		MI(set_enabled);
-		MI(set_enabled_default);
-		MI(enable);
-		MI(disable);
+	if (!noted.mi_names || !(mi.get = (__typeof__(mi.get))def[2]))
+		return;
+#define MI(f, i) mi.f = (__typeof__(mi.f))def[i], add(names[i], def[i], (void *)w_mi_option_##f)
+	MI(set, 3);
+	MI(set_default, 4);
+	MI(set_enabled, 5);
+	MI(set_enabled_default, 6);
+	MI(enable, 7);
+	MI(disable, 8);
 #undef MI
-	}
-	dlerror();   /* (a name it lacks: the failure is ours, not the program's to find) */
-	mt_tls.busy = busy;
 }
 
 /* Not under lock.  first: after initialisation (the preload's constructor, mtrace_start), which

@@ -64,11 +64,15 @@ struct scan {
 struct object {
 	uintptr_t base, lo, hi;         /* load address; its segments' span */
 	uintptr_t ro_lo, ro_hi;         /* the pages made read-only after relocation */
+	const ElfW(Dyn) *dyn;
 	const ElfW(Sym) *sym;
 	const char *str;
 	size_t strsz;
+	const uint32_t *gnu_hash, *hash;
+	const ElfW(Half) *versym;
+	uintptr_t jmprel, rela, rel;    /* the relocation tables, their sizes and entry sizes */
+	size_t jmpsz, relasz, relsz, jmpent, relaent, relent;
 	int main_ns;                    /* -1 not known yet */
-	const ElfW(Dyn) *dyn;
 };
 
 /* A dynamic entry's address: the loader has added the load address to most of them in place
@@ -144,64 +148,156 @@ static void patch_table(struct object *o, const struct scan *s, const char *rel,
 	}
 }
 
+/* o from the object dl_iterate_phdr describes: 0, or -1 if it has no dynamic section */
+static int object_read(const struct dl_phdr_info *info, struct object *o)
+{
+	uintptr_t page = (uintptr_t)getpagesize();
+	memset(o, 0, sizeof *o);
+	o->base = info->dlpi_addr;
+	o->lo = UINTPTR_MAX;
+	o->main_ns = -1;
+	o->relaent = sizeof(ElfW(Rela));
+	o->relent = sizeof(ElfW(Rel));
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+		uintptr_t at = o->base + p->p_vaddr;
+		if (p->p_type == PT_DYNAMIC)
+			o->dyn = (const ElfW(Dyn) *)at;
+		else if (p->p_type == PT_LOAD) {
+			if (at < o->lo)
+				o->lo = at;
+			if (at + p->p_memsz > o->hi)
+				o->hi = at + p->p_memsz;
+		} else if (p->p_type == PT_GNU_RELRO) {
+			/* the loader protects the whole pages of it: its end rounded down */
+			o->ro_lo = at & -page;
+			o->ro_hi = (at + p->p_memsz) & -page;
+		}
+	}
+	if (o->dyn == NULL)
+		return -1;
+	for (const ElfW(Dyn) *d = o->dyn; d->d_tag != DT_NULL; d++) {
+		uintptr_t a = dyn_addr(o, d->d_un.d_ptr);
+		switch (d->d_tag) {
+		case DT_SYMTAB: o->sym = (const ElfW(Sym) *)a; break;
+		case DT_STRTAB: o->str = (const char *)a; break;
+		case DT_STRSZ: o->strsz = d->d_un.d_val; break;
+		case DT_GNU_HASH: o->gnu_hash = (const uint32_t *)a; break;
+		case DT_HASH: o->hash = (const uint32_t *)a; break;
+		case DT_VERSYM: o->versym = (const ElfW(Half) *)a; break;
+		case DT_JMPREL: o->jmprel = a; break;
+		case DT_PLTRELSZ: o->jmpsz = d->d_un.d_val; break;
+		case DT_PLTREL:
+			o->jmpent = d->d_un.d_val == DT_RELA ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel));
+			break;
+		case DT_RELA: o->rela = a; break;
+		case DT_RELASZ: o->relasz = d->d_un.d_val; break;
+		case DT_RELAENT: o->relaent = d->d_un.d_val; break;
+		case DT_REL: o->rel = a; break;
+		case DT_RELSZ: o->relsz = d->d_un.d_val; break;
+		case DT_RELENT: o->relent = d->d_un.d_val; break;
+		}
+	}
+	return o->sym && o->str ? 0 : -1;
+}
+
 static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	const struct scan *s = arg;
-	struct object o = { .base = info->dlpi_addr, .lo = UINTPTR_MAX, .main_ns = -1 };
-	uintptr_t page = (uintptr_t)getpagesize();
+	struct object o;
 	(void)size;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-		uintptr_t at = o.base + p->p_vaddr;
-		if (p->p_type == PT_DYNAMIC)
-			o.dyn = (const ElfW(Dyn) *)at;
-		else if (p->p_type == PT_LOAD) {
-			if (at < o.lo)
-				o.lo = at;
-			if (at + p->p_memsz > o.hi)
-				o.hi = at + p->p_memsz;
-		} else if (p->p_type == PT_GNU_RELRO) {
-			/* the loader protects the whole pages of it: its end rounded down */
-			o.ro_lo = at & -page;
-			o.ro_hi = (at + p->p_memsz) & -page;
-		}
-	}
-	if (o.dyn == NULL || (s->self >= o.lo && s->self < o.hi))
+	if (object_read(info, &o) < 0 || (s->self >= o.lo && s->self < o.hi))
 		return 0;
 	for (unsigned i = 0; i < n_seen; i++)
 		if (seen[i] == (uintptr_t)o.dyn)
 			return 0;
 	if (n_seen < SEEN_MAX)
 		seen[n_seen++] = (uintptr_t)o.dyn;
-	uintptr_t jmprel = 0, rela = 0, rel = 0;
-	size_t jmpsz = 0, relasz = 0, relsz = 0, relaent = sizeof(ElfW(Rela)),
-	       relent = sizeof(ElfW(Rel)), jmpent = 0;
-	for (const ElfW(Dyn) *d = o.dyn; d->d_tag != DT_NULL; d++)
-		switch (d->d_tag) {
-		case DT_SYMTAB: o.sym = (const ElfW(Sym) *)dyn_addr(&o, d->d_un.d_ptr); break;
-		case DT_STRTAB: o.str = (const char *)dyn_addr(&o, d->d_un.d_ptr); break;
-		case DT_STRSZ: o.strsz = d->d_un.d_val; break;
-		case DT_JMPREL: jmprel = dyn_addr(&o, d->d_un.d_ptr); break;
-		case DT_PLTRELSZ: jmpsz = d->d_un.d_val; break;
-		case DT_PLTREL:
-			jmpent = d->d_un.d_val == DT_RELA ? sizeof(ElfW(Rela)) : sizeof(ElfW(Rel));
-			break;
-		case DT_RELA: rela = dyn_addr(&o, d->d_un.d_ptr); break;
-		case DT_RELASZ: relasz = d->d_un.d_val; break;
-		case DT_RELAENT: relaent = d->d_un.d_val; break;
-		case DT_REL: rel = dyn_addr(&o, d->d_un.d_ptr); break;
-		case DT_RELSZ: relsz = d->d_un.d_val; break;
-		case DT_RELENT: relent = d->d_un.d_val; break;
-		}
-	if (o.sym == NULL || o.str == NULL)
-		return 0;
-	if (jmprel && jmpent)
-		patch_table(&o, s, (const char *)jmprel, jmpsz / jmpent, jmpent);
-	if (rela && relaent >= sizeof(ElfW(Rela)))
-		patch_table(&o, s, (const char *)rela, relasz / relaent, relaent);
-	if (rel && relent >= sizeof(ElfW(Rel)))
-		patch_table(&o, s, (const char *)rel, relsz / relent, relent);
+	if (o.jmprel && o.jmpent)
+		patch_table(&o, s, (const char *)o.jmprel, o.jmpsz / o.jmpent, o.jmpent);
+	if (o.rela && o.relaent >= sizeof(ElfW(Rela)))
+		patch_table(&o, s, (const char *)o.rela, o.relasz / o.relaent, o.relaent);
+	if (o.rel && o.relent >= sizeof(ElfW(Rel)))
+		patch_table(&o, s, (const char *)o.rel, o.relsz / o.relent, o.relent);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   A definition in one object, looked up without dlsym: a name it lacks makes dlsym allocate
+   its message (the allocator beneath would serve it: mimalloc then starts up before the
+   program's first call, which finds another errno), and leaves it for the program's dlerror.
+   ------------------------------------------------------------------------------------------- */
+
+/* Is symbol i of o a function it defines and exports, named name? */
+static int defines(const struct object *o, uint32_t i, const char *name)
+{
+	const ElfW(Sym) *sym = &o->sym[i];
+	/* (the ELF64_ macros read the same fields of either class) */
+	unsigned bind = ELF64_ST_BIND(sym->st_info), type = ELF64_ST_TYPE(sym->st_info);
+	return sym->st_shndx != SHN_UNDEF && sym->st_name < o->strsz && type == STT_FUNC &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       ELF64_ST_VISIBILITY(sym->st_other) == STV_DEFAULT &&
+	       !(o->versym && (o->versym[i] & 0x8000)) &&   /* (not a hidden version) */
+	       !strcmp(o->str + sym->st_name, name);
+}
+
+static uint32_t lookup(const struct object *o, const char *name)
+{
+	if (o->gnu_hash) {
+		const uint32_t *g = o->gnu_hash;
+		uint32_t nbuckets = g[0], symoffset = g[1], h = 5381;
+		const uint32_t *buckets = (const uint32_t *)(const void *)
+			((const ElfW(Addr) *)(const void *)(g + 4) + g[2]);
+		const uint32_t *chain = buckets + nbuckets;
+		for (const char *c = name; *c; c++)
+			h = h * 33 + (unsigned char)*c;
+		if (nbuckets == 0)
+			return 0;
+		for (uint32_t i = buckets[h % nbuckets]; i >= symoffset; i++) {
+			uint32_t h2 = chain[i - symoffset];
+			if ((h | 1) == (h2 | 1) && defines(o, i, name))
+				return i;
+			if (h2 & 1)
+				break;
+		}
+		return 0;
+	}
+	if (o->hash)   /* (its chain's length is the number of symbols) */
+		for (uint32_t i = 1; i < o->hash[1]; i++)
+			if (defines(o, i, name))
+				return i;
+	return 0;
+}
+
+struct find {
+	uintptr_t in;                   /* an address in the object */
+	const char *const *names;
+	void **found;
+	unsigned n;
+};
+
+static int find_in_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find *f = arg;
+	struct object o;
+	(void)size;
+	if (object_read(info, &o) < 0 || f->in < o.lo || f->in >= o.hi)
+		return 0;
+	for (unsigned k = 0; k < f->n; k++) {
+		uint32_t i = lookup(&o, f->names[k]);
+		f->found[k] = i ? (void *)(o.base + o.sym[i].st_value) : NULL;
+	}
+	return 1;
+}
+
+/* The definitions of names[0..n) in the object that holds the address in (NULL: none; an
+   ifunc's is not taken) */
+void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n)
+{
+	struct find f = { (uintptr_t)in, names, found, n };
+	for (unsigned k = 0; k < n; k++)
+		found[k] = NULL;
+	dl_iterate_phdr(find_in_object, &f);
 }
 
 /* Not under lock; one caller at a time (allocctl.c). */

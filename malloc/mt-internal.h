@@ -420,6 +420,9 @@ struct mt_got_fn {
 	void *real, *wrapper;
 };
 void mt_got_patch(const struct mt_got_fn *fn, unsigned n);
+/* the functions names[0..n) of the object that holds the address in, or NULL each (no dlsym:
+   a name it lacks would make dlsym allocate, and leave an error for the program's dlerror) */
+void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
 int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
