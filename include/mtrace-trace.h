@@ -146,7 +146,11 @@ struct mtrace_file_header {
 	int32_t  stop_errno;            /* the error the writer met then (ENOSPC, EFBIG, ...) */
 	uint32_t settings_offset;       /* the allocators' settings in the process's environment
 	                                   (GLIBC_TUNABLES, MALLOC_*, MIMALLOC_*, TCMALLOC_*), each
-	                                   NAME=VALUE followed by a NUL; settings_len 0: none */
+	                                   NAME=VALUE followed by a NUL; settings_len 0: none.
+	                                   Then, after an empty string, those the program set as
+	                                   it ran through its allocator's control interface, as
+	                                   its environment would say them (MALLOC_CONF=KEY:VALUE,
+	                                   ...; MIMALLOC_NAME=VALUE): readers merge them in */
 	uint32_t settings_len;
 	uint32_t allocator_offset;      /* the path of the object that served the calls (libc.so.6,
 	                                   libjemalloc.so.2, ...); allocator_len 0: unknown */

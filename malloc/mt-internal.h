@@ -6,6 +6,8 @@
  *   window.c     the trace file in memory: disk reserved ahead, windows mapped and unmapped
  *   remote.c     requests from outside (mtracectl --start/--stop) carried out
  *   dlopen.c, mallopt.c   the calls of those names, seen on their way
+ *   allocctl.c   the program's settings made through its allocator's control interface
+ *                (mallctl, mi_option_set), seen through gotpatch.c: the slots that call them
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
  *   procstat.c   what the kernel says of the process, for that thread: seccomp, threads alive
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
@@ -311,6 +313,7 @@ void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
+void mt_header_settings(void);                     /* under lock: those noted by allocctl.c in */
 void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
 void mt_header_unmap(void);                        /* under lock, or in a new process */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
@@ -406,6 +409,22 @@ uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed
 
 /* mapping.c */
 void mt_mapping_init(void);
+
+/* allocctl.c */
+void mt_ctl_hook(int first);           /* not under lock: after initialisation (first), before
+                                          each dlopen */
+void mt_ctl_fork_child(void);
+size_t mt_ctl_settings(char *buf, size_t cap);   /* under lock: NAME=VALUE\0 ... noted */
+/* gotpatch.c: the loaded objects' calls of name through their offset tables go to wrapper
+   where they would reach real (not under lock; one caller at a time) */
+struct mt_got_fn {
+	const char *name;
+	void *real, *wrapper;
+};
+void mt_got_patch(const struct mt_got_fn *fn, unsigned n);
+/* the functions names[0..n) of the object that holds the address in, or NULL each (no dlsym:
+   a name it lacks would make dlsym allocate, and leave an error for the program's dlerror) */
+void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
 int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,

@@ -190,6 +190,27 @@ static uint32_t copy_settings(char *s, size_t cap)
 	return (uint32_t)n;
 }
 
+/* The settings the program made at run time through its allocator (allocctl.c) follow the
+   environment's in the same strings, after an empty one; their room is kept whole in every
+   header, so that they can change while the file is written. */
+#define MT_RUNTIME_MAX 384u
+static uint32_t env_settings_len;
+static char runtime[MT_RUNTIME_MAX];   /* as in the header: the empty string, then them */
+
+/* Under lock: runtime[] and the header's settings fields as noted now; did they change? */
+static int runtime_settings(void)
+{
+	static char now[MT_RUNTIME_MAX];
+	memset(now, 0, sizeof now);
+	size_t n = mt_ctl_settings(now + 1, MT_RUNTIME_MAX - 1);
+	hdr.settings_len = env_settings_len + (n ? 1 + (uint32_t)n : 0);
+	hdr.settings_offset = hdr.settings_len ? MTRACE_HEADER_STRINGS : 0;
+	if (!memcmp(now, runtime, sizeof now))
+		return 0;
+	memcpy(runtime, now, sizeof now);
+	return 1;
+}
+
 static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
@@ -220,12 +241,11 @@ static void header_init(char *page, pid_t ppid)
 	   all within the header page; a long command line is cut */
 	char *s = page + MTRACE_HEADER_STRINGS;
 	size_t room = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS;
-	hdr.settings_len = copy_settings(s, MT_SETTINGS_MAX);
-	if (hdr.settings_len) {
-		hdr.settings_offset = MTRACE_HEADER_STRINGS;
-		s += hdr.settings_len;
-		room -= hdr.settings_len;
-	}
+	env_settings_len = copy_settings(s, MT_SETTINGS_MAX);
+	s += env_settings_len + MT_RUNTIME_MAX;   /* (room kept for the run-time ones) */
+	room -= env_settings_len + MT_RUNTIME_MAX;
+	runtime_settings();
+	memcpy(page + MTRACE_HEADER_STRINGS + env_settings_len, runtime, MT_RUNTIME_MAX);
 	size_t an = strlen(mt_allocator_path);   /* < 256: room is 3.5 KiB less at most 1 KiB */
 	if (an) {
 		memcpy(s, mt_allocator_path, an);
@@ -266,6 +286,20 @@ void mt_header_mallopt(void)
 	if (mt_g.hdr_map && !mt_g.failed)
 		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
 	else if (!mt_g.failed)
+		mt_header_update(0);
+}
+
+/* As mt_header_mallopt, for the settings made through the allocator's own control interface
+   (allocctl.c); their strings first, then the header that says how long they are. */
+void mt_header_settings(void)
+{
+	if (!runtime_settings() || mt_g.failed)
+		return;
+	uint64_t at = MTRACE_HEADER_STRINGS + env_settings_len;
+	if (mt_g.hdr_map) {
+		memcpy(mt_g.hdr_map + at, runtime, MT_RUNTIME_MAX);
+		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
+	} else if (mt_file_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
 		mt_header_update(0);
 }
 

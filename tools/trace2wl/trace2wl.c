@@ -12,6 +12,7 @@
 #include "progmem.h"
 #include "tool.h"
 #include "units.h"
+#include "wl_reader.h"
 
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
@@ -164,6 +165,9 @@ static void summary(const char *out, const struct convert_stats *s,
 		fprintf(o,
 			"  settings         %s (the allocators' settings the program ran with)\n",
 			h->settings);
+	if (wl_settings_set(h)[0])
+		fprintf(o, "  set as it ran    %s (by the program: mallopt, its allocator's own "
+			"interface)\n", wl_settings_set(h));
 	fclose(o);
 	print_wrapped(stderr, text, tool_term_width(), 19);
 	free(text);

@@ -92,6 +92,10 @@ static void print_header(const struct trace_reader *r)
 	       (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
 	if (r->settings[0])
 		printf("# settings  %s\n", r->settings);
+	if (r->settings_set[0])
+		printf("# run time  %s (of those, set by the program as it ran: mallopt, its "
+		       "allocator's own interface; the rest, its environment's)\n",
+		       r->settings_set);
 	if (h->flags & MTRACE_HF_BYPASSED)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: "
 		       "their calls are not here\n");
