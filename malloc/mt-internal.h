@@ -18,6 +18,7 @@
  *                own mappings unmapped or replaced, chroot and changes of user
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
+ *   large.c      the large blocks live, and their resident bytes when the trace ends
  *   clock.c      the tick counter
  */
 #ifndef MT_INTERNAL_H
@@ -276,8 +277,8 @@ int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
 /* writer.c */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
-                                                      record's slots in a chunk of their own */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n);   /* under lock:
+                                                      *n slots in a chunk of their own */
 
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
@@ -392,6 +393,13 @@ static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
 	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_g.sample_early >= due)
 		mt_sample_early(t, now, due);
 }
+
+/* large.c: blocks of MT_RESIDENT_MIN bytes or more allocated while recording */
+void mt_large_add(const void *p, uint64_t size);    /* allocated and recorded */
+void mt_large_remove(const void *p);                /* before the allocator takes it back */
+void mt_large_file_open(void);                      /* under lock */
+uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
+void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
