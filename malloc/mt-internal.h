@@ -56,11 +56,17 @@ struct mt_real {
 	size_t (*usable)(void *);
 	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
+	uintptr_t text_lo, text_len;   /* the code of the object that defines malloc (0, 0: not
+	                                  known): a mapping call from there is the allocator's */
 };
 extern struct mt_real mt_real;
 extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
+static inline int mt_from_allocator(const void *caller)   /* a return address in its code */
+{
+	return (uintptr_t)caller - mt_real.text_lo < mt_real.text_len;
+}
 void mt_check_bypass(void);            /* once, after mt_resolve and mt_stderr_init */
 
 /* The bootstrap arena serves calls made while dlsym runs; free must recognise its blocks. */
