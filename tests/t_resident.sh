@@ -99,4 +99,9 @@ if [ "${SANITIZE:-}" != 1 ]; then
 fi
 traced "$TMP/ke" "$TP/keeplive" _exit >/dev/null; eq "kept, _exit: exit 0" 0 "$?"
 eq "kept, _exit: eight blocks live at the end" 8 "$(count "$(one_file "$TMP/ke.*")" live)"
+# a fork child's blocks are its own: its parent's, which it holds too, were recorded in another
+# file
+traced "$TMP/kf" "$TP/keeplive" fork >/dev/null; eq "kept, fork: exit 0" 0 "$?"
+for f in "$TMP"/kf.*; do count "$f" live; done | sort -n | tr '\n' ' ' >"$TMP/kf"
+eq "kept, fork: two traces, one block live at the child's end, eight at its parent's" "1 8 " "$(cat "$TMP/kf")"
 finish

@@ -3,11 +3,14 @@
  * own), a quarter of each written from its start, none freed; beside them one more written so
  * and freed (its release says what was resident).  Prints a checksum that does not depend on
  * addresses.
- *   keeplive [_exit]    returns from main, or ends by _exit (without exit's handlers) */
+ *   keeplive [_exit|fork]   returns from main, or ends by _exit (without exit's handlers), or
+ *                           first forks a child that allocates one more such block and exits
+ *                           holding it and its parent's eight (which are not its own) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MIB ((size_t)1 << 20)
@@ -54,5 +57,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (argc > 1 && strcmp(argv[1], "_exit") == 0)
 		_exit(0);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			wrote(malloc(16 * MIB), 16 * MIB);
+			exit(0);
+		}
+		int status;
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+			return 1;
+	}
 	return 0;
 }
