@@ -15,8 +15,9 @@
  * before the allocator takes it back, so no other thread can put the same address in between.
  * An entry given up is left as a tombstone (an address the chain goes on past), reused by the
  * next block that probes it.  A block with no room within MT_LARGE_PROBES entries is counted
- * (the header's live_untracked) and has no LIVE record; so has one the program freed while the
- * trace was paused (its free was not seen: the trace holds it as live too).
+ * (the header's live_untracked) and has no LIVE record.  One the program freed while the trace
+ * was paused keeps its entry (its free was not seen: the trace holds it as live too), and its
+ * LIVE record says what is resident at its address then.
  */
 #define _GNU_SOURCE
 #include "mt-internal.h"
