@@ -104,4 +104,13 @@ eq "kept, _exit: eight blocks live at the end" 8 "$(count "$(one_file "$TMP/ke.*
 traced "$TMP/kf" "$TP/keeplive" fork >/dev/null; eq "kept, fork: exit 0" 0 "$?"
 for f in "$TMP"/kf.*; do count "$f" live; done | sort -n | tr '\n' ' ' >"$TMP/kf"
 eq "kept, fork: two traces, one block live at the child's end, eight at its parent's" "1 8 " "$(cat "$TMP/kf")"
+# more large blocks than the tracer's table holds (16,384): those it has no room for are counted
+# in the header, the others said at the end
+traced "$TMP/km" "$TP/keeplive" many >/dev/null; eq "kept, 20,008 blocks: exit 0" 0 "$?"
+km=$(one_file "$TMP/km.*")
+check "kept, 20,008 blocks: the trace validates" "$BIN/trace_dump" -c "$km"
+live=$(count "$km" live)
+untracked=$("$BIN/trace_dump" -H "$km" | sed -n 's/^# untracked \([0-9,]*\) large blocks.*/\1/p' | tr -d ,)
+eq "kept, 20,008 blocks: each said at the end or counted untracked ($live + $untracked)" 20008 "$((live + untracked))"
+ge "kept, 20,008 blocks: 3,624 at least had no room" 3624 "$untracked"
 finish

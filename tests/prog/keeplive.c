@@ -3,9 +3,11 @@
  * own), a quarter of each written from its start, none freed; beside them one more written so
  * and freed (its release says what was resident).  Prints a checksum that does not depend on
  * addresses.
- *   keeplive [_exit|fork]   returns from main, or ends by _exit (without exit's handlers), or
- *                           first forks a child that allocates one more such block and exits
- *                           holding it and its parent's eight (which are not its own) */
+ *   keeplive [_exit|fork|many]   returns from main, or ends by _exit (without exit's handlers),
+ *                           or first forks a child that allocates one more such block and exits
+ *                           holding it and its parent's eight (which are not its own), or first
+ *                           allocates 20,000 more blocks of 64 KiB (more than the tracer's table
+ *                           holds), writing none */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,10 @@ int main(int argc, char **argv)
 		sum += ((unsigned char *)block[i])[i * MIB];
 	printf("checksum %lu\n", sum);
 	fflush(stdout);
+	if (argc > 1 && strcmp(argv[1], "many") == 0)
+		for (int i = 0; i < 20000; i++)
+			if (malloc(64 * 1024) == NULL)
+				return 1;
 	if (argc > 1 && strcmp(argv[1], "_exit") == 0)
 		_exit(0);
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
