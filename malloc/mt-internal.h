@@ -20,6 +20,7 @@
  *                own mappings unmapped or replaced, chroot and changes of user
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
+ *   large.c      the large blocks live, and their resident bytes when the trace ends
  *   clock.c      choosing the clock, its reads (CLOCK_MONOTONIC past libc: vdso.c finds the
  *                vDSO's own function)
  *   clock_watch.c  each file's calibration; a clock that stops given up for a count
@@ -59,11 +60,17 @@ struct mt_real {
 	size_t (*usable)(void *);
 	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
+	uintptr_t text_lo, text_len;   /* the code of the object that defines malloc (0, 0: not
+	                                  known): a mapping call from there is the allocator's */
 };
 extern struct mt_real mt_real;
 extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
+static inline int mt_from_allocator(const void *caller)   /* a return address in its code */
+{
+	return (uintptr_t)caller - mt_real.text_lo < mt_real.text_len;
+}
 void mt_check_bypass(void);            /* once, after mt_resolve and mt_stderr_init */
 
 /* The bootstrap arena serves calls made while dlsym runs; free must recognise its blocks. */
@@ -280,8 +287,8 @@ int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
 /* writer.c */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
-                                                      record's slots in a chunk of their own */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n);   /* under lock:
+                                                      *n slots in a chunk of their own */
 
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
@@ -397,6 +404,13 @@ static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
 	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_g.sample_early >= due)
 		mt_sample_early(t, now, due);
 }
+
+/* large.c: blocks of MT_RESIDENT_MIN bytes or more allocated while recording */
+void mt_large_add(const void *p, uint64_t size);    /* allocated and recorded */
+void mt_large_remove(const void *p);                /* before the allocator takes it back */
+void mt_large_file_open(void);                      /* under lock */
+uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
+void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */

@@ -215,7 +215,7 @@ static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
-		    MTRACE_HF_RESIDENT | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
+		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
@@ -464,6 +464,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	mt_g.file_id++;
 	mt_new_gen();
 	mt_memory_file_open();
+	mt_large_file_open();
 	mt_info("writing to", mt_names.path);
 	add_to_manifest();
 	return 0;
@@ -477,14 +478,18 @@ void mt_file_finish(struct mt_thread *self)
 	mt_set_active(0);
 	mt_release_locked(self);
 	mt_new_gen();
-	/* the memory as it ends, in a trace that holds something (a fork child that only _exits
-	   maps no window for it) */
-	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed &&
-	    mt_g.next_off > MTRACE_HEADER_SIZE) {
-		struct mtrace_slot *r = mt_take_record_locked(self);
+	/* the large blocks still allocated and the memory as it ends, in a trace that holds
+	   something (a fork child that only _exits maps no window for it) */
+	int ends = !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE;
+	if (ends)
+		mt_large_finish(self);
+	if (ends && mt_g.memory_ms) {
+		unsigned n = 2;
+		struct mtrace_slot *r = mt_take_record_locked(self, &n);
 		if (r)
 			mt_sample_last(self, r);
 	}
+	hdr.live_untracked = mt_large_untracked();
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_header_update(1);

@@ -135,8 +135,8 @@ int main(void)
 	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err : "");
 	if (rc == 0) {
 		struct mtrace_record rec;
-		CHECK(r.hdr.version == 3 && r.hdr.pid == 4242 && strcmp(r.exe, "/bin/app") == 0 &&
-		      r.format == TRACE_FMT_MTRACE && !r.swap,
+		CHECK(r.hdr.version == MTRACE_FORMAT_VERSION && r.hdr.pid == 4242 &&
+		      strcmp(r.exe, "/bin/app") == 0 && r.format == TRACE_FMT_MTRACE && !r.swap,
 		      "... its header read: version %u, pid %d, exe '%s'", r.hdr.version, r.hdr.pid,
 		      r.exe);
 		CHECK(trace_next(&r, &rec, NULL) == 0, "... and no record: the end at once");

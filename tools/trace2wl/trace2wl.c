@@ -94,14 +94,19 @@ static void program_memory(FILE *o, const struct convert_stats *s,
 			"  pace             %s idle times of %s us or more marked, over %.3f s\n",
 			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us),
 			(double)h->duration_us / 1e6);
-	if (h->flags & MTRACE_WL_HF_RESIDENT)
+	if (h->flags & MTRACE_WL_HF_RESIDENT) {
 		fprintf(o,
 			"  resident         %s of %s blocks of %s bytes or more "
-			"say what was resident\n",
+			"say what was resident",
 			fmt_commas(a, s->resident_known),
 			fmt_commas(b, s->resident_marks - h->counts[MTRACE_WL_MAP] -
 					      h->counts[MTRACE_WL_REMAP]),
 			fmt_commas(c, h->resident_min));
+		if (s->resident_live)
+			fprintf(o, " (%s of them at the end, still live)",
+				fmt_commas(a, s->resident_live));
+		fputc('\n', o);
+	}
 }
 
 static void summary(const char *out, const struct convert_stats *s,

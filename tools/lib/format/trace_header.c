@@ -41,6 +41,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->reset_off);
 	MTRACE_SWAP(h->start_threads);
 	MTRACE_SWAP(h->window);
+	MTRACE_SWAP(h->live_untracked);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
