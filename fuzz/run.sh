@@ -48,6 +48,8 @@ MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracec
 "$B/tests/mkfixture" trace-v2threads "$S/trace/v2threads"
 "$B/tests/selftrace" mapped "$S/trace/v2mapped"
 "$B/tests/swap_trace" "$S/trace/v2" "$S/trace/v2-swapped"
+# version 4: large blocks still live at the end
+MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/live" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/keeplive" >/dev/null
 for t in "$S"/trace/*; do
 	n=$(basename "$t")
 	"$B/bin/trace2wl" -q --dj-format "$S/dj/$n" "$S/wl/$n" "$t" 2>/dev/null

@@ -24,7 +24,8 @@
  * Version 3 stores records in 32 bytes (struct mtrace_slot): the thread id is the chunk's, the
  * usable size is kept as its difference from the request, and what does not fit (realloc, rare
  * wide values, durations) takes two consecutive slots in the 64-byte layout (MTRACE_RF_WIDE).
- * Readers decode every version into struct mtrace_record (mtrace_decode below).
+ * Readers decode every version into struct mtrace_record (mtrace_decode below).  Version 4 is
+ * version 3 with LIVE records at the end (MTRACE_HF_LIVE).
  *
  * See doc/trace-format.md for the prose version.
  */
@@ -36,7 +37,7 @@
 #define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
 #define MTRACE_MAGIC_LEN        8
 #define MTRACE_BYTE_ORDER_MARK  0x01020304u
-#define MTRACE_FORMAT_VERSION   3               /* what writers write */
+#define MTRACE_FORMAT_VERSION   4               /* what writers write */
 #define MTRACE_FORMAT_OLDEST    1               /* readers read versions OLDEST..VERSION */
 #define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
 #define MTRACE_RECORD_SIZE      64u             /* struct mtrace_record: versions 1 and 2 */
@@ -90,7 +91,11 @@ enum mtrace_clock {
 #define MTRACE_HF_MIDWAY      0x800u /* version 3: recording began in the middle of the process's
                                        life (switched on from outside), with start_threads
                                        threads alive: blocks freed may predate the trace */
-#define MTRACE_HF_KNOWN       0xfffu
+#define MTRACE_HF_LIVE        0x1000u /* version 4: a writer that stops ends its trace with a LIVE
+                                       record for each block of at least resident_min bytes
+                                       still allocated (as many as its table held: see
+                                       live_untracked) */
+#define MTRACE_HF_KNOWN       0x1fffu
 
 /* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
 enum mtrace_stop_reason {
@@ -146,7 +151,11 @@ struct mtrace_file_header {
 	int32_t  stop_errno;            /* the error the writer met then (ENOSPC, EFBIG, ...) */
 	uint32_t settings_offset;       /* the allocators' settings in the process's environment
 	                                   (GLIBC_TUNABLES, MALLOC_*, MIMALLOC_*, TCMALLOC_*), each
-	                                   NAME=VALUE followed by a NUL; settings_len 0: none */
+	                                   NAME=VALUE followed by a NUL; settings_len 0: none.
+	                                   Then, after an empty string, those the program set as
+	                                   it ran through its allocator's control interface, as
+	                                   its environment would say them (MALLOC_CONF=KEY:VALUE,
+	                                   ...; MIMALLOC_NAME=VALUE): readers merge them in */
 	uint32_t settings_len;
 	uint32_t allocator_offset;      /* the path of the object that served the calls (libc.so.6,
 	                                   libjemalloc.so.2, ...); allocator_len 0: unknown */
@@ -165,7 +174,10 @@ struct mtrace_file_header {
 	                                   recording began */
 	uint32_t window;                /* version 3, with MTRACE_HF_MIDWAY: which of the process's
 	                                   windows switched on from outside this is (1, 2, ...) */
-	uint64_t reserved[42];          /* zero; room for later fields without a version change */
+	uint64_t live_untracked;        /* version 4, with MTRACE_HF_LIVE: large blocks allocated
+	                                   while recording that the writer's table had no room for:
+	                                   those still allocated at the end have no LIVE record */
+	uint64_t reserved[41];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 
@@ -202,6 +214,11 @@ enum mtrace_call {
 	                                     memory: size = anonymous resident bytes (statm's
 	                                     resident less shared), arg2 = resident bytes,
 	                                     usable = virtual size */
+	MTRACE_CALL_LIVE           = 34,  /* bookkeeping, version 4 (MTRACE_HF_LIVE): a block of at
+	                                     least resident_min bytes still allocated when the
+	                                     writer stopped: ptr = the block, size = its usable
+	                                     size, arg2 = its bytes resident then (its whole pages;
+	                                     flags MTRACE_RF_RESIDENT) */
 };
 
 /* record flags */
@@ -214,9 +231,11 @@ enum mtrace_call {
 #define MTRACE_RF_PTR_MMAP   0x10u  /* glibc: the argument ptr's chunk was mmap-served
                                        (free/realloc) */
 #define MTRACE_RF_RESIDENT   0x20u  /* free, realloc, munmap: arg2 = bytes of ptr's block resident
-                                       when it was released (its whole pages; MTRACE_HF_RESIDENT) */
-#define MTRACE_RF_OWN        0x40u  /* mapping calls: made by the allocator beneath, inside one of
-                                       the calls traced, not by the program */
+                                       when it was released (its whole pages; MTRACE_HF_RESIDENT);
+                                       a LIVE record: when the writer stopped */
+#define MTRACE_RF_OWN        0x40u  /* mapping calls: made by the allocator beneath (inside one of
+                                       the calls traced, or from the allocator's own code), not
+                                       by the program */
 #define MTRACE_RF_KNOWN      0x7fu
 
 /*
@@ -233,7 +252,8 @@ enum mtrace_call {
  *
  *   - mapping calls: mmap and brk are ordered like allocating calls (ts after), munmap like free
  *     (ts before), mremap like realloc (ts before, ts + duration after);
- *   - a memory sample's ts is when /proc/self/statm was read.
+ *   - a memory sample's ts is when /proc/self/statm was read; a LIVE record's, when the
+ *     block's resident bytes were (after every call recorded but those still in progress).
  *
  * A chunk record: tid = owner, ts = when the chunk was taken (read under the writer's lock, so
  * chunk timestamps never decrease in file order), size = chunk length in bytes (including this
@@ -299,10 +319,10 @@ MTRACE_STATIC_ASSERT(sizeof(struct mtrace_record) == MTRACE_RECORD_SIZE, "record
  *     second slot   0, 0, 0 (16 bits), duration's high 32 bits; size; arg2; usable
  * The second slot begins with a zero call byte, so that where its first slot was never committed
  * (a process killed between the two) it reads as unwritten.  It is written before the first
- * slot's commit word.  Writers use wide records for realloc and reallocarray, the mapping calls
- * and memory samples, every call when durations are recorded, and what a compact record cannot
- * hold (calloc's count or element size over 32 bits, an alignment that is not a power of two, a
- * usable size 4 GiB or more over the request).
+ * slot's commit word.  Writers use wide records for realloc and reallocarray, the mapping calls,
+ * memory samples and LIVE records, every call when durations are recorded, and what a compact
+ * record cannot hold (calloc's count or element size over 32 bits, an alignment that is not a
+ * power of two, a usable size 4 GiB or more over the request).
  */
 #define MTRACE_RF_WIDE       0x80u  /* version 3: the record takes two slots (wide layout) */
 #define MTRACE_X_NO_USABLE   0xffffffffu
@@ -520,6 +540,8 @@ static inline const char *mtrace_call_name(unsigned call)
 		return "chunk";
 	if (call == MTRACE_CALL_MEMORY)
 		return "memory";
+	if (call == MTRACE_CALL_LIVE)
+		return "live";
 	return 0;
 }
 

@@ -111,7 +111,10 @@ struct mtrace_wl_header {
 	char     settings[384];          /* the allocators' settings the program ran with (the
 	                                    trace header's, NAME=VALUE separated by spaces),
 	                                    NUL-terminated, may be empty; cut at a setting's end
-	                                    when too long */
+	                                    when too long.  After its NUL, where they fit whole:
+	                                    those of them the program set as it ran (its mallopt
+	                                    calls, its allocator's control interface), the same
+	                                    way, NUL-terminated; empty in older files */
 	char     allocator[64];          /* the file name of the allocator traced (libc.so.6,
 	                                    libjemalloc.so.2, ...), NUL-terminated; empty:
 	                                    unknown */

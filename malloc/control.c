@@ -219,6 +219,8 @@ MT_API int mtrace_init(const char *base)
 
 MT_API int mtrace_start(void)
 {
+	mt_init_once();
+	mt_ctl_hook(1);   /* (not under lock: the loader's lock comes with it) */
 	API_ENTER();
 	int r = 0;
 	if (mt_g.sandboxed) {

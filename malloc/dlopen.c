@@ -1,4 +1,5 @@
-/* dlopen.c - one warning for RTLD_DEEPBIND.
+/* dlopen.c - one warning for RTLD_DEEPBIND, and the objects opened before looked at for calls
+ * of the allocator's control interface (allocctl.c).
  *
  * A library opened with RTLD_DEEPBIND binds to its own dependencies first, so its malloc and
  * free are libc's, not ours: its calls go untraced (and with another allocator preloaded, its
@@ -31,5 +32,6 @@ MT_API void *dlopen(const char *file, int mode)
 		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	if (MT_UNLIKELY(mode & RTLD_DEEPBIND))
 		deepbind_warning(file);
+	mt_ctl_hook(0);   /* the objects an earlier dlopen opened */
 	return real_dlopen(file, mode);   /* a tail call: see above */
 }

@@ -80,13 +80,15 @@ static inline unsigned ptr_info(void *p, size_t *large)
 	return 0;
 }
 
-/* The resident bytes of a large block given back (out of line: a system call or more).  And
-   before it goes, the process's memory, if a sample is due: where memory falls the program may
-   have made no call for long (sort fills a 1.4 GB buffer between its malloc and its free), and
-   a sample after the release would miss the peak. */
+/* The resident bytes of a large block given back (out of line: a system call or more), which
+   leaves the table of those live (large.c).  And before it goes, the process's memory, if a
+   sample is due: where memory falls the program may have made no call for long (sort fills a
+   1.4 GB buffer between its malloc and its free), and a sample after the release would miss
+   the peak. */
 static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
 {
 	*flags |= MTRACE_RF_RESIDENT;
+	mt_large_remove(p);
 	mt_sample_before_release(&mt_tls, size);
 	return mt_resident(p, size);
 }
@@ -172,6 +174,8 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 			mt_put_wide(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2, usable,
 				    t0 ? ts - t0 : 0);
 		}
+		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
+			mt_large_add(p, usable);   /* (said at the end if still live) */
 		mt_maybe_sample(t, ts);
 	}
 }
@@ -337,6 +341,8 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
 		mt_put_wide(r, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0, t0,
 			    (uintptr_t)old, (uintptr_t)p, size, arg2, usable, t1 - t0);
+		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
+			mt_large_add(p, usable);
 		mt_maybe_sample(t, t1);
 	}
 }
@@ -365,6 +371,8 @@ MT_API void *realloc(void *old, size_t size)
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
 	int failed = p == NULL && (old == NULL || size != 0);
 	int err = failed ? errno : 0;
+	if (MT_UNLIKELY(large) && failed)
+		mt_large_add(old, large);   /* (still the program's) */
 	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, resident,
 		       failed, err);
 	t->busy = 0;
@@ -392,6 +400,8 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	struct mtrace_slot *r = reserve_call(t, 2, 0, &ns);
 	size_t large;   /* (reallocarray's arg2 is the element size: no room for resident bytes) */
 	unsigned pflags = ptr_info(old, &large);
+	if (MT_UNLIKELY(large))
+		mt_large_remove(old);
 	uint64_t t0 = ticks_before(t);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.reallocarray(old, n, size);
@@ -399,6 +409,8 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	int overflow = __builtin_mul_overflow(n, size, &total);
 	int failed = p == NULL && (old == NULL || total != 0 || overflow);
 	int err = failed ? errno : 0;
+	if (MT_UNLIKELY(large) && failed)
+		mt_large_add(old, large);
 	record_realloc(t, r, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size,
 		       failed, err);
 	t->busy = 0;

@@ -4,9 +4,13 @@
  * none of malloc's business, but it is the program's memory all the same: anonymous mmaps,
  * every munmap and mremap, and brk or sbrk called by the program are recorded (MTRACE_CALL_MMAP
  * .. MTRACE_CALL_BRK) so that a replay holds what the program held.  Those made inside a traced
- * call are the allocator's own (jemalloc and tcmalloc map through libc's functions; glibc's
- * malloc calls the kernel directly and is not seen): recorded with MTRACE_RF_OWN.  An munmap by
- * the program says how much of the range was resident.
+ * call, or from the code of the object that defines malloc, are the allocator's own (jemalloc
+ * and tcmalloc map through libc's functions, also from threads of their own and from entry
+ * points we do not trace, such as jemalloc's mallocx; glibc's malloc calls the kernel directly
+ * and is not seen): recorded with MTRACE_RF_OWN.  Each wrapper takes its caller's return address
+ * itself: a call the allocator makes as its very last act (a tail call) comes from its caller's
+ * address, and counts as its caller's.  An munmap by the program says how much of the range was
+ * resident.
  *
  * Each wrapper also keeps the program off the trace's own windows (guard.c) and passes the
  * call on with its arguments, result and errno unchanged.
@@ -36,18 +40,20 @@ void mt_mapping_init(void)
    Recording
    ------------------------------------------------------------------------------------------- */
 
-/* The record for a mapping call of this thread, or NULL when it is not to be recorded.  *flags
-   gets MTRACE_RF_OWN for a call the allocator beneath made inside a traced one; t->busy is then
+/* The record for a mapping call of this thread from caller (a return address), or NULL when it
+   is not to be recorded.  *flags gets MTRACE_RF_OWN for a call the allocator beneath made,
+   inside a traced one or from its own code; inside a traced call t->busy is then
    MT_BUSY_NESTED until map_done, so that taking a chunk now never unmaps the window holding
    the traced call's record, which is still to be written. */
-static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8_t *saved)
+static struct mtrace_slot *map_begin(struct mt_thread *t, unsigned *flags, uint8_t *saved,
+				     const void *caller)
 {
 	*saved = t->busy;
 	*flags = 0;
 	if (MT_LIKELY(!mt_hot->active) || t->busy == MT_BUSY_OWN || t->busy == MT_BUSY_NESTED ||
 	    t->locked)
 		return NULL;
-	if (t->busy)
+	if (t->busy || mt_from_allocator(caller))
 		*flags = MTRACE_RF_OWN;
 	t->busy = t->busy ? MT_BUSY_NESTED : 1;
 	struct mtrace_slot *r = mt_reserve_n(t, 2, 0);   /* (a wide record) */
@@ -83,14 +89,15 @@ static inline uint64_t now(const struct mt_thread *t)
 
 #define OVERLAP_WARNING(call) "the program " call " the trace's own memory: the trace ends here"
 
-static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, int64_t off)
+static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
+			 const void *caller)
 {
 	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
 		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_slot *r = (flags & MAP_ANONYMOUS) ? map_begin(t, &rf, &saved) : NULL;
+	struct mtrace_slot *r = (flags & MAP_ANONYMOUS) ? map_begin(t, &rf, &saved, caller) : NULL;
 	void *p = mt_libc.mmap(addr, len, prot, flags, fd, off);
 	if (r == NULL)
 		return p;
@@ -109,13 +116,13 @@ MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 {
 	mt_guard_ready();
 	int64_t off64 = sizeof off == 4 ? (int64_t)(uint32_t)off : (int64_t)off;
-	return mmap_common(addr, len, prot, flags, fd, off64);
+	return mmap_common(addr, len, prot, flags, fd, off64, __builtin_return_address(0));
 }
 
 MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
 	mt_guard_ready();
-	return mmap_common(addr, len, prot, flags, fd, off);
+	return mmap_common(addr, len, prot, flags, fd, off, __builtin_return_address(0));
 }
 
 MT_API int munmap(void *addr, size_t len)
@@ -124,6 +131,7 @@ MT_API int munmap(void *addr, size_t len)
 	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
 		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
 	struct mt_thread *t = &mt_tls;
+	const void *caller = __builtin_return_address(0);
 	unsigned rf;
 	uint8_t saved;
 	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
@@ -131,7 +139,7 @@ MT_API int munmap(void *addr, size_t len)
 		mt_sample_before_release(t, len);   /* (the program's memory before it falls) */
 		t->busy = 0;
 	}
-	struct mtrace_slot *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved, caller);
 	if (r == NULL)
 		return mt_libc.munmap(addr, len);
 	uint64_t resident = 0;
@@ -172,7 +180,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_slot *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved, __builtin_return_address(0));
 	uint64_t t0 = r ? mt_ticks_of(t) : 0;
 	void *p = real_mremap(old, old_len, new_len, flags, want);
 	if (r == NULL)
@@ -198,7 +206,7 @@ MT_API int brk(void *end)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_slot *r = map_begin(t, &rf, &saved);
+	struct mtrace_slot *r = map_begin(t, &rf, &saved, __builtin_return_address(0));
 	void *before = r && real_sbrk ? real_sbrk(0) : NULL;
 	int ret = real_brk(end);
 	if (r == NULL)
@@ -218,7 +226,8 @@ MT_API void *sbrk(intptr_t increment)
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
-	struct mtrace_slot *r = increment ? map_begin(t, &rf, &saved) : NULL;
+	struct mtrace_slot *r = increment ? map_begin(t, &rf, &saved, __builtin_return_address(0))
+					  : NULL;
 	void *before = real_sbrk(increment);
 	if (r == NULL)
 		return before;

@@ -6,6 +6,8 @@
  *   window.c     the trace file in memory: disk reserved ahead, windows mapped and unmapped
  *   remote.c     requests from outside (mtracectl --start/--stop) carried out
  *   dlopen.c, mallopt.c   the calls of those names, seen on their way
+ *   allocctl.c   the program's settings made through its allocator's control interface
+ *                (mallctl, mi_option_set), seen through gotpatch.c: the slots that call them
  *   populate.c   the thread that puts page-cache pages under the trace ahead of the writers
  *   procstat.c   what the kernel says of the process, for that thread: seccomp, threads alive
  *   tracefile.c  creating, naming, finishing the trace file and its header; messages
@@ -18,7 +20,10 @@
  *                own mappings unmapped or replaced, chroot and changes of user
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
- *   clock.c      the tick counter
+ *   large.c      the large blocks live, and their resident bytes when the trace ends
+ *   clock.c      choosing the clock, its reads (CLOCK_MONOTONIC past libc: vdso.c finds the
+ *                vDSO's own function)
+ *   clock_watch.c  each file's calibration; a clock that stops given up for a count
  */
 #ifndef MT_INTERNAL_H
 #define MT_INTERNAL_H
@@ -55,11 +60,17 @@ struct mt_real {
 	size_t (*usable)(void *);
 	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
+	uintptr_t text_lo, text_len;   /* the code of the object that defines malloc (0, 0: not
+	                                  known): a mapping call from there is the allocator's */
 };
 extern struct mt_real mt_real;
 extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
+static inline int mt_from_allocator(const void *caller)   /* a return address in its code */
+{
+	return (uintptr_t)caller - mt_real.text_lo < mt_real.text_len;
+}
 void mt_check_bypass(void);            /* once, after mt_resolve and mt_stderr_init */
 
 /* The bootstrap arena serves calls made while dlsym runs; free must recognise its blocks. */
@@ -276,8 +287,8 @@ int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE
 void mt_maybe_unmap(uint32_t w);                     /* under lock */
 int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
 /* writer.c */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t);   /* under lock: a wide
-                                                      record's slots in a chunk of their own */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n);   /* under lock:
+                                                      *n slots in a chunk of their own */
 
 /* populate.c */
 int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
@@ -309,6 +320,7 @@ void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
 void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
+void mt_header_settings(void);                     /* under lock: those noted by allocctl.c in */
 void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
 void mt_header_unmap(void);                        /* under lock, or in a new process */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
@@ -393,6 +405,13 @@ static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
 		mt_sample_early(t, now, due);
 }
 
+/* large.c: blocks of MT_RESIDENT_MIN bytes or more allocated while recording */
+void mt_large_add(const void *p, uint64_t size);    /* allocated and recorded */
+void mt_large_remove(const void *p);                /* before the allocator takes it back */
+void mt_large_file_open(void);                      /* under lock */
+uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
+void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
+
 /* process.c */
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
@@ -404,6 +423,22 @@ uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed
 
 /* mapping.c */
 void mt_mapping_init(void);
+
+/* allocctl.c */
+void mt_ctl_hook(int first);           /* not under lock: after initialisation (first), before
+                                          each dlopen */
+void mt_ctl_fork_child(void);
+size_t mt_ctl_settings(char *buf, size_t cap);   /* under lock: NAME=VALUE\0 ... noted */
+/* gotpatch.c: the loaded objects' calls of name through their offset tables go to wrapper
+   where they would reach real (not under lock; one caller at a time) */
+struct mt_got_fn {
+	const char *name;
+	void *real, *wrapper;
+};
+void mt_got_patch(const struct mt_got_fn *fn, unsigned n);
+/* the functions names[0..n) of the object that holds the address in, or NULL each (no dlsym:
+   a name it lacks would make dlsym allocate, and leave an error for the program's dlerror) */
+void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n);
 
 /* guard.c: the functions of libc the tracer wraps, for its own calls */
 int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,

@@ -68,6 +68,7 @@ void mt_new_process(void)
 	pthread_mutex_init(&mt_g.lock, NULL);
 	mt_tls.locked = 0;
 	mt_populate_fork_child();
+	mt_ctl_fork_child();
 	struct mt_thread *t = &mt_tls;
 	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;

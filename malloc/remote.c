@@ -106,4 +106,5 @@ void mt_control_fork_child(void)
 void mtrace_init_dormant(void)
 {
 	mt_init_once();
+	mt_ctl_hook(1);   /* (the program's settings are noted while dormant too) */
 }

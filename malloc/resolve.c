@@ -193,6 +193,34 @@ static void die_unresolved(const char *name)
 	mt_exit_now(127);
 }
 
+/* The executable segments of the object that holds f (dl_iterate_phdr's callback): from the
+   lowest to the end of the highest, in r's text_lo and text_len. */
+struct text_of { uintptr_t f; struct mt_real *r; };
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text_of *t = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int holds = 0;
+	(void)size;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+		holds |= t->f - start < end - start;
+		if (ph->p_flags & PF_X) {
+			lo = start < lo ? start : lo;
+			hi = end > hi ? end : hi;
+		}
+	}
+	if (!holds || hi <= lo)
+		return 0;
+	t->r->text_lo = lo;
+	t->r->text_len = hi - lo;
+	return 1;
+}
+
 static __thread int resolving;   /* this thread won the race below (and recursed into it) */
 
 void mt_resolve(void)
@@ -236,6 +264,11 @@ void mt_resolve(void)
 	if (!r.realloc)
 		die_unresolved("realloc");
 
+	/* where its code lies, so that its own mapping calls, made outside any call of ours (from a
+	   thread of its own, or an entry point we do not trace), are told from the program's */
+	struct text_of text = { (uintptr_t)r.malloc, &r };
+	dl_iterate_phdr(find_text, &text);
+
 	Dl_info info;
 	if (dladdr((void *)r.malloc, &info) && info.dli_fname) {
 		const char *slash = strrchr(info.dli_fname, '/');
@@ -271,6 +304,8 @@ void mt_resolve(void)
 	mt_real.pvalloc = r.pvalloc ? r.pvalloc : fb_pvalloc;
 	mt_real.usable = r.usable ? r.usable : fb_usable;
 	mt_real.is_glibc = r.is_glibc;
+	mt_real.text_lo = r.text_lo;
+	mt_real.text_len = r.text_len;
 	mt_real.curbrk = (r.is_glibc && &__curbrk) ? (void *const *)&__curbrk : NULL;
 	__atomic_store_n(&mt_real.malloc, r.malloc, __ATOMIC_RELEASE);
 	resolving = 0;

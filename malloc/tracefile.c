@@ -190,11 +190,32 @@ static uint32_t copy_settings(char *s, size_t cap)
 	return (uint32_t)n;
 }
 
+/* The settings the program made at run time through its allocator (allocctl.c) follow the
+   environment's in the same strings, after an empty one; their room is kept whole in every
+   header, so that they can change while the file is written. */
+#define MT_RUNTIME_MAX 384u
+static uint32_t env_settings_len;
+static char runtime[MT_RUNTIME_MAX];   /* as in the header: the empty string, then them */
+
+/* Under lock: runtime[] and the header's settings fields as noted now; did they change? */
+static int runtime_settings(void)
+{
+	static char now[MT_RUNTIME_MAX];
+	memset(now, 0, sizeof now);
+	size_t n = mt_ctl_settings(now + 1, MT_RUNTIME_MAX - 1);
+	hdr.settings_len = env_settings_len + (n ? 1 + (uint32_t)n : 0);
+	hdr.settings_offset = hdr.settings_len ? MTRACE_HEADER_STRINGS : 0;
+	if (!memcmp(now, runtime, sizeof now))
+		return 0;
+	memcpy(runtime, now, sizeof now);
+	return 1;
+}
+
 static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
-		    MTRACE_HF_RESIDENT | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
+		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
@@ -220,12 +241,11 @@ static void header_init(char *page, pid_t ppid)
 	   all within the header page; a long command line is cut */
 	char *s = page + MTRACE_HEADER_STRINGS;
 	size_t room = MTRACE_HEADER_SIZE - MTRACE_HEADER_STRINGS;
-	hdr.settings_len = copy_settings(s, MT_SETTINGS_MAX);
-	if (hdr.settings_len) {
-		hdr.settings_offset = MTRACE_HEADER_STRINGS;
-		s += hdr.settings_len;
-		room -= hdr.settings_len;
-	}
+	env_settings_len = copy_settings(s, MT_SETTINGS_MAX);
+	s += env_settings_len + MT_RUNTIME_MAX;   /* (room kept for the run-time ones) */
+	room -= env_settings_len + MT_RUNTIME_MAX;
+	runtime_settings();
+	memcpy(page + MTRACE_HEADER_STRINGS + env_settings_len, runtime, MT_RUNTIME_MAX);
 	size_t an = strlen(mt_allocator_path);   /* < 256: room is 3.5 KiB less at most 1 KiB */
 	if (an) {
 		memcpy(s, mt_allocator_path, an);
@@ -266,6 +286,20 @@ void mt_header_mallopt(void)
 	if (mt_g.hdr_map && !mt_g.failed)
 		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
 	else if (!mt_g.failed)
+		mt_header_update(0);
+}
+
+/* As mt_header_mallopt, for the settings made through the allocator's own control interface
+   (allocctl.c); their strings first, then the header that says how long they are. */
+void mt_header_settings(void)
+{
+	if (!runtime_settings() || mt_g.failed)
+		return;
+	uint64_t at = MTRACE_HEADER_STRINGS + env_settings_len;
+	if (mt_g.hdr_map) {
+		memcpy(mt_g.hdr_map + at, runtime, MT_RUNTIME_MAX);
+		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
+	} else if (mt_file_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
 		mt_header_update(0);
 }
 
@@ -430,6 +464,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	mt_g.file_id++;
 	mt_new_gen();
 	mt_memory_file_open();
+	mt_large_file_open();
 	mt_info("writing to", mt_names.path);
 	add_to_manifest();
 	return 0;
@@ -443,14 +478,18 @@ void mt_file_finish(struct mt_thread *self)
 	mt_set_active(0);
 	mt_release_locked(self);
 	mt_new_gen();
-	/* the memory as it ends, in a trace that holds something (a fork child that only _exits
-	   maps no window for it) */
-	if (mt_g.memory_ms && !mt_g.failed && !mt_g.sandboxed &&
-	    mt_g.next_off > MTRACE_HEADER_SIZE) {
-		struct mtrace_slot *r = mt_take_record_locked(self);
+	/* the large blocks still allocated and the memory as it ends, in a trace that holds
+	   something (a fork child that only _exits maps no window for it) */
+	int ends = !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE;
+	if (ends)
+		mt_large_finish(self);
+	if (ends && mt_g.memory_ms) {
+		unsigned n = 2;
+		struct mtrace_slot *r = mt_take_record_locked(self, &n);
 		if (r)
 			mt_sample_last(self, r);
 	}
+	hdr.live_untracked = mt_large_untracked();
 	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_header_update(1);

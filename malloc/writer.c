@@ -309,16 +309,22 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	return t->cur;
 }
 
-/* Under lock: a chunk of its own for a wide bookkeeping record of t's (the last memory sample,
-   at the stop), its record written at once; the wide record's slots, or NULL.  MT_EXIT_CHUNK
-   long, as every chunk a multiple of it: a window's end is never nearer than that to a chunk's
-   start, so a chunk always has room for a wide record. */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t)
+/* Under lock: a chunk of its own for bookkeeping records of t's written as the trace is
+   finished (the blocks still live, the last memory sample), its chunk record written at once:
+   the slots after it, *n of them asked for and *n set to how many it has, or NULL.  A multiple
+   of MT_EXIT_CHUNK long, as every chunk: a window's end is never nearer than that to a chunk's
+   start, so a chunk always has room for a wide record.  MT_CHUNK at the most. */
+struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
 {
-	uint64_t off = mt_g.next_off, len = MT_EXIT_CHUNK;
+	uint64_t off = mt_g.next_off;
+	uint64_t len = ((uint64_t)*n + 1) * MTRACE_SLOT_SIZE;
+	len = len < MT_CHUNK ? (len + MT_EXIT_CHUNK - 1) & ~(uint64_t)(MT_EXIT_CHUNK - 1)
+			     : MT_CHUNK;
+	uint64_t wend = ((off >> mt_g.win_shift) + 1) << mt_g.win_shift;
+	if (off + len > wend)
+		len = wend - off;   /* chunks never straddle windows */
 	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
-	if (!mt_g.have_file || w != (uint32_t)((off + len - 1) >> mt_g.win_shift) ||
-	    w >= MT_MAX_WINDOWS ||
+	if (!mt_g.have_file || w >= MT_MAX_WINDOWS ||
 	    (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
 	    mt_map_window(w) < 0)
 		return NULL;
@@ -331,6 +337,7 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t)
 	mt_put_chunk(c, t->tid, mt_chunk_ticks(), prev, len);
 	t->chunk_off = off;
 	t->file_id = mt_g.file_id;
+	*n = (unsigned)(len / MTRACE_SLOT_SIZE - 1);
 	return c + 1;
 }
 

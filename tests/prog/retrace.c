@@ -1,7 +1,7 @@
-/* retrace - test helper: a trace of any version written again in version 3 (32-byte slots),
- * chunk for chunk: the same chunks at the same offsets (a record takes at most 64 bytes in
- * either layout, so each fits in its chunk), each record encoded by mtrace_encode.  What every
- * reader then reads of the two must be the same.
+/* retrace - test helper: a trace of any version written again in the current version (32-byte
+ * slots), chunk for chunk: the same chunks at the same offsets (a record takes at most 64 bytes
+ * in either layout, so each fits in its chunk), each record encoded by mtrace_encode.  What
+ * every reader then reads of the two must be the same.
  *   retrace IN OUT */
 #include <stdio.h>
 #include <stdlib.h>

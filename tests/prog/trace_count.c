@@ -5,8 +5,8 @@
  *   trace_count --truncate-at N TRACE   after N records, cut the file a page past the record
  *                                  read last (as another process could): a reader that maps the
  *                                  file must report it, not die of SIGBUS
- * Also prints pid, ppid, threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad
- * trace. */
+ * Also prints samples and live (the tracer's bookkeeping, not counted as calls), pid, ppid,
+ * threads, failed, unwritten, torn, flags_* and exe.  Exit 1 on a bad trace. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
 	if (trace_open(&r, argv[i]) < 0)
 		tool_die(1, "%s", r.err);
 	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, maps = 0, failed = 0,
-			   chunks = 0, samples = 0;
+			   chunks = 0, samples = 0, lives = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
 	struct u64map tids = { 0 };
 	struct mtrace_record x;
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 			chunks++;
 			continue;
 		}
-		if (x.call == MTRACE_CALL_MEMORY) {   /* bookkeeping, not a call */
-			samples++;
+		if (x.call == MTRACE_CALL_MEMORY || x.call == MTRACE_CALL_LIVE) {
+			*(x.call == MTRACE_CALL_LIVE ? &lives : &samples) += 1;   /* (bookkeeping) */
 			continue;
 		}
 		if (have_size && x.size != only_size)
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 		tool_die(1, "%s", r.err);
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_MAP; c++)
 		printf("%s %llu\n", mtrace_call_name(c), count[c]);
-	printf("samples %llu\n", samples);
+	printf("samples %llu\nlive %llu\n", samples, lives);
 	printf("mapping_calls %llu\n", maps);
 	printf("calls %llu\nthreads %zu\nfailed %llu\nchunks %llu\nunwritten %llu\ntorn %llu\n",
 	       calls, tids.n, failed, chunks, (unsigned long long)r.n_unwritten,

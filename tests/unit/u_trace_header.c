@@ -135,8 +135,8 @@ int main(void)
 	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err : "");
 	if (rc == 0) {
 		struct mtrace_record rec;
-		CHECK(r.hdr.version == 3 && r.hdr.pid == 4242 && strcmp(r.exe, "/bin/app") == 0 &&
-		      r.format == TRACE_FMT_MTRACE && !r.swap,
+		CHECK(r.hdr.version == MTRACE_FORMAT_VERSION && r.hdr.pid == 4242 &&
+		      strcmp(r.exe, "/bin/app") == 0 && r.format == TRACE_FMT_MTRACE && !r.swap,
 		      "... its header read: version %u, pid %d, exe '%s'", r.hdr.version, r.hdr.pid,
 		      r.exe);
 		CHECK(trace_next(&r, &rec, NULL) == 0, "... and no record: the end at once");
@@ -208,5 +208,29 @@ int main(void)
 	what = trace_head_check((const unsigned char *)"\x01\x02\x03\x04garbage", 11);
 	CHECK(what && strstr(what, "bad magic"), "trace_head_check: other bytes do not (%s)",
 	      what ? what : "passed");
+
+	/* --- the settings strings: the environment's, then those set as it ran after an empty
+	   one, merged into what a replay runs with */
+	char all[256], set[256];
+	static const unsigned char env_only[] = "MALLOC_CONF=narenas:2\0MIMALLOC_X=1";
+	trace_settings_read(env_only, sizeof env_only, all, sizeof all, set, sizeof set);
+	CHECK(!strcmp(all, "MALLOC_CONF=narenas:2 MIMALLOC_X=1") && !set[0],
+	      "settings: the environment's alone (%s | %s)", all, set);
+	static const unsigned char both[] = "MALLOC_CONF=narenas:2\0MIMALLOC_X=1\0\0"
+		"MIMALLOC_X=5\0MALLOC_CONF=background_thread:true\0MIMALLOC_Y=2";
+	trace_settings_read(both, sizeof both, all, sizeof all, set, sizeof set);
+	CHECK(!strcmp(all, "MALLOC_CONF=narenas:2,background_thread:true MIMALLOC_X=5 MIMALLOC_Y=2"),
+	      "settings: MALLOC_CONF's keys added to the environment's, others replaced (%s)", all);
+	CHECK(!strcmp(set, "MIMALLOC_X=5 MALLOC_CONF=background_thread:true MIMALLOC_Y=2"),
+	      "settings: those set as it ran, apart (%s)", set);
+	static const unsigned char run_only[] = "\0MALLOC_CONF=dirty_decay_ms:0";
+	trace_settings_read(run_only, sizeof run_only, all, sizeof all, set, sizeof set);
+	CHECK(!strcmp(all, "MALLOC_CONF=dirty_decay_ms:0") && !strcmp(set, all),
+	      "settings: set as it ran, none in the environment (%s | %s)", all, set);
+	static const unsigned char odd[] = "A=\x01" "b\0LONG=value\0\0\0C=d";
+	trace_settings_read(odd, sizeof odd, all, 8, set, sizeof set);
+	CHECK(!strcmp(all, "A=?b") && !strcmp(set, ""),
+	      "settings: bytes that are no text shown as '?'; a setting that does not fit left "
+	      "out; empty strings after the first ignored (%s | %s)", all, set);
 	return unit_done();
 }

@@ -439,6 +439,19 @@ static int failed(struct convert *c, struct impl *m)
 	return -1;
 }
 
+/* src's settings (separated by spaces) into dst, whole ones only: cut after the last that fits */
+static void copy_settings(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && src[n] != ' ')
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
 int convert_feed(struct convert *c, struct trace_reader *r)
 {
 	struct impl *m = c->impl;
@@ -457,15 +470,8 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 		m->allocator[n] = 0;
 	}
 	if (!m->settings[0]) {
-		/* whole settings only: cut after the last one that fits */
-		size_t n = strlen(r->settings);
-		if (n >= sizeof m->settings) {
-			n = sizeof m->settings - 1;
-			while (n > 0 && r->settings[n] != ' ')
-				n--;
-		}
-		memcpy(m->settings, r->settings, n);
-		m->settings[n] = 0;
+		copy_settings(m->settings, sizeof m->settings, r->settings);
+		copy_settings(m->settings_set, sizeof m->settings_set, r->settings_set);
 	}
 	convert_prog_begin(c, m, r);
 	int rc = order_feed(&m->ord, r);
@@ -503,6 +509,10 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 	h->max_live_threads = order_max_live_threads(&m->ord);
 	snprintf(h->program, sizeof h->program, "%s", m->program);
 	snprintf(h->settings, sizeof h->settings, "%s", m->settings);
+	/* after it, those the program set as it ran, where they fit whole */
+	size_t n = strlen(h->settings), k = strlen(m->settings_set);
+	if (k && n + 1 + k < sizeof h->settings)
+		memcpy(h->settings + n + 1, m->settings_set, k + 1);
 	snprintf(h->allocator, sizeof h->allocator, "%s", m->allocator);
 	convert_prog_end(c, m, h);
 	if (wl_writer_finish(c->w, h) < 0)

@@ -30,7 +30,8 @@ struct convert_stats {
 	/* version 2 */
 	uint64_t resident_marks;                /* RESIDENTs written (large blocks and mappings) */
 	uint64_t resident_known;                /* of blocks, ones whose release said
-	                                           what was resident */
+	                                           what was resident, or their LIVE record */
+	uint64_t resident_live;                 /* of those, the ones still live at the end */
 	uint64_t pace_marks;                    /* ATs written */
 	uint64_t nmaps;                         /* map ids */
 	uint64_t prog_maps, prog_unmaps, prog_remaps, prog_brks;   /* the program's own calls */

@@ -69,6 +69,7 @@ struct impl {
 	int32_t pid;
 	char program[256];
 	char settings[384];           /* the first trace's (mtrace-workload.h) */
+	char settings_set[384];       /* of them, those the program set as it ran */
 	char allocator[64];           /* its allocator's file name */
 	uint32_t flags;               /* the workload header's */
 	/* version 2 (convert_prog.c) */

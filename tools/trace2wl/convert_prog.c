@@ -2,10 +2,11 @@
  * each large block the program had resident, the mappings it made itself, its memory samples,
  * and the times its threads came back from being idle.
  *
- * Resident bytes come with a block's release, long after its allocation was written: the
- * allocation is followed by a RESIDENT whose operand has room for any value, and the release
- * writes the value there (wl_writer_patch), wherever the stream's bytes are by then.  Only the
- * live large blocks wait so: memory follows them, not the trace.
+ * Resident bytes come with a block's release, long after its allocation was written, or, for a
+ * block never released, with its LIVE record at the trace's end: the allocation is followed by a
+ * RESIDENT whose operand has room for any value, and the release writes the value there
+ * (wl_writer_patch), wherever the stream's bytes are by then.  Only the live large blocks wait
+ * so: memory follows them, not the trace.
  *
  * Mappings get ids of their own (a MAP's result goes in a map id, as an allocation's in a
  * slot).  A munmap may cut any part of any mappings; the live ranges are kept in address order
@@ -98,6 +99,19 @@ int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
 	if (!(r->flags & MTRACE_RF_RESIDENT))
 		return 0;   /* released without a word of it: stays "not known" */
 	c->st.resident_known++;
+	return patch(c, at, kib1(r->arg2));
+}
+
+/* A block still allocated when the trace ended (a LIVE record): its RESIDENT, if it still waits,
+   learns what was resident then, as from a release.  A record of an address not live (a block
+   freed as the trace ended), or live with a larger block, is of no block of ours. */
+static int live_at_end(struct convert *c, struct impl *m, const struct mtrace_record *r)
+{
+	uint64_t *sp = live_find(&m->live, r->ptr, addrmap_hash(r->ptr)), at;
+	if (sp == NULL || m->slots[*sp].size > r->size || !u64map_take(&m->resident, *sp, &at))
+		return 0;
+	c->st.resident_known++;
+	c->st.resident_live++;
 	return patch(c, at, kib1(r->arg2));
 }
 
@@ -295,6 +309,8 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 		m->pm_failed = 1;   /* (the summary's figures only: the workload goes on) */
 	if (r->call == MTRACE_CALL_MEMORY)
 		return sample(c, m, r);
+	if (r->call == MTRACE_CALL_LIVE)
+		return live_at_end(c, m, r);
 	c->st.calls[r->call] += e->kind != ORDER_RESULT;
 	if (r->flags & MTRACE_RF_FAILED)
 		return 0;   /* nothing changed */

@@ -12,6 +12,7 @@
 #include "progmem.h"
 #include "tool.h"
 #include "units.h"
+#include "wl_reader.h"
 
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
@@ -93,14 +94,19 @@ static void program_memory(FILE *o, const struct convert_stats *s,
 			"  pace             %s idle times of %s us or more marked, over %.3f s\n",
 			fmt_commas(a, s->pace_marks), fmt_commas(b, h->pace_us),
 			(double)h->duration_us / 1e6);
-	if (h->flags & MTRACE_WL_HF_RESIDENT)
+	if (h->flags & MTRACE_WL_HF_RESIDENT) {
 		fprintf(o,
 			"  resident         %s of %s blocks of %s bytes or more "
-			"say what was resident\n",
+			"say what was resident",
 			fmt_commas(a, s->resident_known),
 			fmt_commas(b, s->resident_marks - h->counts[MTRACE_WL_MAP] -
 					      h->counts[MTRACE_WL_REMAP]),
 			fmt_commas(c, h->resident_min));
+		if (s->resident_live)
+			fprintf(o, " (%s of them at the end, still live)",
+				fmt_commas(a, s->resident_live));
+		fputc('\n', o);
+	}
 }
 
 static void summary(const char *out, const struct convert_stats *s,
@@ -164,6 +170,9 @@ static void summary(const char *out, const struct convert_stats *s,
 		fprintf(o,
 			"  settings         %s (the allocators' settings the program ran with)\n",
 			h->settings);
+	if (wl_settings_set(h)[0])
+		fprintf(o, "  set as it ran    %s (by the program: mallopt, its allocator's own "
+			"interface)\n", wl_settings_set(h));
 	fclose(o);
 	print_wrapped(stderr, text, tool_term_width(), 19);
 	free(text);

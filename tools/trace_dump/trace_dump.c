@@ -92,6 +92,10 @@ static void print_header(const struct trace_reader *r)
 	       (h->flags & MTRACE_HF_GLIBC) ? "glibc (chunk flags recorded)" : "not glibc");
 	if (r->settings[0])
 		printf("# settings  %s\n", r->settings);
+	if (r->settings_set[0])
+		printf("# run time  %s (of those, set by the program as it ran: mallopt, its "
+		       "allocator's own interface; the rest, its environment's)\n",
+		       r->settings_set);
 	if (h->flags & MTRACE_HF_BYPASSED)
 		printf("# bypassed  some allocator functions were defined ahead of the tracer: "
 		       "their calls are not here\n");
@@ -100,13 +104,19 @@ static void print_header(const struct trace_reader *r)
 		if (h->flags & MTRACE_HF_MAPPINGS)
 			printf(" the program's own mappings;");
 		if (h->flags & MTRACE_HF_RESIDENT)
-			printf(" bytes resident at release of blocks of %s bytes or more;",
-			       fmt_commas(n1, h->resident_min));
+			printf(" bytes resident at release of blocks of %s bytes or more%s;",
+			       fmt_commas(n1, h->resident_min),
+			       (h->flags & MTRACE_HF_LIVE) ? ", and at the end of those still live"
+							   : "");
 		if (h->flags & MTRACE_HF_MEMORY)
 			printf(" memory samples, every %u ms at most;",
 			       (unsigned)h->memory_interval_ms);
 		printf("\n");
 	}
+	if ((h->flags & MTRACE_HF_LIVE) && h->live_untracked)
+		printf("# untracked %s large blocks had no room in the tracer's table: those live "
+		       "at the end say nothing of their resident bytes\n",
+		       fmt_commas(n1, h->live_untracked));
 	if (h->flags & MTRACE_HF_MIDWAY)
 		printf("# midway    switched on from outside (window %u), %u threads alive then: "
 		       "blocks freed here may come from before it\n",
@@ -150,7 +160,8 @@ static void print_flags(unsigned f)
 		printf("]");
 }
 
-/* A version-2 record: a mapping call or a memory sample.  0 if it is neither. */
+/* A record of version 2 or later: a mapping call, a memory sample or a live block.  0 if it is
+   none; 2 if its line is complete. */
 static int print_v2(const struct mtrace_record *x)
 {
 	char a[32], b[32], c[32];
@@ -158,7 +169,11 @@ static int print_v2(const struct mtrace_record *x)
 	case MTRACE_CALL_MEMORY:
 		printf("memory: anonymous %s, resident %s, virtual %s bytes\n",
 		       fmt_commas(a, x->size), fmt_commas(b, x->arg2), fmt_commas(c, x->usable));
-		return 1;
+		return 2;
+	case MTRACE_CALL_LIVE:
+		printf("live at the end: %#" PRIx64 ", %s bytes, %s of them resident\n", x->ptr,
+		       fmt_commas(a, x->size), fmt_commas(b, x->arg2));
+		return 2;
 	case MTRACE_CALL_MMAP:
 		printf("mmap(%#" PRIx64 ", %" PRIu64 ", prot %#" PRIx64 ", flags %#" PRIx64 ")",
 		       x->ptr, x->size, x->arg2 & 0xffffffffu, x->arg2 >> 32);
@@ -229,7 +244,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
 		break;
 	default:
-		if (print_v2(x) && x->call == MTRACE_CALL_MEMORY)
+		if (print_v2(x) == 2)
 			return;
 		v2 = 1;
 	}
@@ -263,6 +278,22 @@ static const char *calls_text(char *buf, size_t cap, uint64_t calls, uint64_t ma
 	return buf;
 }
 
+/* The tracer's bookkeeping met besides the calls, for the summary line: ", N memory samples,
+   M blocks live at the end", or "" */
+static const char *kept_text(char *buf, size_t cap, uint64_t samples, uint64_t lives)
+{
+	char a[32], b[32];
+	int k = 0;
+	buf[0] = 0;
+	if (samples)
+		k = snprintf(buf, cap, ", %s memory sample%s", fmt_commas(a, samples),
+			     samples == 1 ? "" : "s");
+	if (lives && k >= 0 && (size_t)k < cap)
+		snprintf(buf + k, cap - (size_t)k, ", %s block%s live at the end",
+			 fmt_commas(b, lives), lives == 1 ? "" : "s");
+	return buf;
+}
+
 /* What the slots no record was committed to are: in a finished trace, space the tracer
    reserved (a thread's chunk, the file's growth) that was never used, and said so only when
    there are any; in one that did not finish, also the records being written when it ended. */
@@ -290,7 +321,7 @@ static const char *unwritten_text(char *buf, size_t cap, const struct trace_read
 
 struct sorted {
 	const struct trace_reader *r;
-	uint64_t calls, maps, samples, shown;
+	uint64_t calls, maps, samples, lives, shown;
 	struct u64map threads;   /* of the calls shown
 	                            (order.h's indexes: a reused tid is another) */
 	int at_limit;   /* --limit reached: the order was stopped, not failed */
@@ -309,6 +340,8 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 		}
 		if (x->call == MTRACE_CALL_MEMORY)
 			s->samples++;
+		else if (x->call == MTRACE_CALL_LIVE)
+			s->lives++;
 		/* (thread + 1: n leaves key 0 out) */
 		else if (*(x->call <= MTRACE_CALL_LAST_API ? &s->calls : &s->maps) += 1,
 			 u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)
@@ -347,17 +380,16 @@ static int dump_sorted(struct trace_reader *r)
 	else if (rc < 0)
 		tool_warn("%s", o.err);
 	if (rc == 0) {
-		char n1[80], n2[120], n3[32], n4[32], sampled[80] = "", late[120] = "";
-		if (s.samples)
-			snprintf(sampled, sizeof sampled, ", %s memory sample%s",
-				 fmt_commas(n3, s.samples), s.samples == 1 ? "" : "s");
+		char n1[80], n2[120], n4[32], kept[120], late[120] = "";
 		if (o.late)
 			snprintf(late, sizeof late,
 				 "; %s record%s came after later ones, and are shown late",
 				 fmt_commas(n4, o.late), o.late == 1 ? "" : "s");
 		printf("# %s from %zu thread%s%s%s%s\n",
 		       calls_text(n1, sizeof n1, s.calls, s.maps), s.threads.n,
-		       s.threads.n == 1 ? "" : "s", sampled, unwritten_text(n2, sizeof n2, r), late);
+		       s.threads.n == 1 ? "" : "s",
+		       kept_text(kept, sizeof kept, s.samples, s.lives),
+		       unwritten_text(n2, sizeof n2, r), late);
 		rc = stalled(r, s.threads.n);
 	}
 	u64map_free(&s.threads);
@@ -401,7 +433,7 @@ static int dump(const char *path)
 		return rc;
 	}
 	struct mtrace_record x;
-	uint64_t off, calls = 0, maps = 0, samples = 0, shown = 0;
+	uint64_t off, calls = 0, maps = 0, samples = 0, lives = 0, shown = 0;
 	/* threads that made calls: a thread id the kernel reused for a later thread (one whose
 	   first chunk in the file follows none of its own, ptr 0) counts as another thread */
 	struct u64map tids = { 0 };
@@ -414,6 +446,8 @@ static int dump(const char *path)
 			tool_die(EXIT_SYSTEM, "out of memory");
 		if (x.call == MTRACE_CALL_MEMORY)
 			samples++;
+		else if (x.call == MTRACE_CALL_LIVE)
+			lives++;
 		else if (x.call != MTRACE_CALL_CHUNK) {
 			*(x.call <= MTRACE_CALL_LAST_API ? &calls : &maps) += 1;
 			u64map_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
@@ -425,10 +459,8 @@ static int dump(const char *path)
 	}
 	if (shown >= opt.limit)
 		rc = 0;
-	char n1[80], n2[120], n3[32], sampled[80] = "";
-	if (samples)   /* (bookkeeping of the tracer, not calls) */
-		snprintf(sampled, sizeof sampled, ", %s memory sample%s", fmt_commas(n3, samples),
-			 samples == 1 ? "" : "s");
+	char n1[80], n2[120], sampled[120];
+	kept_text(sampled, sizeof sampled, samples, lives);   /* (the tracer's, not calls) */
 	if (rc < 0)
 		tool_warn("%s", r.err);
 	else if (opt.check && (rc = stalled(&r, tids.n)) == 0) {

@@ -25,6 +25,9 @@ static void print_wl_header(const struct wl_reader *w, const char *shown)
 		printf("# allocator %s (the one it ran on)\n", h->allocator);
 	if (h->settings[0])
 		printf("# settings  %s (the allocators' settings it ran with)\n", h->settings);
+	if (wl_settings_set(h)[0])
+		printf("# run time  %s (of those, set by the program as it ran)\n",
+		       wl_settings_set(h));
 	printf("# streams   %u", (unsigned)h->nthreads);
 	if (h->max_live_threads)
 		printf(" (%u threads alive at once)", (unsigned)h->max_live_threads);

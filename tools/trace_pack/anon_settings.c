@@ -195,11 +195,15 @@ static size_t keep_setting(const char *s, size_t n, char *o, char *end)
 
 size_t anon_settings(const unsigned char *in, size_t n, char *out, size_t cap)
 {
-	char *o = out, *end = out + cap;
+	char *o = out, *end = out + cap, *run = NULL;
 	for (size_t at = 0; at < n;) {
 		const char *s = (const char *)in + at;
 		size_t len = strnlen(s, n - at);
-		if (end - o > 1) {
+		if (len == 0 && !run && end - o > 1) {
+			/* the empty string before those the program set as it ran: kept */
+			*o++ = 0;
+			run = o;
+		} else if (len && end - o > 1) {
 			size_t k = keep_setting(s, len, o, end - 1);
 			if (k) {
 				o += k;
@@ -208,5 +212,7 @@ size_t anon_settings(const unsigned char *in, size_t n, char *out, size_t cap)
 		}
 		at += len + 1;
 	}
+	if (run && o == run)
+		o--;   /* (none of them kept) */
 	return (size_t)(o - out);
 }

@@ -48,10 +48,11 @@ void run_settings_print(const struct run_opts *o, const struct as_traced *t, con
 	int other = t->allocator[0] &&
 		    strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
 	if (t->settings[0] || mine[0] || other)
-		printf("Allocator as traced: %s, with %s; this replay: %s, with %s\n",
+		printf("Allocator as traced: %s, with %s%s%s%s; this replay: %s, with %s\n",
 		       t->allocator[0] ? t->allocator : "unknown",
-		       t->settings[0] ? t->settings : "no settings", ours,
-		       mine[0] ? mine : "no settings");
+		       t->settings[0] ? t->settings : "no settings",
+		       t->set[0] ? " (set by the program as it ran: " : "", t->set,
+		       t->set[0] ? ")" : "", ours, mine[0] ? mine : "no settings");
 }
 
 /* Is every setting of a (NAME=VALUE separated by spaces) one of b's? */

@@ -9,6 +9,7 @@
 struct as_traced {
 	char allocator[64];           /* its file name; "" unknown */
 	char settings[384];
+	char set[384];                /* of those, the ones it set as it ran ("" none, or unknown) */
 };
 
 /* This replay's settings, written as a trace header's are read: its environment's (MALLOC_*,

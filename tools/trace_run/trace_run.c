@@ -98,6 +98,7 @@ int main(int argc, char **argv)
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
 	memcpy(traced.settings, r.h.settings, sizeof traced.settings);
+	snprintf(traced.set, sizeof traced.set, "%s", wl_settings_set(&r.h));
 	if (as_traced && !o.compare && o.repeat <= 1) {
 		/* one run, of the allocator the header names: the run it becomes reads and checks
 		   the workload, and whether it fits in memory, once (a 203 MB workload was read and

@@ -236,8 +236,11 @@ static int flush(struct order *o, struct impl *m)
 static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
 {
 	/* older than one handed out already: it came too late to go in its place, a repair (a
-	   realloc's result is counted with its release) */
-	o->late += q->ev.t < m->last_t && q->ev.kind != ORDER_RESULT;
+	   realloc's result is counted with its release; a mapping call the allocator made inside
+	   a traced call follows that call's record in the file, its order point before the
+	   call's: nothing to repair, and it is not replayed) */
+	o->late += q->ev.t < m->last_t && q->ev.kind != ORDER_RESULT &&
+		   !(q->ev.rec->flags & MTRACE_RF_OWN);
 	if (q->ev.t > m->last_t)
 		m->last_t = q->ev.t;
 	m->batch[m->nbatch] = q->ev;
@@ -294,7 +297,7 @@ static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, stru
 			break;
 		__builtin_prefetch(r + MERGE_AHEAD);   /* (never faults, past a segment too) */
 		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
-		late += t < last_t;   /* (as in hand_out) */
+		late += (t < last_t) & !(r->flags & MTRACE_RF_OWN);   /* (as in hand_out) */
 		last_t = t > last_t ? t : last_t;
 		uintptr_t next = (uintptr_t)(r + 1);
 		uint64_t nt = r[1].ts;

@@ -41,6 +41,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->reset_off);
 	MTRACE_SWAP(h->start_threads);
 	MTRACE_SWAP(h->window);
+	MTRACE_SWAP(h->live_untracked);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -158,4 +159,93 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 	if (what)
 		snprintf(err, cap, "%s", what);
 	return -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The allocators' settings
+   ------------------------------------------------------------------------------------------- */
+
+#define SETTINGS_MAX 64   /* of each kind: more do not fit a header's 1.4 KiB of them */
+
+struct setting {
+	const unsigned char *s;
+	size_t n, name;                 /* its length; its name's (up to the '=') */
+};
+
+/* s (n bytes) at the end of the list in buf (NAME=VALUE separated by spaces), printable, or
+   nothing of it where it does not fit whole; then ",", and more (n2 bytes at s2) */
+static void add_setting(char *buf, size_t cap, const unsigned char *s, size_t n,
+			const unsigned char *s2, size_t n2)
+{
+	size_t at = strlen(buf), sep = at > 0;
+	if (at + sep + n + (n2 ? 1 + n2 : 0) >= cap)
+		return;
+	if (sep)
+		buf[at++] = ' ';
+	for (size_t i = 0; i < n + (n2 ? 1 + n2 : 0); i++) {
+		unsigned char c = i < n ? s[i] : i == n ? ',' : s2[i - n - 1];
+		buf[at++] = (char)(c < 32 || c == 127 ? '?' : c);
+	}
+	buf[at] = 0;
+}
+
+/* The strings of len bytes at src, each ended by a NUL, into list, up to an empty one (the
+   rest's offset into *after) */
+static int split_settings(const unsigned char *src, uint32_t len, struct setting *list,
+			  uint32_t *after)
+{
+	int n = 0;
+	uint32_t i = *after;
+	while (i < len) {
+		const unsigned char *end = memchr(src + i, 0, len - i);
+		size_t k = end ? (size_t)(end - (src + i)) : len - i;
+		if (k == 0) {
+			i++;
+			break;
+		}
+		if (n < SETTINGS_MAX) {
+			const unsigned char *eq = memchr(src + i, '=', k);
+			list[n++] = (struct setting){ src + i, k, eq ? (size_t)(eq - (src + i)) : k };
+		}
+		i += (uint32_t)k + 1;
+	}
+	*after = i;
+	return n;
+}
+
+static int same_name(const struct setting *a, const struct setting *b)
+{
+	return a->name == b->name && !memcmp(a->s, b->s, a->name);
+}
+
+void trace_settings_read(const unsigned char *src, uint32_t len, char *all, size_t all_cap,
+			 char *set, size_t set_cap)
+{
+	struct setting env[SETTINGS_MAX], run[SETTINGS_MAX];
+	uint32_t at = 0;
+	int ne = split_settings(src, len, env, &at), nr = split_settings(src, len, run, &at);
+	char used[SETTINGS_MAX] = { 0 };
+	all[0] = set[0] = 0;
+	for (int r = 0; r < nr; r++)
+		add_setting(set, set_cap, run[r].s, run[r].n, NULL, 0);
+	for (int e = 0; e < ne; e++) {
+		int r = nr - 1;
+		while (r >= 0 && !same_name(&env[e], &run[r]))
+			r--;
+		if (r < 0) {
+			add_setting(all, all_cap, env[e].s, env[e].n, NULL, 0);
+			continue;
+		}
+		used[r] = 1;
+		/* jemalloc reads MALLOC_CONF's keys in turn, a later one over an earlier one: the
+		   program's come after the environment's.  Any other setting is replaced. */
+		if (env[e].name == 11 && !memcmp(env[e].s, "MALLOC_CONF", 11) &&
+		    env[e].n > 12 && run[r].n > 12)
+			add_setting(all, all_cap, env[e].s, env[e].n, run[r].s + 12, run[r].n - 12);
+		else
+			add_setting(all, all_cap, run[r].s, run[r].n, NULL, 0);
+	}
+	for (int r = 0; r < nr; r++)
+		if (!used[r])
+			add_setting(all, all_cap, run[r].s, run[r].n, NULL, 0);
 }

@@ -138,14 +138,18 @@ static int open_input(struct trace_reader *r)
 			    (unsigned)r->hdr.header_size);
 	copy_string(r->exe, sizeof r->exe, r->buf + r->hdr.exe_offset, r->hdr.exe_len, 0);
 	copy_args(r, r->buf + r->hdr.cmdline_offset, r->hdr.cmdline_len);
-	copy_string(r->settings, sizeof r->settings, r->buf + r->hdr.settings_offset,
-		    r->hdr.settings_len, 1);
+	trace_settings_read(r->buf + r->hdr.settings_offset, r->hdr.settings_len, r->settings,
+			    sizeof r->settings, r->settings_set, sizeof r->settings_set);
 	/* and the program's mallopt calls, as a --compare column takes them */
 	for (int i = 0; i < MTRACE_MALLOPT_PARAMS; i++)
 		if (r->hdr.mallopt_set & (1u << i)) {
-			size_t n = strlen(r->settings);
-			snprintf(r->settings + n, sizeof r->settings - n, "%s%s=%d", n ? " " : "",
-				 mtrace_mallopt_params[i].name, (int)r->hdr.mallopt_value[i]);
+			char one[64];
+			snprintf(one, sizeof one, "%s=%d", mtrace_mallopt_params[i].name,
+				 (int)r->hdr.mallopt_value[i]);
+			size_t n = strlen(r->settings), k = strlen(r->settings_set);
+			snprintf(r->settings + n, sizeof r->settings - n, "%s%s", n ? " " : "", one);
+			snprintf(r->settings_set + k, sizeof r->settings_set - k, "%s%s",
+				 k ? " " : "", one);
 		}
 	copy_string(r->allocator, sizeof r->allocator, r->buf + r->hdr.allocator_offset,
 		    r->hdr.allocator_len, 0);

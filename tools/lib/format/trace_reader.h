@@ -46,7 +46,10 @@ struct trace_reader {
 	                                   empty if absent */
 	char settings[1400];            /* the allocators' settings (NAME=VALUE) and the program's
 	                                   mallopt calls (M_NAME=VALUE), separated by spaces; empty
-	                                   if none */
+	                                   if none: the environment's, with those the program set
+	                                   through its allocator as it ran merged in */
+	char settings_set[640];         /* those the program set as it ran alone: through its
+	                                   allocator's control interface, and its mallopt calls */
 	char allocator[512];            /* the path of the allocator traced; empty if unknown */
 	uint64_t offset;                /* file offset of the next record */
 	uint64_t n_written;             /* committed records returned so far (chunks included) */
@@ -285,6 +288,12 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 
 /* Byte-swap a header or record in place (used by the reader, and by tests that make
    foreign-endian traces). */
+/* The settings strings of a header (len bytes at src: each NAME=VALUE ended by a NUL, those the
+   program set as it ran after an empty one) as space-separated lists: into all, what a replay
+   runs with (those set as it ran over the environment's: MALLOC_CONF's keys added to its
+   own); into set, those set as it ran alone.  A setting that does not fit whole is left out. */
+void trace_settings_read(const unsigned char *src, uint32_t len, char *all, size_t all_cap,
+			 char *set, size_t set_cap);
 void trace_swap_header(struct mtrace_file_header *h);
 void trace_swap_record(struct mtrace_record *rec);
 

@@ -11,7 +11,8 @@
    of whole pages, so at most its length rounded up to one */
 #define PAGE_MAX (64u * 1024)
 
-/* What is wrong with a version-2 record kind (mapping call, memory sample) or flag, or NULL */
+/* What is wrong with a record kind of version 2 or later (mapping call, memory sample, live
+   block) or one of their flags, or NULL */
 static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec,
 			    char *msg, size_t cap)
 {
@@ -33,6 +34,16 @@ static const char *v2_check(const struct trace_reader *r, const struct mtrace_re
 		if (rec->size > rec->arg2)
 			return "a memory sample whose anonymous resident bytes exceed its "
 			       "resident bytes";
+		return NULL;
+	}
+	if (call == MTRACE_CALL_LIVE) {
+		if (h->version < 4 || !(h->flags & MTRACE_HF_LIVE))
+			return "a live block's record in a trace that does not end with them "
+			       "(before version 4, or no live flag)";
+		if (rec->flags != MTRACE_RF_RESIDENT || rec->ptr == 0 || rec->result)
+			return "a live block's record without its address and resident bytes";
+		if (rec->arg2 > rec->size)
+			return "a live block with more bytes resident than it has";
 		return NULL;
 	}
 	if ((rec->flags & MTRACE_RF_OWN) && !mapping)

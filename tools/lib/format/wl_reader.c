@@ -59,6 +59,10 @@ int wl_open(struct wl_reader *r, const char *path)
 	/* the strings end in the fields, whatever a hostile file holds */
 	r->h.program[sizeof r->h.program - 1] = 0;
 	r->h.settings[sizeof r->h.settings - 1] = 0;
+	for (size_t i = 0; i < sizeof r->h.settings; i++)   /* (and print as text: both parts) */
+		if (r->h.settings[i] && ((unsigned char)r->h.settings[i] < 32 ||
+					 r->h.settings[i] == 127))
+			r->h.settings[i] = '?';
 	r->h.allocator[sizeof r->h.allocator - 1] = 0;
 	const struct mtrace_wl_header *h = &r->h;
 	if (memcmp(h->magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN) != 0)

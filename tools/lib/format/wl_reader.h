@@ -5,6 +5,7 @@
 #define WL_READER_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "mtrace-workload.h"
 #include "varint.h"
 
@@ -34,6 +35,13 @@ struct wl_op {
 struct wl_cursor { const uint8_t *p, *end; const uint8_t *base; int done; };
 
 int wl_open(struct wl_reader *r, const char *path);
+/* Of the settings the program ran with (h->settings), those it set as it ran: "" if none, or
+   not said (mtrace-workload.h) */
+static inline const char *wl_settings_set(const struct mtrace_wl_header *h)
+{
+	size_t n = strlen(h->settings);
+	return n + 1 < sizeof h->settings ? h->settings + n + 1 : "";
+}
 /* The program's memory sample i (< r->h.nsamples, checked at open: in the file, in order of
    calls and time), in host order. */
 void wl_sample(const struct wl_reader *r, uint64_t i, struct mtrace_wl_sample *s);
