@@ -11,7 +11,7 @@ gzip -c "$TMP/m.wl" >"$TMP/m.wl.gz"
 eq "--log: its first line names the run" "# trace_run timeline: glibc" "$(head -n 1 "$TMP/tl.tsv")"
 # (program_ms: the program's time the replay is at, as its workload has times)
 eq "--log: TSV header" "time_ms	vmrss_kb	vmsize_kb	ideal_kb	calls	anon_kb	mapped_kb	program_ms" "$(sed -n 2p "$TMP/tl.tsv")"
-ge "--log: samples" 1 "$(tail -n +3 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*$')"
+ge "--log: samples" 1 "$(tail -n +3 "$TMP/tl.tsv" | grep -c '^[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*	[0-9]*\.[0-9]\{3\}$')"
 # the first row is the process before the first call (the baseline of every growth figure)
 eq "--log: the first row at time 0, before any call" "0 0 0" "$(sed -n 3p "$TMP/tl.tsv" | cut -f 1,4,5 | tr '\t' ' ')"
 # blocks live at the end (so the last sample is at the peak): the timeline's growth above its
