@@ -43,10 +43,10 @@ EOF
 	[ -n "$PY" ] && echo "python3 (PYTHONMALLOC=malloc)|PYTHONMALLOC=malloc $PY $DIR/py.py"
 	[ -n "$PY" ] && echo "python3 (its own allocator)|$PY $DIR/py.py"
 	command -v gcc >/dev/null && echo "gcc -O2 -c (cc1)|gcc -O2 -c -o $DIR/big.o $DIR/big.c"
-	echo "sort of $SORTMB MB|sort -o $DIR/sort.out $DIR/sort.in"
+	echo "sort of $SORTMB MiB|sort -o $DIR/sort.out $DIR/sort.in"
 	command -v perl >/dev/null && echo "perl|perl -e 'my %h; \$h{\$_} = \"x\" x 100 for 1..1000000; my @a = sort keys %h;'"
 	if command -v xz >/dev/null; then
-		echo "xz -T2 -6 of $XZMB MB|xz -T2 -6 --block-size=4MiB -c $DIR/xz.in >$DIR/xz.out"
+		echo "xz -T2 -6 of $XZMB MiB|xz -T2 -6 --block-size=4MiB -c $DIR/xz.in >$DIR/xz.out"
 	else
 		echo "xz -T2: skipped (xz is not installed)" >&2
 	fi
