@@ -109,4 +109,12 @@ eq "--compare with 17 allocators: exit 2" 2 "$?"
 grep -q 'no allocator of that name' "$TMP/err" && ok "says the allocator is unknown" || bad "unknown allocator message"
 "$R" --malloc= "$TMP/m.wl" 2>"$TMP/err"; eq "--malloc with nothing: exit 2" 2 "$?"
 "$R" --csv --json "$TMP/m.wl" >/dev/null 2>&1; eq "--csv and --json together: exit 2" 2 "$?"
+# --- 80 columns: on a terminal a single run's summary is broken at spaces to fit (the
+# fidelity line, the memalign line); piped, a line each as scripts read them
+"$TP/ptyrun" 80 sh -c 'exec "$@" 2>/dev/null' sh "$R" -m traced "$TMP/m.wl" | tr -d '\r' >"$TMP/tty.txt"
+widest=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$TMP/tty.txt")
+check "a terminal of 80 columns: no line wider than 79 ($widest)" test "$widest" -le 79
+grep -q '^Program as traced: ' "$TMP/tty.txt" && ok "... the fidelity line there" || bad "no fidelity line: $(tail -n 3 "$TMP/tty.txt")"
+"$R" -m traced "$TMP/m.wl" >"$TMP/pipe.txt" 2>/dev/null
+eq "piped: the fidelity line on one line" 1 "$(grep -c '^Program as traced: .*peak anonymous RSS growth; this replay: .* on average' "$TMP/pipe.txt")"
 finish

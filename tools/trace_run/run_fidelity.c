@@ -189,18 +189,18 @@ void report_fidelity_fields(const struct fidelity *fid, const struct replay_resu
 	f[F_UNKNOWN_KB] = (int64_t)(r->resident_unknown_bytes / 1024);
 }
 
-void report_fidelity_text(const int64_t *f, const char *traced_alloc, int paced)
+void report_fidelity_text(FILE *out, const int64_t *f, const char *traced_alloc, int paced)
 {
 	if (f[F_MAPPED_KB])
-		printf("Program's own mappings: %s Kb at the most, replayed (in the RSS above)\n",
+		fprintf(out, "Program's own mappings: %s Kb at the most, replayed (in the RSS above)\n",
 		       report_num(f[F_MAPPED_KB]));
 	if (f[F_RESIDENT_TOLD])
-		printf("Touched as the program had them resident: %s blocks and mappings\n",
+		fprintf(out, "Touched as the program had them resident: %s blocks and mappings\n",
 		       report_num(f[F_RESIDENT_TOLD]));
 	if (f[F_PROG_GROWTH] == F_NA)
 		return;
 	if (f[F_RFAIL]) {   /* (its figures are not the program's: calls it made did not happen) */
-		printf("Program as traced: %s Kb peak anonymous RSS growth; this replay's figures "
+		fprintf(out, "Program as traced: %s Kb peak anonymous RSS growth; this replay's figures "
 		       "are not comparable: calls failed in it\n", report_num(f[F_PROG_GROWTH]));
 		return;
 	}
@@ -229,12 +229,12 @@ void report_fidelity_text(const int64_t *f, const char *traced_alloc, int paced)
 		snprintf(why + n, sizeof why - n, "; as fast as it goes, a replay does not "
 			 "keep the program's time between its calls (--pace does)");
 	if (f[F_FID_APPLIES])
-		printf("Program as traced: %s Kb peak anonymous RSS growth; "
+		fprintf(out, "Program as traced: %s Kb peak anonymous RSS growth; "
 		       "this replay: %s Kb%s%s%s\n",
 		       report_num(f[F_PROG_GROWTH]), report_num(f[F_REPLAY_GROWTH]), pct, curve,
 		       why);
 	else
-		printf("Program as traced (on %s): %s Kb peak anonymous RSS growth; what this "
+		fprintf(out, "Program as traced (on %s): %s Kb peak anonymous RSS growth; what this "
 		       "allocator would have used: %s Kb%s%s (not a fidelity figure: this "
 		       "replay's allocator or settings are not the traced ones)%s\n",
 		       traced_alloc && *traced_alloc ? traced_alloc : "an allocator not named",

@@ -10,6 +10,7 @@
 #include "run_argv.h"
 #include "run_multi.h"
 #include "run_report.h"
+#include "textout.h"
 #include "tool.h"
 
 const char *run_copy_of;
@@ -305,9 +306,8 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		else if (o->format && !strcmp(o->format, "json"))
 			report_json(med[0], names[0], timer);
 		else {
-			report_text(med[0], names[0], timer, reps, o->dj_summary);
-			run_settings_print(o, traced, allocs[0], &o->cols[0]);
-			report_fidelity_text(med[0], traced->allocator, o->ro.pace > 0);
+			run_print_summary(o, traced, allocs[0], &o->cols[0], med[0], names[0], timer,
+					  reps);
 		}
 		return status;
 	}
@@ -327,4 +327,25 @@ int run_multi(const struct run_opts *o, const char *workload, const struct as_tr
 		       traced->settings[0] ? ")" : "");
 	}
 	return status;
+}
+
+void run_print_summary(const struct run_opts *o, const struct as_traced *traced,
+		       const char *alloc, const struct run_variant *col, const int64_t *f,
+		       const char *name, const char *timer, unsigned runs)
+{
+	/* (piped, a line each, as scripts read them) */
+	int width = tool_tty_width(1);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = width ? open_memstream(&text, &len) : NULL;
+	if (!out)
+		out = stdout;
+	report_text(out, f, name, timer, runs, o->dj_summary);
+	run_settings_print(out, o, traced, alloc, col);
+	report_fidelity_text(out, f, traced->allocator, o->ro.pace > 0);
+	if (out != stdout) {
+		fclose(out);
+		print_wrapped(stdout, text, width, 2);
+		free(text);
+	}
 }

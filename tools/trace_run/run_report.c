@@ -114,39 +114,40 @@ const char *report_timer(int untimed)
 	return untimed ? "off (--no-timing: calls not timed)" : cycles_name();
 }
 
-void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs, int dj)
+void report_text(FILE *out, const int64_t *f, const char *alloc, const char *timer, unsigned runs,
+		 int dj)
 {
 	/* the original layout, lines 0-11 with dj (its words whatever the timer counts), else
 	   without the sizeof line, the unit named */
 	const char *unit = dj ? "cycles" : cycles_unit();
-	printf("%s %s\n", report_num(f[F_CYCLES]), unit);
-	printf("%s usec wall time\n", report_num(f[F_WALL]));
-	printf("%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]),
+	fprintf(out, "%s %s\n", report_num(f[F_CYCLES]), unit);
+	fprintf(out, "%s usec wall time\n", report_num(f[F_WALL]));
+	fprintf(out, "%s usec across %s thread%s\n", report_num(f[F_USER]), report_num(f[F_THREADS]),
 	       f[F_THREADS] == 1 ? "" : "s");
-	printf("%s Kb Max RSS (%s -> %s)\n", report_num(f[F_RSS_GROWTH]),
+	fprintf(out, "%s Kb Max RSS (%s -> %s)\n", report_num(f[F_RSS_GROWTH]),
 	       report_num(f[F_RSS_START]), report_num(f[F_RSS_END]));
-	printf("%s Kb Max Ideal RSS\n", report_num(f[F_IDEAL_KB]));
-	printf("\n");
+	fprintf(out, "%s Kb Max Ideal RSS\n", report_num(f[F_IDEAL_KB]));
+	fprintf(out, "\n");
 	if (dj)
-		printf("sizeof ticks_t is 8\n");
-	printf("Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]),
+		fprintf(out, "sizeof ticks_t is 8\n");
+	fprintf(out, "Avg malloc time: %6s in %10s calls\n", report_num(f[F_MALLOC_AVG]),
 	       report_num(f[F_MALLOC_N]));
-	printf("Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]),
+	fprintf(out, "Avg calloc time: %6s in %10s calls\n", report_num(f[F_CALLOC_AVG]),
 	       report_num(f[F_CALLOC_N]));
-	printf("Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]),
+	fprintf(out, "Avg realloc time: %5s in %10s calls\n", report_num(f[F_REALLOC_AVG]),
 	       report_num(f[F_REALLOC_N]));
-	printf("Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]),
+	fprintf(out, "Avg free time: %8s in %10s calls\n", report_num(f[F_FREE_AVG]),
 	       report_num(f[F_FREE_N]));
-	printf("Total call time: %s %s\n", report_num(f[F_TOTAL]), unit);
+	fprintf(out, "Total call time: %s %s\n", report_num(f[F_TOTAL]), unit);
 	/* more: first, on a line of its own, calls that failed here where the program's succeeded
 	   (an allocator out of memory, a limit): the figures above then measure another replay */
 	if (f[F_RFAIL]) {
 		char what[300];
-		printf("FAILED: %s: the figures above are not comparable\n",
+		fprintf(out, "FAILED: %s: the figures above are not comparable\n",
 		       report_failures(f, what, sizeof what));
 	}
-	printf("\n");
-	printf("Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, "
+	fprintf(out, "\n");
+	fprintf(out, "Avg memalign time: %4s in %10s calls (memalign, posix_memalign, aligned_alloc, "
 	       "valloc, pvalloc)\n",
 	       report_num(f[F_MEMALIGN_AVG]), report_num(f[F_MEMALIGN_N]));
 	static const int calls_of[LAT_CLASSES] = { F_MALLOC_N, F_CALLOC_N, F_REALLOC_N, F_FREE_N,
@@ -156,32 +157,32 @@ void report_text(const int64_t *f, const char *alloc, const char *timer, unsigne
 		if (!f[calls_of[c]] || !p[LAT_MAX])
 			continue;   /* no calls, or not timed */
 		if (!head++)
-			printf("%s a call, p50 / p90 / p99 / p99.9 / max:\n",
+			fprintf(out, "%s a call, p50 / p90 / p99 / p99.9 / max:\n",
 			       lat_unit_title(cycles_unit()));
-		printf("  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c],
+		fprintf(out, "  %-9s %s / %s / %s / %s / %s\n", lat_class_names[c],
 		       report_num(p[LAT_P50]), report_num(p[LAT_P90]), report_num(p[LAT_P99]),
 		       report_num(p[LAT_P999]), report_num(p[LAT_MAX]));
 	}
-	printf("Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n",
+	fprintf(out, "Peak VmRSS %s Kb, peak VmSize %s Kb, peak live requested %s Kb (sampled)\n",
 	       report_num(f[F_PEAK_RSS]), report_num(f[F_PEAK_VSZ]), report_num(f[F_PEAK_LIVE_KB]));
-	printf("Waits: %s, of which %s slept\n", report_num(f[F_WAITS]), report_num(f[F_SLEPT]));
+	fprintf(out, "Waits: %s, of which %s slept\n", report_num(f[F_WAITS]), report_num(f[F_SLEPT]));
 	if (f[F_WORKERS] != f[F_THREADS])
-		printf("Replay threads: %s for %s streams (streams beyond --threads waited for one "
+		fprintf(out, "Replay threads: %s for %s streams (streams beyond --threads waited for one "
 		       "to come free)\n",
 		       report_num(f[F_WORKERS]), report_num(f[F_THREADS]));
 	if (f[F_IMPLICIT] || f[F_FAILED] || f[F_RFAIL])
-		printf("Allocations into occupied slots: %s; calls that failed in the trace: %s; "
+		fprintf(out, "Allocations into occupied slots: %s; calls that failed in the trace: %s; "
 		       "failed here only: %s\n",
 		       report_num(f[F_IMPLICIT]), report_num(f[F_FAILED]), report_num(f[F_RFAIL]));
-	printf("Timer: %s\n", timer);
-	printf("Allocator: %s\n", alloc);
-	printf("Harness memory: %s Kb (mmap'd tables, not from the allocator)\n",
+	fprintf(out, "Timer: %s\n", timer);
+	fprintf(out, "Allocator: %s\n", alloc);
+	fprintf(out, "Harness memory: %s Kb (mmap'd tables, not from the allocator)\n",
 	       report_num(f[F_HARNESS_KB]));
-	printf("Units: Kb is KiB; \"usec across N threads\" is the replay threads' user CPU time;\n"
-	       "Max RSS is how much the peak resident set grew during the replay "
+	fprintf(out, "Units: Kb is KiB; \"usec across N threads\" is the replay threads' user CPU time;\n"
+	       "Max RSS: how much the peak resident set grew during the replay "
 	       "(START -> END).\n");
 	if (runs > 1)
-		printf("Median of %u runs, each in a fresh process\n", runs);
+		fprintf(out, "Median of %u runs, each in a fresh process\n", runs);
 }
 
 /* The fields named *_cycles count the timer's unit, timer_unit: cycles, ns or ticks */

@@ -33,7 +33,8 @@ const char *report_num(int64_t v);
 const char *report_timer(int untimed);
 
 /* The summary (dj: the first 12 lines exactly as dj/malloc's trace_run printed them) */
-void report_text(const int64_t *f, const char *alloc, const char *timer, unsigned runs, int dj);
+void report_text(FILE *out, const int64_t *f, const char *alloc, const char *timer, unsigned runs,
+		 int dj);
 /* What failed in a replay whose calls failed where the program's succeeded (f[F_RFAIL] > 0):
    "3 calls that succeeded in the program failed (the first: a malloc of N bytes, stream S,
    its call C)", into buf (cap bytes); buf. */
@@ -47,7 +48,7 @@ int report_parse_value(int i, char **s, int64_t *v);
 struct fidelity;
 void report_fidelity_fields(const struct fidelity *fid, const struct replay_result *r, int64_t *f);
 /* (paced: the replay kept the program's pace) */
-void report_fidelity_text(const int64_t *f, const char *traced_alloc, int paced);
+void report_fidelity_text(FILE *out, const int64_t *f, const char *traced_alloc, int paced);
 /* A --compare cell of a fidelity field (the errors as percentages, "-" where none): 1, or 0
    for the other fields (printed as numbers with ratios) */
 int report_fidelity_cell(char *cell, size_t cap, int field, int64_t v);

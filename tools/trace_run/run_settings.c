@@ -39,8 +39,8 @@ void run_settings_text(const struct run_opts *o, const struct run_variant *col, 
 
 /* A line after the summary, when the program ran on another allocator than this replay, or
    either with settings: a maintainer comparing the two needs to know */
-void run_settings_print(const struct run_opts *o, const struct as_traced *t, const char *alloc,
-			   const struct run_variant *col)
+void run_settings_print(FILE *out, const struct run_opts *o, const struct as_traced *t,
+			const char *alloc, const struct run_variant *col)
 {
 	char mine[2048];
 	run_settings_text(o, col, mine, sizeof mine);
@@ -48,7 +48,7 @@ void run_settings_print(const struct run_opts *o, const struct as_traced *t, con
 	int other = t->allocator[0] &&
 		    strcmp(allocator_name_of(t->allocator), allocator_name_of(alloc));
 	if (t->settings[0] || mine[0] || other)
-		printf("Allocator as traced: %s, with %s%s%s%s; this replay: %s, with %s\n",
+		fprintf(out, "Allocator as traced: %s, with %s%s%s%s; this replay: %s, with %s\n",
 		       t->allocator[0] ? t->allocator : "unknown",
 		       t->settings[0] ? t->settings : "no settings",
 		       t->set[0] ? " (set by the program as it ran: " : "", t->set,

@@ -3,6 +3,7 @@
 #ifndef RUN_SETTINGS_H
 #define RUN_SETTINGS_H
 #include <stddef.h>
+#include <stdio.h>
 #include "run_opts.h"
 
 /* What the traced program ran on and with (the workload header's), for the lines below */
@@ -19,8 +20,8 @@ void run_settings_text(const struct run_opts *o, const struct run_variant *col, 
 		       size_t cap);
 /* A line after the summary, when the program ran on another allocator than this replay, or
    either with settings */
-void run_settings_print(const struct run_opts *o, const struct as_traced *t, const char *alloc,
-			const struct run_variant *col);
+void run_settings_print(FILE *out, const struct run_opts *o, const struct as_traced *t,
+			const char *alloc, const struct run_variant *col);
 /* Does this replay run on the allocator the program ran on, with its settings? */
 int run_as_the_program(const struct run_opts *o, const struct as_traced *t, const char *alloc);
 #endif

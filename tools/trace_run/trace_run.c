@@ -187,9 +187,7 @@ int main(int argc, char **argv)
 	else if (o.format && !strcmp(o.format, "json"))
 		report_json(f, alloc, timer);
 	else {
-		report_text(f, alloc, timer, 1, o.dj_summary);
-		run_settings_print(&o, &traced, alloc_name, NULL);
-		report_fidelity_text(f, traced.allocator, o.ro.pace > 0);
+		run_print_summary(&o, &traced, alloc_name, NULL, f, alloc, timer, 1);
 	}
 	if (fflush(stdout) != 0)
 		tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
