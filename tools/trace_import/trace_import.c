@@ -12,25 +12,24 @@
 static const char usage_text[] =
 	"Usage: trace_import [OPTION]... LOG OUTFILE\n"
 	"  or:  trace_import [OPTION]... -o OUTFILE LOG\n"
-	"Convert a glibc mtrace() log (the MALLOC_TRACE text format: \"@ caller + ptr size\",\n"
-	"\"- ptr\", \"< old\" / \"> new size\" pairs, "
-	"\"! ptr size\", \"= Start\" / \"= End\") into an\n"
-	"mtrace trace, so existing logs can be looked at, converted and replayed.  The log has no\n"
-	"threads or times: the trace is one thread, in the log's order.  "
-	"LOG - reads standard input.\n"
+	"Convert a glibc mtrace() log (the MALLOC_TRACE text format: \"@ caller + ptr\n"
+	"size\", \"- ptr\", \"< old\" / \"> new size\" pairs, \"! ptr size\", \"= Start\" / \"=\n"
+	"End\") into an mtrace trace, so existing logs can be looked at, converted and\n"
+	"replayed.  The log has no threads or times: the trace is one thread, in the\n"
+	"log's order.  LOG - reads standard input.\n"
 	"\n"
-	"  -o, --output=FILE  write the trace to FILE (else the second operand is OUTFILE)\n"
+	"  -o, --output=FILE  write the trace to FILE (else the second operand is\n"
+	"                     OUTFILE)\n"
 	"      --pid=N      the process id to record (default 0)\n"
 	"      --exe=PATH   the program to record\n"
-	"  -p, --progress   show progress even when standard error is not a terminal (on a\n"
-	"                   terminal it shows after a second)\n"
+	"  -p, --progress   show progress even when standard error is not a terminal (on\n"
+	"                   a terminal it shows after a second)\n"
 	"  -h, --help       show this help and exit\n"
 	"  -V, --version    show the version and exit\n"
 	"\n"
-	"OUTFILE is written under a temporary name and renamed when complete; - is standard\n"
-	"output.\n"
-	"Exit status: 0 done; 1 the log is missing or malformed (the error names the line);\n"
-	"2 bad command line; 3 the output could not be written.\n";
+	"OUTFILE is written under a temporary name and renamed when complete; - is\n"
+	"standard output. Exit status: 0 done; 1 the log is missing or malformed (the\n"
+	"error names the line); 2 bad command line; 3 the output could not be written.\n";
 
 static int put(void *ctx, const struct mtrace_record *r)
 {
