@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "anonymize.h"
 #include "input.h"
+#include "textout.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"
@@ -145,16 +146,17 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
 			  r.exe[0] ? r.exe : "unknown";
-	char c1[32], c2[32];
-	if (!quiet)
-		fprintf(stderr,
-			"trace_pack: %s: %s (pid %d), %s records from %zu thread%s "
-			"over %.6f s, %s bytes%s\n",
-			tool_display_name(in), anon ? "(program left out)" : exe, (int)r.hdr.pid,
-			fmt_commas(c1, calls), tids.n, tids.n == 1 ? "" : "s",
-			calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0,
-			fmt_commas(c2, (unsigned long long)st.st_size),
-			r.compression ? " (compressed already)" : "");
+	char c1[32], c2[32], line[4400];
+	if (!quiet) {   /* (on a terminal, broken at spaces to fit it) */
+		snprintf(line, sizeof line, "trace_pack: %s: %s (pid %d), %s records from %zu "
+			 "thread%s over %.6f s, %s bytes%s\n",
+			 tool_display_name(in), anon ? "(program left out)" : exe, (int)r.hdr.pid,
+			 fmt_commas(c1, calls), tids.n, tids.n == 1 ? "" : "s",
+			 calls ? (double)(tmax - tmin) / (double)r.hdr.ticks_per_sec : 0.0,
+			 fmt_commas(c2, (unsigned long long)st.st_size),
+			 r.compression ? " (compressed already)" : "");
+		print_wrapped(stderr, line, tool_term_width(), 2);
+	}
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
 	trace_close(&r);
