@@ -53,7 +53,7 @@ eq "stats: their bytes" 1248576 "$(st released_large_bytes)"
 eq "stats: of which resident" 397312 "$(st released_large_resident_bytes)"
 "$BIN/trace_stats" "$TMP/v2" >"$TMP/txt"
 grep -q '^  mapped directly by the program: 4 MiB at peak, 1 mapping' "$TMP/txt" && ok "stats text: mapped directly" || bad "stats text: $(grep mapped "$TMP/txt")"
-grep -q "^  peak RSS .* (the tracer's mapped pages of the trace included)$" "$TMP/txt" && ok "stats text: the peak RSS says what it holds beside the program's" || bad "stats text: $(grep 'peak RSS' "$TMP/txt")"
+grep -q "^  peak RSS .* (with the trace's mapped pages)$" "$TMP/txt" && ok "stats text: the peak RSS says what it holds beside the program's" || bad "stats text: $(grep 'peak RSS' "$TMP/txt")"
 "$TP/mkfixture" trace-edge "$TMP/edge"
 "$BIN/trace_stats" "$TMP/edge" | grep -q 'program memory' && bad "a version-1 trace: no program memory section" || ok "a version-1 trace: no program memory section"
 

@@ -174,8 +174,8 @@ static void program_memory(const struct stats *s)
 			       units_bytes(c, sizeof c, p->first_anon));
 			/* (statm's resident: the trace's own pages the tracer had mapped count in
 			   it, as do the libraries'; the anonymous figures above are the program's) */
-			e->say("  peak RSS %s, peak virtual size %s (the tracer's mapped pages of "
-			       "the trace included)\n",
+			e->say("  peak RSS %s, peak virtual size %s (with the trace's mapped "
+			       "pages)\n",
 			       units_bytes(a, sizeof a, p->peak_rss),
 			       units_bytes(b, sizeof b, p->peak_vsz));
 		}
