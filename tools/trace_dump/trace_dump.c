@@ -218,39 +218,30 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);
 	else
 		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
-	const char *name = mtrace_call_name(x->call);
-	int v2 = 0;
-	switch (x->call) {
-	case MTRACE_CALL_CHUNK:
+	unsigned opd = mtrace_call_operands(x->call);
+	int api = x->call - 1u < MTRACE_CALL_LAST_API;   /* (1 to LAST_API) */
+	if (x->call == MTRACE_CALL_CHUNK) {
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
 		return;
-	case MTRACE_CALL_FREE:
-		printf("free(%#" PRIx64 ")", x->ptr);
-		break;
-	case MTRACE_CALL_MALLOC: case MTRACE_CALL_VALLOC: case MTRACE_CALL_PVALLOC:
-		printf("%s(%" PRIu64 ")", name, x->size);
-		break;
-	case MTRACE_CALL_CALLOC:
-		printf("calloc(%" PRIu64 ", %" PRIu64 ")", x->size, x->arg2);
-		break;
-	case MTRACE_CALL_REALLOC:
-		printf("realloc(%#" PRIx64 ", %" PRIu64 ")", x->ptr, x->size);
-		break;
-	case MTRACE_CALL_REALLOCARRAY:
-		printf("reallocarray(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->size,
-		       x->arg2);
-		break;
-	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
-		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
-		break;
-	default:
-		if (print_v2(x) == 2)
-			return;
-		v2 = 1;
 	}
-	if (!v2 && x->call != MTRACE_CALL_FREE) {
+	if (api) {
+		/* as the program called it: name(ptr, alignment, size or count, element size) */
+		const char *sep = "";
+		printf("%s(", mtrace_call_name(x->call));
+		if (opd & MTRACE_OPD_PTR)
+			printf("%#" PRIx64, x->ptr), sep = ", ";
+		if (opd & MTRACE_OPD_ALIGN)
+			printf("%s%" PRIu64, sep, x->arg2), sep = ", ";
+		if (opd & MTRACE_OPD_SIZE)
+			printf("%s%" PRIu64, sep, x->size);
+		if (opd & MTRACE_OPD_COUNT)
+			printf(", %" PRIu64, x->arg2);
+		putchar(')');
+	} else if (print_v2(x) == 2)
+		return;
+	if (api && (opd & MTRACE_OPD_RESULT)) {
 		if (x->flags & MTRACE_RF_FAILED)
-			printf(" = %s", x->call == MTRACE_CALL_POSIX_MEMALIGN ? "" : "NULL");
+			printf(" = %s", opd & MTRACE_OPD_RETURNS_ERR ? "" : "NULL");
 		else
 			printf(" = %#" PRIx64 " usable %" PRIu64, x->result, x->usable);
 	}

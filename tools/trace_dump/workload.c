@@ -111,26 +111,18 @@ static void print_op(const struct wl_op *op, uint64_t call)
 		return;
 	}
 	printf("%12" PRIu64 " %10" PRIu64 "  %s(", op->offset, call, mtrace_wl_op_name(op->op));
-	switch (op->op) {
-	case MTRACE_WL_FREE:
+	if (!(mtrace_wl_call_operands(op->op) & MTRACE_OPD_RESULT)) {   /* free: its block */
 		print_slot(op->a[0]);
 		printf(")\n");
 		return;
-	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC:
-		printf("%" PRIu64, op->a[1]);
-		break;
-	case MTRACE_WL_REALLOC:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64, op->a[2]);
-		break;
-	case MTRACE_WL_REALLOCARRAY:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64 ", %" PRIu64, op->a[2], op->a[3]);
-		break;
-	default:   /* calloc (count, size), the memalign family (alignment, size) */
-		printf("%" PRIu64 ", %" PRIu64, op->a[1], op->a[2]);
-		break;
 	}
+	/* the operands after the result slot: the old block's slot (realloc's kind), then
+	   alignment, count and size as the call takes them */
+	int i = 1;
+	if (mtrace_wl_resizes(op->op))
+		print_slot(op->a[i++]);
+	for (; i < op->n; i++)
+		printf("%s%" PRIu64, i > 1 ? ", " : "", op->a[i]);
 	printf(")");
 	if (op->failed)
 		printf(" failed\n");
