@@ -75,24 +75,8 @@ printf '= Start\n@ ./prog:[0x401000] + 0x1000 0x10\n@ ./prog:[0x401000] - 0x1000
 run() { # BUILD OUT: (in OUT, so that file names printed are the same for both builds)
 	b=$1 o=.
 	mkdir -p "$2" && cd "$2" || exit 1
-	"$b/bin/trace2wl" -q "$o/w.wl" "$T" >"$o/trace2wl.out" 2>&1; echo $? >>"$o/trace2wl.out"
-	"$b/bin/trace2wl" -q --dj-format="$o/dj.wl" "$o/w2.wl" "$T" >/dev/null 2>&1
-	"$b/bin/trace_dump" "$T" >"$o/dump.txt" 2>&1
-	"$b/bin/trace_dump" --sorted "$T" >"$o/dump-sorted.txt" 2>&1
-	"$b/bin/trace_dump" "$o/w.wl" >"$o/dump-wl.txt" 2>&1
-	"$b/bin/trace_dump" "$o/dj.wl" >"$o/dump-dj.txt" 2>&1
-	"$b/bin/trace_stats" "$T" >"$o/stats.txt" 2>&1
-	"$b/bin/trace_stats" --json "$T" >"$o/stats.json" 2>&1
-	"$b/bin/trace_stats" --tsv "$T" >"$o/stats.tsv" 2>&1
-	"$b/bin/trace_plot" -o "$o/ideal.svg" "$T" >/dev/null 2>&1
-	"$b/bin/trace_pack" -o "$o/packed" "$T" >/dev/null 2>&1
-	# (gzip's header holds the second it ran: what the pack holds is compared)
-	gzip -dc "$o/packed" >"$o/packed.unpacked" 2>&1; rm -f "$o/packed"
-	# (an import records when it ran: its file and that line differ by design)
-	"$b/bin/trace_import" "$D/log.txt" "$D/imported" >/dev/null 2>&1
-	"$b/bin/trace_dump" "$D/imported" 2>&1 | grep -v '^# started' >"$o/dump-imported.txt"
-	for x in c e; do   # every call type; the edge cases
-		[ $x = c ] && t=$C || t=$E
+	for x in t c e; do   # the 2-thread program; every call type; the edge cases
+		case $x in t) t=$T ;; c) t=$C ;; e) t=$E ;; esac
 		"$b/bin/trace2wl" -q "$o/$x.wl" "$t" >"$o/$x.trace2wl.out" 2>&1
 		echo $? >>"$o/$x.trace2wl.out"
 		"$b/bin/trace2wl" -q --dj-format="$o/$x.dj" "$o/$x.w2.wl" "$t" >/dev/null 2>&1
@@ -102,11 +86,19 @@ run() { # BUILD OUT: (in OUT, so that file names printed are the same for both b
 		"$b/bin/trace_dump" "$o/$x.dj" >"$o/$x.dump-dj.txt" 2>&1
 		"$b/bin/trace_stats" "$t" >"$o/$x.stats.txt" 2>&1
 		"$b/bin/trace_stats" --json "$t" >"$o/$x.stats.json" 2>&1
+		"$b/bin/trace_stats" --tsv "$t" >"$o/$x.stats.tsv" 2>&1
 		"$b/bin/trace_stats" --latency="$o/$x.lat" "$t" >/dev/null 2>&1
+		"$b/bin/trace_plot" -o "$o/$x.svg" "$t" >/dev/null 2>&1   # (the kind guessed)
 		for k in live sizes lifetime; do
 			"$b/bin/trace_plot" -k $k -o "$o/$x.$k.svg" "$t" >/dev/null 2>&1
 		done
 	done
+	"$b/bin/trace_pack" -o "$o/packed" "$T" >/dev/null 2>&1
+	# (gzip's header holds the second it ran: what the pack holds is compared)
+	gzip -dc "$o/packed" >"$o/packed.unpacked" 2>&1; rm -f "$o/packed"
+	# (an import records when it ran: its file and that line differ by design)
+	"$b/bin/trace_import" "$D/log.txt" "$D/imported" >/dev/null 2>&1
+	"$b/bin/trace_dump" "$D/imported" 2>&1 | grep -v '^# started' >"$o/dump-imported.txt"
 	"$b/bin/trace_plot" -o "$o/c.lat.svg" "$o/c.lat" >/dev/null 2>&1
 	"$b/bin/trace_plot" -o "$o/rss.svg" "$D/a.tsv" "$D/b.tsv" >/dev/null 2>&1
 	"$b/bin/trace_plot" --vmsize -o "$o/vmsize.svg" "$D/a.tsv" >/dev/null 2>&1
