@@ -218,8 +218,8 @@ static inline void mtrace_wl_thread_le(struct mtrace_wl_thread *t)
    slot (the result's; a free's block), the old block's slot when it has both, then alignment,
    element count or size as the call takes them, the size (bytes) last */
 #define MTRACE_WL_OPERANDS_OF(opd) \
-	(!!((opd) & MTRACE_OPD_RESULT) + !!((opd) & MTRACE_OPD_PTR) + !!((opd) & MTRACE_OPD_SIZE) + \
-	 !!((opd) & MTRACE_OPD_COUNT) + !!((opd) & MTRACE_OPD_ALIGN))
+	(!!((opd) & MTRACE_OPD_RESULT) + !!((opd) & MTRACE_OPD_PTR) + \
+	 !!((opd) & MTRACE_OPD_SIZE) + !!((opd) & MTRACE_OPD_COUNT) + !!((opd) & MTRACE_OPD_ALIGN))
 
 /* The trace operands (MTRACE_OPD_*) of an allocator call's opcode; 0 for the other opcodes */
 static inline unsigned mtrace_wl_call_operands(unsigned op)

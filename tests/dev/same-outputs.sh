@@ -15,7 +15,8 @@ OLD=$(cd "$OLD" && pwd) && NEW=$(cd "$NEW" && pwd) || exit 1
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 D=$(mktemp -d) || exit 1
 trap 'rm -rf "$D"' EXIT
-[ -x "$NEW/tests/mkfixture" ] || { echo "same-outputs.sh: no $NEW/tests/mkfixture (make check builds it)"; exit 1; }
+[ -x "$NEW/tests/mkfixture" ] ||
+	{ echo "same-outputs.sh: no $NEW/tests/mkfixture (make check builds it)"; exit 1; }
 cc -O2 -o "$D/prog" "$ROOT/bench/mbench.c" -pthread || exit 1
 MTRACE_CTL_QUIET=1 "$NEW/bin/mtracectl" -q -o "$D/t" -- "$D/prog" 2 20000 >/dev/null || exit 1
 T=$(ls "$D"/t.* | head -n 1)
@@ -107,7 +108,8 @@ run() { # BUILD OUT: (in OUT, so that file names printed are the same for both b
 	"$b/bin/trace_plot" -o "$o/replay-lat.svg" --label x "$D/a.lat" >/dev/null 2>&1
 	# what a replay counts (its times aside): the calls by class, the waits
 	"$b/bin/trace_run" --compare glibc --csv -r 1 "$D/c.wl" 2>/dev/null |
-		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /_calls$|^waits$|^threads$/) k[i] = 1 }
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+				     if ($i ~ /_calls$|^waits$|^threads$/) k[i] = 1 }
 			 { s = ""; for (i = 1; i <= NF; i++) if (i in k) s = s $i ","; print s }' \
 		>"$o/replay-counts.csv"
 	cd "$D"

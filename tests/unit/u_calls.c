@@ -126,7 +126,8 @@ int main(void)
 	      "every allocator call's opcode 1..%u has its line", MTRACE_WL_LAST_CALL);
 	CHECK(map == MTRACE_CALL_LAST_MAP - MTRACE_CALL_LAST_API,
 	      "every mapping call has its line (%u)", map);
-	CHECK(mtrace_call_name(MTRACE_CALL_UNWRITTEN) && !mtrace_call_name(MTRACE_CALL_LAST_MAP + 1),
+	CHECK(mtrace_call_name(MTRACE_CALL_UNWRITTEN) &&
+	      !mtrace_call_name(MTRACE_CALL_LAST_MAP + 1),
 	      "mtrace_call_name: 0 is unwritten, a value of no line is none");
 	return unit_done();
 }

@@ -338,7 +338,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
 				k = do_free(c, m, e, h);
-			else if (mtrace_call_order(call) == MTRACE_ORDER_BOTH)   /* a failed realloc */
+			else if (mtrace_call_order(call) == MTRACE_ORDER_BOTH)   /* failed */
 				k = do_failed_realloc(c, m, e);
 			else
 				k = do_alloc(c, m, e, h);
