@@ -240,7 +240,12 @@ struct mtrace_file_header {
 	  MTRACE_OPD_PTR | MTRACE_OPD_RESULT | MTRACE_OPD_SIZE, NONE, NONE) \
 	X(BRK,            14, "brk",            NONE,           AFTER,  MTRACE_OPD_MAPPING | \
 	  MTRACE_OPD_PTR | MTRACE_OPD_RESULT, NONE, NONE)
-/* bookkeeping, not calls (their fields: see the records' rules below) */
+/* bookkeeping, not calls.  chunk: the first record of a chunk (see below).  memory (version
+   2, MTRACE_HF_MEMORY): a sample of the process's memory: size = anonymous resident bytes
+   (statm's resident less shared), arg2 = resident bytes, usable = virtual size.  live
+   (version 4, MTRACE_HF_LIVE): a block of at least resident_min bytes still allocated when the
+   writer stopped: ptr = the block, size = its usable size, arg2 = its bytes resident then (its
+   whole pages; flags MTRACE_RF_RESIDENT) */
 #define MTRACE_CALLS_KEPT(X) \
 	X(CHUNK,          32, "chunk",          NONE,           KEPT,   0, NONE, NONE) \
 	X(MEMORY,         33, "memory",         NONE,           KEPT,   0, NONE, NONE) \
