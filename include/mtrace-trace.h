@@ -304,6 +304,25 @@ static inline unsigned mtrace_call_order(unsigned call)
 #undef MTRACE_CASE_
 }
 
+/* Has call every operand flag of want?  Has it the order points order?  (The calls that have,
+   as a mask: with want or order a constant, one bit test, as the tracer's and the readers' hot
+   paths ask.  Every value is below 64.) */
+static inline int mtrace_call_has(unsigned call, unsigned want)
+{
+#define MTRACE_BIT_(c, v, n, wl, order, opd, ...) | (((opd) & want) == want ? 1ull << (v) : 0)
+	uint64_t calls = 0 MTRACE_CALLS(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	return call < 64 && (calls >> call & 1);
+}
+
+static inline int mtrace_call_order_is(unsigned call, unsigned order)
+{
+#define MTRACE_BIT_(c, v, n, wl, o, ...) | (MTRACE_ORDER_##o == order ? 1ull << (v) : 0)
+	uint64_t calls = 0 MTRACE_CALLS(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	return call < 64 && (calls >> call & 1);
+}
+
 /* record flags */
 #define MTRACE_RF_FAILED     0x01u  /* the call failed (result NULL, or posix_memalign returned
                                        non-zero) */
@@ -423,10 +442,7 @@ MTRACE_STATIC_ASSERT(sizeof(struct mtrace_slot) == MTRACE_SLOT_SIZE, "slot is 32
 
 static inline int mtrace_is_aligned_call(unsigned call)
 {
-	/* (a mask of the allocator calls: one bit test in the tracer's hot path) */
-#define MTRACE_BIT_(c, v, n, wl, order, opd, ...) | ((opd) & MTRACE_OPD_ALIGN ? 1ull << (v) : 0)
-	return call < 64 && ((0 MTRACE_CALLS_API(MTRACE_BIT_)) >> call & 1);
-#undef MTRACE_BIT_
+	return mtrace_call_has(call, MTRACE_OPD_ALIGN);
 }
 
 /* The slots record rec takes in version 3 (1 compact, 2 wide), with durations recorded or not:
@@ -606,7 +622,7 @@ static inline int mtrace_is_setting(const char *nv)
 static inline uint64_t mtrace_record_bytes(const struct mtrace_record *r)
 {
 	uint64_t b;
-	if (mtrace_call_operands(r->call) & MTRACE_OPD_COUNT)
+	if (mtrace_call_has(r->call, MTRACE_OPD_COUNT))
 		return __builtin_mul_overflow(r->size, r->arg2, &b) ? UINT64_MAX : b;
 	return r->size;
 }

@@ -232,11 +232,22 @@ static inline unsigned mtrace_wl_call_operands(unsigned op)
 #undef MTRACE_CASE_
 }
 
+/* Is op an allocator call's opcode with every operand flag of want?  (As mtrace_call_has: a
+   mask of the opcodes, one bit test with want a constant) */
+static inline int mtrace_wl_has(unsigned op, unsigned want)
+{
+#define MTRACE_BIT_(c, v, n, wl, order, opd, ...) \
+	| (((opd) & want) == want ? 1ull << MTRACE_WL_##wl : 0)
+	uint64_t ops = 0 MTRACE_CALLS_API(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	op &= 0x7f;
+	return op < 64 && (ops >> op & 1);
+}
+
 /* Does opcode op take an old block's slot as its second operand (realloc's kind)? */
 static inline int mtrace_wl_resizes(unsigned op)
 {
-	unsigned both = MTRACE_OPD_PTR | MTRACE_OPD_RESULT;
-	return (mtrace_wl_call_operands(op) & both) == both;
+	return mtrace_wl_has(op, MTRACE_OPD_PTR | MTRACE_OPD_RESULT);
 }
 
 /* Operand counts of each opcode (-1 for unknown ones). */

@@ -50,7 +50,8 @@ static void check_api(const struct row *r)
 	CHECK(r->wl == MTRACE_WL_NONE || (mtrace_wl_op_name(r->wl) &&
 					  !strcmp(mtrace_wl_op_name(r->wl), r->name)),
 	      "%s: its opcode's name is its own", r->call);
-	CHECK(r->wl == MTRACE_WL_NONE || mtrace_wl_call_operands(r->wl) == o,
+	CHECK(r->wl == MTRACE_WL_NONE || (mtrace_wl_call_operands(r->wl) == o &&
+					  mtrace_wl_has(r->wl, o)),
 	      "%s: its opcode's operands are its own", r->call);
 	CHECK(r->wl == MTRACE_WL_NONE ||
 	      (mtrace_wl_operands(r->wl) == MTRACE_WL_OPERANDS_OF(o) &&
@@ -95,12 +96,17 @@ int main(void)
 	unsigned api = 0, map = 0, calls_seen = 0, ops_seen = 0;
 	for (size_t i = 0; i < NROWS; i++) {
 		const struct row *r = &rows[i];
-		CHECK(r->name && r->name[0], "%s: a name", r->call);
+		CHECK(r->name && r->name[0] && !strchr(r->name, '%'),
+		      "%s: a name (no %%: trace_dump prints it as a format)", r->call);
 		CHECK(mtrace_call_name(r->value) && !strcmp(mtrace_call_name(r->value), r->name),
 		      "%s: mtrace_call_name(%u) is its name", r->call, r->value);
 		CHECK(mtrace_call_operands(r->value) == r->opd &&
 		      mtrace_call_order(r->value) == r->order,
 		      "%s: its operands and order points by value", r->call);
+		CHECK(r->value < 64 && (!r->opd || mtrace_call_has(r->value, r->opd)) &&
+		      mtrace_call_order_is(r->value, r->order),
+		      "%s: a value below 64, in the masks of its operands and order points",
+		      r->call);
 		int unique = 1;
 		for (size_t j = 0; j < i; j++)
 			unique &= rows[j].value != r->value && strcmp(rows[j].name, r->name) &&

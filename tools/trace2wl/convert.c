@@ -126,12 +126,11 @@ static const uint8_t wl_op_of[MTRACE_CALL_LAST_API + 1] = { MTRACE_CALLS_API(WL_
    requested bytes */
 static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *bytes)
 {
-	unsigned opd = mtrace_call_operands(r->call);
 	int n = 0;
-	if (opd & MTRACE_OPD_ALIGN)
+	if (mtrace_call_has(r->call, MTRACE_OPD_ALIGN))
 		a[n++] = r->arg2;
 	a[n++] = r->size;
-	if (opd & MTRACE_OPD_COUNT)
+	if (mtrace_call_has(r->call, MTRACE_OPD_COUNT))
 		a[n++] = r->arg2;
 	*bytes = mtrace_record_bytes(r);
 	return n;
@@ -338,7 +337,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
 				k = do_free(c, m, e, h);
-			else if (mtrace_call_order(call) == MTRACE_ORDER_BOTH)   /* failed */
+			else if (mtrace_call_order_is(call, MTRACE_ORDER_BOTH))   /* failed */
 				k = do_failed_realloc(c, m, e);
 			else
 				k = do_alloc(c, m, e, h);

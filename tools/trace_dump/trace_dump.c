@@ -196,6 +196,35 @@ static int print_v2(const struct mtrace_record *x)
 	return 1;
 }
 
+/* An allocator call as the program made it: name(ptr, alignment, size or count, element size),
+   from its operands (opd), in one printf whose format is made once a call type */
+static void print_call(const struct mtrace_record *x, unsigned opd)
+{
+	static char fmts[MTRACE_CALL_LAST_API + 1][48];
+	uint64_t v[4] = { 0 };
+	int n = 0;
+	if (opd & MTRACE_OPD_PTR)
+		v[n++] = x->ptr;
+	if (opd & MTRACE_OPD_ALIGN)
+		v[n++] = x->arg2;
+	if (opd & MTRACE_OPD_SIZE)
+		v[n++] = x->size;
+	if (opd & MTRACE_OPD_COUNT)
+		v[n++] = x->arg2;
+	char *f = fmts[x->call];
+	if (!f[0]) {
+		size_t k = 0, cap = sizeof fmts[0];
+		k += (size_t)snprintf(f, cap, "%s(", mtrace_call_name(x->call));   /* (no %) */
+		for (int i = 0; i < n && k < cap; i++)
+			k += (size_t)snprintf(f + k, cap - k, "%s%s", i ? ", " : "",
+					      !i && (opd & MTRACE_OPD_PTR) ? "%#" PRIx64 :
+					      "%" PRIu64);
+		if (k < cap)
+			snprintf(f + k, cap - k, ")");
+	}
+	printf(f, v[0], v[1], v[2], v[3]);
+}
+
 /* a record met in global order: its place in the file is not known */
 #define NO_OFFSET UINT64_MAX
 
@@ -224,20 +253,9 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
 		return;
 	}
-	if (api) {
-		/* as the program called it: name(ptr, alignment, size or count, element size) */
-		const char *sep = "";
-		printf("%s(", mtrace_call_name(x->call));
-		if (opd & MTRACE_OPD_PTR)
-			printf("%#" PRIx64, x->ptr), sep = ", ";
-		if (opd & MTRACE_OPD_ALIGN)
-			printf("%s%" PRIu64, sep, x->arg2), sep = ", ";
-		if (opd & MTRACE_OPD_SIZE)
-			printf("%s%" PRIu64, sep, x->size);
-		if (opd & MTRACE_OPD_COUNT)
-			printf(", %" PRIu64, x->arg2);
-		putchar(')');
-	} else if (print_v2(x) == 2)
+	if (api)
+		print_call(x, opd);
+	else if (print_v2(x) == 2)
 		return;
 	if (api && (opd & MTRACE_OPD_RESULT)) {
 		if (x->flags & MTRACE_RF_FAILED)

@@ -117,12 +117,21 @@ static void print_op(const struct wl_op *op, uint64_t call)
 		return;
 	}
 	/* the operands after the result slot: the old block's slot (realloc's kind), then
-	   alignment, count and size as the call takes them */
+	   alignment, count and size as the call takes them, in one printf whose format is made
+	   once an opcode */
+	static char fmts[MTRACE_WL_LAST_CALL + 1][40];
 	int i = 1;
 	if (mtrace_wl_resizes(op->op))
 		print_slot(op->a[i++]);
-	for (; i < op->n; i++)
-		printf("%s%" PRIu64, i > 1 ? ", " : "", op->a[i]);
+	char *f = fmts[op->op];
+	if (!f[0]) {
+		size_t k = 0;
+		for (int j = i; j < op->n && k < sizeof fmts[0]; j++)
+			k += (size_t)snprintf(f + k, sizeof fmts[0] - k, "%s%%" PRIu64,
+					      j > 1 ? ", " : "");
+	}
+	const uint64_t *a = op->a + i;   /* (3 at most: 2 after an old slot) */
+	printf(f, a[0], a[1], i == 1 ? a[2] : 0);
 	printf(")");
 	if (op->failed)
 		printf(" failed\n");

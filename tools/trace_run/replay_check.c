@@ -197,7 +197,7 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 		f->nsizes = f->sizes_cap / sizeof *sizes;
 	}
 	/* (calloc, reallocarray: the bytes are the last two operands' product) */
-	if ((mtrace_wl_call_operands(op->op) & MTRACE_OPD_COUNT) &&
+	if (mtrace_wl_has(op->op, MTRACE_OPD_COUNT) &&
 	    __builtin_mul_overflow(op->a[op->n - 2], op->a[op->n - 1], &bytes))
 		bytes = UINT64_MAX;
 	if (op->op == MTRACE_WL_FREE) {

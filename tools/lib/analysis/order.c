@@ -68,7 +68,7 @@ static int oom(struct order *o)
 /* the calls with two order points (mtrace-trace.h): realloc, reallocarray and mremap */
 static inline int is_realloc(unsigned call)
 {
-	return mtrace_call_order(call) == MTRACE_ORDER_BOTH;
+	return mtrace_call_order_is(call, MTRACE_ORDER_BOTH);
 }
 
 /* a record that is one event: anything but a realloc that released its block (a failed
