@@ -187,39 +187,141 @@ struct mtrace_file_header {
    Records
    ------------------------------------------------------------------------------------------- */
 
-/* call: values 1..8 match the original dj/malloc trace types */
+/*
+ * The call types, one line each: everything the tracer and the tools know of a call that is
+ * not its own code (the wrapper in malloc/, the replay's call in tools/trace_run/replay_loop.c,
+ * trace_dump's wording).  Every per-call table and test is generated from these lines:
+ *
+ *     X(CALL, value, name, wl, order, operands, lat, dj)
+ *
+ *   CALL      MTRACE_CALL_CALL, of value (values 1..8 match the original dj/malloc traces)
+ *   name      for people (mtrace_call_name)
+ *   wl        the workload opcode it becomes, MTRACE_WL_wl (mtrace-workload.h), or NONE
+ *   order     its order points (the timestamp rules below): MTRACE_ORDER_order
+ *   operands  what its fields hold: MTRACE_OPD_* flags
+ *   lat       the class of its call times, LAT_lat (the tools' lat_hist.h), or NONE
+ *   dj        the nearest original dj/malloc opcode, DJ_dj (the tools' dj_wl.h), or NONE
+ *
+ * A new call type is a line in MTRACE_CALLS_API (an allocator call: every column filled) or
+ * MTRACE_CALLS_MAP (a mapping call of the program's), and its wrapper.
+ */
+#define MTRACE_CALLS_API(X) \
+	X(MALLOC,          1, "malloc",         MALLOC,         AFTER,  MTRACE_OPD_ALLOC, \
+	  MALLOC,   MALLOC) \
+	X(CALLOC,          2, "calloc",         CALLOC,         AFTER,  MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_COUNT, CALLOC, CALLOC) \
+	X(FREE,            3, "free",           FREE,           BEFORE, MTRACE_OPD_PTR | \
+	  MTRACE_OPD_RESIDENT, FREE, FREE) \
+	X(REALLOC,         4, "realloc",        REALLOC,        BOTH,   MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_PTR | MTRACE_OPD_RESIDENT, REALLOC, REALLOC) \
+	X(MEMALIGN,        5, "memalign",       MEMALIGN,       AFTER,  MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_ALIGN, MEMALIGN, MEMALIGN) \
+	X(VALLOC,          6, "valloc",         VALLOC,         AFTER,  MTRACE_OPD_ALLOC, \
+	  MEMALIGN, VALLOC) \
+	X(PVALLOC,         7, "pvalloc",        PVALLOC,        AFTER,  MTRACE_OPD_ALLOC, \
+	  MEMALIGN, PVALLOC) \
+	X(POSIX_MEMALIGN,  8, "posix_memalign", POSIX_MEMALIGN, AFTER,  MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_ALIGN | MTRACE_OPD_RETURNS_ERR, MEMALIGN, MEMALIGN) \
+	X(ALIGNED_ALLOC,   9, "aligned_alloc",  ALIGNED_ALLOC,  AFTER,  MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_ALIGN, MEMALIGN, MEMALIGN) \
+	X(REALLOCARRAY,   10, "reallocarray",   REALLOCARRAY,   BOTH,   MTRACE_OPD_ALLOC | \
+	  MTRACE_OPD_PTR | MTRACE_OPD_COUNT, REALLOC, REALLOC)
+/* version 2: the program's own mappings (with MTRACE_HF_MAPPINGS); anonymous ones only.
+   mmap: ptr = address asked for, size = length, arg2 = prot | flags << 32 -> result;
+   munmap: ptr, size = length; mremap: ptr, arg2 = old length, size = new length -> result;
+   brk (the program moved the break itself, brk or sbrk): ptr = the break before -> result =
+   after (its workload opcode follows from which way the break moved) */
+#define MTRACE_CALLS_MAP(X) \
+	X(MMAP,           11, "mmap",           MAP,            AFTER,  MTRACE_OPD_MAPPING | \
+	  MTRACE_OPD_RESULT | MTRACE_OPD_SIZE, NONE, NONE) \
+	X(MUNMAP,         12, "munmap",         UNMAP,          BEFORE, MTRACE_OPD_MAPPING | \
+	  MTRACE_OPD_PTR | MTRACE_OPD_SIZE | MTRACE_OPD_RESIDENT, NONE, NONE) \
+	X(MREMAP,         13, "mremap",         REMAP,          BOTH,   MTRACE_OPD_MAPPING | \
+	  MTRACE_OPD_PTR | MTRACE_OPD_RESULT | MTRACE_OPD_SIZE, NONE, NONE) \
+	X(BRK,            14, "brk",            NONE,           AFTER,  MTRACE_OPD_MAPPING | \
+	  MTRACE_OPD_PTR | MTRACE_OPD_RESULT, NONE, NONE)
+/* bookkeeping, not calls.  chunk: the first record of a chunk (see below).  memory (version
+   2, MTRACE_HF_MEMORY): a sample of the process's memory: size = anonymous resident bytes
+   (statm's resident less shared), arg2 = resident bytes, usable = virtual size.  live
+   (version 4, MTRACE_HF_LIVE): a block of at least resident_min bytes still allocated when the
+   writer stopped: ptr = the block, size = its usable size, arg2 = its bytes resident then (its
+   whole pages; flags MTRACE_RF_RESIDENT) */
+#define MTRACE_CALLS_KEPT(X) \
+	X(CHUNK,          32, "chunk",          NONE,           KEPT,   0, NONE, NONE) \
+	X(MEMORY,         33, "memory",         NONE,           KEPT,   0, NONE, NONE) \
+	X(LIVE,           34, "live",           NONE,           KEPT,   0, NONE, NONE)
+#define MTRACE_CALLS(X) MTRACE_CALLS_API(X) MTRACE_CALLS_MAP(X) MTRACE_CALLS_KEPT(X)
+
+/* operands: what a call's fields hold (struct mtrace_record) */
+#define MTRACE_OPD_RESULT      0x01u  /* result: the block (mapping) it returned */
+#define MTRACE_OPD_SIZE        0x02u  /* size: the bytes it asked for */
+#define MTRACE_OPD_ALLOC       (MTRACE_OPD_RESULT | MTRACE_OPD_SIZE)
+#define MTRACE_OPD_PTR         0x04u  /* ptr: the block (mapping) it released or resized */
+#define MTRACE_OPD_COUNT       0x08u  /* size is an element count, arg2 the element size */
+#define MTRACE_OPD_ALIGN       0x10u  /* arg2: the alignment asked for */
+#define MTRACE_OPD_RETURNS_ERR 0x20u  /* it returns an error number, its block through a
+                                         pointer (err: what it returned) */
+#define MTRACE_OPD_RESIDENT    0x40u  /* arg2 may hold the bytes of ptr resident when it was
+                                         released (MTRACE_RF_RESIDENT) */
+#define MTRACE_OPD_MAPPING     0x80u  /* a mapping call of the program's (MTRACE_HF_MAPPINGS) */
+
+/* order: a call's order points (the timestamp rules below) */
+enum mtrace_order {
+	MTRACE_ORDER_AFTER  = 1,   /* ts after the call: it made a block */
+	MTRACE_ORDER_BEFORE = 2,   /* ts before the call: it released one */
+	MTRACE_ORDER_BOTH   = 3,   /* the release at ts, the result at ts + duration */
+	MTRACE_ORDER_KEPT   = 4,   /* bookkeeping: ts says when it was taken */
+};
+
+#define MTRACE_CALL_ENUM_(c, v, ...) MTRACE_CALL_##c = v,
 enum mtrace_call {
 	MTRACE_CALL_UNWRITTEN      = 0,
-	MTRACE_CALL_MALLOC         = 1,   /* size                              -> result */
-	MTRACE_CALL_CALLOC         = 2,   /* size = count, arg2 = element size -> result */
-	MTRACE_CALL_FREE           = 3,   /* ptr */
-	MTRACE_CALL_REALLOC        = 4,   /* ptr, size                         -> result */
-	MTRACE_CALL_MEMALIGN       = 5,   /* arg2 = alignment, size            -> result */
-	MTRACE_CALL_VALLOC         = 6,   /* size                              -> result */
-	MTRACE_CALL_PVALLOC        = 7,   /* size                              -> result */
-	MTRACE_CALL_POSIX_MEMALIGN = 8,   /* arg2 = alignment, size -> result (err = return code) */
-	MTRACE_CALL_ALIGNED_ALLOC  = 9,   /* arg2 = alignment, size            -> result */
-	MTRACE_CALL_REALLOCARRAY   = 10,  /* ptr, size = count, arg2 = element size -> result */
+	MTRACE_CALLS(MTRACE_CALL_ENUM_)
 	MTRACE_CALL_LAST_API       = 10,
-	/* version 2: the program's own mappings (with MTRACE_HF_MAPPINGS); anonymous ones only */
-	MTRACE_CALL_MMAP           = 11,  /* ptr = address asked for, size = length,
-	                                     arg2 = prot | flags << 32              -> result */
-	MTRACE_CALL_MUNMAP         = 12,  /* ptr, size = length */
-	MTRACE_CALL_MREMAP         = 13,  /* ptr, arg2 = old length, size = new length -> result */
-	MTRACE_CALL_BRK            = 14,  /* the program moved the break itself (brk, sbrk):
-	                                     ptr = the break before             -> result = after */
 	MTRACE_CALL_LAST_MAP       = 14,
-	MTRACE_CALL_CHUNK          = 32,  /* bookkeeping: first record of a chunk, see below */
-	MTRACE_CALL_MEMORY         = 33,  /* bookkeeping, version 2: a sample of the process's
-	                                     memory: size = anonymous resident bytes (statm's
-	                                     resident less shared), arg2 = resident bytes,
-	                                     usable = virtual size */
-	MTRACE_CALL_LIVE           = 34,  /* bookkeeping, version 4 (MTRACE_HF_LIVE): a block of at
-	                                     least resident_min bytes still allocated when the
-	                                     writer stopped: ptr = the block, size = its usable
-	                                     size, arg2 = its bytes resident then (its whole pages;
-	                                     flags MTRACE_RF_RESIDENT) */
 };
+#undef MTRACE_CALL_ENUM_
+
+/* A call's operands (MTRACE_OPD_*), 0 for any other value */
+static inline unsigned mtrace_call_operands(unsigned call)
+{
+#define MTRACE_CASE_(c, v, n, wl, order, opd, ...) case v: return opd;
+	switch (call) {
+	MTRACE_CALLS(MTRACE_CASE_)
+	default: return 0;
+	}
+#undef MTRACE_CASE_
+}
+
+/* A call's order points (enum mtrace_order), 0 for any other value */
+static inline unsigned mtrace_call_order(unsigned call)
+{
+#define MTRACE_CASE_(c, v, n, wl, order, ...) case v: return MTRACE_ORDER_##order;
+	switch (call) {
+	MTRACE_CALLS(MTRACE_CASE_)
+	default: return 0;
+	}
+#undef MTRACE_CASE_
+}
+
+/* Has call every operand flag of want?  Has it the order points order?  (The calls that have,
+   as a mask: with want or order a constant, one bit test, as the tracer's and the readers' hot
+   paths ask.  Every value is below 64.) */
+static inline int mtrace_call_has(unsigned call, unsigned want)
+{
+#define MTRACE_BIT_(c, v, n, wl, order, opd, ...) | (((opd) & want) == want ? 1ull << (v) : 0)
+	uint64_t calls = 0 MTRACE_CALLS(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	return call < 64 && (calls >> call & 1);
+}
+
+static inline int mtrace_call_order_is(unsigned call, unsigned order)
+{
+#define MTRACE_BIT_(c, v, n, wl, o, ...) | (MTRACE_ORDER_##o == order ? 1ull << (v) : 0)
+	uint64_t calls = 0 MTRACE_CALLS(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	return call < 64 && (calls >> call & 1);
+}
 
 /* record flags */
 #define MTRACE_RF_FAILED     0x01u  /* the call failed (result NULL, or posix_memalign returned
@@ -340,8 +442,7 @@ MTRACE_STATIC_ASSERT(sizeof(struct mtrace_slot) == MTRACE_SLOT_SIZE, "slot is 32
 
 static inline int mtrace_is_aligned_call(unsigned call)
 {
-	return call == MTRACE_CALL_MEMALIGN || call == MTRACE_CALL_POSIX_MEMALIGN ||
-	       call == MTRACE_CALL_ALIGNED_ALLOC;
+	return mtrace_call_has(call, MTRACE_OPD_ALIGN);
 }
 
 /* The slots record rec takes in version 3 (1 compact, 2 wide), with durations recorded or not:
@@ -521,7 +622,7 @@ static inline int mtrace_is_setting(const char *nv)
 static inline uint64_t mtrace_record_bytes(const struct mtrace_record *r)
 {
 	uint64_t b;
-	if (r->call == MTRACE_CALL_CALLOC || r->call == MTRACE_CALL_REALLOCARRAY)
+	if (mtrace_call_has(r->call, MTRACE_OPD_COUNT))
 		return __builtin_mul_overflow(r->size, r->arg2, &b) ? UINT64_MAX : b;
 	return r->size;
 }
@@ -529,20 +630,13 @@ static inline uint64_t mtrace_record_bytes(const struct mtrace_record *r)
 /* Name of a call for people, or NULL if the value is not a call. */
 static inline const char *mtrace_call_name(unsigned call)
 {
-	static const char *const names[] = {
-		"unwritten", "malloc", "calloc", "free", "realloc", "memalign", "valloc",
-		"pvalloc", "posix_memalign", "aligned_alloc", "reallocarray",
-		"mmap", "munmap", "mremap", "brk",
-	};
-	if (call <= MTRACE_CALL_LAST_MAP)
-		return names[call];
-	if (call == MTRACE_CALL_CHUNK)
-		return "chunk";
-	if (call == MTRACE_CALL_MEMORY)
-		return "memory";
-	if (call == MTRACE_CALL_LIVE)
-		return "live";
-	return 0;
+#define MTRACE_CASE_(c, v, name, ...) case v: return name;
+	switch (call) {
+	case MTRACE_CALL_UNWRITTEN: return "unwritten";
+	MTRACE_CALLS(MTRACE_CASE_)
+	default: return 0;
+	}
+#undef MTRACE_CASE_
 }
 
 #endif

@@ -211,21 +211,60 @@ static inline void mtrace_wl_thread_le(struct mtrace_wl_thread *t)
 #endif
 }
 
+/* In the call table (mtrace-trace.h): no opcode stands for the record */
+#define MTRACE_WL_NONE 0xffu
+
+/* An allocator call's operands in a workload, from its trace operands (MTRACE_OPD_*): its
+   slot (the result's; a free's block), the old block's slot when it has both, then alignment,
+   element count or size as the call takes them, the size (bytes) last */
+#define MTRACE_WL_OPERANDS_OF(opd) \
+	(!!((opd) & MTRACE_OPD_RESULT) + !!((opd) & MTRACE_OPD_PTR) + \
+	 !!((opd) & MTRACE_OPD_SIZE) + !!((opd) & MTRACE_OPD_COUNT) + !!((opd) & MTRACE_OPD_ALIGN))
+
+/* The trace operands (MTRACE_OPD_*) of an allocator call's opcode; 0 for the other opcodes */
+static inline unsigned mtrace_wl_call_operands(unsigned op)
+{
+#define MTRACE_CASE_(c, v, n, wl, order, opd, ...) case MTRACE_WL_##wl: return opd;
+	switch (op & 0x7f) {
+	MTRACE_CALLS_API(MTRACE_CASE_)
+	default: return 0;
+	}
+#undef MTRACE_CASE_
+}
+
+/* Is op an allocator call's opcode with every operand flag of want?  (As mtrace_call_has: a
+   mask of the opcodes, one bit test with want a constant) */
+static inline int mtrace_wl_has(unsigned op, unsigned want)
+{
+#define MTRACE_BIT_(c, v, n, wl, order, opd, ...) \
+	| (((opd) & want) == want ? 1ull << MTRACE_WL_##wl : 0)
+	uint64_t ops = 0 MTRACE_CALLS_API(MTRACE_BIT_);
+#undef MTRACE_BIT_
+	op &= 0x7f;
+	return op < 64 && (ops >> op & 1);
+}
+
+/* Does opcode op take an old block's slot as its second operand (realloc's kind)? */
+static inline int mtrace_wl_resizes(unsigned op)
+{
+	return mtrace_wl_has(op, MTRACE_OPD_PTR | MTRACE_OPD_RESULT);
+}
+
 /* Operand counts of each opcode (-1 for unknown ones). */
 static inline int mtrace_wl_operands(unsigned op)
 {
+#define MTRACE_CASE_(c, v, n, wl, order, opd, ...) \
+	case MTRACE_WL_##wl: return MTRACE_WL_OPERANDS_OF(opd);
 	switch (op & 0x7f) {
 	case MTRACE_WL_END: return 0;
-	case MTRACE_WL_FREE: case MTRACE_WL_RESIDENT: case MTRACE_WL_AT: return 1;
-	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC: return 2;
-	case MTRACE_WL_CALLOC: case MTRACE_WL_REALLOC: case MTRACE_WL_MEMALIGN:
-	case MTRACE_WL_POSIX_MEMALIGN: case MTRACE_WL_ALIGNED_ALLOC: return 3;
-	case MTRACE_WL_REALLOCARRAY: return 4;
+	MTRACE_CALLS_API(MTRACE_CASE_)
+	case MTRACE_WL_RESIDENT: case MTRACE_WL_AT: return 1;
 	case MTRACE_WL_MAP: case MTRACE_WL_REMAP: return 2;
 	case MTRACE_WL_UNMAP: return 3;
 	case MTRACE_WL_WAIT: return 2;
 	default: return -1;
 	}
+#undef MTRACE_CASE_
 }
 
 /* Is op a call (what a thread's op count counts)? */
@@ -236,11 +275,13 @@ static inline int mtrace_wl_is_call(unsigned op)
 
 static inline const char *mtrace_wl_op_name(unsigned op)
 {
+#define MTRACE_NAME_(c, v, name, wl, ...) [MTRACE_WL_##wl] = name,
 	static const char *const names[] = {
-		"end", "malloc", "calloc", "realloc", "free", "memalign", "posix_memalign",
-		"aligned_alloc", "valloc", "pvalloc", "reallocarray", "map", "unmap", "remap",
-		0, 0, "wait", "resident", "at",
+		[MTRACE_WL_END] = "end", MTRACE_CALLS_API(MTRACE_NAME_)
+		[MTRACE_WL_MAP] = "map", [MTRACE_WL_UNMAP] = "unmap", [MTRACE_WL_REMAP] = "remap",
+		[MTRACE_WL_WAIT] = "wait", [MTRACE_WL_RESIDENT] = "resident", [MTRACE_WL_AT] = "at",
 	};
+#undef MTRACE_NAME_
 	op &= 0x7f;
 	return op <= MTRACE_WL_AT ? names[op] : 0;
 }

@@ -115,7 +115,11 @@ check "trace on standard input: the same chart" cmp "$TMP/live.svg" "$TMP/stdin.
 eq "trace on standard input: no copy left behind" "" "$(ls "$TMP/ptmp")"
 head -c 3000 "$t" >"$TMP/cut"
 "$PL" -o "$TMP/cut.svg" "$TMP/cut" 2>/dev/null; eq "truncated trace: exit 1" 1 "$?"
-"$PL" -k pie "$t" 2>/dev/null; eq "unknown kind: exit 2" 2 "$?"
+"$PL" -k pie "$t" 2>"$TMP/err"; eq "unknown kind: exit 2" 2 "$?"
+# the charts it knows (its registry, named in that error) are the ones --help describes
+known=$(sed -n "s/.*unknown --kind 'pie' (\(.*\))\$/\1/p" "$TMP/err" | tr -d ,)
+helped=$("$PL" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | xargs)
+eq "every chart known is in --help, and only those" "$known" "$helped"
 "$PL" --help | grep -q '^Usage: trace_plot' && ok "--help" || bad "--help"
 
 # progress: -p forces it (stderr is no terminal here): both passes over the trace

@@ -4,7 +4,7 @@
 #
 # One module alone:   make build/tests/unit/u_order && build/tests/unit/u_order
 # (u_order, u_live, u_varint, u_u64map, u_rangemap, u_lat_hist, u_trace_header,
-# u_wl_header); all of them: B=build sh tests/run.sh tests/t_unit.sh
+# u_wl_header, u_calls); all of them: B=build sh tests/run.sh tests/t_unit.sh
 . tests/lib.sh
 n=0
 for src in "$ROOT"/tests/unit/u_*.c; do

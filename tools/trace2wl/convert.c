@@ -118,36 +118,22 @@ HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t
 }
 
 /* Call type of the trace -> workload opcode */
-static const uint8_t wl_op_of[MTRACE_CALL_LAST_API + 1] = {
-	[MTRACE_CALL_MALLOC] = MTRACE_WL_MALLOC,
-	[MTRACE_CALL_CALLOC] = MTRACE_WL_CALLOC,
-	[MTRACE_CALL_FREE] = MTRACE_WL_FREE,
-	[MTRACE_CALL_REALLOC] = MTRACE_WL_REALLOC,
-	[MTRACE_CALL_MEMALIGN] = MTRACE_WL_MEMALIGN,
-	[MTRACE_CALL_VALLOC] = MTRACE_WL_VALLOC,
-	[MTRACE_CALL_PVALLOC] = MTRACE_WL_PVALLOC,
-	[MTRACE_CALL_POSIX_MEMALIGN] = MTRACE_WL_POSIX_MEMALIGN,
-	[MTRACE_CALL_ALIGNED_ALLOC] = MTRACE_WL_ALIGNED_ALLOC,
-	[MTRACE_CALL_REALLOCARRAY] = MTRACE_WL_REALLOCARRAY,
-};
+#define WL_OP_OF_(c, v, n, wl, ...) [MTRACE_CALL_##c] = MTRACE_WL_##wl,
+static const uint8_t wl_op_of[MTRACE_CALL_LAST_API + 1] = { MTRACE_CALLS_API(WL_OP_OF_) };
+#undef WL_OP_OF_
 
-/* Operands after the result slot, and the requested bytes */
+/* Operands after the result slot (the workload's order: alignment, count, size), and the
+   requested bytes */
 static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *bytes)
 {
-	switch (r->call) {
-	case MTRACE_CALL_CALLOC:
-		a[0] = r->size, a[1] = r->arg2;
-		*bytes = mtrace_record_bytes(r);
-		return 2;
-	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
-		a[0] = r->arg2, a[1] = r->size;
-		*bytes = r->size;
-		return 2;
-	default:
-		a[0] = r->size;
-		*bytes = r->size;
-		return 1;
-	}
+	int n = 0;
+	if (mtrace_call_has(r->call, MTRACE_OPD_ALIGN))
+		a[n++] = r->arg2;
+	a[n++] = r->size;
+	if (mtrace_call_has(r->call, MTRACE_OPD_COUNT))
+		a[n++] = r->arg2;
+	*bytes = mtrace_record_bytes(r);
+	return n;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -227,8 +213,8 @@ static int do_failed_realloc(struct convert *c, struct impl *m, const struct ord
 	if (so && wait_for(c, m, x, m->slots[so].touch) < 0)
 		return -1;
 	uint64_t a[4] = { 0, so, r->size, r->arg2 };
-	return emit(c, m, x, wl_op_of[r->call] | MTRACE_WL_FAILED,
-		    r->call == MTRACE_CALL_REALLOCARRAY ? 4 : 3, a);
+	unsigned op = wl_op_of[r->call];
+	return emit(c, m, x, op | MTRACE_WL_FAILED, mtrace_wl_operands(op), a);
 }
 
 /* realloc, first half (its order point before the call): the old block stops being live.
@@ -254,7 +240,8 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
 	uint64_t so = m->own[x].re_slot;
-	int arr = r->call == MTRACE_CALL_REALLOCARRAY;
+	unsigned op = wl_op_of[r->call];
+	int n = mtrace_wl_operands(op);
 	uint64_t bytes = mtrace_record_bytes(r);
 	if (so && wait_for(c, m, x, m->slots[so].touch) < 0)
 		return -1;
@@ -263,7 +250,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 		if (so)
 			c->st.realloc_zero++;
 		uint64_t a[4] = { 0, so, r->size, r->arg2 };
-		if (emit(c, m, x, wl_op_of[r->call], arr ? 4 : 3, a) < 0)
+		if (emit(c, m, x, op, n, a) < 0)
 			return -1;
 		if (so)
 			release_slot(m, x, so);
@@ -273,7 +260,7 @@ static int do_result(struct convert *c, struct impl *m, const struct order_ev *e
 	if (s < 0)
 		return -1;
 	uint64_t a[4] = { (uint64_t)s, so, r->size, r->arg2 };
-	if (emit(c, m, x, wl_op_of[r->call], arr ? 4 : 3, a) < 0)
+	if (emit(c, m, x, op, n, a) < 0)
 		return -1;
 	if (bytes >= m->res_min && convert_resident_mark(c, m, x, (uint64_t)s) < 0)
 		return -1;
@@ -350,7 +337,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
 				k = do_free(c, m, e, h);
-			else if (call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY)
+			else if (mtrace_call_order_is(call, MTRACE_ORDER_BOTH))   /* failed */
 				k = do_failed_realloc(c, m, e);
 			else
 				k = do_alloc(c, m, e, h);

@@ -200,6 +200,35 @@ static int print_v2(const struct mtrace_record *x)
 	return 1;
 }
 
+/* An allocator call as the program made it: name(ptr, alignment, size or count, element size),
+   from its operands (opd), in one printf whose format is made once a call type */
+static void print_call(const struct mtrace_record *x, unsigned opd)
+{
+	static char fmts[MTRACE_CALL_LAST_API + 1][48];
+	uint64_t v[4] = { 0 };
+	int n = 0;
+	if (opd & MTRACE_OPD_PTR)
+		v[n++] = x->ptr;
+	if (opd & MTRACE_OPD_ALIGN)
+		v[n++] = x->arg2;
+	if (opd & MTRACE_OPD_SIZE)
+		v[n++] = x->size;
+	if (opd & MTRACE_OPD_COUNT)
+		v[n++] = x->arg2;
+	char *f = fmts[x->call];
+	if (!f[0]) {
+		size_t k = 0, cap = sizeof fmts[0];
+		k += (size_t)snprintf(f, cap, "%s(", mtrace_call_name(x->call));   /* (no %) */
+		for (int i = 0; i < n && k < cap; i++)
+			k += (size_t)snprintf(f + k, cap - k, "%s%s", i ? ", " : "",
+					      !i && (opd & MTRACE_OPD_PTR) ? "%#" PRIx64 :
+					      "%" PRIu64);
+		if (k < cap)
+			snprintf(f + k, cap - k, ")");
+	}
+	printf(f, v[0], v[1], v[2], v[3]);
+}
+
 /* a record met in global order: its place in the file is not known */
 #define NO_OFFSET UINT64_MAX
 
@@ -222,39 +251,19 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);
 	else
 		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
-	const char *name = mtrace_call_name(x->call);
-	int v2 = 0;
-	switch (x->call) {
-	case MTRACE_CALL_CHUNK:
+	unsigned opd = mtrace_call_operands(x->call);
+	int api = x->call - 1u < MTRACE_CALL_LAST_API;   /* (1 to LAST_API) */
+	if (x->call == MTRACE_CALL_CHUNK) {
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
 		return;
-	case MTRACE_CALL_FREE:
-		printf("free(%#" PRIx64 ")", x->ptr);
-		break;
-	case MTRACE_CALL_MALLOC: case MTRACE_CALL_VALLOC: case MTRACE_CALL_PVALLOC:
-		printf("%s(%" PRIu64 ")", name, x->size);
-		break;
-	case MTRACE_CALL_CALLOC:
-		printf("calloc(%" PRIu64 ", %" PRIu64 ")", x->size, x->arg2);
-		break;
-	case MTRACE_CALL_REALLOC:
-		printf("realloc(%#" PRIx64 ", %" PRIu64 ")", x->ptr, x->size);
-		break;
-	case MTRACE_CALL_REALLOCARRAY:
-		printf("reallocarray(%#" PRIx64 ", %" PRIu64 ", %" PRIu64 ")", x->ptr, x->size,
-		       x->arg2);
-		break;
-	case MTRACE_CALL_MEMALIGN: case MTRACE_CALL_POSIX_MEMALIGN: case MTRACE_CALL_ALIGNED_ALLOC:
-		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
-		break;
-	default:
-		if (print_v2(x) == 2)
-			return;
-		v2 = 1;
 	}
-	if (!v2 && x->call != MTRACE_CALL_FREE) {
+	if (api)
+		print_call(x, opd);
+	else if (print_v2(x) == 2)
+		return;
+	if (api && (opd & MTRACE_OPD_RESULT)) {
 		if (x->flags & MTRACE_RF_FAILED)
-			printf(" = %s", x->call == MTRACE_CALL_POSIX_MEMALIGN ? "" : "NULL");
+			printf(" = %s", opd & MTRACE_OPD_RETURNS_ERR ? "" : "NULL");
 		else
 			printf(" = %#" PRIx64 " usable %" PRIu64, x->result, x->usable);
 	}

@@ -111,26 +111,27 @@ static void print_op(const struct wl_op *op, uint64_t call)
 		return;
 	}
 	printf("%12" PRIu64 " %10" PRIu64 "  %s(", op->offset, call, mtrace_wl_op_name(op->op));
-	switch (op->op) {
-	case MTRACE_WL_FREE:
+	if (!(mtrace_wl_call_operands(op->op) & MTRACE_OPD_RESULT)) {   /* free: its block */
 		print_slot(op->a[0]);
 		printf(")\n");
 		return;
-	case MTRACE_WL_MALLOC: case MTRACE_WL_VALLOC: case MTRACE_WL_PVALLOC:
-		printf("%" PRIu64, op->a[1]);
-		break;
-	case MTRACE_WL_REALLOC:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64, op->a[2]);
-		break;
-	case MTRACE_WL_REALLOCARRAY:
-		print_slot(op->a[1]);
-		printf(", %" PRIu64 ", %" PRIu64, op->a[2], op->a[3]);
-		break;
-	default:   /* calloc (count, size), the memalign family (alignment, size) */
-		printf("%" PRIu64 ", %" PRIu64, op->a[1], op->a[2]);
-		break;
 	}
+	/* the operands after the result slot: the old block's slot (realloc's kind), then
+	   alignment, count and size as the call takes them, in one printf whose format is made
+	   once an opcode */
+	static char fmts[MTRACE_WL_LAST_CALL + 1][40];
+	int i = 1;
+	if (mtrace_wl_resizes(op->op))
+		print_slot(op->a[i++]);
+	char *f = fmts[op->op];
+	if (!f[0]) {
+		size_t k = 0;
+		for (int j = i; j < op->n && k < sizeof fmts[0]; j++)
+			k += (size_t)snprintf(f + k, sizeof fmts[0] - k, "%s%%" PRIu64,
+					      j > 1 ? ", " : "");
+	}
+	const uint64_t *a = op->a + i;   /* (3 at most: 2 after an old slot) */
+	printf(f, a[0], a[1], i == 1 ? a[2] : 0);
 	printf(")");
 	if (op->failed)
 		printf(" failed\n");

@@ -59,17 +59,171 @@ static const char usage_text[] =
 static int progress;   /* tool_progress's on: on a terminal, or 2 with -p */
 
 /* ---------------------------------------------------------------------------------------------
+   The charts
+   ------------------------------------------------------------------------------------------- */
+
+/* What a chart is drawn from: the inputs and options, and what its reader made of them */
+struct job {
+	char **paths;                   /* the inputs */
+	int n;
+	const char **labels;
+	int h, vmsize;
+	struct tracepass *tp;           /* a trace's chart: its pass */
+	struct wl_reader program;       /* rss: a workload among the inputs, the program */
+	char *timelines[256];           /* rss: the others */
+	int ntimelines;
+	char exe[256];                  /* the program traced, for the title */
+};
+
+/* A chart: its --kind name, the text inputs it is guessed from by their first bytes, CHART_*
+   flags; its reader (NULL: its drawing reads), run before anything is written, exiting on a
+   bad input; its title (what_program: when a workload's program is drawn beside) and its
+   drawing */
+enum {
+	CHART_MANY = 1,      /* overlays several inputs */
+	CHART_VMSIZE = 2,    /* draws VmSize with --vmsize */
+	CHART_PROGRAM = 4,   /* a workload among its inputs is the program (guessed from one) */
+};
+struct chart {
+	const char *name;
+	const char *const *heads;
+	unsigned flags;
+	void (*read)(struct job *j);
+	const char *what, *what_program;
+	void (*draw)(struct svg *s, struct job *j);
+};
+
+static void read_trace(struct job *j)
+{
+	j->tp = malloc(sizeof *j->tp);
+	if (!j->tp)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	plot_trace_pass(j->paths[0], j->tp, j->exe, sizeof j->exe, progress);
+}
+
+/* rss: a workload among the timelines is the program, whose samples are drawn beside them */
+static void read_timelines(struct job *j)
+{
+	struct wl_reader *program = &j->program;
+	for (int i = 0; i < j->n; i++) {
+		char head[MTRACE_WL_MAGIC_LEN] = { 0 };
+		FILE *in = plot_open_text(j->paths[i]);
+		size_t got = fread(head, 1, sizeof head, in);
+		fclose(in);
+		if (got < sizeof head || memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) {
+			if (j->ntimelines < 256)
+				j->timelines[j->ntimelines++] = j->paths[i];
+			continue;
+		}
+		if (program->map)
+			tool_die(EXIT_USAGE, "%s: one workload (the program) at a time",
+				 j->paths[i]);
+		if (wl_open(program, j->paths[i]) < 0)
+			tool_die(EXIT_BADFILE, "%s", program->err);
+		if (!(program->h.flags & MTRACE_WL_HF_SAMPLES) || !program->h.nsamples)
+			tool_die(EXIT_BADFILE,
+				 "%s: the workload holds no memory samples of the program "
+				 "(its trace has none): nothing to draw beside the replays",
+				 j->paths[i]);
+	}
+	if (program->map && !j->ntimelines)
+		tool_die(EXIT_USAGE, "the program's curve goes beside replays: "
+			 "give their trace_run --log timelines too");
+	if (program->map) {   /* the chart's title names it */
+		const char *slash = strrchr(program->h.program, '/');
+		snprintf(j->exe, sizeof j->exe, "%s", slash ? slash + 1 : program->h.program);
+	}
+}
+
+static void draw_live(struct svg *s, struct job *j)
+{
+	plot_live(s, j->tp, j->h);
+}
+
+static void draw_sizes(struct svg *s, struct job *j)
+{
+	plot_hist(s, j->tp->size_n, "requested size", SVG_BYTES, "allocations (count)", j->h);
+}
+
+static void draw_lifetime(struct svg *s, struct job *j)
+{
+	plot_hist(s, j->tp->life_n, "lifetime", SVG_SECONDS, "blocks freed (count)", j->h);
+}
+
+static void draw_rss(struct svg *s, struct job *j)
+{
+	if (j->program.map)
+		plot_rss_program(s, j->timelines, j->ntimelines, j->labels, &j->program, j->h);
+	else
+		plot_rss(s, j->paths, j->n, j->labels, j->h, j->vmsize);
+}
+
+static void draw_compare(struct svg *s, struct job *j)
+{
+	plot_compare(s, j->paths[0], j->h);
+}
+
+static void draw_latency(struct svg *s, struct job *j)
+{
+	plot_latency(s, j->paths, j->n, j->labels, j->h);
+}
+
+static const char *const timeline_heads[] = { "time_ms\t", "# trace_run timeline: ", NULL };
+static const char *const compare_heads[] = { "cycles,wall_usec", NULL };
+static const char *const latency_heads[] = { "# trace_run latency", "# trace_stats latency",
+					     NULL };
+
+/* The first is a trace's, the chart of an input no other's heads name */
+static const struct chart charts[] = {
+	{ "live", NULL, 0, read_trace, "live requested bytes and allocation rate", NULL,
+	  draw_live },
+	{ "sizes", NULL, 0, read_trace, "request sizes", NULL, draw_sizes },
+	{ "lifetime", NULL, 0, read_trace, "block lifetimes", NULL, draw_lifetime },
+	{ "rss", timeline_heads, CHART_MANY | CHART_VMSIZE | CHART_PROGRAM, read_timelines,
+	  "RSS over time", "the program's memory beside its replays'", draw_rss },
+	{ "compare", compare_heads, 0, NULL, "allocators compared", NULL, draw_compare },
+	{ "latency", latency_heads, CHART_MANY, NULL, "call times, percentiles", NULL,
+	  draw_latency },
+};
+#define NCHARTS (sizeof charts / sizeof *charts)
+
+/* The chart of a text input that starts with head's n bytes, or NULL */
+static const struct chart *chart_of_head(const char *head, size_t n)
+{
+	for (size_t c = 0; c < NCHARTS; c++)
+		for (const char *const *h = charts[c].heads; h && *h; h++)
+			if (n >= strlen(*h) && !memcmp(head, *h, strlen(*h)))
+				return &charts[c];
+	return NULL;
+}
+
+/* The names of the charts with every flag of mask, "a, b and c" (last: what goes before c) */
+static const char *chart_names(char *buf, size_t cap, unsigned mask, const char *last)
+{
+	size_t k = 0, n = 0, total = 0;
+	for (size_t c = 0; c < NCHARTS; c++)
+		total += (charts[c].flags & mask) == mask;
+	buf[0] = 0;
+	for (size_t c = 0; c < NCHARTS; c++)
+		if ((charts[c].flags & mask) == mask && k < cap) {
+			n++;
+			k += (size_t)snprintf(buf + k, cap - k, "%s%s",
+					      n == 1 ? "" : n == total ? last : ", ",
+					      charts[c].name);
+		}
+	return buf;
+}
+
+/* ---------------------------------------------------------------------------------------------
    main
    ------------------------------------------------------------------------------------------- */
 
-/* What trace_plot reads: a trace, or one of the text files guess_kind knows (input_check_fn) */
+/* What trace_plot reads: a trace, or one of the text files a chart is guessed from
+   (input_check_fn) */
 static const char *plot_head_check(const unsigned char *b, size_t n)
 {
-	static const char *const heads[] = { "time_ms\t", "# trace_run timeline: ", "cycles,wall_usec",
-					     "# trace_run latency", "# trace_stats latency" };
-	for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
-		if (n >= strlen(heads[i]) && !memcmp(b, heads[i], strlen(heads[i])))
-			return NULL;
+	if (chart_of_head((const char *)b, n))
+		return NULL;
 	const char *why = trace_head_check(b, n);
 	return !why ? NULL : strncmp(why, "not ", 4) ? why :
 	       "neither a trace, a trace_run --log timeline, a --compare --csv table nor a latency "
@@ -84,22 +238,17 @@ static int plot_copy(struct input_copy *c, const unsigned char *head, size_t n, 
 	return (trace_head_check(head, n) ? input_copy_text : trace_copy)(c, head, n, src, e);
 }
 
-static const char *guess_kind(const char *path)
+static const struct chart *guess_chart(const char *path)
 {
 	char head[40] = { 0 };
 	FILE *f = plot_open_text(path);
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
-	head[n] = 0;
-	if (!strncmp(head, "time_ms\t", 8) || !strncmp(head, "# trace_run timeline: ", 22) ||
-	    !strncmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
-		return "rss";
-	if (!strncmp(head, "cycles,wall_usec", 16))
-		return "compare";
-	if (!strncmp(head, "# trace_run latency", 19) ||
-	    !strncmp(head, "# trace_stats latency", 21))
-		return "latency";
-	return "live";
+	const struct chart *c = chart_of_head(head, n);
+	if (!c && n >= MTRACE_WL_MAGIC_LEN && !memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN))
+		for (c = charts; !(c->flags & CHART_PROGRAM); c++)
+			;
+	return c ? c : &charts[0];
 }
 
 enum { OPT_VMSIZE = 256, OPT_LABEL, OPT_HEIGHT };
@@ -163,19 +312,24 @@ int main(int argc, char **argv)
 			if (!out)
 				out = "-";
 		}
+	const struct chart *ch = NULL;
+	char names[200];
+	for (size_t i = 0; kind && i < NCHARTS; i++)
+		if (!strcmp(kind, charts[i].name))
+			ch = &charts[i];
 	if (!kind)
-		kind = guess_kind(argv[optind]);
+		ch = guess_chart(argv[optind]);
+	else if (!ch)
+		tool_die(EXIT_USAGE, "unknown --kind '%s' (%s)", kind,
+			 chart_names(names, sizeof names, 0, ", "));
+	kind = ch->name;
 	int ninputs = argc - optind;
-	if (strcmp(kind, "live") && strcmp(kind, "sizes") && strcmp(kind, "lifetime") &&
-	    strcmp(kind, "rss") && strcmp(kind, "compare") && strcmp(kind, "latency"))
-		tool_die(EXIT_USAGE,
-			 "unknown --kind '%s' (live, sizes, lifetime, rss, compare, latency)",
-			 kind);
-	if (vmsize && strcmp(kind, "rss"))
-		tool_die(EXIT_USAGE, "--vmsize: only rss charts draw VmSize");
-	if (strcmp(kind, "rss") && strcmp(kind, "latency") && ninputs != 1)
-		tool_die(EXIT_USAGE,
-			 "--kind=%s takes one input (only rss and latency overlay several)", kind);
+	if (vmsize && !(ch->flags & CHART_VMSIZE))
+		tool_die(EXIT_USAGE, "--vmsize: only %s charts draw VmSize",
+			 chart_names(names, sizeof names, CHART_VMSIZE, " and "));
+	if (!(ch->flags & CHART_MANY) && ninputs != 1)
+		tool_die(EXIT_USAGE, "--kind=%s takes one input (only %s overlay several)", kind,
+			 chart_names(names, sizeof names, CHART_MANY, " and "));
 	char def[4200];
 	if (!out) {
 		snprintf(def, sizeof def, "%s.%s.svg", argv[optind], kind);
@@ -189,86 +343,28 @@ int main(int argc, char **argv)
 	if (output_open(&o, out, 0) < 0 || !(f = output_stdio(&o)))
 		tool_die(o.status, "%s", o.err);
 	int in_place = !o.tmp[0];
-	char exe[256] = "";
-	/* rss: a workload among the timelines is the program,
-	   whose samples are drawn beside them */
-	struct wl_reader program = { 0 };
-	char *timelines[256];
-	int ntimelines = 0;
-	if (!strcmp(kind, "rss"))
-		for (int i = optind; i < argc; i++) {
-			char head[MTRACE_WL_MAGIC_LEN] = { 0 };
-			FILE *in = plot_open_text(argv[i]);
-			size_t got = fread(head, 1, sizeof head, in);
-			fclose(in);
-			if (got < sizeof head ||
-			    memcmp(head, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN)) {
-				if (ntimelines < 256)
-					timelines[ntimelines++] = argv[i];
-				continue;
-			}
-			if (program.map)
-				tool_die(EXIT_USAGE, "%s: one workload (the program) at a time",
-					 argv[i]);
-			if (wl_open(&program, argv[i]) < 0)
-				tool_die(EXIT_BADFILE, "%s", program.err);
-			if (!(program.h.flags & MTRACE_WL_HF_SAMPLES) || !program.h.nsamples)
-				tool_die(EXIT_BADFILE,
-					 "%s: the workload holds no memory samples of the program "
-					 "(its trace has none): nothing to draw beside the replays",
-					 argv[i]);
-		}
-	if (program.map && !ntimelines)
-		tool_die(EXIT_USAGE, "the program's curve goes beside replays: "
-			 "give their trace_run --log timelines too");
-	if (program.map) {   /* the chart's title names it */
-		const char *slash = strrchr(program.h.program, '/');
-		snprintf(exe, sizeof exe, "%s", slash ? slash + 1 : program.h.program);
-	}
-	/* read (and fail) before writing anything */
-	struct tracepass *tp = NULL;
+	static struct job j;   /* (zeroed: a reader fills what its chart needs) */
+	j.paths = argv + optind;
+	j.n = ninputs;
+	j.labels = labels;
+	j.h = (int)h;
+	j.vmsize = vmsize;
+	if (ch->read)   /* read (and fail) before writing anything */
+		ch->read(&j);
 	char t[600];
-	if (!strcmp(kind, "live") || !strcmp(kind, "sizes") || !strcmp(kind, "lifetime")) {
-		tp = malloc(sizeof *tp);
-		if (!tp)
-			tool_die(EXIT_SYSTEM, "out of memory");
-		plot_trace_pass(argv[optind], tp, exe, sizeof exe, progress);
-	}
 	if (!title) {
-		const char *what =
-			!strcmp(kind, "live") ? "live requested bytes and allocation rate" :
-			!strcmp(kind, "sizes") ? "request sizes" :
-			!strcmp(kind, "lifetime") ? "block lifetimes" :
-			!strcmp(kind, "rss") ?
-				(program.map ? "the program's memory beside its replays'" :
-					       "RSS over time") :
-			!strcmp(kind, "latency") ? "call times, percentiles" :
-			"allocators compared";
-		snprintf(t, sizeof t, "%s%s%s", exe[0] ? exe : "", exe[0] ? ": " : "", what);
+		const char *what = j.program.map && ch->what_program ? ch->what_program : ch->what;
+		snprintf(t, sizeof t, "%s%s%s", j.exe[0] ? j.exe : "", j.exe[0] ? ": " : "", what);
 		title = t;
 	}
 	struct svg s;
 	svg_begin(&s, f, (int)w, (int)h, title);
-	if (!strcmp(kind, "live"))
-		plot_live(&s, tp, (int)h);
-	else if (!strcmp(kind, "sizes"))
-		plot_hist(&s, tp->size_n, "requested size", SVG_BYTES, "allocations (count)",
-			  (int)h);
-	else if (!strcmp(kind, "lifetime"))
-		plot_hist(&s, tp->life_n, "lifetime", SVG_SECONDS, "blocks freed (count)", (int)h);
-	else if (!strcmp(kind, "rss") && program.map)
-		plot_rss_program(&s, timelines, ntimelines, labels, &program, (int)h);
-	else if (!strcmp(kind, "rss"))
-		plot_rss(&s, argv + optind, ninputs, labels, (int)h, vmsize);
-	else if (!strcmp(kind, "latency"))
-		plot_latency(&s, argv + optind, ninputs, labels, (int)h);
-	else
-		plot_compare(&s, argv[optind], (int)h);
+	ch->draw(&s, &j);
 	svg_end(&s);
 	if (output_commit(&o) < 0)
 		tool_die(EXIT_SYSTEM, "%s", o.err);
 	if (!in_place)
 		fprintf(stderr, "trace_plot: wrote %s\n", out);
-	free(tp);
+	free(j.tp);
 	return EXIT_OK;
 }

@@ -173,7 +173,7 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 		return -1;
 	}
 	uint64_t s = op->a[0], s2 = 0, bytes = op->a[op->n - 1];
-	if (op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY)
+	if (mtrace_wl_resizes(op->op))
 		s2 = op->a[1];
 	uint64_t hi = s > s2 ? s : s2;
 	if (hi > f->max_slot) {
@@ -196,30 +196,19 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 		f->sizes = sizes;
 		f->nsizes = f->sizes_cap / sizeof *sizes;
 	}
-	switch (op->op) {
-	case MTRACE_WL_FREE:
+	/* (calloc, reallocarray: the bytes are the last two operands' product) */
+	if (mtrace_wl_has(op->op, MTRACE_OPD_COUNT) &&
+	    __builtin_mul_overflow(op->a[op->n - 2], op->a[op->n - 1], &bytes))
+		bytes = UINT64_MAX;
+	if (op->op == MTRACE_WL_FREE) {
 		f->live -= sizes[s];
 		sizes[s] = 0;
-		break;
-	case MTRACE_WL_REALLOC: case MTRACE_WL_REALLOCARRAY:
-		if (op->failed)
-			break;
-		if (op->op == MTRACE_WL_REALLOCARRAY &&
-		    __builtin_mul_overflow(op->a[2], op->a[3], &bytes))
-			bytes = UINT64_MAX;
-		f->live -= sizes[s2];
-		sizes[s2] = 0;
-		if (s) {
-			f->live -= sizes[s];
-			sizes[s] = bytes;
-			f->huge |= __builtin_add_overflow(f->live, bytes, &f->live);
+	} else if (!op->failed) {   /* (a failed realloc's block stayed) */
+		if (mtrace_wl_resizes(op->op)) {
+			f->live -= sizes[s2];
+			sizes[s2] = 0;
 		}
-		break;
-	default:
-		if (op->op == MTRACE_WL_CALLOC &&
-		    __builtin_mul_overflow(op->a[1], op->a[2], &bytes))
-			bytes = UINT64_MAX;
-		if (s && !op->failed) {
+		if (s) {
 			f->live -= sizes[s];
 			sizes[s] = bytes;
 			f->huge |= __builtin_add_overflow(f->live, bytes, &f->live);
@@ -238,7 +227,7 @@ static inline int race_uses(struct race *o, uint32_t t, uint64_t n, const struct
 			return -1;
 	} else {
 		uint64_t s = op->a[0], s2 = 0;
-		if (op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY)
+		if (mtrace_wl_resizes(op->op))
 			s2 = op->a[1];
 		if ((s && race_use(o, t, n, op, s, 0) < 0) ||
 		    (s2 && s2 != s && race_use(o, t, n, op, s2, 0) < 0))

@@ -16,13 +16,7 @@
 /* Call times as distributions (lat_hist.h): each worker thread counts its calls, right after
    the timer's second read, into its own histogram (on its stack), and adds it to the replay's
    when it ends.  About 5 ns a timed call, none of it inside the timed window. */
-static const uint8_t lat_class[MTRACE_WL_NCOUNTS] = {
-	[MTRACE_WL_MALLOC] = LAT_MALLOC, [MTRACE_WL_CALLOC] = LAT_CALLOC,
-	[MTRACE_WL_REALLOC] = LAT_REALLOC, [MTRACE_WL_REALLOCARRAY] = LAT_REALLOC,
-	[MTRACE_WL_FREE] = LAT_FREE, [MTRACE_WL_MEMALIGN] = LAT_MEMALIGN,
-	[MTRACE_WL_POSIX_MEMALIGN] = LAT_MEMALIGN, [MTRACE_WL_ALIGNED_ALLOC] = LAT_MEMALIGN,
-	[MTRACE_WL_VALLOC] = LAT_MEMALIGN, [MTRACE_WL_PVALLOC] = LAT_MEMALIGN,
-};
+static const uint8_t lat_class[MTRACE_WL_NCOUNTS] = { MTRACE_CALLS_API(LAT_OF_WL) };
 
 /* ---------------------------------------------------------------------------------------------
    The replay thread

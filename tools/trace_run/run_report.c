@@ -32,14 +32,15 @@ const char *const report_field_names[NFIELDS] = {
 
 void report_fields(const struct replay_result *r, uint64_t ideal, int64_t *f)
 {
-	uint64_t n_re = r->n[MTRACE_WL_REALLOC] + r->n[MTRACE_WL_REALLOCARRAY];
-	uint64_t c_re = r->cyc[MTRACE_WL_REALLOC] + r->cyc[MTRACE_WL_REALLOCARRAY];
-	uint64_t n_ma = 0, c_ma = 0, total = 0;
-	static const int aligned[] = { MTRACE_WL_MEMALIGN, MTRACE_WL_POSIX_MEMALIGN,
-				       MTRACE_WL_ALIGNED_ALLOC, MTRACE_WL_VALLOC,
-				       MTRACE_WL_PVALLOC };
-	for (int i = 0; i < 5; i++)
-		n_ma += r->n[aligned[i]], c_ma += r->cyc[aligned[i]];
+	/* realloc's and memalign's figures: their classes' calls (lat_hist.h) */
+	static const uint8_t class_of[MTRACE_WL_NCOUNTS] = { MTRACE_CALLS_API(LAT_OF_WL) };
+	uint64_t n_re = 0, c_re = 0, n_ma = 0, c_ma = 0, total = 0;
+	for (int i = 1; i <= MTRACE_WL_LAST_CALL; i++) {
+		if (class_of[i] == LAT_REALLOC)
+			n_re += r->n[i], c_re += r->cyc[i];
+		else if (class_of[i] == LAT_MEMALIGN)
+			n_ma += r->n[i], c_ma += r->cyc[i];
+	}
 	for (int i = 0; i < MTRACE_WL_NCOUNTS; i++)
 		total += r->cyc[i];
 #define AVG(c, n) ((n) ? (int64_t)((c) / (n)) : 0)

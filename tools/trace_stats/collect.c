@@ -7,17 +7,6 @@
 #include "stats.h"
 #include "tool.h"
 
-static int lat_class_of(unsigned call)
-{
-	switch (call) {
-	case MTRACE_CALL_MALLOC: return LAT_MALLOC;
-	case MTRACE_CALL_CALLOC: return LAT_CALLOC;
-	case MTRACE_CALL_REALLOC: case MTRACE_CALL_REALLOCARRAY: return LAT_REALLOC;
-	case MTRACE_CALL_FREE: return LAT_FREE;
-	default: return LAT_MEMALIGN;
-	}
-}
-
 static int bucket(uint64_t v)
 {
 	return v == 0 ? 0 : 64 - __builtin_clzll(v);
@@ -138,7 +127,7 @@ static int on_event(struct stats *s, const struct order_ev *e)
 	s->idx++;
 	s->calls[r->call]++;
 	th->calls++;
-	int cls = lat_class_of(r->call);
+	int cls = (int)lat_class_of_call(r->call);
 	if (s->durations == 2 || (s->durations == 1 && cls == LAT_REALLOC)) {
 		s->dur->b[cls][hist_bucket(r->duration)]++;
 		s->dur->sum[cls] += r->duration;

@@ -6,12 +6,28 @@
 #define LAT_HIST_H
 #include <stdint.h>
 #include <stdio.h>
+#include "mtrace-workload.h"
 
 /* Call classes whose times are kept as distributions (trace_run's replayed calls, trace_stats'
    recorded durations), and the points reported of each: the 50th, 90th, 99th and 99.9th
-   percentiles and the largest */
-enum { LAT_MALLOC, LAT_CALLOC, LAT_REALLOC, LAT_FREE, LAT_MEMALIGN, LAT_CLASSES };
+   percentiles and the largest.  Each allocator call's class is its line's in mtrace-trace.h's
+   table (LAT_NONE there: a call whose times are not kept). */
+enum { LAT_MALLOC, LAT_CALLOC, LAT_REALLOC, LAT_FREE, LAT_MEMALIGN, LAT_CLASSES,
+       LAT_NONE = LAT_CLASSES };
 enum { LAT_P50, LAT_P90, LAT_P99, LAT_P999, LAT_MAX, LAT_POINTS };
+
+/* The class of an allocator call: by its trace call type, by its workload opcode (an element
+   of a table indexed by opcode: { MTRACE_CALLS_API(LAT_OF_WL) }); LAT_NONE for the others */
+static inline unsigned lat_class_of_call(unsigned call)
+{
+#define LAT_CASE_(c, v, n, wl, order, opd, lat, ...) case MTRACE_CALL_##c: return LAT_##lat;
+	switch (call) {
+	MTRACE_CALLS_API(LAT_CASE_)
+	default: return LAT_NONE;
+	}
+#undef LAT_CASE_
+}
+#define LAT_OF_WL(c, v, n, wl, order, opd, lat, ...) [MTRACE_WL_##wl] = LAT_##lat,
 
 #define HIST_BUCKETS ((63 - 4 + 1) * 16)
 

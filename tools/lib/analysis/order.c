@@ -65,11 +65,10 @@ static int oom(struct order *o)
    The queues
    ------------------------------------------------------------------------------------------- */
 
-/* the calls with two order points: realloc, reallocarray and mremap (mtrace-trace.h) */
+/* the calls with two order points (mtrace-trace.h): realloc, reallocarray and mremap */
 static inline int is_realloc(unsigned call)
 {
-	return call == MTRACE_CALL_REALLOC || call == MTRACE_CALL_REALLOCARRAY ||
-	       call == MTRACE_CALL_MREMAP;
+	return mtrace_call_order_is(call, MTRACE_ORDER_BOTH);
 }
 
 /* a record that is one event: anything but a realloc that released its block (a failed

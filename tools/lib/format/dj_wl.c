@@ -1,7 +1,8 @@
 /* dj_wl.c - see dj_wl.h.  Our WAIT t k becomes SYNC_R id in the waiter and SYNC_W id in thread
- * t right after its k-th call; calls dj has no opcode for map to the nearest one it has
- * (posix_memalign and aligned_alloc to MEMALIGN, reallocarray to REALLOC of the product), and
- * the program's own mappings (MAP, UNMAP, REMAP), which dj cannot say, are left out. */
+ * t right after its k-th call; calls dj has no opcode for map to the nearest one it has (the
+ * call table's dj column, mtrace-trace.h: posix_memalign and aligned_alloc to MEMALIGN,
+ * reallocarray to REALLOC of the product), and the program's own mappings (MAP, UNMAP, REMAP),
+ * which dj cannot say, are left out. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,17 @@ static int put(FILE *f, unsigned op, int n, const unsigned long long *a)
 	return fwrite(buf, 1, len, f) == len ? 0 : -1;
 }
 
+/* dj's nearest opcode for ours (DJ_NONE: none, or not a call) */
+static unsigned dj_op_of(unsigned op)
+{
+#define DJ_CASE_(c, v, n, wl, order, opd, lat, dj) case MTRACE_WL_##wl: return DJ_##dj;
+	switch (op) {
+	MTRACE_CALLS_API(DJ_CASE_)
+	default: return DJ_NONE;
+	}
+#undef DJ_CASE_
+}
+
 static unsigned long long mul_sat(unsigned long long a, unsigned long long b)
 {
 	unsigned long long r;
@@ -39,7 +51,7 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 	struct wl_cursor c;
 	struct wl_op op;
 	long long start = f ? ftell(f) : 0;
-	unsigned long long count = 0, a[3];
+	unsigned long long count = 0, a[4];
 	int k;
 	wl_cursor_init(r, t, &c);
 	while ((k = wl_next(r, &c, &op)) > 0) {
@@ -52,42 +64,18 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 				break;
 			continue;
 		}
-		switch (op.op) {
-		case MTRACE_WL_RESIDENT: case MTRACE_WL_AT:
-			continue;   /* not calls, and dj has no such thing */
-		case MTRACE_WL_MAP: case MTRACE_WL_UNMAP: case MTRACE_WL_REMAP:
-			break;      /* a call dj has no opcode for: counted, for the waits on it */
-		case MTRACE_WL_MALLOC:
-			a[0] = op.a[0], a[1] = op.a[1];
-			rc = put(f, DJ_MALLOC, 2, a);
-			break;
-		case MTRACE_WL_CALLOC:
-			a[0] = op.a[0], a[1] = mul_sat(op.a[1], op.a[2]);
-			rc = put(f, DJ_CALLOC, 2, a);
-			break;
-		case MTRACE_WL_REALLOC:
-			a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2];
-			rc = put(f, DJ_REALLOC, 3, a);
-			break;
-		case MTRACE_WL_REALLOCARRAY:
-			a[0] = op.a[0], a[1] = op.a[1], a[2] = mul_sat(op.a[2], op.a[3]);
-			rc = put(f, DJ_REALLOC, 3, a);
-			break;
-		case MTRACE_WL_FREE:
-			a[0] = op.a[0];
-			rc = put(f, DJ_FREE, 1, a);
-			break;
-		case MTRACE_WL_VALLOC:
-			a[0] = op.a[0], a[1] = op.a[1];
-			rc = put(f, DJ_VALLOC, 2, a);
-			break;
-		case MTRACE_WL_PVALLOC:
-			a[0] = op.a[0], a[1] = op.a[1];
-			rc = put(f, DJ_PVALLOC, 2, a);
-			break;
-		default:   /* memalign, posix_memalign, aligned_alloc */
-			a[0] = op.a[0], a[1] = op.a[1], a[2] = op.a[2];
-			rc = put(f, DJ_MEMALIGN, 3, a);
+		if (!mtrace_wl_is_call(op.op))
+			continue;   /* RESIDENT, AT: not calls, and dj has no such thing */
+		unsigned dj = dj_op_of(op.op);
+		if (dj != DJ_NONE) {   /* (MAP, UNMAP, REMAP: counted, for the waits on them) */
+			/* our operands, calloc's and reallocarray's count and size as their
+			   product, dj's size */
+			int n = op.n;
+			for (int i = 0; i < n; i++)
+				a[i] = op.a[i];
+			if (mtrace_wl_call_operands(op.op) & MTRACE_OPD_COUNT)
+				a[n - 2] = mul_sat(op.a[n - 2], op.a[n - 1]), n--;
+			rc = put(f, dj, n, a);
 		}
 		if (rc < 0)
 			break;

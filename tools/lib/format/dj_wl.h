@@ -19,6 +19,7 @@ enum dj_op {
 	DJ_NOP = 0, DJ_DONE = 1, DJ_MALLOC = 2, DJ_CALLOC = 3, DJ_REALLOC = 4, DJ_FREE = 5,
 	DJ_SYNC_W = 6, DJ_SYNC_R = 7, DJ_ALLOC_PTRS = 8, DJ_ALLOC_SYNCS = 9, DJ_NTHREADS = 10,
 	DJ_START_THREAD = 11, DJ_MEMALIGN = 12, DJ_VALLOC = 13, DJ_PVALLOC = 14,
+	DJ_NONE = 255,   /* in mtrace-trace.h's call table: a call dj has no opcode for */
 };
 
 /* Write dj_path from our workload wl_path (temporary file, then rename).  0, or -1 with err. */

@@ -49,8 +49,7 @@ static const char *v2_check(const struct trace_reader *r, const struct mtrace_re
 	if ((rec->flags & MTRACE_RF_OWN) && !mapping)
 		return "the allocator's-own flag on a call that is not a mapping call";
 	if (rec->flags & MTRACE_RF_RESIDENT) {
-		if (call != MTRACE_CALL_FREE && call != MTRACE_CALL_REALLOC &&
-		    call != MTRACE_CALL_MUNMAP)
+		if (!mtrace_call_has(call, MTRACE_OPD_RESIDENT))
 			return "resident bytes on a call other than free, realloc or munmap";
 		if (h->version < 2 || !(h->flags & MTRACE_HF_RESIDENT))
 			return "resident bytes in a trace that does not record them "

@@ -89,8 +89,7 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	/* slot operands: the first (result) and, for realloc/reallocarray, the second */
 	if (op->a[0] >= r->h.nslots)
 		return wl_next_fail(r, c, op, WL_BAD_SLOT, 0);
-	if ((op->op == MTRACE_WL_REALLOC || op->op == MTRACE_WL_REALLOCARRAY) &&
-	    op->a[1] >= r->h.nslots)
+	if (mtrace_wl_resizes(op->op) && op->a[1] >= r->h.nslots)
 		return wl_next_fail(r, c, op, WL_BAD_SLOT, 1);
 	return 1;
 }
