@@ -1,6 +1,8 @@
 # The build: one short line a step ("  CC   FILE"), every command whole with V=1; each object
 # rebuilt when a header it includes changes, and only then (generated dependencies).
 . tests/lib.sh
+# (a make of its own: run from `make -j2 check`, the outer make's jobserver is not passed down)
+unset MAKEFLAGS MFLAGS MAKELEVEL
 Q="$TMP/b"
 out=$(make --no-print-directory B="$Q" "$Q/tools/lib/util/units.o" 2>&1)
 eq "a step, quietly: one line naming it" "  CC   $Q/tools/lib/util/units.o" "$out"
