@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "dump.h"
-#include "replay.h"
+#include "replay_check.h"
 #include "tool.h"
 #include "wl_reader.h"
 #include "wl_input.h"

@@ -1,4 +1,4 @@
-/* replay_check.c - see replay.h: a workload checked before it is replayed (replay_validate),
+/* replay_check.c - see replay_check.h: a workload checked before it is replayed (replay_validate),
  * and the plan the replay takes from the check; whether its waits order the slots passed
  * between streams is replay_race.c's.  Everything here runs in the process under test, before
  * the replay: none of its memory comes from the allocator under test (replay_vm.c). */

@@ -21,7 +21,7 @@
 #ifndef REPLAY_RACE_H
 #define REPLAY_RACE_H
 #include <stdint.h>
-#include "replay.h"
+#include "replay_check.h"
 #include "u64map.h"
 
 /* The first pass costs a table lookup a handoff: validating 7 and 12 million calls of trace2wl's
