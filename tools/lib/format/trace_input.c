@@ -7,13 +7,13 @@
 #include <unistd.h>
 #include "input.h"
 #include "tool.h"
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Buffered input
    ------------------------------------------------------------------------------------------- */
 
-/* trace_fill's slow half (trace_read.h): a mapped window, or a read into the buffer */
+/* trace_fill's slow half (trace_reader_int.h): a mapped window, or a read into the buffer */
 ssize_t trace_refill(struct trace_reader *r, size_t want)
 {
 	if (r->map_mode) {

@@ -13,7 +13,7 @@
 #include "input.h"
 #include "mtrace-workload.h"
 #include "tool.h"
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 int trace_reader_decompress = 1;
 const char *trace_reader_wants = "a trace";

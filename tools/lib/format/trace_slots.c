@@ -1,7 +1,7 @@
 /* trace_slots.c - version 3's 32-byte slots, decoded into records a run at a time. */
 #include <errno.h>
 #include <string.h>
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Version 3: 32-byte slots, decoded a run at a time.  A record's thread is its chunk's: chunks
