@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "convert_impl.h"
+#include "convert_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Emitting operations

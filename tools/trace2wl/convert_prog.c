@@ -17,7 +17,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "convert_impl.h"
+#include "convert_int.h"
 #include "tool.h"
 
 #define RESIDENT_FLOOR 4096u       /* no RESIDENT for blocks under a page: one page is touched */

@@ -1,8 +1,8 @@
-/* convert_impl.h - the converter's state and the helpers its two halves share: convert.c (the
+/* convert_int.h - the converter's state and the helpers its two halves share: convert.c (the
  * allocator calls, slots and waits) and convert_prog.c (what version-2 traces add: the program's
  * own mappings, resident bytes, memory samples and pace). */
-#ifndef CONVERT_IMPL_H
-#define CONVERT_IMPL_H
+#ifndef CONVERT_INT_H
+#define CONVERT_INT_H
 #include <stdio.h>
 #include "convert.h"
 #include "order.h"
