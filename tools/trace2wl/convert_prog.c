@@ -1,4 +1,4 @@
-/* convert_prog.c - what a version-2 trace adds to a workload (see convert_impl.h): how much of
+/* convert_prog.c - what a version-2 trace adds to a workload (see convert_int.h): how much of
  * each large block the program had resident, the mappings it made itself, its memory samples,
  * and the times its threads came back from being idle.
  *
