@@ -46,7 +46,7 @@ struct convert {
 	struct convert_stats st;
 	uint32_t pace_us;                       /* idle times an AT marks (1,000 unless set after
 	                                           convert_begin); 0: none */
-	void *impl;                             /* private state */
+	void *state;                            /* private: convert_int.h */
 	char err[700];
 	int sys_error;                          /* err is the system's failing (memory, writing the
 	                                           output), not the trace's: exit 3, not 1 */

@@ -50,7 +50,7 @@ struct order {
 	const unsigned char *warm, *warm_end;       /* the input not read yet (order_warm) */
 	uint32_t nthreads;
 	int dj;                                     /* fed an original dj/malloc trace */
-	void *impl;
+	void *merge;                                /* order.c's queues and heap */
 	char err[700];                              /* when a call returns -1 (the callback's own
 	                                               errors are the callback's to report) */
 	int sys_error;                              /* err is memory running out, not the trace */

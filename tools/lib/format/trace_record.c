@@ -13,8 +13,8 @@
 
 /* What is wrong with a record kind of version 2 or later (mapping call, memory sample, live
    block) or one of their flags, or NULL */
-static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec,
-			    char *msg, size_t cap)
+static const char *check_memory_record(const struct trace_reader *r,
+				       const struct mtrace_record *rec, char *msg, size_t cap)
 {
 	const struct mtrace_file_header *h = &r->hdr;
 	unsigned call = rec->call;
@@ -95,7 +95,7 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	if ((rec->flags & MTRACE_RF_FAILED) && rec->result != 0)
 		return "failed call with a non-null result";
 	if (rec->call > MTRACE_CALL_LAST_API || (rec->flags & (MTRACE_RF_OWN | MTRACE_RF_RESIDENT)))
-		return v2_check(r, rec, msg, sizeof msg);
+		return check_memory_record(r, rec, msg, sizeof msg);
 	return NULL;
 }
 
