@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "dump.h"
-#include "input.h"
 #include "order.h"
 #include "tool.h"
 #include "trace_reader.h"

@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "anonymize.h"
-#include "input.h"
 #include "tool.h"
 #include "trace_reader.h"
 #include "u64map.h"

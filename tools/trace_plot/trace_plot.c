@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "input.h"
 #include "lat_hist.h"
 #include "order.h"
 #include "svg.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lat_hist.h"
-#include "tool.h"
+#include "output.h"
 
 const char *const lat_class_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free",
 						   "memalign" };

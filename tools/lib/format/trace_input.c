@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "input.h"
-#include "tool.h"
+#include "msg.h"
+#include "progress.h"
 #include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------

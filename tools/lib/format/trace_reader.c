@@ -11,8 +11,8 @@
 #include "dj_wl.h"
 #include "hint.h"
 #include "input.h"
+#include "msg.h"
 #include "mtrace-workload.h"
-#include "tool.h"
 #include "trace_reader_int.h"
 
 int trace_reader_decompress = 1;

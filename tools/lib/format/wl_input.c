@@ -11,8 +11,9 @@
 #include "dj_wl.h"
 #include "hint.h"
 #include "input.h"
+#include "msg.h"
 #include "mtrace-workload.h"
-#include "tool.h"
+#include "progress.h"
 #include "trace_reader.h"
 #include "wl_input.h"
 

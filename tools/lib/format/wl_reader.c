@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "msg.h"
 #include "varint.h"
-#include "tool.h"
 #include "wl_reader.h"
 
 static int fail(struct wl_reader *r, uint64_t off, const char *fmt, ...)
