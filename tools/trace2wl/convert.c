@@ -38,9 +38,9 @@ int convert_wait_other(struct convert *c, struct convert_state *m, uint32_t x, u
 
 static __attribute__((noinline)) int too_many_calls(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "more than %llu calls: more than a workload can order",
-		 (unsigned long long)TOUCH_COUNT_MAX - 1);
-	return -1;
+	return tool_fail(&c->err, EXIT_BADFILE,
+			 "more than %llu calls: more than a workload can order",
+			 (unsigned long long)TOUCH_COUNT_MAX - 1);
 }
 
 /* Never-used slots come to a thread FRESH at a time, a cache line of pointers in a replayer's
@@ -432,10 +432,8 @@ static void copy_order_stats(struct convert *c, struct convert_state *m)
 /* the error of a failed order_* call: ours if a callback set one, else order's */
 static int failed(struct convert *c, struct convert_state *m)
 {
-	if (!c->err[0]) {
-		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
-		c->sys_error = m->ord.sys_error;
-	}
+	if (!c->err.msg[0])
+		c->err = m->ord.err;
 	return -1;
 }
 
@@ -481,7 +479,10 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	c->st.stalls += r->n_stalls;
 	/* a workload of calls in an order they never ran in is refused (a replay of it holds
 	   memory the program never held: 56 MB for 0.7 MB), not "repaired" call by call */
-	return trace_clock_stalled(r, m->ord.nthreads, c->err, sizeof c->err) ? -1 : 0;
+	if (!trace_clock_stalled(r, m->ord.nthreads, c->err.msg, sizeof c->err.msg))
+		return 0;
+	c->err.status = EXIT_BADFILE;
+	return -1;
 }
 
 int convert_end(struct convert *c, struct mtrace_wl_header *h)

@@ -94,16 +94,12 @@ struct convert_state {
 
 static inline int convert_oom(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "out of memory");
-	c->sys_error = 1;
-	return -1;
+	return tool_fail(&c->err, EXIT_SYSTEM, "out of memory");
 }
 
 static inline int convert_write_failed(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "%s", c->w->err);
-	c->sys_error = 1;
-	return -1;
+	return tool_fail(&c->err, EXIT_SYSTEM, "%s", c->w->err);
 }
 
 #define HOT static inline __attribute__((always_inline))

@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 	struct convert cv;
 	if (convert_begin(&cv, &w) < 0) {
 		wl_writer_abort(&w);
-		tool_die(EXIT_SYSTEM, "%s", cv.err);
+		tool_die(EXIT_SYSTEM, "%s", cv.err.msg);
 	}
 	cv.pace_us = (uint32_t)pace_us;
 	struct first_input first = { 0 };
@@ -372,15 +372,15 @@ int main(int argc, char **argv)
 		tool_progress_end(&pr);
 		trace_close(&r);
 		if (rc < 0) {
-			tool_warn("%s", cv.err);
+			tool_warn("%s", cv.err.msg);
 			wl_writer_abort(&w);
 			convert_free(&cv);
-			return cv.sys_error ? EXIT_SYSTEM : EXIT_BADFILE;
+			return cv.err.status == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_BADFILE;
 		}
 	}
 	struct mtrace_wl_header h;
 	if (convert_end(&cv, &h) < 0) {
-		tool_warn("%s", cv.err);
+		tool_warn("%s", cv.err.msg);
 		wl_writer_abort(&w);
 		convert_free(&cv);
 		return EXIT_SYSTEM;

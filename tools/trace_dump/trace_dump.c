@@ -374,10 +374,10 @@ static int dump_sorted(struct trace_reader *r)
 		rc = order_end(&o);
 	if (rc < 0 && s.at_limit)
 		rc = 0;
-	else if (rc < 0 && o.sys_error)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+	else if (rc < 0 && o.err.status == EXIT_SYSTEM)
+		tool_die(EXIT_SYSTEM, "%s", o.err.msg);
 	else if (rc < 0)
-		tool_warn("%s", o.err);
+		tool_warn("%s", o.err.msg);
 	if (rc == 0) {
 		char n1[80], n2[120], n4[32], kept[120], late[120] = "";
 		if (o.late)

@@ -138,7 +138,7 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 ||
 	    order_end(&o) < 0) {
 		tool_progress_end(&pr);
-		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
+		tool_die(EXIT_BADFILE, "%s", o.err.msg[0] ? o.err.msg : "out of memory");
 	}
 	tool_progress_end(&pr);
 	order_free(&o);

@@ -256,7 +256,7 @@ int stats_collect(const char *path, struct stats *s, int progress)
 	if (rc == 0)
 		rc = order_end(&o);
 	if (rc < 0)
-		tool_warn("%s", o.err[0] ? o.err : "out of memory");
+		tool_warn("%s", o.err.msg[0] ? o.err.msg : "out of memory");
 	s->records = o.records;
 	s->late = o.late;
 	s->nthreads = o.nthreads;

@@ -56,9 +56,7 @@ struct order_merge {
 
 static int oom(struct order *o)
 {
-	snprintf(o->err, sizeof o->err, "out of memory");
-	o->sys_error = 1;
-	return -1;
+	return tool_fail(&o->err, EXIT_SYSTEM, "out of memory");
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -410,9 +408,8 @@ static int64_t thread_of(struct order *o, struct order_merge *m, uint32_t tid, u
 	if (i && (uint32_t)*i)
 		return (int64_t)((uint32_t)*i - 1);
 	if (o->nthreads >= ORDER_MAX_THREADS) {
-		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace",
-			 ORDER_MAX_THREADS);
-		return -1;
+		return tool_fail(&o->err, EXIT_BADFILE, "more than %u threads: not a sane trace",
+				 ORDER_MAX_THREADS);
 	}
 	if (o->nthreads == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
@@ -520,10 +517,8 @@ int order_feed(struct order *o, struct trace_reader *r)
 		}
 	}
 	o->torn += r->n_torn;
-	if (k < 0) {
-		snprintf(o->err, sizeof o->err, "%s", r->err);
-		return -1;
-	}
+	if (k < 0)
+		return tool_fail(&o->err, EXIT_BADFILE, "%s", r->err);
 	return 0;
 }
 
