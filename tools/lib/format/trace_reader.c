@@ -291,9 +291,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 		}
 		if (r->swap)
 			trace_swap_record(rec);
-		const char *bad = trace_record_check(r, rec);
-		if (bad)
-			return trace_fail(r, at, "%s", bad);
+		if (trace_record_check(r, rec, at) < 0)
+			return -1;
 		if (rec->call == MTRACE_CALL_CHUNK)
 			trace_chunk_seen(r, rec, at);
 		r->n_written++;

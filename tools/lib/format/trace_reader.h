@@ -283,8 +283,9 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
    the file offset of the field at fault in *at. */
 int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap);
 
-/* Check one record (host order).  NULL, or what is wrong with it. */
-const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec);
+/* Check one record (host order), read at file offset at.  0, or -1 with r->err saying what is
+   wrong with it. */
+int trace_record_check(struct trace_reader *r, const struct mtrace_record *rec, uint64_t at);
 
 /* Byte-swap a header or record in place (used by the reader, and by tests that make
    foreign-endian traces). */
