@@ -99,7 +99,7 @@ static inline int convert_oom(struct convert *c)
 
 static inline int convert_write_failed(struct convert *c)
 {
-	return tool_fail(&c->err, EXIT_SYSTEM, "%s", c->w->err);
+	return tool_fail(&c->err, EXIT_SYSTEM, "%s", c->w->err.msg);
 }
 
 #define HOT static inline __attribute__((always_inline))

@@ -334,7 +334,7 @@ int main(int argc, char **argv)
 
 	struct wl_writer w;
 	if (wl_writer_open(&w, out) < 0)
-		tool_die(w.err_status, "%s", w.err);
+		tool_die_err(&w.err);
 	struct convert cv;
 	if (convert_begin(&cv, &w) < 0) {
 		wl_writer_abort(&w);

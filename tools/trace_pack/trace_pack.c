@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 	int fi;
 	if (output_open(&o, out, OUTPUT_BINARY | OUTPUT_PRIVATE | OUTPUT_SYNC) < 0 ||
 	    (fi = output_scratch(&o, ".in")) < 0)
-		tool_die(o.status, "%s", o.err);
+		tool_die_err(&o.err);
 	int fo = o.fd, in_place = !o.tmp[0];
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (output_commit(&o) < 0)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+		tool_die_err(&o.err);
 	stat(out, &st);
 	if (!quiet)
 		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out,

@@ -185,7 +185,7 @@ int main(int argc, char **argv)
 	struct output o;
 	FILE *f;
 	if (output_open(&o, out, 0) < 0 || !(f = output_stdio(&o)))
-		tool_die(o.status, "%s", o.err);
+		tool_die_err(&o.err);
 	int in_place = !o.tmp[0];
 	char exe[256] = "";
 	/* rss: a workload among the timelines is the program,
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 		plot_compare(&s, argv[optind], (int)h);
 	svg_end(&s);
 	if (output_commit(&o) < 0)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+		tool_die_err(&o.err);
 	if (!in_place)
 		fprintf(stderr, "trace_plot: wrote %s\n", out);
 	free(tp);

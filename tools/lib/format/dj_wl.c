@@ -141,12 +141,12 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 	/* pass 2: the streams into a scratch file, to learn their lengths */
 	struct output out;
 	if (output_open(&out, dj_path, 0) < 0) {
-		output_error(&out, err, cap);
+		snprintf(err, cap, "%s", out.err.msg);
 		goto fail;
 	}
 	int bfd = output_scratch(&out, ".body");
 	if (bfd < 0) {
-		output_error(&out, err, cap);
+		snprintf(err, cap, "%s", out.err.msg);
 		output_abort(&out);
 		goto fail;
 	}
@@ -194,7 +194,7 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		goto fail_files;
 	}
 	if (output_commit(&out) < 0) {
-		output_error(&out, err, cap);
+		snprintf(err, cap, "%s", out.err.msg);
 		goto fail_files;
 	}
 	fclose(bf);
@@ -450,7 +450,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 	memset(&h, 0, sizeof h);
 	int rc = -1;
 	if (wl_writer_open(&w, out_path) < 0) {
-		snprintf(err, cap, "%s", w.err);
+		snprintf(err, cap, "%s", w.err.msg);
 		goto out;
 	}
 	for (unsigned long long t = 0; t < n; t++)
@@ -525,7 +525,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 				break;
 			}
 			if (wl_writer_op(&w, (uint32_t)t, ours, k, a) < 0) {
-				snprintf(err, cap, "%s", w.err);
+				snprintf(err, cap, "%s", w.err.msg);
 				wl_writer_abort(&w);
 				goto out;
 			}
@@ -550,7 +550,7 @@ next:;
 		goto out;
 	}
 	if (wl_writer_finish(&w, &h) < 0) {
-		snprintf(err, cap, "%s", w.err);
+		snprintf(err, cap, "%s", w.err.msg);
 		wl_writer_abort(&w);
 		goto out;
 	}
