@@ -120,8 +120,9 @@ int main(int argc, char **argv)
 		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
-			tool_die(w.err.msg[0] ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
-				 w.err.msg[0] ? ": " : "", w.err.msg);
+			const char *wrote = w.err.msg;   /* the writer's failure, if it was */
+			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
+				 *wrote ? ": " : "", wrote);
 		}
 	}
 	tool_progress_end(&pr);
