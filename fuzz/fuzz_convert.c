@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char err[800];
 			struct replay_plan plan;
 			PROPERTY(wl_open(&wr, out) == 0, "converted workload does not open: %s",
-				 wr.err);
+				 wr.err.msg);
 			PROPERTY(replay_validate(&wr, &plan, err, sizeof err) == 0,
 				 "converted workload invalid: %s", err);
 			PROPERTY(wr.h.ncalls == c.st.ops, "call count");

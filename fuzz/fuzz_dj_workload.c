@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    dj_wl_to_ours(path, out, err, sizeof err, NULL, NULL) == 0) {
 		struct wl_reader r;
 		struct replay_plan plan;
-		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err);
+		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err.msg);
 		int k = replay_validate(&r, &plan, err, sizeof err);
 		PROPERTY(k == 0 || k == -2, "translated workload invalid: %s", err);
 		replay_plan_free(&plan);

@@ -111,7 +111,7 @@ static int run(struct order *o, const char *path)
 	if (order_begin(o, on_events, on_thread, NULL) < 0)
 		return -1;
 	if (trace_open(&r, path) < 0) {
-		printf("# %s\n", r.err);
+		printf("# %s\n", r.err.msg);
 		return -1;
 	}
 	int rc = order_feed(o, &r);

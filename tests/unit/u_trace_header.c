@@ -38,7 +38,7 @@ static int open_err(const char *path, int *format)
 {
 	struct trace_reader r;
 	int rc = trace_open(&r, path);
-	snprintf(err, sizeof err, "%s", rc ? r.err : "");
+	snprintf(err, sizeof err, "%.600s", rc ? r.err.msg : "");
 	if (format)
 		*format = r.format;
 	trace_close(&r);
@@ -132,7 +132,7 @@ int main(void)
 	const char *path = header_file("good.trace", &h, MTRACE_HEADER_SIZE);
 	struct trace_reader r;
 	int rc = trace_open(&r, path);
-	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err : "");
+	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err.msg : "");
 	if (rc == 0) {
 		struct mtrace_record rec;
 		CHECK(r.hdr.version == MTRACE_FORMAT_VERSION && r.hdr.pid == 4242 &&
@@ -149,7 +149,7 @@ int main(void)
 	path = header_file("swapped.trace", &sw, MTRACE_HEADER_SIZE);
 	rc = trace_open(&r, path);
 	CHECK(rc == 0 && r.swap && r.hdr.pid == 4242 && r.hdr.ticks_per_sec == 1000000000,
-	      "the other byte order: opened, its fields brought to ours (%s)", rc ? r.err : "");
+	      "the other byte order: opened, its fields brought to ours (%s)", rc ? r.err.msg : "");
 	trace_close(&r);
 
 	path = header_file("empty.trace", &h, 0);

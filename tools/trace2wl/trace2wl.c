@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ninputs; i++) {
 		struct trace_reader r;
 		if (trace_open(&r, inputs[i]) < 0) {
-			tool_warn("%s", r.err);
+			tool_warn("%s", r.err.msg);
 			trace_close(&r);
 			wl_writer_abort(&w);
 			return EXIT_BADFILE;

@@ -408,7 +408,7 @@ static int dump(const char *path)
 		/* a workload is read again from the start: not from standard input */
 		int workload = r.format == TRACE_FMT_WORKLOAD && !tool_input_is_stream(path);
 		if (!workload)
-			tool_warn("%s%s", r.err, r.format == TRACE_FMT_WORKLOAD ?
+			tool_warn("%s%s", r.err.msg, r.format == TRACE_FMT_WORKLOAD ?
 				  "; give trace_dump its file name to print it" : "");
 		trace_close(&r);
 		if (!workload)
@@ -461,7 +461,7 @@ static int dump(const char *path)
 	char n1[80], n2[120], sampled[120];
 	kept_text(sampled, sizeof sampled, samples, lives);   /* (the tracer's, not calls) */
 	if (rc < 0)
-		tool_warn("%s", r.err);
+		tool_warn("%s", r.err.msg);
 	else if (opt.check && (rc = stalled(&r, tids.n)) == 0) {
 		char why[200], stopped[240] = "", stalls[120];
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))

@@ -144,8 +144,8 @@ int dump_workload(const char *path, const char *shown)
 {
 	struct wl_reader w;
 	if (wl_open(&w, path) < 0) {
-		wl_input_name(w.err, sizeof w.err, path, shown);
-		tool_warn("%s", w.err);
+		wl_input_name(w.err.msg, sizeof w.err.msg, path, shown);
+		tool_warn("%s", w.err.msg);
 		return -1;
 	}
 	w.name = shown;
@@ -207,7 +207,7 @@ int dump_workload(const char *path, const char *shown)
 			rc = 0;   /* stopped by --limit */
 	}
 	if (rc < 0 && valid)   /* (an invalid one: said above) */
-		tool_warn("%s", w.err);
+		tool_warn("%s", w.err.msg);
 	wl_close(&w);
 	return rc < 0 || !valid ? -1 : 0;
 }

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
 			const char *wrote = w.err.msg;   /* the writer's failure, if it was */
-			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
+			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err.msg,
 				 *wrote ? ": " : "", wrote);
 		}
 	}
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	}
 	if (mtrace_log_end(&log) < 0) {
 		trace_writer_abort(&w);
-		tool_die(EXIT_BADFILE, "%s: %s", in, log.err);
+		tool_die(EXIT_BADFILE, "%s: %s", in, log.err.msg);
 	}
 	if (w.written == 0)
 		fprintf(stderr, "trace_import: %s: no allocator calls in the log\n", in);

@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
 	if (trace_open(&r, in) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct mtrace_record rec;
 	struct u64map tids = { 0 };
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0, first_ts = UINT64_MAX;
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 	}
 	tool_progress_end(&pr);
 	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct stat st;
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 		    trace_read_all(&rr) < 0) {
 			output_abort(&o);
 			tool_die(ferror(fin) ? EXIT_SYSTEM : EXIT_BADFILE, "%s", ferror(fin) ?
-				 "cannot write the temporary copy" : rr.err);
+				 "cannot write the temporary copy" : rr.err.msg);
 		}
 		trace_close(&rr);
 		close(fd);

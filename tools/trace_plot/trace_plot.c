@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "%s: one workload (the program) at a time",
 					 argv[i]);
 			if (wl_open(&program, argv[i]) < 0)
-				tool_die(EXIT_BADFILE, "%s", program.err);
+				tool_die(EXIT_BADFILE, "%s", program.err.msg);
 			if (!(program.h.flags & MTRACE_WL_HF_SAMPLES) || !program.h.nsamples)
 				tool_die(EXIT_BADFILE,
 					 "%s: the workload holds no memory samples of the program "

@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
-		wl_input_die_named(r.err, workload, shown);
+		wl_input_die_named(r.err.msg, workload, shown);
 	r.name = shown;
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);

@@ -213,7 +213,7 @@ int stats_collect(const char *path, struct stats *s, int progress)
 	live_init(&s->live, NULL, sizeof(struct block));
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
-		tool_warn("%s", r.err);
+		tool_warn("%s", r.err.msg);
 		trace_close(&r);
 		return -1;
 	}

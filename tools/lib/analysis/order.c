@@ -518,7 +518,7 @@ int order_feed(struct order *o, struct trace_reader *r)
 	}
 	o->torn += r->n_torn;
 	if (k < 0)
-		return tool_fail(&o->err, EXIT_BADFILE, "%s", r->err);
+		return tool_fail(&o->err, EXIT_BADFILE, "%s", r->err.msg);
 	return 0;
 }
 

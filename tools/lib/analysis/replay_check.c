@@ -276,7 +276,7 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 				progress(ops, r->progress_arg);
 			int k = wl_next(r, &v[t].c, &op);
 			if (k < 0) {
-				snprintf(err, cap, "%s", r->err);
+				snprintf(err, cap, "%s", r->err.msg);
 				return -1;
 			}
 			if (k == 0) {

@@ -100,7 +100,7 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 		}
 	}
 	if (k < 0) {
-		snprintf(err, cap, "%s", r->err);
+		snprintf(err, cap, "%s", r->err.msg);
 		return -1;
 	}
 	if (put(f, DJ_DONE, 0, NULL) < 0 || ferror(f)) {
@@ -114,7 +114,7 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 {
 	struct wl_reader r;
 	if (wl_open(&r, wl_path) < 0) {
-		snprintf(err, cap, "%s", r.err);
+		snprintf(err, cap, "%s", r.err.msg);
 		return -1;
 	}
 	/* pass 1: every (thread, count) something waits for gets a sync id, from 1 */
@@ -134,7 +134,7 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 				}
 			}
 		if (k < 0) {
-			snprintf(err, cap, "%s", r.err);
+			snprintf(err, cap, "%s", r.err.msg);
 			goto fail;
 		}
 	}

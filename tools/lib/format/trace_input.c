@@ -58,8 +58,8 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 int trace_read_failed(struct trace_reader *r)
 {
 	if (!r->failed)
-		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
-			 (unsigned long long)r->offset, strerror(errno));
+		tool_fail(&r->err, EXIT_BADFILE, "%s: offset %llu: %s", r->name,
+			  (unsigned long long)r->offset, strerror(errno));
 	return -1;
 }
 
@@ -149,7 +149,7 @@ int trace_copy(struct input_copy *c, const unsigned char *head, size_t n, int sr
 	if (k == 0)
 		k = trace_read_all(&r);
 	if (k < 0 && !t.failed)
-		tool_fail(e, EXIT_BADFILE, "%s", r.err);
+		tool_fail(e, EXIT_BADFILE, "%s", r.err.msg);
 	trace_close(&r);
 	return k;
 }

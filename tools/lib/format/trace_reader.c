@@ -22,7 +22,7 @@ int trace_fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	offset_error(r->err, sizeof r->err, r->name, off, fmt, ap);
+	offset_error(&r->err, r->name, off, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -207,8 +207,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		memset(r, 0, sizeof *r);
-		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
-		return -1;
+		return tool_fail(&r->err, EXIT_BADFILE, "%s: %s", path, strerror(errno));
 	}
 	if (open_fd(r, fd, fd != 0, tool_display_name(path), NULL, 0) < 0)
 		return -1;

@@ -82,7 +82,6 @@ struct trace_reader {
 	size_t dec_n, dec_i;
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
 	int eof;
-	char err[600];                  /* the error, "NAME: offset N: what" */
 	/* called after each read from the input with the bytes read so far (set after
 	   trace_open; tool_progress fits) - every consumer of the reader gets progress alike */
 	void (*progress)(uint64_t bytes, void *arg);
@@ -92,6 +91,8 @@ struct trace_reader {
 	void *tee_arg;
 	int failed;                     /* the input was refused (r->err says why): not a read
 	                                   error */
+	struct tool_err err;            /* the error, "NAME: offset N: what"; last, as it is
+	                                   large and read only at the end */
 };
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "msg.h"
 #include "mtrace-workload.h"
 #include "varint.h"
 
@@ -17,11 +18,11 @@ struct wl_reader {
 	struct mtrace_wl_thread *threads;   /* h.nthreads entries, host order; mapped (trace_run
 	                                       reads it with the allocator under test in place) */
 	size_t threads_bytes;
-	char err[600];
 	/* called by a consumer that walks every op (replay_validate) every 2^20 ops with the ops
 	   decoded so far; tool_progress fits */
 	void (*progress)(uint64_t ops, void *arg);
 	void *progress_arg;
+	struct tool_err err;          /* last: large, and read only when something failed */
 };
 
 struct wl_op {
