@@ -17,7 +17,7 @@ for f in tools/*/*.[ch] tools/lib/*/*.[ch]; do
 			l=${l%/}
 			[ -e "$l/$h" ] || continue
 			case $dir in
-			tools/lib/*) [ "$(layer "${l##*/}")" -le "$(layer "${dir##*/}")" ] && found=$l ;;
+			tools/lib/*) [ "$(layer "${l##*/}")" -gt "$(layer "${dir##*/}")" ] || found=$l ;;
 			*) found=$l ;;
 			esac
 		done
