@@ -16,10 +16,9 @@ for f in tools/*/*.[ch] tools/lib/*/*.[ch]; do
 		for l in tools/lib/*/; do
 			l=${l%/}
 			[ -e "$l/$h" ] || continue
-			case $dir in
-			tools/lib/*) [ "$(layer "${l##*/}")" -gt "$(layer "${dir##*/}")" ] || found=$l ;;
-			*) found=$l ;;
-			esac
+			# a tool's file takes any layer; lib's, its own or one below
+			case $dir in tools/lib/*) up=$(layer "${dir##*/}") ;; *) up=9 ;; esac
+			[ "$(layer "${l##*/}")" -le "$up" ] && found=$l
 		done
 		[ -n "$found" ] && continue
 		other=$(ls tools/*/"$h" tools/lib/*/"$h" 2>/dev/null | head -n 1)
