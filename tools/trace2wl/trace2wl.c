@@ -389,9 +389,9 @@ int main(int argc, char **argv)
 		summary(out, &cv.st, &h);
 	convert_free(&cv);
 	if (dj) {
-		char err[700];
-		if (dj_wl_write(out, dj, err, sizeof err) < 0)
-			tool_die(EXIT_SYSTEM, "%s", err);
+		struct tool_err err;
+		if (dj_wl_write(out, dj, &err) < 0)
+			tool_die(EXIT_SYSTEM, "%s", err.msg);
 		if (!quiet)
 			fprintf(stderr, "trace2wl: wrote %s in the dj/malloc workload encoding\n",
 				dj);

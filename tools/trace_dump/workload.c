@@ -156,16 +156,16 @@ int dump_workload(const char *path, const char *shown)
 	   satisfied.  A workload that fails is still printed (what it holds shows why), and the
 	   exit status says it failed. */
 	struct replay_plan plan;
-	char err[800];
+	struct tool_err err;
 	/* validation trims the slot count to the slots used (the replay's table): the header
 	   shown is the file's, as trace2wl wrote it */
 	uint64_t file_nslots = w.h.nslots;
-	int valid = replay_validate(&w, &plan, err, sizeof err) == 0;
+	int valid = replay_validate(&w, &plan, &err) == 0;
 	w.h.nslots = file_nslots;
 	if (valid)
 		replay_plan_free(&plan);
 	else
-		tool_warn("%s", err);
+		tool_warn("%s", err.msg);
 	if (opt.check) {
 		if (!valid) {
 			wl_close(&w);

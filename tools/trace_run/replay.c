@@ -29,7 +29,7 @@ void *replay_map_zero(size_t bytes, uint64_t *total)
    ------------------------------------------------------------------------------------------- */
 
 int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
-	       struct replay_result *res, char *err, size_t cap)
+	       struct replay_result *res, struct tool_err *err)
 {
 	memset(res, 0, sizeof *res);
 	cycles_init();
@@ -198,7 +198,6 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		close(x->statm);
 	return 0;   /* tables are left mapped: the process ends after reporting */
 nomem:
-	snprintf(err, cap, "cannot map the harness's tables (%llu slots, %u threads): %s",
-		 (unsigned long long)r->h.nslots, nt, strerror(errno));
-	return -1;
+	return tool_fail(err, EXIT_SYSTEM, "cannot map the harness's tables (%llu slots, %u "
+			 "threads): %s", (unsigned long long)r->h.nslots, nt, strerror(errno));
 }

@@ -89,5 +89,5 @@ void replay_catch_crashes(void);
 
 /* Replay once.  0, or -1 with err. */
 int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
-	       struct replay_result *res, char *err, size_t cap);
+	       struct replay_result *res, struct tool_err *err);
 #endif

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	if (end >= 0)
 		return end;
 	const char *workload = argv[wi], *shown;   /* shown: in messages */
-	char err[800];
+	struct tool_err err;
 	/* (argv too: the re-execution's) */
 	workload = argv[wi] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
@@ -115,11 +115,11 @@ int main(int argc, char **argv)
 			    r.h.ncalls + r.h.nwaits + r.h.nthreads, vname, "operations");
 	r.progress = tool_progress;
 	r.progress_arg = &vp;
-	int valid = replay_validate(&r, &plan, err, sizeof err);
+	int valid = replay_validate(&r, &plan, &err);
 	tool_progress_end(&vp);
 	r.progress = NULL;
 	if (valid < 0)
-		tool_die(EXIT_BADFILE, "%s", err);
+		tool_die(EXIT_BADFILE, "%s", err.msg);
 
 	/* blocks that, touched, would take more memory than the machine has free: refused before
 	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
@@ -165,8 +165,8 @@ int main(int argc, char **argv)
 	const char *alloc = o.child_column && *o.child_column ? o.child_column : alloc_name;
 	o.ro.log_name = alloc;
 	struct replay_result res;
-	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
-		tool_die(EXIT_SYSTEM, "%s", err);
+	if (replay_run(&r, &plan, &o.ro, &res, &err) < 0)
+		tool_die_err(&err);
 	if (o.log)
 		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
 	const char *timer = report_timer(o.ro.no_timing);

@@ -7,6 +7,7 @@
 #define REPLAY_CHECK_H
 #include <stddef.h>
 #include <stdint.h>
+#include "msg.h"
 #include "wl_reader.h"
 
 /* What validation learns that the replay needs (one pass over the workload, not three). */
@@ -32,6 +33,6 @@ struct replay_plan {
    lowers r->h.nslots to the largest slot the streams use + 1: tables are then sized by what
    the file holds, not by what its header claims.  0; -1 with err; -2 with err: the streams
    decode, but their waits deadlock or leave a use of a slot unordered (a race). */
-int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap);
+int replay_validate(struct wl_reader *r, struct replay_plan *plan, struct tool_err *err);
 void replay_plan_free(struct replay_plan *plan);
 #endif

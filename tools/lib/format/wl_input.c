@@ -116,16 +116,17 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		char err[800], what[4300], out[64];
+		char what[4300], out[64];
+		struct tool_err err;
 		struct tool_progress p;
 		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
 		tool_progress_count(&p, progress, 0, what, "operations");
 		/* a pipe: written in one pass */
 		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);
-		int bad = dj_wl_to_ours(plain, out, err, sizeof err, translate_progress, &p) < 0;
+		int bad = dj_wl_to_ours(plain, out, &err, translate_progress, &p) < 0;
 		tool_progress_end(&p);
 		if (bad)   /* said here, where the message is; the parent passes the status on */
-			wl_input_die_named(err, plain, workload);
+			wl_input_die_named(err.msg, plain, workload);
 		_exit(0);
 	}
 	close(pfd[1]);
