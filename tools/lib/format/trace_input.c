@@ -81,11 +81,11 @@ ssize_t trace_fill_record(struct trace_reader *r, size_t want)
 /* (input_decompress: input.h) */
 int trace_decompress(struct trace_reader *r, const char *prog, size_t have)
 {
-	char err[300];
-	int fd = input_decompress(prog, r->fd, r->buf, have, &r->decomp, err, sizeof err);
+	struct tool_err err;
+	int fd = input_decompress(prog, r->fd, r->buf, have, &r->decomp, &err);
 	if (fd < 0) {
 		input_reap(&r->decomp, 1);
-		return trace_fail(r, 0, "%s", err);
+		return trace_fail(r, 0, "%s", err.msg);
 	}
 	if (r->own_fd)
 		close(r->fd);

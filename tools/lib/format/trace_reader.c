@@ -126,10 +126,10 @@ static int open_input(struct trace_reader *r)
 		r->swap = 1;
 		trace_swap_header(&r->hdr);
 	}
-	char what[200];
+	struct tool_err bad;
 	uint64_t at;
-	if (trace_header_check(&r->hdr, &at, what, sizeof what) < 0)
-		return trace_fail(r, at, "%s", what);
+	if (trace_header_check(&r->hdr, &at, &bad) < 0)
+		return trace_fail(r, at, "%s", bad.msg);
 	have = trace_fill(r, r->hdr.header_size);
 	if (have < 0)
 		return trace_read_failed(r);

@@ -280,9 +280,9 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 #define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " \
 	"record are missing:"
 
-/* Check a header (already in host order).  0, or -1 with a message in err (cap bytes) and
+/* Check a header (already in host order).  0, or -1 with err (EXIT_BADFILE) and
    the file offset of the field at fault in *at. */
-int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap);
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, struct tool_err *err);
 
 /* Check one record (host order), read at file offset at.  0, or -1 with r->err saying what is
    wrong with it. */

@@ -51,12 +51,13 @@ static const char *trace_hint(const unsigned char *b, size_t n)
 	if (!checking || !strcmp(checking, "-"))
 		return "a trace, not a workload: convert it on the way "
 		       "(... | trace2wl - | trace_run -)";
-	char exe[512] = "", wl[300], qwl[700], qtrace[1000], err[200];
+	char exe[512] = "", wl[300], qwl[700], qtrace[1000];
+	struct tool_err bad;
 	struct mtrace_file_header h;
 	uint64_t at;
 	if (n >= sizeof h) {
 		memcpy(&h, b, sizeof h);
-		if (trace_header_check(&h, &at, err, sizeof err) == 0 &&
+		if (trace_header_check(&h, &at, &bad) == 0 &&
 		    (uint64_t)h.exe_offset + h.exe_len <= n)
 			snprintf(exe, sizeof exe, "%.*s", (int)h.exe_len,
 				 (const char *)b + h.exe_offset);

@@ -34,11 +34,11 @@ struct input_dec {
 };
 
 /* Decompress with prog: a pipe to read the plain bytes from (close-on-exec), or -1 with what
-   went wrong in err (cap bytes).  src is the input, of which the have bytes at head are already
+   went wrong in err (EXIT_SYSTEM).  src is the input, of which the have bytes at head are already
    read: prog reads it from its start, from src seeked back when it can be, else from a feeder
    child that writes head and copies the rest.  d: for input_reap and input_overgrown. */
 int input_decompress(const char *prog, int src, const unsigned char *head, size_t have,
-		     struct input_dec *d, char *err, size_t cap);
+		     struct input_dec *d, struct tool_err *err);
 /* Reap the decompressor and its feeder (stopped first if stop: the reader gave up early).
    1 if the decompressor failed (its input corrupt or truncated), else 0. */
 int input_reap(struct input_dec *d, int stop);
