@@ -43,11 +43,11 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 		r->buf_len += (size_t)n;
 		r->bytes_read += (uint64_t)n;
 		/* (a decompressor's output: its written records against its input) */
-		const char *over = r->decomp.child ? input_overgrown(&r->decomp, r->bytes_read -
-								  r->unwritten_bytes) : NULL;
-		if (over) {
+		struct tool_err over;
+		if (r->decomp.child &&
+		    input_overgrown(&r->decomp, r->bytes_read - r->unwritten_bytes, &over)) {
 			r->failed = 1;
-			return trace_fail(r, r->bytes_read, "%s", over);
+			return trace_fail(r, r->bytes_read, "%s", over.msg);
 		}
 		if (r->progress)
 			r->progress(r->bytes_read, r->progress_arg);

@@ -144,17 +144,16 @@ int input_reap(struct input_dec *d, int stop)
 	return failed;
 }
 
-const char *input_overgrown(const struct input_dec *d, uint64_t plain)
+int input_overgrown(const struct input_dec *d, uint64_t plain, struct tool_err *e)
 {
-	static char msg[200];
 	uint64_t in = d->fed ? __atomic_load_n(d->fed, __ATOMIC_RELAXED) : d->size;
 	if (!d->child || (!d->fed && !d->size) || plain <= INPUT_RATIO_FREE ||
 	    plain - INPUT_RATIO_FREE <= in * INPUT_RATIO_MAX)
-		return NULL;
-	snprintf(msg, sizeof msg, "it decompresses to more than %u times its %llu compressed bytes "
-		 "(zeros aside): a compression bomb, not a file of mtrace's", INPUT_RATIO_MAX,
-		 (unsigned long long)in);
-	return msg;
+		return 0;
+	tool_fail(e, EXIT_BADFILE, "it decompresses to more than %u times its %llu compressed "
+		  "bytes (zeros aside): a compression bomb, not a file of mtrace's",
+		  INPUT_RATIO_MAX, (unsigned long long)in);
+	return 1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -244,7 +243,7 @@ int input_copy_write(struct input_copy *c, const unsigned char *b, size_t n, str
 			if (all_zero(b + run, k) != zero)
 				break;
 		}
-		const char *over;
+		struct tool_err over;
 		if (zero && lseek(c->fd, (off_t)run, SEEK_CUR) < 0)
 			return tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", c->shown,
 					 c->where, strerror(errno));
@@ -257,9 +256,10 @@ int input_copy_write(struct input_copy *c, const unsigned char *b, size_t n, str
 		if (!zero && tool_write_all(c->fd, b, run) < 0)
 			return tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", c->shown,
 					 c->where, strerror(errno));
-		if (!zero && c->dec && (over = input_overgrown(c->dec, c->stored + run)))
+		if (!zero && c->dec && input_overgrown(c->dec, c->stored + run, &over))
 			return tool_fail(e, EXIT_BADFILE, "%s: offset %llu of its decompressed "
-					 "data: %s", c->shown, (unsigned long long)c->size, over);
+					 "data: %s", c->shown, (unsigned long long)c->size,
+					 over.msg);
 		c->stored += zero ? 0 : run;
 		c->size += run;
 		b += run;

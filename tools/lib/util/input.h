@@ -49,9 +49,9 @@ int input_reap(struct input_dec *d, int stop);
    one record again and again) reaches a thousand with gzip, more with xz or zstd. */
 #define INPUT_RATIO_MAX  256u
 #define INPUT_RATIO_FREE ((uint64_t)16 << 20)
-/* Has d's output outgrown its input: plain bytes of it, zeros aside?  NULL, or what to say
-   ("it decompresses to more than ...") */
-const char *input_overgrown(const struct input_dec *d, uint64_t plain);
+/* Has d's output outgrown its input: plain bytes of it, zeros aside?  0, or 1 with e saying
+   so ("it decompresses to more than ...", EXIT_BADFILE) */
+int input_overgrown(const struct input_dec *d, uint64_t plain, struct tool_err *e);
 
 /* What an input's first n bytes (INPUT_HEAD, fewer only at its end) must begin as: NULL when
    they do, else what the input is instead ("not an mtrace trace (bad magic)"). */
