@@ -161,7 +161,7 @@ static void print_flags(unsigned f)
 
 /* A record of version 2 or later: a mapping call, a memory sample or a live block.  0 if it is
    none; 2 if its line is complete. */
-static int print_v2(const struct mtrace_record *x)
+static int print_memory_record(const struct mtrace_record *x)
 {
 	char a[32], b[32], c[32];
 	switch (x->call) {
@@ -218,7 +218,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	else
 		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
 	const char *name = mtrace_call_name(x->call);
-	int v2 = 0;
+	int memory_record = 0;   /* printed by print_memory_record, its result said */
 	switch (x->call) {
 	case MTRACE_CALL_CHUNK:
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
@@ -243,11 +243,11 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 		printf("%s(%" PRIu64 ", %" PRIu64 ")", name, x->arg2, x->size);
 		break;
 	default:
-		if (print_v2(x) == 2)
+		if (print_memory_record(x) == 2)
 			return;
-		v2 = 1;
+		memory_record = 1;
 	}
-	if (!v2 && x->call != MTRACE_CALL_FREE) {
+	if (!memory_record && x->call != MTRACE_CALL_FREE) {
 		if (x->flags & MTRACE_RF_FAILED)
 			printf(" = %s", x->call == MTRACE_CALL_POSIX_MEMALIGN ? "" : "NULL");
 		else

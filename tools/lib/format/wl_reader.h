@@ -67,11 +67,12 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	op->op = code & 0x7f;
 	op->failed = !!(code & MTRACE_WL_FAILED);
 	op->n = mtrace_wl_operands(code);
-	int v2 = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;   /* (never FAILED) */
+	/* the program's own memory (version 2's ops): never FAILED */
+	int prog_op = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;
 	if (op->n < 0 ||
-	    (op->failed && (v2 || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+	    (op->failed && (prog_op || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
 			    op->op == MTRACE_WL_FREE)) ||
-	    (v2 && r->h.version < 2))
+	    (prog_op && r->h.version < 2))
 		return wl_next_fail(r, c, op, WL_BAD_OPCODE, 0);
 	for (int k = 0; k < op->n; k++)
 		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
@@ -82,7 +83,8 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	}
 	if (op->op == MTRACE_WL_WAIT)
 		return op->a[0] < r->h.nthreads ? 1 : wl_next_fail(r, c, op, WL_BAD_THREAD, 0);
-	if (__builtin_expect(v2, 0)) {   /* a mapping call's map; RESIDENT and AT take any number */
+	/* a mapping call's map; RESIDENT and AT take any number */
+	if (__builtin_expect(prog_op, 0)) {
 		if (op->op <= MTRACE_WL_LAST_MAP && op->a[0] >= r->h.nmaps)
 			return wl_next_fail(r, c, op, WL_BAD_MAP, 0);
 		return 1;
