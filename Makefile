@@ -36,9 +36,11 @@ DEPFLAGS := -MMD -MP
 WARN     := -Wall -Wextra -Wshadow -Wno-unused-parameter
 CFLAGS   ?= -O2 -g
 # tools/lib/{format,analysis,util} hold what several tools share; a tool's folder, tools/NAME/,
-# holds its main file NAME.c and the modules only it uses (also linked by tests and fuzzers)
-TOOL_INC := $(patsubst %/,-I%,$(sort $(wildcard tools/lib/*/ tools/*/)))
-ALL_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(CFLAGS) -Iinclude $(filter-out -Itools/lib,$(TOOL_INC)) -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
+# holds its main file NAME.c and the modules only it uses (also linked by tests and fuzzers).
+# Only tools/lib is on the include path: a tool's file finds its own folder's headers beside it
+# ("x.h" is looked for in the including file's folder first), and another tool's not at all.
+LIB_INC  := $(patsubst %/,-I%,$(sort $(wildcard tools/lib/*/)))
+ALL_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(CFLAGS) -Iinclude $(LIB_INC) -DMTRACE_PKG_VERSION='"$(VERSION)"' -D_FILE_OFFSET_BITS=64
 # The preload: hidden by default (only the allocator API and mtrace_* are exported), and
 # initial-exec TLS, because global-dynamic TLS access can itself call malloc.
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
@@ -125,7 +127,7 @@ $(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
 		-Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
 	slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
-	util/hint.c format/mtrace_log.c)
+	format/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
 $(B)/tests/static_%: tests/prog/static_%.c | dirs
@@ -152,12 +154,14 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
 	fuzz_replay_maps
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
+# the harnesses drive trace2wl's converter and trace_run's replay check and maps
+FUZZ_INC  := -Itools/trace2wl -Itools/trace_run
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
-	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $(FUZZ_INC) $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 
 FUZZ_SECONDS ?= 60
 fuzz: all $(TEST_BINS)
-	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) LIBSRC="$(TLIB_SRC)" TOOL_INC="$(filter-out -Itools/lib,$(TOOL_INC))" sh fuzz/run.sh || [ $$? -eq 77 ]
+	@B=$(B) FUZZ_SECONDS=$(FUZZ_SECONDS) LIBSRC="$(TLIB_SRC)" TOOL_INC="$(LIB_INC) $(FUZZ_INC)" sh fuzz/run.sh || [ $$? -eq 77 ]
 
 dirs:
 	@mkdir -p $(B)/malloc $(B)/mtracectl $(B)/lib $(B)/bin $(B)/tests $(B)/fuzz

@@ -21,12 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct mtrace_wl_header h;
 		if (ok && convert_end(&c, &h) == 0) {
 			struct wl_reader wr;
-			char err[800];
+			struct tool_err err;
 			struct replay_plan plan;
 			PROPERTY(wl_open(&wr, out) == 0, "converted workload does not open: %s",
-				 wr.err);
-			PROPERTY(replay_validate(&wr, &plan, err, sizeof err) == 0,
-				 "converted workload invalid: %s", err);
+				 wr.err.msg);
+			PROPERTY(replay_validate(&wr, &plan, &err) == 0,
+				 "converted workload invalid: %s", err.msg);
 			PROPERTY(wr.h.ncalls == c.st.ops, "call count");
 			PROPERTY(wr.h.nsamples == c.st.samples, "every sample in the table");
 			PROPERTY(!(wr.h.flags & MTRACE_WL_HF_MAPPINGS) || wr.h.nmaps == c.st.nmaps,

@@ -7,17 +7,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], out[64], err[800];
+	char path[64], out[64];
+	struct tool_err err;
 	int fd = fuzz_file(data, size, path);
 	snprintf(out, sizeof out, "/tmp/fuzz-dj.%d.wl", (int)getpid());
 	struct dj_wl_info info;
-	if (dj_wl_scan(path, &info, err, sizeof err) == 0 &&
-	    dj_wl_to_ours(path, out, err, sizeof err, NULL, NULL) == 0) {
+	if (dj_wl_scan(path, &info, &err) == 0 && dj_wl_to_ours(path, out, &err, NULL, NULL) == 0) {
 		struct wl_reader r;
 		struct replay_plan plan;
-		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err);
-		int k = replay_validate(&r, &plan, err, sizeof err);
-		PROPERTY(k == 0 || k == -2, "translated workload invalid: %s", err);
+		PROPERTY(wl_open(&r, out) == 0, "translated workload does not open: %s", r.err.msg);
+		int k = replay_validate(&r, &plan, &err);
+		PROPERTY(k == 0 || k == -2, "translated workload invalid: %s", err.msg);
 		replay_plan_free(&plan);
 		wl_close(&r);
 		unlink(out);

@@ -10,8 +10,9 @@ static int check(void *ctx, const struct mtrace_record *r)
 	static struct trace_reader rd;   /* only its header matters to the check: 8-byte pointers */
 	(void)ctx;
 	rd.hdr.pointer_size = 8;
-	const char *bad = trace_record_check(&rd, r);
-	PROPERTY(bad == NULL, "the parser made a record the reader rejects: %s", bad);
+	rd.name = "the record";
+	PROPERTY(trace_record_check(&rd, r, 0) == 0,
+		 "the parser made a record the reader rejects: %s", rd.err.msg);
 	return 0;
 }
 
@@ -24,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (mtrace_log_line(&log, p, n, check, NULL) < 0) {
-			PROPERTY(strncmp(log.err, "line ", 5) == 0,
-				 "error without a line number: %s", log.err);
+			PROPERTY(strncmp(log.err.msg, "line ", 5) == 0,
+				 "error without a line number: %s", log.err.msg);
 			return 0;
 		}
 		p += n + 1;

@@ -11,12 +11,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = fmemopen((void *)data, size, "r");
 	if (f == NULL)
 		return 0;   /* fmemopen refuses a size of 0 on older glibc */
-	char err[300];
-	int r = lat_read_tsv(f, &t, err, sizeof err);
+	struct tool_err err;
+	int r = lat_read_tsv(f, &t, &err);
 	fclose(f);
 	if (r < 0) {
-		PROPERTY(!strncmp(err, "line ", 5) || !strncmp(err, "not a ", 6),
-			 "error without a line: %s", err);
+		PROPERTY(!strncmp(err.msg, "line ", 5) || !strncmp(err.msg, "not a ", 6),
+			 "error without a line: %s", err.msg);
 		return 0;
 	}
 	for (int c = 0; c < LAT_CLASSES; c++) {

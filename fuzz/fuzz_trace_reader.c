@@ -27,10 +27,10 @@ static void read_all(const char *path, struct outcome *o)
 			o->sum = o->sum * 31 + off;
 			o->n++;
 		}
-		PROPERTY(o->k == 0 || r.err[0], "error without a message");
+		PROPERTY(o->k == 0 || r.err.msg[0], "error without a message");
 	} else
 		o->k = -2;
-	memcpy(o->err, r.err, sizeof o->err);
+	memcpy(o->err, r.err.msg, sizeof o->err);
 	trace_close(&r);
 }
 

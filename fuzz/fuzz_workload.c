@@ -8,13 +8,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], err[800];
+	char path[64];
+	struct tool_err err;
 	int fd = fuzz_file(data, size, path);
 	struct wl_reader r;
 	if (wl_open(&r, path) == 0) {
 		struct replay_plan plan;
-		if (replay_validate(&r, &plan, err, sizeof err) < 0)
-			PROPERTY(err[0], "validation failed without a message");
+		if (replay_validate(&r, &plan, &err) < 0)
+			PROPERTY(err.msg[0], "validation failed without a message");
 		else {
 			uint64_t n = r.h.ncalls, d = r.h.duration_us;
 			struct replay_point pt[3] = { { 0, 1 << 20, 0, 0 },

@@ -151,7 +151,7 @@ void report_traces(const char *manifest)
 				 stopped);
 		} else {
 			snprintf(t[n].prog, sizeof t[n].prog, "?");
-			snprintf(text, sizeof text, "%s", r.err);
+			snprintf(text, sizeof text, "%s", r.err.msg);
 		}
 		trace_close(&r);
 		if ((t[n].line = strdup(text)) == NULL)

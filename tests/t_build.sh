@@ -1,8 +1,9 @@
 # The build: one short line a step ("  CC   FILE"), every command whole with V=1; each object
 # rebuilt when a header it includes changes, and only then (generated dependencies).
 . tests/lib.sh
-# (a make of its own: run from `make -j2 check`, the outer make's jobserver is not passed down)
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# a make of its own: under `make -jN check` the parent's jobserver is not passed down (run.sh is
+# no make recipe marked +), and the child would say so in the output looked at
+unset MAKEFLAGS MFLAGS
 Q="$TMP/b"
 out=$(make --no-print-directory B="$Q" "$Q/tools/lib/util/units.o" 2>&1)
 eq "a step, quietly: one line naming it" "  CC   $Q/tools/lib/util/units.o" "$out"

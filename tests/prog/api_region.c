@@ -30,7 +30,7 @@ static int read_trace(const char *path)
 	memset(counts, 0, sizeof counts);
 	total = 0;
 	if (trace_open(&r, path) < 0) {
-		printf("# %s\n", r.err);
+		printf("# %s\n", r.err.msg);
 		return -1;
 	}
 	finished = !!(r.hdr.flags & MTRACE_HF_FINISHED);
@@ -42,7 +42,7 @@ static int read_trace(const char *path)
 			total++;
 		}
 	if (rc < 0)
-		printf("# %s\n", r.err);
+		printf("# %s\n", r.err.msg);
 	trace_close(&r);
 	return rc;
 }

@@ -10,16 +10,16 @@ int main(int argc, char **argv)
 		"sync_w", "sync_r", "alloc_ptrs", "alloc_syncs", "nthreads", "start_thread",
 		"memalign", "valloc", "pvalloc" };
 	struct dj_wl_info in;
-	char err[700];
+	struct tool_err err;
 	if (argc == 4 && !strcmp(argv[1], "--to-ours")) {
-		if (dj_wl_to_ours(argv[2], argv[3], err, sizeof err, NULL, NULL) < 0) {
-			printf("error: %s\n", err);
+		if (dj_wl_to_ours(argv[2], argv[3], &err, NULL, NULL) < 0) {
+			printf("error: %s\n", err.msg);
 			return 1;
 		}
 		return 0;
 	}
-	if (argc != 2 || dj_wl_scan(argv[1], &in, err, sizeof err) < 0) {
-		printf("error: %s\n", argc == 2 ? err : "usage: dj_wl_scan FILE");
+	if (argc != 2 || dj_wl_scan(argv[1], &in, &err) < 0) {
+		printf("error: %s\n", argc == 2 ? err.msg : "usage: dj_wl_scan FILE");
 		return 1;
 	}
 	printf("ptrs %llu\nsyncs %llu\nthreads %llu\n", in.ptrs, in.syncs, in.nthreads);

@@ -337,7 +337,7 @@ static void workload(const char *kind, const char *path)
 {
 	struct wl_writer w;
 	if (wl_writer_open(&w, path) < 0)
-		die(w.err);
+		die(w.err.msg);
 	wl_writer_thread(&w, 1);
 	wl_writer_thread(&w, 2);
 	if (!strncmp(kind, "wl-chain", 8))
@@ -437,14 +437,14 @@ static void workload(const char *kind, const char *path)
 	} else
 		die("unknown fixture");
 	if (wl_writer_finish(&w, &h) < 0)
-		die(w.err);
+		die(w.err.msg);
 }
 
 static void longchain(const char *path, uint64_t n)
 {
 	struct wl_writer w;
 	if (wl_writer_open(&w, path) < 0)
-		die(w.err);
+		die(w.err.msg);
 	struct mtrace_wl_header h = { 0 };
 	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
 	h.version = MTRACE_WL_VERSION;
@@ -467,7 +467,7 @@ static void longchain(const char *path, uint64_t n)
 		h.counts[op]++;
 	}
 	if (wl_writer_finish(&w, &h) < 0)
-		die(w.err);
+		die(w.err.msg);
 }
 
 int main(int argc, char **argv)

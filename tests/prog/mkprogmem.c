@@ -67,7 +67,7 @@ static void v2(struct trace_writer *w)
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		if (trace_writer_put(w, &r[i]) < 0)
-			die(w->err);
+			die(w->err.msg);
 }
 
 static void untouched(struct trace_writer *w, uint64_t n)
@@ -84,7 +84,7 @@ static void untouched(struct trace_writer *w, uint64_t n)
 	};
 	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
 		if (trace_writer_put(w, &r[i]) < 0)
-			die(w->err);
+			die(w->err.msg);
 }
 
 static void bad(struct trace_writer *w, const char *kind)
@@ -114,7 +114,7 @@ static void bad(struct trace_writer *w, const char *kind)
 	else
 		die("unknown fixture");
 	if (trace_writer_put(w, &r) < 0)
-		die(w->err);
+		die(w->err.msg);
 }
 
 int main(int argc, char **argv)
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 		die("usage: mkprogmem KIND OUT [N]");
 	struct trace_writer w;
 	if (trace_writer_open(&w, argv[2], 4245, "/usr/bin/progmem") < 0)
-		die(w.err);
+		die(w.err.msg);
 	struct mtrace_file_header *h = trace_writer_header(&w);
 	h->flags |= V2_FLAGS | MTRACE_HF_CHUNK_BOUND;
 	h->memory_interval_ms = 10;
@@ -139,6 +139,6 @@ int main(int argc, char **argv)
 	else
 		bad(&w, argv[1]);
 	if (trace_writer_finish(&w) < 0)
-		die(w.err);
+		die(w.err.msg);
 	return 0;
 }

@@ -34,7 +34,7 @@ static void op3(unsigned code, int n, uint64_t a, uint64_t b, uint64_t c)
 {
 	uint64_t v[3] = { a, b, c };
 	if (wl_writer_op(&w, stream, code, n, v) < 0)
-		die(w.err);
+		die(w.err.msg);
 	if (mtrace_wl_is_call(code))
 		h.ncalls++, h.counts[code]++;
 }
@@ -44,7 +44,7 @@ static void sample(uint64_t calls, uint64_t anon, uint64_t us)
 {
 	struct mtrace_wl_sample s = { calls, anon, anon + 2 * MiB, anon + 64 * MiB, us };
 	if (wl_writer_sample(&w, &s) < 0)
-		die(w.err);
+		die(w.err.msg);
 }
 
 /* 20 small blocks, kept (calls 1-20, in the first 10 ms) */
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		die("usage: mkwlmem idle-miss|idle-hold|fill|fill-map|late OUT");
 	const char *kind = argv[1];
 	if (wl_writer_open(&w, argv[2]) < 0)
-		die(w.err);
+		die(w.err.msg);
 	wl_writer_thread(&w, 1);
 	memcpy(h.magic, MTRACE_WL_MAGIC, MTRACE_WL_MAGIC_LEN);
 	h.version = MTRACE_WL_VERSION;
@@ -146,6 +146,6 @@ int main(int argc, char **argv)
 	} else
 		die("unknown kind");
 	if (wl_writer_finish(&w, &h) < 0)
-		die(w.err);
+		die(w.err.msg);
 	return 0;
 }

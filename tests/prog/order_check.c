@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		tool_die(2, "usage: order_check TRACE");
 	struct trace_reader r;
 	if (trace_open(&r, argv[1]) < 0)
-		tool_die(1, "%s", r.err);
+		tool_die(1, "%s", r.err.msg);
 	size_t n = 0, cap = 1 << 16;
 	struct ev *ev = malloc(cap * sizeof *ev);
 	struct mtrace_record x;
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (rc < 0)
-		tool_die(1, "%s", r.err);
+		tool_die(1, "%s", r.err.msg);
 	qsort(ev, n, sizeof *ev, cmp);
 	/* value: bit 0 live, bits 32.. tid of the last event */
 	struct u64map m = { 0 };

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 		die("usage: retrace IN OUT");
 	struct trace_reader r;
 	if (trace_open(&r, argv[1]) < 0)
-		die(r.err);
+		die(r.err.msg);
 	if (!(out = fopen(argv[2], "wb")))
 		die("cannot create the output");
 	static unsigned char page[MTRACE_HEADER_MAX + 1];
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 	/* the header's bytes past its fields (the strings) as they were */
 	struct trace_reader raw;
 	if (trace_open(&raw, argv[1]) < 0)
-		die(raw.err);
+		die(raw.err.msg);
 	memcpy(page, raw.buf, h.header_size);
 	trace_close(&raw);
 	memcpy(page, &h, sizeof h);
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 		pos += n * MTRACE_SLOT_SIZE;
 	}
 	if (k < 0)
-		die(r.err);
+		die(r.err.msg);
 	zeros(chunk_end);
 	trace_close(&r);
 	return fclose(out) != 0;

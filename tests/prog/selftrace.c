@@ -59,7 +59,7 @@ static void put(struct mtrace_record r)
 		return;
 	r.tid = tid;
 	if (trace_writer_put(&w, &r) < 0)
-		die(w.err);
+		die(w.err.msg);
 }
 
 static void sample(void)
@@ -267,7 +267,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[2], "-"))
 		recording = 0;
 	else if (trace_writer_open(&w, argv[2], (int32_t)getpid(), "/usr/bin/selftrace") < 0)
-		die(w.err);
+		die(w.err.msg);
 	struct mtrace_file_header *h = recording ? trace_writer_header(&w) :
 				       &(struct mtrace_file_header){ 0 };
 	h->flags |= MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT | MTRACE_HF_MEMORY |
@@ -299,6 +299,6 @@ int main(int argc, char **argv)
 		die("unknown scenario");
 	sample();   /* at stop */
 	if (recording && trace_writer_finish(&w) < 0)
-		die(w.err);
+		die(w.err.msg);
 	return 0;
 }

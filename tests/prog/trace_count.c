@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 		tool_die(2, "usage: trace_count [--size N | --runs | --truncate-at N] TRACE");
 	struct trace_reader r;
 	if (trace_open(&r, argv[i]) < 0)
-		tool_die(1, "%s", r.err);
+		tool_die(1, "%s", r.err.msg);
 	unsigned long long count[MTRACE_CALL_LAST_MAP + 1] = { 0 }, calls = 0, maps = 0, failed = 0,
 			   chunks = 0, samples = 0, lives = 0;
 	unsigned long long fl_mmap = 0, fl_arena = 0, fl_brk = 0;
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		u64map_add(&tids, x.tid);
 	}
 	if (rc < 0)
-		tool_die(1, "%s", r.err);
+		tool_die(1, "%s", r.err.msg);
 	for (unsigned c = 1; c <= MTRACE_CALL_LAST_MAP; c++)
 		printf("%s %llu\n", mtrace_call_name(c), count[c]);
 	printf("samples %llu\nlive %llu\n", samples, lives);

@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (wl_open(&r, argv[1]) < 0) {
-		printf("error: %s\n", r.err);
+		printf("error: %s\n", r.err.msg);
 		return 1;
 	}
 	nt = r.h.nthreads;
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (k < 0) {
-			printf("error: %s\n", r.err);
+			printf("error: %s\n", r.err.msg);
 			return 1;
 		}
 		if (mine != r.threads[t].ncalls) {
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 				struct wl_op op;
 				int k = wl_next(&r, &cur[t], &op);
 				if (k < 0) {
-					printf("error: %s\n", r.err);
+					printf("error: %s\n", r.err.msg);
 					return 1;
 				}
 				if (k == 0) {

@@ -69,9 +69,10 @@ static int read_text(const char *text, struct lat_table *t, char *err, size_t ca
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	if (!f)
 		return -2;
-	err[0] = 0;
-	int rc = lat_read_tsv(f, t, err, cap);
+	struct tool_err e = { 0 };
+	int rc = lat_read_tsv(f, t, &e);
 	fclose(f);
+	snprintf(err, cap, "%.190s", e.msg);
 	return rc;
 }
 
@@ -97,9 +98,10 @@ static void tsv(void)
 			    LAT_UNIT_NS, (const uint64_t (*)[HIST_BUCKETS])hist, max) == 0,
 	      "lat_write_tsv: 0");
 	rewind(f);
-	int rc = lat_read_tsv(f, &t, err, sizeof err);
+	struct tool_err e;
+	int rc = lat_read_tsv(f, &t, &e);
 	fclose(f);
-	CHECK(rc == 0, "what it wrote reads back (%s)", rc ? err : "no error");
+	CHECK(rc == 0, "what it wrote reads back (%s)", rc ? e.msg : "no error");
 	CHECK(t.unit && !strcmp(t.unit, LAT_UNIT_NS), "its unit: %s", t.unit ? t.unit : "none");
 	CHECK(strcmp(t.name, "glibc(M_ARENA_MAX=1, x)") == 0, "the title's name, up to the last "
 	      "\", \": '%s'", t.name);

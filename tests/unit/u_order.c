@@ -111,7 +111,7 @@ static int run(struct order *o, const char *path)
 	if (order_begin(o, on_events, on_thread, NULL) < 0)
 		return -1;
 	if (trace_open(&r, path) < 0) {
-		printf("# %s\n", r.err);
+		printf("# %s\n", r.err.msg);
 		return -1;
 	}
 	int rc = order_feed(o, &r);
@@ -149,7 +149,7 @@ static void two_threads(void)
 	file[b + 2] = call(2, MTRACE_CALL_MALLOC, 50, 0, 0x2000);
 	file[a + 2] = call(1, MTRACE_CALL_FREE, 60, 0x3000, 0);
 	int rc = run(&o, trace_file("two.trace", MTRACE_HF_CHUNK_BOUND));
-	CHECK(rc == 0, "two threads: ordered (%s)", rc ? o.err : "no error");
+	CHECK(rc == 0, "two threads: ordered (%s)", rc ? o.err.msg : "no error");
 	static const uint64_t want_t[] = { 10, 20, 30, 40, 50, 55, 60 };
 	static const uint32_t want_thread[] = { 0, 1, 0, 1, 1, 0, 0 };
 	static const uint32_t want_kind[] = { ORDER_CALL, ORDER_CALL, ORDER_RELEASE, ORDER_CALL,
@@ -285,7 +285,7 @@ static void random_threads(void)
 	int rc = run(&o, trace_file("random.trace", MTRACE_HF_CHUNK_BOUND));
 	CHECK(rc == 0,
 	      "%llu calls of %d threads in chunks: ordered (%s)", (unsigned long long)calls, NT,
-	      rc ? o.err : "no error");
+	      rc ? o.err.msg : "no error");
 	CHECK(ngot == expect_events && o.records == calls,
 	      "... every call handed out, reallocs twice (%zu events of %llu)", ngot,
 	      (unsigned long long)expect_events);
@@ -335,8 +335,8 @@ static void errors(void)
 	char want[64];
 	snprintf(want, sizeof want, "offset %llu: unknown call type 99",
 		 (unsigned long long)offset_of(a + 1));
-	CHECK(rc == -1 && strstr(o.err, want),
-	      "a bad record: -1, the reader's error naming its offset (%s)", o.err);
+	CHECK(rc == -1 && strstr(o.err.msg, want),
+	      "a bad record: -1, the reader's error naming its offset (%s)", o.err.msg);
 	order_free(&o);
 
 	reset();

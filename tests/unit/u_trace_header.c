@@ -38,7 +38,7 @@ static int open_err(const char *path, int *format)
 {
 	struct trace_reader r;
 	int rc = trace_open(&r, path);
-	snprintf(err, sizeof err, "%s", rc ? r.err : "");
+	snprintf(err, sizeof err, "%.600s", rc ? r.err.msg : "");
 	if (format)
 		*format = r.format;
 	trace_close(&r);
@@ -54,11 +54,11 @@ int main(void)
 {
 	struct mtrace_file_header h;
 	uint64_t at;
-	char msg[200];
+	struct tool_err bad_header;
 
 	/* --- trace_header_check, a field at a time */
 	good_header(&h);
-	CHECK(trace_header_check(&h, &at, msg, sizeof msg) == 0, "a good header: accepted");
+	CHECK(trace_header_check(&h, &at, &bad_header) == 0, "a good header: accepted");
 	static const struct {
 		const char *what;
 		size_t at;
@@ -108,23 +108,23 @@ int main(void)
 		case 18: h.allocator_offset = 600, h.allocator_len = MTRACE_HEADER_SIZE; break;
 		}
 		at = 12345;
-		msg[0] = 0;
-		int rc = trace_header_check(&h, &at, msg, sizeof msg);
-		CHECK(rc == -1 && at == bad[i].at && strstr(msg, bad[i].says),
+		bad_header.msg[0] = 0;
+		int rc = trace_header_check(&h, &at, &bad_header);
+		CHECK(rc == -1 && at == bad[i].at && strstr(bad_header.msg, bad[i].says),
 		      "refused: %s, at offset %zu (%d, offset %llu: %s)", bad[i].what, bad[i].at,
-		      rc, (unsigned long long)at, msg);
+		      rc, (unsigned long long)at, bad_header.msg);
 	}
 	good_header(&h);
 	h.version = 2;
 	h.record_size = 72;   /* longer records: readers use the first 64 bytes */
-	CHECK(trace_header_check(&h, &at, msg, sizeof msg) == 0, "version 2 with 72-byte records: "
+	CHECK(trace_header_check(&h, &at, &bad_header) == 0, "version 2 with 72-byte records: "
 	      "accepted");
 	good_header(&h);
 	h.version = 1;
 	h.record_size = MTRACE_RECORD_SIZE;
 	h.header_size = sizeof h + (8 - sizeof h % 8) % 8;
 	h.exe_len = 0;
-	CHECK(trace_header_check(&h, &at, msg, sizeof msg) == 0, "version 1, the smallest header: "
+	CHECK(trace_header_check(&h, &at, &bad_header) == 0, "version 1, the smallest header: "
 	      "accepted");
 
 	/* --- trace_open of files */
@@ -132,7 +132,7 @@ int main(void)
 	const char *path = header_file("good.trace", &h, MTRACE_HEADER_SIZE);
 	struct trace_reader r;
 	int rc = trace_open(&r, path);
-	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err : "");
+	CHECK(rc == 0, "trace_open: a good header, no records: opened (%s)", rc ? r.err.msg : "");
 	if (rc == 0) {
 		struct mtrace_record rec;
 		CHECK(r.hdr.version == MTRACE_FORMAT_VERSION && r.hdr.pid == 4242 &&
@@ -149,7 +149,7 @@ int main(void)
 	path = header_file("swapped.trace", &sw, MTRACE_HEADER_SIZE);
 	rc = trace_open(&r, path);
 	CHECK(rc == 0 && r.swap && r.hdr.pid == 4242 && r.hdr.ticks_per_sec == 1000000000,
-	      "the other byte order: opened, its fields brought to ours (%s)", rc ? r.err : "");
+	      "the other byte order: opened, its fields brought to ours (%s)", rc ? r.err.msg : "");
 	trace_close(&r);
 
 	path = header_file("empty.trace", &h, 0);

@@ -65,7 +65,7 @@ static int open_err(const char *path)
 {
 	struct wl_reader r;
 	int rc = wl_open(&r, path);
-	snprintf(err, sizeof err, "%s", rc ? r.err : "");
+	snprintf(err, sizeof err, "%.600s", rc ? r.err.msg : "");
 	wl_close(&r);
 	return rc;
 }
@@ -79,7 +79,7 @@ int main(void)
 	const char *path = wl_file("good.wl", 0);
 	struct wl_reader r;
 	int rc = wl_open(&r, path);
-	CHECK(rc == 0, "a good workload: opened (%s)", rc ? r.err : "");
+	CHECK(rc == 0, "a good workload: opened (%s)", rc ? r.err.msg : "");
 	if (rc == 0) {
 		CHECK(r.h.nthreads == 1 && r.h.nslots == 2 && r.h.pid == 4242 &&
 		      strcmp(r.h.program, "/bin/app") == 0 && r.threads[0].tid == 7,

@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "convert_impl.h"
+#include "convert_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Emitting operations
    ------------------------------------------------------------------------------------------- */
 
-int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target,
+int convert_wait_other(struct convert *c, struct convert_state *m, uint32_t x, uint32_t target,
 		       uint64_t count)
 {
 	uint64_t key = ((uint64_t)x << 32) | target;
@@ -38,9 +38,9 @@ int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t t
 
 static __attribute__((noinline)) int too_many_calls(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "more than %llu calls: more than a workload can order",
-		 (unsigned long long)TOUCH_COUNT_MAX - 1);
-	return -1;
+	return tool_fail(&c->err, EXIT_BADFILE,
+			 "more than %llu calls: more than a workload can order",
+			 (unsigned long long)TOUCH_COUNT_MAX - 1);
 }
 
 /* Never-used slots come to a thread FRESH at a time, a cache line of pointers in a replayer's
@@ -48,7 +48,7 @@ static __attribute__((noinline)) int too_many_calls(struct convert *c)
    replay of a 2-thread program stalled on them).  At most FRESH - 1 slots a thread go unused. */
 #define FRESH 8
 
-static __attribute__((noinline)) int new_block(struct impl *m, struct ownlist *l)
+static __attribute__((noinline)) int new_block(struct convert_state *m, struct ownlist *l)
 {
 	uint64_t at = (m->nslots + FRESH - 1) & ~(uint64_t)(FRESH - 1);
 	if (at + FRESH > m->cap_slots) {
@@ -68,7 +68,7 @@ static __attribute__((noinline)) int new_block(struct impl *m, struct ownlist *l
 }
 
 /* A free slot for thread x: its own most recently freed, else the pool's, else a new one. */
-HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
+HOT int64_t take_slot(struct convert *c, struct convert_state *m, uint32_t x)
 {
 	struct ownlist *l = &m->own[x];
 	uint64_t s;
@@ -87,7 +87,7 @@ HOT int64_t take_slot(struct convert *c, struct impl *m, uint32_t x)
 	return (int64_t)s;
 }
 
-HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
+HOT void release_slot(struct convert_state *m, uint32_t x, uint64_t s)
 {
 	m->slots[s].touch = touch(x, m->count[x]);
 	struct ownlist *own = &m->own[x];
@@ -103,8 +103,8 @@ HOT void release_slot(struct impl *m, uint32_t x, uint64_t s)
 }
 
 /* The block at address a (its hash h) is now in slot s, allocated by thread x just now. */
-HOT int bind(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t h, uint64_t s,
-	     uint64_t size)
+HOT int bind(struct convert *c, struct convert_state *m, uint32_t x, uint64_t a, uint64_t h,
+	     uint64_t s, uint64_t size)
 {
 	uint64_t old;
 	m->slots[s] = (struct slotinfo){ size, touch(x, m->count[x]) };
@@ -142,7 +142,7 @@ static int alloc_operands(const struct mtrace_record *r, uint64_t *a, uint64_t *
 
 /* The events' handlers get the hash of the event's address (ev_key), computed when its map
    entry was asked for; each checks it is its own. */
-HOT int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e, uint64_t h)
+HOT int do_alloc(struct convert *c, struct convert_state *m, const struct order_ev *e, uint64_t h)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -169,7 +169,7 @@ HOT int do_alloc(struct convert *c, struct impl *m, const struct order_ev *e, ui
 	return bind(c, m, x, r->result, h, (uint64_t)s, bytes);
 }
 
-HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uint64_t h)
+HOT int do_free(struct convert *c, struct convert_state *m, const struct order_ev *e, uint64_t h)
 {
 	uint32_t x = e->thread;
 	uint64_t ptr = e->rec->ptr;
@@ -199,7 +199,7 @@ HOT int do_free(struct convert *c, struct impl *m, const struct order_ev *e, uin
 
 /* A failed realloc: the old block stayed where it was; nothing changes but the call is
    replayed (at its one order point, as nothing was released) */
-static int do_failed_realloc(struct convert *c, struct impl *m, const struct order_ev *e)
+static int do_failed_realloc(struct convert *c, struct convert_state *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -219,7 +219,7 @@ static int do_failed_realloc(struct convert *c, struct impl *m, const struct ord
 
 /* realloc, first half (its order point before the call): the old block stops being live.
    Its slot waits in re_slot for the second half, the thread's next event. */
-static int do_release(struct convert *c, struct impl *m, const struct order_ev *e)
+static int do_release(struct convert *c, struct convert_state *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint64_t so = 0;
@@ -235,7 +235,7 @@ static int do_release(struct convert *c, struct impl *m, const struct order_ev *
 }
 
 /* realloc, second half (its order point after the call): the result becomes live */
-static int do_result(struct convert *c, struct impl *m, const struct order_ev *e)
+static int do_result(struct convert *c, struct convert_state *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -281,7 +281,7 @@ static inline uint64_t ev_key(const struct mtrace_record *r)
 static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 {
 	struct convert *c = ctx;
-	struct impl *m = c->impl;
+	struct convert_state *m = c->state;
 	if (__builtin_expect(m->total_calls + n >= TOUCH_COUNT_MAX, 0))
 		return too_many_calls(c);   /* (a thread's count is at most the total) */
 	/* The map is probed at random, a miss an event (of the first-level cache at least): the
@@ -359,7 +359,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 static int on_thread(void *ctx, uint32_t idx, uint32_t tid)
 {
 	struct convert *c = ctx;
-	struct impl *m = c->impl;
+	struct convert_state *m = c->state;
 	if (idx == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
 		uint64_t *n = realloc(m->count, cap * sizeof *n),
@@ -390,10 +390,10 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 {
 	memset(c, 0, sizeof *c);
 	c->w = w;
-	struct impl *m = calloc(1, sizeof *m);
+	struct convert_state *m = calloc(1, sizeof *m);
 	if (!m)
 		return convert_oom(c);
-	c->impl = m;
+	c->state = m;
 	c->pace_us = 1000;
 	m->res_min = UINT64_MAX;
 	m->pace_ticks = INT64_MAX;
@@ -408,7 +408,7 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	return 0;
 }
 
-static void copy_order_stats(struct convert *c, struct impl *m)
+static void copy_order_stats(struct convert *c, struct convert_state *m)
 {
 	c->st.records = m->ord.records;
 	c->st.late = m->ord.late;
@@ -417,12 +417,10 @@ static void copy_order_stats(struct convert *c, struct impl *m)
 }
 
 /* the error of a failed order_* call: ours if a callback set one, else order's */
-static int failed(struct convert *c, struct impl *m)
+static int failed(struct convert *c, struct convert_state *m)
 {
-	if (!c->err[0]) {
-		snprintf(c->err, sizeof c->err, "%s", m->ord.err);
-		c->sys_error = m->ord.sys_error;
-	}
+	if (!c->err.msg[0])
+		c->err = m->ord.err;
 	return -1;
 }
 
@@ -441,7 +439,7 @@ static void copy_settings(char *dst, size_t cap, const char *src)
 
 int convert_feed(struct convert *c, struct trace_reader *r)
 {
-	struct impl *m = c->impl;
+	struct convert_state *m = c->state;
 	if (r->format == TRACE_FMT_DJ)
 		m->flags |= MTRACE_WL_HF_FROM_DJ;
 	m->pid = r->hdr.pid;
@@ -468,12 +466,15 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	c->st.stalls += r->n_stalls;
 	/* a workload of calls in an order they never ran in is refused (a replay of it holds
 	   memory the program never held: 56 MB for 0.7 MB), not "repaired" call by call */
-	return trace_clock_stalled(r, m->ord.nthreads, c->err, sizeof c->err) ? -1 : 0;
+	if (!trace_clock_stalled(r, m->ord.nthreads, c->err.msg, sizeof c->err.msg))
+		return 0;
+	c->err.status = EXIT_BADFILE;
+	return -1;
 }
 
 int convert_end(struct convert *c, struct mtrace_wl_header *h)
 {
-	struct impl *m = c->impl;
+	struct convert_state *m = c->state;
 	if (order_end(&m->ord) < 0)
 		return failed(c, m);
 	copy_order_stats(c, m);
@@ -509,7 +510,7 @@ int convert_end(struct convert *c, struct mtrace_wl_header *h)
 
 void convert_free(struct convert *c)
 {
-	struct impl *m = c->impl;
+	struct convert_state *m = c->state;
 	if (!m)
 		return;
 	order_free(&m->ord);
@@ -521,5 +522,5 @@ void convert_free(struct convert *c)
 	free(m->count);
 	free(m->last_t);
 	free(m);
-	c->impl = NULL;
+	c->state = NULL;
 }

@@ -6,6 +6,7 @@
 #ifndef CONVERT_H
 #define CONVERT_H
 #include <stdint.h>
+#include "msg.h"
 #include "trace_reader.h"
 #include "wl_writer.h"
 
@@ -46,10 +47,9 @@ struct convert {
 	struct convert_stats st;
 	uint32_t pace_us;                       /* idle times an AT marks (1,000 unless set after
 	                                           convert_begin); 0: none */
-	void *impl;                             /* private state */
-	char err[700];
-	int sys_error;                          /* err is the system's failing (memory, writing the
-	                                           output), not the trace's: exit 3, not 1 */
+	void *state;                            /* private: convert_int.h */
+	struct tool_err err;                    /* EXIT_SYSTEM: the system's failing (memory,
+	                                           writing the output); EXIT_BADFILE: the trace's */
 };
 
 int  convert_begin(struct convert *c, struct wl_writer *w);

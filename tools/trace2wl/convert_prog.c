@@ -1,4 +1,4 @@
-/* convert_prog.c - what a version-2 trace adds to a workload (see convert_impl.h): how much of
+/* convert_prog.c - what a version-2 trace adds to a workload (see convert_int.h): how much of
  * each large block the program had resident, the mappings it made itself, its memory samples,
  * and the times its threads came back from being idle.
  *
@@ -17,24 +17,24 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "convert_impl.h"
+#include "convert_int.h"
 #include "tool.h"
 
 #define RESIDENT_FLOOR 4096u       /* no RESIDENT for blocks under a page: one page is touched */
 #define KIB_MAX ((1ull << (7 * WL_FIXED)) - 2)   /* the largest RESIDENT operand, less one */
 
-static uint64_t usec(const struct impl *m, uint64_t t)
+static uint64_t usec(const struct convert_state *m, uint64_t t)
 {
 	if (t <= m->t_start || !m->tps)
 		return 0;
 	return mul_div_u64(t - m->t_start, 1000000u, m->tps);
 }
 
-void convert_prog_begin(struct convert *c, struct impl *m, const struct trace_reader *r)
+void convert_prog_begin(struct convert *c, struct convert_state *m, const struct trace_reader *r)
 {
-	if (m->v2_set)
+	if (m->prog_taken)
 		return;   /* the first trace of a split one says for all */
-	m->v2_set = 1;
+	m->prog_taken = 1;
 	if (r->format != TRACE_FMT_MTRACE)
 		return;   /* dj/malloc's: no clock, nothing of the program's own memory */
 	const struct mtrace_file_header *h = &r->hdr;
@@ -82,7 +82,7 @@ static int64_t mark(struct convert *c, uint32_t x)
 	return (int64_t)touch(x, (uint64_t)at);
 }
 
-int convert_resident_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t s)
+int convert_resident_mark(struct convert *c, struct convert_state *m, uint32_t x, uint64_t s)
 {
 	int64_t at = mark(c, x);
 	if (at < 0)
@@ -90,7 +90,7 @@ int convert_resident_mark(struct convert *c, struct impl *m, uint32_t x, uint64_
 	return u64map_put(&m->resident, s, (uint64_t)at) < 0 ? convert_oom(c) : 0;
 }
 
-int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
+int convert_resident_release(struct convert *c, struct convert_state *m, uint64_t s,
 			     const struct mtrace_record *r)
 {
 	uint64_t at;
@@ -105,7 +105,7 @@ int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
 /* A block still allocated when the trace ended (a LIVE record): its RESIDENT, if it still waits,
    learns what was resident then, as from a release.  A record of an address not live (a block
    freed as the trace ended), or live with a larger block, is of no block of ours. */
-static int live_at_end(struct convert *c, struct impl *m, const struct mtrace_record *r)
+static int live_at_end(struct convert *c, struct convert_state *m, const struct mtrace_record *r)
 {
 	uint64_t *sp = live_find(&m->live, r->ptr, addrmap_hash(r->ptr)), at;
 	if (sp == NULL || m->slots[*sp].size > r->size || !u64map_take(&m->resident, *sp, &at))
@@ -119,7 +119,7 @@ static int live_at_end(struct convert *c, struct impl *m, const struct mtrace_re
    Pace and samples
    ------------------------------------------------------------------------------------------- */
 
-int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t)
+int convert_pace_mark(struct convert *c, struct convert_state *m, uint32_t x, uint64_t t)
 {
 	uint64_t a[1] = { usec(m, t) };
 	if (t > m->t_last)   /* (the trace's end is never before a mark, late records or not) */
@@ -128,7 +128,7 @@ int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t)
 	return wl_writer_op(c->w, x, MTRACE_WL_AT, 1, a) < 0 ? convert_write_failed(c) : 0;
 }
 
-static int sample(struct convert *c, struct impl *m, const struct mtrace_record *r)
+static int sample(struct convert *c, struct convert_state *m, const struct mtrace_record *r)
 {
 	struct mtrace_wl_sample s = { m->total_calls, r->size, r->arg2, r->usable, usec(m, r->ts) };
 	if (s.time_us < m->sample_us)
@@ -147,7 +147,7 @@ static int sample(struct convert *c, struct impl *m, const struct mtrace_record 
    after */
 static void on_piece(void *ctx, uint64_t start, uint64_t end, uint64_t id)
 {
-	struct impl *m = ctx;
+	struct convert_state *m = ctx;
 	if (m->npieces == m->cap_pieces) {
 		size_t cap = m->cap_pieces ? m->cap_pieces * 2 : 16;
 		struct map_piece *p = realloc(m->pieces, cap * sizeof *p);
@@ -161,7 +161,7 @@ static void on_piece(void *ctx, uint64_t start, uint64_t end, uint64_t id)
 	m->pieces[m->npieces++] = (struct map_piece){ start, end, id };
 }
 
-static int64_t new_map(struct convert *c, struct impl *m)
+static int64_t new_map(struct convert *c, struct convert_state *m)
 {
 	if (m->free_maps) {
 		uint64_t id = m->free_maps - 1;
@@ -181,7 +181,7 @@ static int64_t new_map(struct convert *c, struct impl *m)
 }
 
 /* Every byte of map id is unmapped: its RESIDENTs learn what was, and the id is free. */
-static int map_gone(struct convert *c, struct impl *m, uint64_t id)
+static int map_gone(struct convert *c, struct convert_state *m, uint64_t id)
 {
 	struct mapinfo *p = &m->map[id];
 	if (p->map_at &&
@@ -198,7 +198,7 @@ static int map_gone(struct convert *c, struct impl *m, uint64_t id)
 /* [a, a + len) is no longer the program's (unmapped by anyone, or mapped over): an UNMAP by
    thread x of each piece of its mappings there.  resident: what the munmap said was resident
    of the whole range, or UINT64_MAX not known. */
-static int unmap(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t len,
+static int unmap(struct convert *c, struct convert_state *m, uint32_t x, uint64_t a, uint64_t len,
 		 uint64_t resident)
 {
 	uint64_t end = a + len < a ? UINT64_MAX : a + len;
@@ -228,7 +228,7 @@ static int unmap(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint
 }
 
 /* The program mapped [a, a + len) (mmap, a break moved up): a MAP by thread x, in a map id */
-static int map(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64_t len)
+static int map(struct convert *c, struct convert_state *m, uint32_t x, uint64_t a, uint64_t len)
 {
 	if (len == 0 || a + len < a)
 		return 0;
@@ -251,7 +251,7 @@ static int map(struct convert *c, struct impl *m, uint32_t x, uint64_t a, uint64
 
 /* mremap, first half: a whole mapping (as mapped, or left by earlier remaps) moves as one, a
    REMAP at the second half; anything else is unmapped here and mapped anew there. */
-static int remap_release(struct convert *c, struct impl *m, uint32_t x,
+static int remap_release(struct convert *c, struct convert_state *m, uint32_t x,
 			 const struct mtrace_record *r)
 {
 	const struct rangemap_node *n = rangemap_find(&m->maps, r->ptr);
@@ -266,7 +266,7 @@ static int remap_release(struct convert *c, struct impl *m, uint32_t x,
 	return unmap(c, m, x, r->ptr, r->arg2, UINT64_MAX);
 }
 
-static int remap_result(struct convert *c, struct impl *m, uint32_t x,
+static int remap_result(struct convert *c, struct convert_state *m, uint32_t x,
 			const struct mtrace_record *r)
 {
 	uint64_t id1 = m->own[x].re_map;
@@ -299,7 +299,7 @@ static int remap_result(struct convert *c, struct impl *m, uint32_t x,
 	return rangemap_insert(&m->maps, r->result, r->result + len, id) < 0 ? convert_oom(c) : 0;
 }
 
-int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev *e)
+int convert_prog_event(struct convert *c, struct convert_state *m, const struct order_ev *e)
 {
 	const struct mtrace_record *r = e->rec;
 	uint32_t x = e->thread;
@@ -348,7 +348,7 @@ int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev 
 	}
 }
 
-void convert_prog_end(struct convert *c, struct impl *m, struct mtrace_wl_header *h)
+void convert_prog_end(struct convert *c, struct convert_state *m, struct mtrace_wl_header *h)
 {
 	for (uint32_t i = 0; i < m->nthreads; i++)
 		if (m->last_t[i] > m->t_last)
@@ -376,7 +376,7 @@ void convert_prog_end(struct convert *c, struct impl *m, struct mtrace_wl_header
 	s->duration_us = h->duration_us;
 }
 
-void convert_prog_free(struct impl *m)
+void convert_prog_free(struct convert_state *m)
 {
 	u64map_free(&m->resident);
 	rangemap_free(&m->maps);

@@ -337,18 +337,18 @@ int main(int argc, char **argv)
 
 	struct wl_writer w;
 	if (wl_writer_open(&w, out) < 0)
-		tool_die(w.err_status, "%s", w.err);
+		tool_die_err(&w.err);
 	struct convert cv;
 	if (convert_begin(&cv, &w) < 0) {
 		wl_writer_abort(&w);
-		tool_die(EXIT_SYSTEM, "%s", cv.err);
+		tool_die(EXIT_SYSTEM, "%s", cv.err.msg);
 	}
 	cv.pace_us = (uint32_t)pace_us;
 	struct first_input first = { 0 };
 	for (int i = 0; i < ninputs; i++) {
 		struct trace_reader r;
 		if (trace_open(&r, inputs[i]) < 0) {
-			tool_warn("%s", r.err);
+			tool_warn("%s", r.err.msg);
 			trace_close(&r);
 			wl_writer_abort(&w);
 			return EXIT_BADFILE;
@@ -375,15 +375,15 @@ int main(int argc, char **argv)
 		tool_progress_end(&pr);
 		trace_close(&r);
 		if (rc < 0) {
-			tool_warn("%s", cv.err);
+			tool_warn("%s", cv.err.msg);
 			wl_writer_abort(&w);
 			convert_free(&cv);
-			return cv.sys_error ? EXIT_SYSTEM : EXIT_BADFILE;
+			return cv.err.status == EXIT_SYSTEM ? EXIT_SYSTEM : EXIT_BADFILE;
 		}
 	}
 	struct mtrace_wl_header h;
 	if (convert_end(&cv, &h) < 0) {
-		tool_warn("%s", cv.err);
+		tool_warn("%s", cv.err.msg);
 		wl_writer_abort(&w);
 		convert_free(&cv);
 		return EXIT_SYSTEM;
@@ -392,9 +392,9 @@ int main(int argc, char **argv)
 		summary(out, &cv.st, &h);
 	convert_free(&cv);
 	if (dj) {
-		char err[700];
-		if (dj_wl_write(out, dj, err, sizeof err) < 0)
-			tool_die(EXIT_SYSTEM, "%s", err);
+		struct tool_err err;
+		if (dj_wl_write(out, dj, &err) < 0)
+			tool_die(EXIT_SYSTEM, "%s", err.msg);
 		if (!quiet)
 			fprintf(stderr, "trace2wl: wrote %s in the dj/malloc workload encoding\n",
 				dj);

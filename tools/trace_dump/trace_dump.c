@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "dump.h"
-#include "input.h"
 #include "order.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -166,7 +165,7 @@ static void print_flags(unsigned f)
 
 /* A record of version 2 or later: a mapping call, a memory sample or a live block.  0 if it is
    none; 2 if its line is complete. */
-static int print_v2(const struct mtrace_record *x)
+static int print_memory_record(const struct mtrace_record *x)
 {
 	char a[32], b[32], c[32];
 	switch (x->call) {
@@ -259,7 +258,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	}
 	if (api)
 		print_call(x, opd);
-	else if (print_v2(x) == 2)
+	else if (print_memory_record(x) == 2)
 		return;
 	if (api && (opd & MTRACE_OPD_RESULT)) {
 		if (x->flags & MTRACE_RF_FAILED)
@@ -388,10 +387,10 @@ static int dump_sorted(struct trace_reader *r)
 		rc = order_end(&o);
 	if (rc < 0 && s.at_limit)
 		rc = 0;
-	else if (rc < 0 && o.sys_error)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+	else if (rc < 0 && o.err.status == EXIT_SYSTEM)
+		tool_die(EXIT_SYSTEM, "%s", o.err.msg);
 	else if (rc < 0)
-		tool_warn("%s", o.err);
+		tool_warn("%s", o.err.msg);
 	if (rc == 0) {
 		char n1[80], n2[120], n4[32], kept[120], late[120] = "";
 		if (o.late)
@@ -422,7 +421,7 @@ static int dump(const char *path)
 		/* a workload is read again from the start: not from standard input */
 		int workload = r.format == TRACE_FMT_WORKLOAD && !tool_input_is_stream(path);
 		if (!workload)
-			tool_warn("%s%s", r.err, r.format == TRACE_FMT_WORKLOAD ?
+			tool_warn("%s%s", r.err.msg, r.format == TRACE_FMT_WORKLOAD ?
 				  "; give trace_dump its file name to print it" : "");
 		trace_close(&r);
 		if (!workload)
@@ -475,7 +474,7 @@ static int dump(const char *path)
 	char n1[80], n2[120], sampled[120];
 	kept_text(sampled, sizeof sampled, samples, lives);   /* (the tracer's, not calls) */
 	if (rc < 0)
-		tool_warn("%s", r.err);
+		tool_warn("%s", r.err.msg);
 	else if (opt.check && (rc = stalled(&r, tids.n)) == 0) {
 		char why[200], stopped[240] = "", stalls[120];
 		if (r.format == TRACE_FMT_MTRACE && (r.hdr.flags & MTRACE_HF_STOPPED_EARLY))

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "dump.h"
-#include "replay.h"
+#include "replay_check.h"
 #include "tool.h"
 #include "wl_reader.h"
 #include "wl_input.h"
@@ -145,8 +145,8 @@ int dump_workload(const char *path, const char *shown)
 {
 	struct wl_reader w;
 	if (wl_open(&w, path) < 0) {
-		wl_input_name(w.err, sizeof w.err, path, shown);
-		tool_warn("%s", w.err);
+		wl_input_name(w.err.msg, sizeof w.err.msg, path, shown);
+		tool_warn("%s", w.err.msg);
 		return -1;
 	}
 	w.name = shown;
@@ -157,16 +157,16 @@ int dump_workload(const char *path, const char *shown)
 	   satisfied.  A workload that fails is still printed (what it holds shows why), and the
 	   exit status says it failed. */
 	struct replay_plan plan;
-	char err[800];
+	struct tool_err err;
 	/* validation trims the slot count to the slots used (the replay's table): the header
 	   shown is the file's, as trace2wl wrote it */
 	uint64_t file_nslots = w.h.nslots;
-	int valid = replay_validate(&w, &plan, err, sizeof err) == 0;
+	int valid = replay_validate(&w, &plan, &err) == 0;
 	w.h.nslots = file_nslots;
 	if (valid)
 		replay_plan_free(&plan);
 	else
-		tool_warn("%s", err);
+		tool_warn("%s", err.msg);
 	if (opt.check) {
 		if (!valid) {
 			wl_close(&w);
@@ -208,7 +208,7 @@ int dump_workload(const char *path, const char *shown)
 			rc = 0;   /* stopped by --limit */
 	}
 	if (rc < 0 && valid)   /* (an invalid one: said above) */
-		tool_warn("%s", w.err);
+		tool_warn("%s", w.err.msg);
 	wl_close(&w);
 	return rc < 0 || !valid ? -1 : 0;
 }

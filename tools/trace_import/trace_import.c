@@ -96,7 +96,7 @@ int main(int argc, char **argv)
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
 	struct trace_writer w;
 	if (trace_writer_open(&w, out, (int32_t)pid, exe) < 0)
-		tool_die(w.err_status, "%s", w.err);
+		tool_die_err(&w.err);
 	struct mtrace_log log = { 0 };
 	static char line[LINE_MAX_BYTES];
 	ssize_t n;
@@ -119,8 +119,9 @@ int main(int argc, char **argv)
 		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
-			tool_die(w.err[0] ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err,
-				 w.err[0] ? ": " : "", w.err);
+			const char *wrote = w.err.msg;   /* the writer's failure, if it was */
+			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err.msg,
+				 *wrote ? ": " : "", wrote);
 		}
 	}
 	tool_progress_end(&pr);
@@ -130,11 +131,11 @@ int main(int argc, char **argv)
 	}
 	if (mtrace_log_end(&log) < 0) {
 		trace_writer_abort(&w);
-		tool_die(EXIT_BADFILE, "%s: %s", in, log.err);
+		tool_die(EXIT_BADFILE, "%s: %s", in, log.err.msg);
 	}
 	if (w.written == 0)
 		fprintf(stderr, "trace_import: %s: no allocator calls in the log\n", in);
 	if (trace_writer_finish(&w) < 0)
-		tool_die(EXIT_SYSTEM, "%s", w.err);
+		tool_die(EXIT_SYSTEM, "%s", w.err.msg);
 	return EXIT_OK;
 }

@@ -106,7 +106,7 @@ void anonymize(const char *in, FILE *out, uint64_t first_ts)
 	struct trace_reader r;
 	trace_reader_decompress = 1;
 	if (trace_open(&r, in) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	if (r.format != TRACE_FMT_MTRACE)
 		tool_die(EXIT_BADFILE,
 			 "%s: --anonymize rewrites mtrace traces; an original dj/malloc trace has "
@@ -161,7 +161,7 @@ void anonymize(const char *in, FILE *out, uint64_t first_ts)
 		next = off + h->record_size;
 	}
 	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	trace_close(&r);
 	u64map_free(&a.hi);
 	u64map_free(&a.tids);

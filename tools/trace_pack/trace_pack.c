@@ -10,7 +10,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "anonymize.h"
-#include "input.h"
 #include "textout.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -118,7 +117,7 @@ int main(int argc, char **argv)
 	/* 1. validate, and learn what to show */
 	struct trace_reader r;
 	if (trace_open(&r, in) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct mtrace_record rec;
 	struct u64map tids = { 0 };
 	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0, first_ts = UINT64_MAX;
@@ -141,7 +140,7 @@ int main(int argc, char **argv)
 	}
 	tool_progress_end(&pr);
 	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct stat st;
 	stat(in, &st);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
@@ -187,7 +186,7 @@ int main(int argc, char **argv)
 	int fi;
 	if (output_open(&o, out, OUTPUT_BINARY | OUTPUT_PRIVATE | OUTPUT_SYNC) < 0 ||
 	    (fi = output_scratch(&o, ".in")) < 0)
-		tool_die(o.status, "%s", o.err);
+		tool_die_err(&o.err);
 	int fo = o.fd, in_place = !o.tmp[0];
 	FILE *fin = fdopen(fi, "w+");
 	if (anon)
@@ -202,7 +201,7 @@ int main(int argc, char **argv)
 		    trace_read_all(&rr) < 0) {
 			output_abort(&o);
 			tool_die(ferror(fin) ? EXIT_SYSTEM : EXIT_BADFILE, "%s", ferror(fin) ?
-				 "cannot write the temporary copy" : rr.err);
+				 "cannot write the temporary copy" : rr.err.msg);
 		}
 		trace_close(&rr);
 		close(fd);
@@ -245,7 +244,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (output_commit(&o) < 0)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+		tool_die_err(&o.err);
 	stat(out, &st);
 	if (!quiet)
 		fprintf(stderr, "trace_pack: wrote %s (%s bytes)%s\n", out,

@@ -19,9 +19,9 @@ static const int lat_order[LAT_CLASSES] = { LAT_MALLOC, LAT_FREE, LAT_REALLOC, L
 static void read_latency(const char *path, struct lat_table *d)
 {
 	FILE *f = plot_open_text(path);
-	char err[300];
-	if (lat_read_tsv(f, d, err, sizeof err) < 0)
-		tool_die(EXIT_BADFILE, "%s: %s", path, err);
+	struct tool_err err;
+	if (lat_read_tsv(f, d, &err) < 0)
+		tool_die(EXIT_BADFILE, "%s: %s", path, err.msg);
 	fclose(f);
 }
 

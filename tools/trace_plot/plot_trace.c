@@ -102,7 +102,7 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	struct mtrace_record rec;
 	int k;
 	if (trace_open(&r, path) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	p->t0 = UINT64_MAX;
 	struct tool_progress pr;
 	char what[4300];
@@ -120,12 +120,12 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	}
 	tool_progress_end(&pr);
 	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	if (p->t0 == UINT64_MAX)
 		p->t0 = p->t1 = 0;
 	trace_close(&r);
 	if (trace_open(&r, path) < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err);
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	p->tps = (double)r.hdr.ticks_per_sec;
 	const char *base = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 : r.exe;
 	size_t bl = strnlen(base, cap - 1);
@@ -138,7 +138,7 @@ void plot_trace_pass(const char *path, struct tracepass *p, char *exe, size_t ca
 	if (order_begin(&o, on_events, NULL, p) < 0 || order_feed(&o, &r) < 0 ||
 	    order_end(&o) < 0) {
 		tool_progress_end(&pr);
-		tool_die(EXIT_BADFILE, "%s", o.err[0] ? o.err : "out of memory");
+		tool_die(EXIT_BADFILE, "%s", o.err.msg[0] ? o.err.msg : "out of memory");
 	}
 	tool_progress_end(&pr);
 	order_free(&o);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "input.h"
 #include "lat_hist.h"
 #include "order.h"
 #include "svg.h"
@@ -117,7 +116,7 @@ static void read_timelines(struct job *j)
 			tool_die(EXIT_USAGE, "%s: one workload (the program) at a time",
 				 j->paths[i]);
 		if (wl_open(program, j->paths[i]) < 0)
-			tool_die(EXIT_BADFILE, "%s", program->err);
+			tool_die(EXIT_BADFILE, "%s", program->err.msg);
 		if (!(program->h.flags & MTRACE_WL_HF_SAMPLES) || !program->h.nsamples)
 			tool_die(EXIT_BADFILE,
 				 "%s: the workload holds no memory samples of the program "
@@ -339,7 +338,7 @@ int main(int argc, char **argv)
 	struct output o;
 	FILE *f;
 	if (output_open(&o, out, 0) < 0 || !(f = output_stdio(&o)))
-		tool_die(o.status, "%s", o.err);
+		tool_die_err(&o.err);
 	int in_place = !o.tmp[0];
 	static struct job j;   /* (zeroed: a reader fills what its chart needs) */
 	j.paths = argv + optind;
@@ -360,7 +359,7 @@ int main(int argc, char **argv)
 	ch->draw(&s, &j);
 	svg_end(&s);
 	if (output_commit(&o) < 0)
-		tool_die(EXIT_SYSTEM, "%s", o.err);
+		tool_die_err(&o.err);
 	if (!in_place)
 		fprintf(stderr, "trace_plot: wrote %s\n", out);
 	free(j.tp);

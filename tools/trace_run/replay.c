@@ -29,14 +29,14 @@ void *replay_map_zero(size_t bytes, uint64_t *total)
    ------------------------------------------------------------------------------------------- */
 
 int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
-	       struct replay_result *res, char *err, size_t cap)
+	       struct replay_result *res, struct tool_err *err)
 {
 	memset(res, 0, sizeof *res);
 	cycles_init();
 	res->timer = cycles_timer;
 	uint32_t nt = r->h.nthreads;
 	uint64_t harness = 0;
-	struct ctx *x = replay_map_zero(sizeof *x, &harness);
+	struct replay_state *x = replay_map_zero(sizeof *x, &harness);
 	if (!x)
 		goto nomem;
 	x->r = r;
@@ -103,7 +103,7 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		replay_add_worker(x);   /* they wait for `go` */
 	for (uint32_t n; (n = __atomic_load_n(&x->ready, __ATOMIC_ACQUIRE)) < first;)
 		futex(&x->ready, FUTEX_WAIT_PRIVATE, n, NULL);   /* (their stacks written) */
-	replay_crash_ctx = x;   /* a crash now says where */
+	replay_crash_state = x;   /* a crash now says where */
 	pthread_t sampler_th;
 	int have_sampler =
 		x->statm >= 0 && pthread_create(&sampler_th, NULL, replay_sampler, x) == 0;
@@ -198,7 +198,6 @@ int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct
 		close(x->statm);
 	return 0;   /* tables are left mapped: the process ends after reporting */
 nomem:
-	snprintf(err, cap, "cannot map the harness's tables (%llu slots, %u threads): %s",
-		 (unsigned long long)r->h.nslots, nt, strerror(errno));
-	return -1;
+	return tool_fail(err, EXIT_SYSTEM, "cannot map the harness's tables (%llu slots, %u "
+			 "threads): %s", (unsigned long long)r->h.nslots, nt, strerror(errno));
 }

@@ -15,6 +15,7 @@
 #define REPLAY_H
 #include <stdint.h>
 #include "lat_hist.h"
+#include "replay_check.h"
 #include "replay_prog.h"
 #include "wl_reader.h"
 
@@ -76,32 +77,6 @@ struct replay_result {
 	const uint64_t *hist_max;
 };
 
-/* What validation learns that the replay needs (one pass over the workload, not three). */
-struct replay_plan {
-	uint64_t ideal_rss;           /* bytes: the workload's, or computed along the schedule */
-	/* each thread's signal points, the counts other threads wait for (where it must publish
-	   its count): points[start[t]], ... count[t] of them, sorted, then UINT64_MAX.  One
-	   block, map_bytes long (mapped when large), holds start[], count[] and points[]. */
-	uint64_t *start, *count, *points;
-	size_t npoints;               /* length of points[], terminators and gaps included */
-	size_t map_bytes;
-	/* each stream's ATs, for the program's time a replay is at (replay_sample.c): stream t's
-	   are at[at_start[t]] .. at[at_start[t + 1]) in stream order, each (the calls the stream
-	   has completed before it, usec); kept only when the workload has the program's samples.
-	   One block, at_bytes long. */
-	uint64_t *at_start, (*at)[2];
-	size_t at_bytes;
-};
-
-/* Decode every stream, check waits can all be satisfied (no deadlock, no cycle) and order every
-   slot and map id passed between streams (replay_race.h), note each thread's signal points
-   and, if the workload has no ideal RSS (dj's), compute it along the schedule found.  Also
-   lowers r->h.nslots to the largest slot the streams use + 1: tables are then sized by what
-   the file holds, not by what its header claims.  0; -1 with err; -2 with err: the streams
-   decode, but their waits deadlock or leave a use of a slot unordered (a race). */
-int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap);
-void replay_plan_free(struct replay_plan *plan);
-
 #define REPLAY_MAX_THREADS 10000   /* replay threads at once, by default */
 /* Seconds without a call completed before a replay is ended (--timeout): far beyond the
    longest call and touch of a block that fits in memory, short of a user giving up */
@@ -114,5 +89,5 @@ void replay_catch_crashes(void);
 
 /* Replay once.  0, or -1 with err. */
 int replay_run(struct wl_reader *r, const struct replay_plan *plan, const struct replay_opts *o,
-	       struct replay_result *res, char *err, size_t cap);
+	       struct replay_result *res, struct tool_err *err);
 #endif

@@ -11,7 +11,7 @@
    is then a failed column).  Only async-signal-safe calls.
    ------------------------------------------------------------------------------------------- */
 
-struct ctx *replay_crash_ctx;
+struct replay_state *replay_crash_state;
 __thread struct rthread *replay_crash_me;   /* the stream this thread replays */
 
 /* v in decimal into b (no terminator); its length.  Async-signal-safe, and the sampler's. */
@@ -56,9 +56,9 @@ void replay_say_where(const char *what, const struct rthread *me)
 	PUT(tool_name);
 	PUT(": ");
 	PUT(what);
-	if (me && replay_crash_ctx) {
+	if (me && replay_crash_state) {
 		char num[32];
-		const struct mtrace_wl_thread *tt = &replay_crash_ctx->r->threads[me->idx];
+		const struct mtrace_wl_thread *tt = &replay_crash_state->r->threads[me->idx];
 		PUT(" in stream ");
 		PUT(fmt_commas(num, me->idx));
 		PUT(" (thread ");
@@ -73,7 +73,7 @@ void replay_say_where(const char *what, const struct rthread *me)
 	PUT("\n");
 #undef PUT
 	ssize_t w = write(2, msg, k);
-	if (me && replay_crash_ctx) {
+	if (me && replay_crash_state) {
 		/* where to look: the stream's calls up to the one in flight */
 		static char hint[4600];
 		char num[32];
@@ -87,7 +87,7 @@ void replay_say_where(const char *what, const struct rthread *me)
 		num[replay_fmt_u(num, done > 10 ? done - 10 : 1)] = 0;
 		replay_put(hint, sizeof hint - 1, &k, num);
 		replay_put(hint, sizeof hint - 1, &k, " -n 20 ");
-		const char *name = replay_crash_ctx->r->name;
+		const char *name = replay_crash_state->r->name;
 		replay_put(hint, sizeof hint - 1, &k, name ? name : "WORKLOAD");
 		replay_put(hint, sizeof hint - 1, &k, "\n");
 		w = write(2, hint, k);
@@ -109,14 +109,14 @@ static void on_crash(int sig)
 	};
 	char what[100];
 	size_t k = 0;
-	replay_put(what, sizeof what - 1, &k, replay_crash_ctx ? "the replay crashed ("
+	replay_put(what, sizeof what - 1, &k, replay_crash_state ? "the replay crashed ("
 		   : "crashed before the replay began (");
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (names[i].sig == sig)
 			replay_put(what, sizeof what - 1, &k, names[i].name);
 	replay_put(what, sizeof what - 1, &k, ")");
 	what[k] = 0;
-	replay_say_where(what, replay_crash_ctx ? replay_crash_me : NULL);
+	replay_say_where(what, replay_crash_state ? replay_crash_me : NULL);
 	tool_remove_temps();
 	_exit(EXIT_SYSTEM);
 }

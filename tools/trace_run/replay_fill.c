@@ -23,7 +23,7 @@ enum { FREE_ENTRY, PENDING, BUSY, CLAIMED, FILLED };
 #define FILL_STEP (16ull << 20)   /* the most the sampler touches of a block at a time (a
                                      thread freeing it waits for that much) */
 
-int replay_fill_init(struct ctx *x, uint64_t *harness)
+int replay_fill_init(struct replay_state *x, uint64_t *harness)
 {
 	struct fill_pool *f = &x->fill;
 	if (!(x->o->pace > 0) || x->o->touch != TOUCH_RESIDENT || !x->clock.on)
@@ -36,7 +36,7 @@ int replay_fill_init(struct ctx *x, uint64_t *harness)
 
 /* Touch [from, to) of entry e's block as a fill does: a byte a page, and its last byte once it
    is all touched when that is its whole length */
-static void touch_part(struct ctx *x, struct fill *e, uint64_t from, uint64_t to)
+static void touch_part(struct replay_state *x, struct fill *e, uint64_t from, uint64_t to)
 {
 	volatile char *c = e->p;
 	for (uint64_t i = from - from % x->page; i < to; i += x->page)
@@ -45,7 +45,7 @@ static void touch_part(struct ctx *x, struct fill *e, uint64_t from, uint64_t to
 		c[e->n - 1] = 1;
 }
 
-uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done,
+uint64_t replay_fill_add(struct replay_state *x, void *p, uint64_t n, uint64_t k, uint64_t done,
 			 int known)
 {
 	struct fill_pool *f = &x->fill;
@@ -69,7 +69,7 @@ uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_
 	return 0;   /* full: the caller touches it now */
 }
 
-void replay_fill_release(struct ctx *x, uint64_t size)
+void replay_fill_release(struct replay_state *x, uint64_t size)
 {
 	struct fill *e = &x->fill.e[(size >> FILL_SHIFT) - 1];
 	for (;;) {
@@ -105,7 +105,7 @@ static struct fill *oldest(struct fill_pool *f)
 	}
 }
 
-void replay_fill_tick(struct ctx *x, double prog_anon)
+void replay_fill_tick(struct replay_state *x, double prog_anon)
 {
 	struct fill_pool *f = &x->fill;
 	if (!f->on)
@@ -130,7 +130,7 @@ void replay_fill_tick(struct ctx *x, double prog_anon)
 	}
 }
 
-void replay_fill_finish(struct ctx *x)
+void replay_fill_finish(struct replay_state *x)
 {
 	struct fill_pool *f = &x->fill;
 	if (!f->on)

@@ -40,7 +40,7 @@ struct rthread {
 	struct sigw *sigw;            /* a word for each */
 	uint64_t nsig;
 	/* the owner's alone */
-	struct ctx *x;
+	struct replay_state *x;
 	uint32_t idx;
 	int64_t live;                 /* requested bytes allocated minus freed by this thread */
 	/* last counts seen of the threads waited for, by thread number modulo SEEN_WAYS */
@@ -61,7 +61,7 @@ struct rthread {
 	                                 not wait) */
 } __attribute__((aligned(128)));
 
-struct ctx {
+struct replay_state {
 	struct wl_reader *r;
 	const struct replay_opts *o;
 	struct rthread *t;
@@ -136,7 +136,7 @@ static inline void replay_prefault(void *p, size_t bytes, size_t page)
 
 /* Start one more worker thread: 1, or 0 if there are as many as streams (exits 3 if it
    cannot). */
-int replay_add_worker(struct ctx *x);
+int replay_add_worker(struct replay_state *x);
 /* Each thread's signal points (the plan's) and a futex word for each.  0, or -1. */
 int replay_signal_points(const struct replay_plan *p, struct rthread *t, uint32_t nt,
 			 uint64_t *harness);
@@ -168,7 +168,7 @@ static inline void wait_for(struct rthread *me, uint32_t u, uint64_t k)
    Where the replay is (replay_crash.c), the sampler (replay_sample.c)
    ------------------------------------------------------------------------------------------- */
 
-extern struct ctx *replay_crash_ctx;              /* set when the replay is ready to start */
+extern struct replay_state *replay_crash_state;   /* set when the replay is ready to start */
 extern __thread struct rthread *replay_crash_me;  /* the stream this thread replays */
 
 /* v in decimal into b (no terminator); its length.  Async-signal-safe. */
@@ -182,7 +182,7 @@ uint64_t replay_calls_done(const struct rthread *me);
 void replay_say_where(const char *what, const struct rthread *me);
 
 /* One whole line to the timeline; the first failure (a full disk) is kept in x->log_errno. */
-void replay_log_line(struct ctx *x, const char *line, size_t n);
+void replay_log_line(struct replay_state *x, const char *line, size_t n);
 /* A paced replay's large blocks, filled as the program filled them between its calls
    (replay_fill.c).  A block taken into the pool has its entry in its slot's size, above
    FILL_SHIFT (slot_bytes() reads the size alone). */
@@ -193,37 +193,38 @@ static inline uint64_t slot_bytes(uint64_t size)
 	return size & ((1ull << FILL_SHIFT) - 1);
 }
 /* The pool on a paced replay of a workload with times and --touch=resident.  0, or -1. */
-int replay_fill_init(struct ctx *x, uint64_t *harness);
+int replay_fill_init(struct replay_state *x, uint64_t *harness);
 /* Block p of n bytes, k of them to touch, done of them written already (a realloc's copy);
    known: the workload says k (else k is n, and the block is written only as far as the
    program's memory rose: that is all there is to go by).  Taken into the pool (its mark, for
    the slot's size), or 0: the caller touches it now. */
-uint64_t replay_fill_add(struct ctx *x, void *p, uint64_t n, uint64_t k, uint64_t done,
+uint64_t replay_fill_add(struct replay_state *x, void *p, uint64_t n, uint64_t k, uint64_t done,
 			 int known);
 /* A pooled block about to go (its slot's size, marked): touched as far as the program had it
    resident, where the workload says, its entry given back */
-void replay_fill_release(struct ctx *x, uint64_t size);
+void replay_fill_release(struct replay_state *x, uint64_t size);
 /* The sampler's: the program's anonymous RSS at the replay's clock, bytes; pooled blocks take
    what it rose by since the last */
-void replay_fill_tick(struct ctx *x, double prog_anon);
+void replay_fill_tick(struct replay_state *x, double prog_anon);
 /* After the replay's last call: blocks the program was still filling touched by its end (as
    far as the workload says they were resident) */
-void replay_fill_finish(struct ctx *x);
+void replay_fill_finish(struct replay_state *x);
 
 /* A fast replay's stream that reaches an AT (the program had been idle: the replay's state
    now stood for all that time, and a sampler may see none of it) takes a sample, at most
    AT_SAMPLES over the program's time; us: the AT's time */
 #define AT_SAMPLES 1024
-void replay_sample_at(struct ctx *x, uint64_t us);
+void replay_sample_at(struct replay_state *x, uint64_t us);
 /* The program's clock of workload x->r from the plan's ATs, in harness memory.  0, or -1. */
-int replay_clock_init(struct ctx *x, const struct replay_plan *plan, uint64_t *harness);
+int replay_clock_init(struct replay_state *x, const struct replay_plan *plan, uint64_t *harness);
 /* Whether the replay knows the program's time it is at (a timeline's program_ms) */
-static inline int replay_clock_known(const struct ctx *x)
+static inline int replay_clock_known(const struct replay_state *x)
 {
 	return x->clock.on || x->o->pace > 0;
 }
 /* The timeline's first row: the process before the first call, at time 0 */
-void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb);
+void replay_log_baseline(struct replay_state *x, uint64_t rss_kb, uint64_t vsz_kb,
+			 uint64_t anon_kb);
 /* The sampler thread: from `go` until `done` */
 void *replay_sampler(void *arg);
 #endif

@@ -30,7 +30,7 @@ static inline uint64_t touch(struct rthread *me, void *q, uint64_t n, const uint
 			     uint64_t done)
 {
 	int told;
-	struct ctx *x = me->x;
+	struct replay_state *x = me->x;
 	int large = **p == MTRACE_WL_RESIDENT;
 	uint64_t k = replay_resident(p, n, x->o->touch, &told);
 	me->res_told += told > 0;
@@ -71,7 +71,7 @@ static __attribute__((noinline)) void failed_here(struct rthread *me, unsigned o
 static inline void keep(struct rthread *me, uint64_t s, void *p, uint64_t bytes,
 			int failed_in_trace, unsigned op, const uint8_t **sp)
 {
-	struct ctx *x = me->x;
+	struct replay_state *x = me->x;
 	if (failed_in_trace || s == 0) {
 		/* the trace had no block here: give back whatever this allocator returned */
 		if (p) {
@@ -112,7 +112,7 @@ static inline void clear_slot(struct rthread *me, uint64_t s)
 static inline __attribute__((always_inline)) void *replay_loop(struct rthread *me, const int timed,
 							       struct hist *h)
 {
-	struct ctx *x = me->x;
+	struct replay_state *x = me->x;
 	const struct mtrace_wl_thread *tt = &x->r->threads[me->idx];
 	const uint8_t *base = x->r->map, *p = base + tt->offset;
 	uintptr_t dropped = ((uintptr_t)p + x->page - 1) & ~(uintptr_t)(x->page - 1);
@@ -264,7 +264,7 @@ static inline __attribute__((always_inline)) void *replay_loop(struct rthread *m
    through its life) are taken as workers come free, in the order the threads appeared. */
 static void *replay_worker(void *arg)
 {
-	struct ctx *x = arg;
+	struct replay_state *x = arg;
 	struct hist h;   /* (38 KiB of stack, written before the replay's RSS is counted) */
 	if (x->timed)
 		memset(&h, 0, sizeof h);
@@ -302,7 +302,7 @@ static void *replay_worker(void *arg)
 /* Start one more worker thread (detached: the main thread waits for `running` to reach 0):
    1, or 0 if there are as many as streams.  Failing, the replay cannot go on: one error line,
    exit 3. */
-int replay_add_worker(struct ctx *x)
+int replay_add_worker(struct replay_state *x)
 {
 	if (__atomic_fetch_add(&x->workers, 1, __ATOMIC_ACQ_REL) >= x->nt) {
 		__atomic_fetch_sub(&x->workers, 1, __ATOMIC_ACQ_REL);

@@ -55,7 +55,7 @@ static inline uint64_t replay_resident(const uint8_t **p, uint64_t n, int mode, 
 }
 
 /* The program's own mappings, replayed */
-struct ctx;
+struct replay_state;
 struct replay_maps {
 	struct rmap {
 		char *p;
@@ -63,7 +63,7 @@ struct replay_maps {
 		uint64_t fill;        /* written as the program's memory rose (replay_fill.c):
 		                         its mark, else 0 */
 	} *m;
-	struct ctx *fill;             /* a paced replay's, where its large blocks are so written;
+	struct replay_state *fill;    /* a paced replay's, where its large blocks are so written;
 	                                 else NULL */
 	uint64_t n, page;
 	int mode;                     /* the touch mode */

@@ -18,7 +18,7 @@
    alone would be.
    ------------------------------------------------------------------------------------------- */
 
-int replay_clock_init(struct ctx *x, const struct replay_plan *plan, uint64_t *harness)
+int replay_clock_init(struct replay_state *x, const struct replay_plan *plan, uint64_t *harness)
 {
 	struct prog_clock *c = &x->clock;
 	const struct wl_reader *r = x->r;
@@ -73,7 +73,7 @@ static uint64_t first_at(const uint64_t (*a)[2], uint64_t n, uint64_t k)
 }
 
 /* usec of the program's time, for a replay that has completed calls in all, now_ns */
-static uint64_t program_us(struct ctx *x, uint64_t calls, uint64_t now_ns)
+static uint64_t program_us(struct replay_state *x, uint64_t calls, uint64_t now_ns)
 {
 	const struct prog_clock *c = &x->clock;
 	double paced = x->o->pace > 0 ? (double)(now_ns - x->t0_ns) * x->o->pace / 1e3 : 9e18;
@@ -113,7 +113,7 @@ static double program_at(const struct prog_clock *c, uint64_t us, int anon)
    ------------------------------------------------------------------------------------------- */
 
 /* One whole line to the timeline; the first failure (a full disk) is kept for the caller. */
-void replay_log_line(struct ctx *x, const char *line, size_t n)
+void replay_log_line(struct replay_state *x, const char *line, size_t n)
 {
 	while (n && !x->log_errno) {
 		ssize_t w = write(x->o->log_fd, line, n);
@@ -127,7 +127,7 @@ void replay_log_line(struct ctx *x, const char *line, size_t n)
 }
 
 /* A timeline row of these figures, at the time since the start, ns, and the program's, us */
-static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb,
+static void log_row(struct replay_state *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb,
 		    uint64_t live_kb, uint64_t calls, uint64_t anon_kb, uint64_t mapped_kb,
 		    uint64_t us)
 {
@@ -149,13 +149,13 @@ static void log_row(struct ctx *x, uint64_t ns, uint64_t rss_kb, uint64_t vsz_kb
 	replay_log_line(x, line, k);
 }
 
-void replay_log_baseline(struct ctx *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb)
+void replay_log_baseline(struct replay_state *x, uint64_t rss_kb, uint64_t vsz_kb, uint64_t anon_kb)
 {
 	log_row(x, 0, rss_kb, vsz_kb, 0, 0, anon_kb, 0, 0);
 }
 
 /* by: the sampler (not a stream at an AT) */
-static void sample_locked(struct ctx *x, int by_sampler)
+static void sample_locked(struct replay_state *x, int by_sampler)
 {
 	int64_t live = 0;
 	uint64_t calls = 0;   /* completed (n[] counts the one in flight too: close enough) */
@@ -199,7 +199,7 @@ static void sample_locked(struct ctx *x, int by_sampler)
 
 /* A sample by the sampler, or by a replay thread at an AT (the two take turns: a spin lock, as
    a sample takes microseconds) */
-static void sample(struct ctx *x, int by_sampler)
+static void sample(struct replay_state *x, int by_sampler)
 {
 	while (__atomic_exchange_n(&x->sample_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
@@ -207,7 +207,7 @@ static void sample(struct ctx *x, int by_sampler)
 	__atomic_store_n(&x->sample_lock, 0, __ATOMIC_RELEASE);
 }
 
-void replay_sample_at(struct ctx *x, uint64_t us)
+void replay_sample_at(struct replay_state *x, uint64_t us)
 {
 	uint64_t due = __atomic_load_n(&x->at_sample_us, __ATOMIC_RELAXED);
 	if (us >= due && __atomic_compare_exchange_n(&x->at_sample_us, &due,
@@ -219,7 +219,7 @@ void replay_sample_at(struct ctx *x, uint64_t us)
 /* The progress line, at most once a second: the calls the threads have made (each thread's own
    counters, read without a lock: a figure for the eye).  Written with write(2), as nothing here
    may call the allocator under test; end: clear it. */
-static void progress(struct ctx *x, int end)
+static void progress(struct replay_state *x, int end)
 {
 	const struct replay_opts *o = x->o;
 	if (!o->progress)
@@ -263,7 +263,7 @@ static void progress(struct ctx *x, int end)
    most likely) is ended as a crash is: where it stands, then exit 3.  Time is counted in the
    sampler's intervals, which a stopped process (^Z) or a loaded machine only lengthens.
    still_ms: how long no call has completed so far; *last: the calls then. */
-static void check_stalled(struct ctx *x, uint64_t *still_ms, uint64_t *last)
+static void check_stalled(struct replay_state *x, uint64_t *still_ms, uint64_t *last)
 {
 	unsigned limit = x->o->timeout_s;
 	*still_ms += x->o->interval_ms;
@@ -301,7 +301,7 @@ static void check_stalled(struct ctx *x, uint64_t *still_ms, uint64_t *last)
 
 void *replay_sampler(void *arg)
 {
-	struct ctx *x = arg;
+	struct replay_state *x = arg;
 	struct timespec iv = { x->o->interval_ms / 1000,
 			       (long)(x->o->interval_ms % 1000) * 1000000 };
 	uint64_t still_ms = 0, last = 0;

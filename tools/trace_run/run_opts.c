@@ -126,7 +126,9 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		{ 0, 0, 0, 0 },
 	};
 	*o = (struct run_opts){ .ro = { .touch = TOUCH_RESIDENT, .interval_ms = 10, .log_fd = -1,
-					 .timeout_s = REPLAY_TIMEOUT_DEFAULT }, .cols = cols };
+					 .timeout_s = REPLAY_TIMEOUT_DEFAULT }, .cols = cols,
+				.child_label = getenv("MTRACE_RUN_PROGRESS"),
+				.child_column = getenv("MTRACE_RUN_COLUMN") };
 	int ch;
 	uint64_t v;
 	char named[600];   /* "--malloc NAME", for its message */
@@ -186,7 +188,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 		case 'T':
 			/* checked once, in the command the user ran: not again after the
 			   re-execution or in each run of --compare (a loader spawned each time) */
-			if (!getenv("MTRACE_RUN_ENV") && !getenv("MTRACE_RUN_PROGRESS"))
+			if (!getenv("MTRACE_RUN_ENV") && !o->child_label)
 				check_tunables(optarg, "--tunables");
 			o->tunables = optarg;
 			break;

@@ -18,6 +18,10 @@ struct run_opts {
 	struct replay_opts ro;
 	struct run_variant *cols;     /* --compare's columns, ncompare of them */
 	int ncompare;
+	/* A run of --compare or --repeat (run_multi.c: the command the user ran started it, a
+	   process of its own): the label of its progress line ("": none) and the column it is
+	   ("": none); both NULL in the command the user ran.  Told by the environment, read once. */
+	const char *child_label, *child_column;
 };
 
 /* Parse argv into o: -1 to go on with the workload at argv[*workload]; otherwise the exit

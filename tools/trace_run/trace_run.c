@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	if (end >= 0)
 		return end;
 	const char *workload = argv[wi], *shown;   /* shown: in messages */
-	char err[800];
+	struct tool_err err;
 	/* (argv too: the re-execution's) */
 	workload = argv[wi] = (char *)materialize(workload, &shown, o.ro.progress ? 2 : isatty(2));
 	/* a single run re-executes (allocator, tunables) before the workload is read and validated:
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 
 	struct wl_reader r;
 	if (wl_open(&r, workload) < 0)
-		wl_input_die_named(r.err, workload, shown);
+		wl_input_die_named(r.err.msg, workload, shown);
 	r.name = shown;
 	static struct as_traced traced;
 	memcpy(traced.allocator, r.h.allocator, sizeof traced.allocator);
@@ -115,11 +115,11 @@ int main(int argc, char **argv)
 			    r.h.ncalls + r.h.nwaits + r.h.nthreads, vname, "operations");
 	r.progress = tool_progress;
 	r.progress_arg = &vp;
-	int valid = replay_validate(&r, &plan, err, sizeof err);
+	int valid = replay_validate(&r, &plan, &err);
 	tool_progress_end(&vp);
 	r.progress = NULL;
 	if (valid < 0)
-		tool_die(EXIT_BADFILE, "%s", err);
+		tool_die(EXIT_BADFILE, "%s", err.msg);
 
 	/* blocks that, touched, would take more memory than the machine has free: refused before
 	   the replay drives it into swap or the OOM killer (once, by the command the user ran) */
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	uint64_t avail = run_memory_available(&avail_what);
 	uint64_t need = fidelity_memory_need(&r, plan.ideal_rss, o.ro.touch, &need_what);
 	if (o.ro.touch != TOUCH_NONE && need > avail &&
-	    (!getenv("MTRACE_RUN_PROGRESS") || getenv("MTRACE_RUN_MEMCHECK"))) {
+	    (!o.child_label || getenv("MTRACE_RUN_MEMCHECK"))) {
 		char a[32], b[32], what[300];
 		snprintf(what, sizeof what, need_what, fmt_commas(a, need >> 20));
 		tool_die(EXIT_SYSTEM,
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	replay_catch_crashes();   /* the allocator under test is in place from here */
 	const char *alloc_name = o.malloc_name ? o.malloc_name : "glibc";
 	if (strcmp(alloc_name, "glibc") && (o.nmallopt || tunables_tune_malloc(o.tunables)) &&
-	    !getenv("MTRACE_RUN_PROGRESS"))   /* (a run of --compare: the parent said it once) */
+	    !o.child_label)   /* (a run of --compare: the parent said it once) */
 		tool_warn("%s set%s glibc's malloc, which %s replaces: %s no effect on this replay",
 			  o.nmallopt ? "--mallopt" : "glibc.malloc tunables", o.nmallopt ? "s" : "",
 			  alloc_name, o.nmallopt ? "it has" : "they have");
@@ -156,19 +156,17 @@ int main(int argc, char **argv)
 		o.ro.log_fd = tool_output_open(o.log, tmp_log);
 	/* created now, so that a path that cannot be written fails before the replay, not after */
 	int latency_fd = o.latency ? tool_output_open(o.latency, tmp_latency) : -1;
-	/* a run of --compare or --repeat: the parent says which, for the progress line */
-	const char *run_label = getenv("MTRACE_RUN_PROGRESS");
 	if (!o.ro.progress && isatty(2))
 		o.ro.progress = 1;
-	o.ro.progress_name = run_label && *run_label ? run_label : shown;
+	/* a run of --compare or --repeat: the parent says which, for the progress line */
+	o.ro.progress_name = o.child_label && *o.child_label ? o.child_label : shown;
 	/* a run of a --compare column with settings: named as the column (the timeline's and
 	   the latency file's titles) */
-	const char *column = getenv("MTRACE_RUN_COLUMN");
-	const char *alloc = column && *column ? column : alloc_name;
+	const char *alloc = o.child_column && *o.child_column ? o.child_column : alloc_name;
 	o.ro.log_name = alloc;
 	struct replay_result res;
-	if (replay_run(&r, &plan, &o.ro, &res, err, sizeof err) < 0)
-		tool_die(EXIT_SYSTEM, "%s", err);
+	if (replay_run(&r, &plan, &o.ro, &res, &err) < 0)
+		tool_die_err(&err);
 	if (o.log)
 		tool_output_finish(o.log, o.ro.log_fd, tmp_log, res.log_errno);
 	const char *timer = report_timer(o.ro.no_timing);

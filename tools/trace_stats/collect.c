@@ -202,7 +202,7 @@ int stats_collect(const char *path, struct stats *s, int progress)
 	live_init(&s->live, NULL, sizeof(struct block));
 	struct trace_reader r;
 	if (trace_open(&r, path) < 0) {
-		tool_warn("%s", r.err);
+		tool_warn("%s", r.err.msg);
 		trace_close(&r);
 		return -1;
 	}
@@ -245,7 +245,7 @@ int stats_collect(const char *path, struct stats *s, int progress)
 	if (rc == 0)
 		rc = order_end(&o);
 	if (rc < 0)
-		tool_warn("%s", o.err[0] ? o.err : "out of memory");
+		tool_warn("%s", o.err.msg[0] ? o.err.msg : "out of memory");
 	s->records = o.records;
 	s->late = o.late;
 	s->nthreads = o.nthreads;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lat_hist.h"
-#include "tool.h"
+#include "output.h"
 
 const char *const lat_class_names[LAT_CLASSES] = { "malloc", "calloc", "realloc", "free",
 						   "memalign" };
@@ -65,7 +65,7 @@ static int number(const char *s, const char **end, double *out)
 	return 0;
 }
 
-int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
+int lat_read_tsv(FILE *f, struct lat_table *t, struct tool_err *err)
 {
 	char line[1024];
 	unsigned long no = 0;
@@ -77,7 +77,8 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 		if (len && line[len - 1] == '\n')
 			line[--len] = 0;
 		else if (len + 1 == sizeof line) {
-			snprintf(err, cap, "line %lu: longer than %zu bytes", no, sizeof line - 2);
+			tool_fail(err, EXIT_BADFILE, "line %lu: longer than %zu bytes", no,
+				  sizeof line - 2);
 			return -1;
 		}
 		if (line[0] == '#') {
@@ -101,11 +102,9 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 				    !strcmp(line + 6 + k, "\tcalls\tat_or_below"))
 					t->unit = lat_units[u];
 			}
-			if (!t->unit) {
-				snprintf(err, cap, "line %lu: not a --latency distribution of "
-					 "trace_run or trace_stats", no);
-				return -1;
-			}
+			if (!t->unit)
+				return tool_fail(err, EXIT_BADFILE, "line %lu: not a --latency "
+						 "distribution of trace_run or trace_stats", no);
 			header = 1;
 			continue;
 		}
@@ -119,38 +118,33 @@ int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap)
 		for (int k = 0; k < 3 && c < LAT_CLASSES; k++)
 			if (*p++ != '\t' || number(p, &p, &v[k]) < 0)
 				c = LAT_CLASSES;
-		if (c == LAT_CLASSES || *p) {
-			snprintf(err, cap, "line %lu: not a class (malloc, calloc, realloc, free, "
-				 "memalign) and three numbers", no);
-			return -1;
-		}
+		if (c == LAT_CLASSES || *p)
+			return tool_fail(err, EXIT_BADFILE, "line %lu: not a class (malloc, "
+					 "calloc, realloc, free, memalign) and three numbers", no);
 		size_t i = t->n[c];
-		if (v[1] < 1) {
-			snprintf(err, cap, "line %lu: a row of no calls (only buckets that have "
-				 "some are written)", no);
-			return -1;
-		}
+		if (v[1] < 1)
+			return tool_fail(err, EXIT_BADFILE, "line %lu: a row of no calls (only "
+					 "buckets that have some are written)", no);
 		if (v[2] > 1 || (i && (v[0] < t->time[c][i - 1] || v[2] < t->share[c][i - 1]))) {
-			snprintf(err, cap, "line %lu: %s's rows must rise in %s and in share, "
-				 "to at most 1", no, lat_class_names[c], t->unit);
+			tool_fail(err, EXIT_BADFILE, "line %lu: %s's rows must rise in %s and in "
+				  "share, to at most 1", no, lat_class_names[c], t->unit);
 			return -1;
 		}
-		if (i == LAT_ROWS) {
-			snprintf(err, cap, "line %lu: more than %d rows for %s", no, LAT_ROWS,
-				 lat_class_names[c]);
-			return -1;
-		}
+		if (i == LAT_ROWS)
+			return tool_fail(err, EXIT_BADFILE, "line %lu: more than %d rows for %s",
+					 no, LAT_ROWS, lat_class_names[c]);
 		t->time[c][i] = v[0];
 		t->share[c][i] = v[2];
 		t->calls[c] += v[1];
 		t->n[c]++;
 	}
 	if (ferror(f)) {
-		snprintf(err, cap, "%s", strerror(errno));
+		tool_fail(err, EXIT_BADFILE, "%s", strerror(errno));
 		return -1;
 	}
 	if (!header) {
-		snprintf(err, cap, "not a --latency distribution of trace_run or trace_stats");
+		tool_fail(err, EXIT_BADFILE,
+			  "not a --latency distribution of trace_run or trace_stats");
 		return -1;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "mtrace-workload.h"
+#include "msg.h"
 
 /* Call classes whose times are kept as distributions (trace_run's replayed calls, trace_stats'
    recorded durations), and the points reported of each: the 50th, 90th, 99th and 99.9th
@@ -105,5 +106,5 @@ struct lat_table {
 /* Read t from f: the header's unit one of LAT_UNIT_*, rows of a known class, numbers from 0 to
    10^18, at least one call a row, each class's times and shares rising, shares at most 1.  0,
    or -1 with err ("line N: ...").  Lines longer than 1,000 bytes are malformed. */
-int lat_read_tsv(FILE *f, struct lat_table *t, char *err, size_t cap);
+int lat_read_tsv(FILE *f, struct lat_table *t, struct tool_err *err);
 #endif

@@ -37,7 +37,7 @@ struct hkey {
 	uint32_t thread, pad;
 };
 
-struct impl {
+struct order_merge {
 	struct queue *q;              /* per thread */
 	struct hkey *heap;
 	uint32_t nheap, cap_threads;
@@ -56,9 +56,7 @@ struct impl {
 
 static int oom(struct order *o)
 {
-	snprintf(o->err, sizeof o->err, "out of memory");
-	o->sys_error = 1;
-	return -1;
+	return tool_fail(&o->err, EXIT_SYSTEM, "out of memory");
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -87,7 +85,7 @@ static inline void set_first(struct queue *q, const struct mtrace_record *rec)
 	q->ev.kind = is_plain(rec) ? ORDER_CALL : ORDER_RELEASE;
 }
 
-static struct seg *new_seg(struct impl *m)
+static struct seg *new_seg(struct order_merge *m)
 {
 	struct seg *s = m->free_segs;
 	if (s)
@@ -99,14 +97,14 @@ static struct seg *new_seg(struct impl *m)
 	return s;
 }
 
-static inline void free_seg(struct impl *m, struct seg *s)
+static inline void free_seg(struct order_merge *m, struct seg *s)
 {
 	s->next = m->free_segs;
 	m->free_segs = s;
 }
 
 /* Drop q's first record; the next one (if any) becomes its first event. */
-static inline void advance(struct impl *m, struct queue *q)
+static inline void advance(struct order_merge *m, struct queue *q)
 {
 	struct seg *s = q->head;
 	m->pending--;
@@ -126,8 +124,9 @@ static inline void advance(struct impl *m, struct queue *q)
 
 /* Append n records to q, copied in runs; a queue that was empty gets its first event and
    enters the heap. */
-static void heap_push(struct impl *m, const struct queue *q);
-static int queue_append(struct impl *m, struct queue *q, const struct mtrace_record *rec, size_t n)
+static void heap_push(struct order_merge *m, const struct queue *q);
+static int queue_append(struct order_merge *m, struct queue *q, const struct mtrace_record *rec,
+			size_t n)
 {
 	int was_empty = q->ev.rec == NULL;
 	m->pending += n;
@@ -176,7 +175,7 @@ static inline int q_less(const struct queue *a, const struct queue *b)
 	return a->ev.t != b->ev.t ? a->ev.t < b->ev.t : a->ev.thread < b->ev.thread;
 }
 
-static void sift_up(struct impl *m, uint32_t i)
+static void sift_up(struct order_merge *m, uint32_t i)
 {
 	struct hkey k = m->heap[i];
 	while (i > 0 && key_less(&k, &m->heap[(i - 1) / 2])) {
@@ -186,7 +185,7 @@ static void sift_up(struct impl *m, uint32_t i)
 	m->heap[i] = k;
 }
 
-static void sift_down(struct impl *m, uint32_t i)
+static void sift_down(struct order_merge *m, uint32_t i)
 {
 	struct hkey k = m->heap[i];
 	for (;;) {
@@ -204,7 +203,7 @@ static void sift_down(struct impl *m, uint32_t i)
 	m->heap[i] = k;
 }
 
-static uint32_t heap_pop(struct impl *m)
+static uint32_t heap_pop(struct order_merge *m)
 {
 	uint32_t top = m->heap[0].thread;
 	m->heap[0] = m->heap[--m->nheap];
@@ -213,7 +212,7 @@ static uint32_t heap_pop(struct impl *m)
 	return top;
 }
 
-static void heap_push(struct impl *m, const struct queue *q)
+static void heap_push(struct order_merge *m, const struct queue *q)
 {
 	m->heap[m->nheap] = (struct hkey){ q->ev.t, q->ev.thread, 0 };
 	sift_up(m, m->nheap++);
@@ -223,7 +222,7 @@ static void heap_push(struct impl *m, const struct queue *q)
    Handing out
    ------------------------------------------------------------------------------------------- */
 
-static int flush(struct order *o, struct impl *m)
+static int flush(struct order *o, struct order_merge *m)
 {
 	uint32_t n = m->nbatch;
 	m->nbatch = 0;
@@ -232,7 +231,7 @@ static int flush(struct order *o, struct impl *m)
 
 /* Hand out q's first event (to the batch).  0 done with it, 1 it stays first (a realloc's
    release became its result), -1 error. */
-static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
+static inline int hand_out(struct order *o, struct order_merge *m, struct queue *q)
 {
 	/* older than one handed out already: it came too late to go in its place, a repair (a
 	   realloc's result is counted with its release; a mapping call the allocator made inside
@@ -260,7 +259,7 @@ static inline int hand_out(struct order *o, struct impl *m, struct queue *q)
    another plain call in the same segment, and come before lim.  Hands them out with only the
    batch written per event; what is left over, or stops it, is the general loop's.  Returns
    the number handed out. */
-static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, struct queue *b,
+static size_t merge_plain(struct order *o, struct order_merge *m, struct queue *a, struct queue *b,
 			  uint64_t lim)
 {
 	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
@@ -326,7 +325,7 @@ static size_t merge_plain(struct order *o, struct impl *m, struct queue *a, stru
 /* Part of drain(): the two earliest threads, out of the heap, merged two-way until either
    runs dry or the earliest of both passes upto or the third thread; the heap is touched a few
    times a merge instead of once an event. */
-static int merge_two(struct order *o, struct impl *m, uint64_t upto)
+static int merge_two(struct order *o, struct order_merge *m, uint64_t upto)
 {
 	struct queue *a = &m->q[heap_pop(m)], *b = &m->q[heap_pop(m)];
 	const struct hkey *third = m->nheap ? &m->heap[0] : NULL;
@@ -354,7 +353,7 @@ static int merge_two(struct order *o, struct impl *m, uint64_t upto)
 }
 
 /* Hand out events while the first is not after upto, at most max of them. */
-static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
+static int drain_some(struct order *o, struct order_merge *m, uint64_t upto, uint64_t max)
 {
 	while (m->nheap && m->heap[0].t <= upto && max) {
 		if (m->nheap >= 2 && max == UINT64_MAX) {
@@ -391,7 +390,7 @@ static int drain_some(struct order *o, struct impl *m, uint64_t upto, uint64_t m
 }
 
 /* The same, and the callback has seen them all. */
-static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
+static int drain(struct order *o, struct order_merge *m, uint64_t upto, uint64_t max)
 {
 	if (drain_some(o, m, upto, max) < 0)
 		return -1;
@@ -402,15 +401,14 @@ static int drain(struct order *o, struct impl *m, uint64_t upto, uint64_t max)
    Feeding
    ------------------------------------------------------------------------------------------- */
 
-static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t first_t)
+static int64_t thread_of(struct order *o, struct order_merge *m, uint32_t tid, uint64_t first_t)
 {
 	uint64_t *i = u64map_get(&m->tids, tid);
 	if (i && (uint32_t)*i)
 		return (int64_t)((uint32_t)*i - 1);
 	if (o->nthreads >= ORDER_MAX_THREADS) {
-		snprintf(o->err, sizeof o->err, "more than %u threads: not a sane trace",
-			 ORDER_MAX_THREADS);
-		return -1;
+		return tool_fail(&o->err, EXIT_BADFILE, "more than %u threads: not a sane trace",
+				 ORDER_MAX_THREADS);
 	}
 	if (o->nthreads == m->cap_threads) {
 		uint32_t cap = m->cap_threads ? m->cap_threads * 2 : 64;
@@ -441,7 +439,7 @@ static int64_t thread_of(struct order *o, struct impl *m, uint32_t tid, uint64_t
    ended, and the kernel has given its id to a new thread (ids are reused once pid_max is
    reached: 32,768 by default): that one gets a stream of its own, so that it is not counted
    alive all the time between the two. */
-static void new_chunk_chain(struct impl *m, uint32_t tid)
+static void new_chunk_chain(struct order_merge *m, uint32_t tid)
 {
 	uint64_t *v = u64map_get(&m->tids, tid);
 	if (!v || !(uint32_t)*v)
@@ -460,13 +458,13 @@ int order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *
 	o->fn = fn;
 	o->new_thread = new_thread;
 	o->ctx = ctx;
-	o->impl = calloc(1, sizeof(struct impl));
-	return o->impl ? 0 : oom(o);
+	o->merge = calloc(1, sizeof(struct order_merge));
+	return o->merge ? 0 : oom(o);
 }
 
 int order_feed(struct order *o, struct trace_reader *r)
 {
-	struct impl *m = o->impl;
+	struct order_merge *m = o->merge;
 	/* how far a record may precede its chunk's ts: not at all when the writer reserves before
 	   reading the clock (MTRACE_HF_CHUNK_BOUND); otherwise the first record of a chunk may, by
 	   one call and the chunk hand-out (which may wait behind another thread's fallocate): 10 ms
@@ -518,16 +516,14 @@ int order_feed(struct order *o, struct trace_reader *r)
 		}
 	}
 	o->torn += r->n_torn;
-	if (k < 0) {
-		snprintf(o->err, sizeof o->err, "%s", r->err);
-		return -1;
-	}
+	if (k < 0)
+		return tool_fail(&o->err, EXIT_BADFILE, "%s", r->err.msg);
 	return 0;
 }
 
 int order_end(struct order *o)
 {
-	return drain(o, o->impl, UINT64_MAX, UINT64_MAX);
+	return drain(o, o->merge, UINT64_MAX, UINT64_MAX);
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -541,7 +537,7 @@ static int cmp_edge(const void *a, const void *b)
 
 uint32_t order_max_live_threads(const struct order *o)
 {
-	const struct impl *m = o->impl;
+	const struct order_merge *m = o->merge;
 	uint64_t (*e)[2] = malloc((size_t)o->nthreads * 2 * sizeof *e + 1);
 	if (!e)
 		return 0;
@@ -563,7 +559,7 @@ uint32_t order_max_live_threads(const struct order *o)
 
 void order_free(struct order *o)
 {
-	struct impl *m = o->impl;
+	struct order_merge *m = o->merge;
 	if (!m)
 		return;
 	for (uint32_t i = 0; i < o->nthreads; i++)
@@ -579,5 +575,5 @@ void order_free(struct order *o)
 	free(m->heap);
 	u64map_free(&m->tids);
 	free(m);
-	o->impl = NULL;
+	o->merge = NULL;
 }

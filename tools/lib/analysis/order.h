@@ -21,6 +21,7 @@
 #define ORDER_H
 #include <stddef.h>
 #include <stdint.h>
+#include "msg.h"
 #include "trace_reader.h"
 
 enum order_kind { ORDER_CALL = 0, ORDER_RELEASE = 1, ORDER_RESULT = 2 };
@@ -50,10 +51,11 @@ struct order {
 	const unsigned char *warm, *warm_end;       /* the input not read yet (order_warm) */
 	uint32_t nthreads;
 	int dj;                                     /* fed an original dj/malloc trace */
-	void *impl;
-	char err[700];                              /* when a call returns -1 (the callback's own
-	                                               errors are the callback's to report) */
-	int sys_error;                              /* err is memory running out, not the trace */
+	void *merge;                                /* order.c's queues and heap */
+	struct tool_err err;                        /* when a call returns -1 (the callback's own
+	                                               errors are the callback's to report):
+	                                               EXIT_SYSTEM memory ran out, EXIT_BADFILE
+	                                               the trace is wrong */
 };
 
 int  order_begin(struct order *o, order_fn fn, order_thread_fn new_thread, void *ctx);

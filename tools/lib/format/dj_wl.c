@@ -45,8 +45,8 @@ static unsigned long long mul_sat(unsigned long long a, unsigned long long b)
 }
 
 /* One stream.  Returns its length, or -1. */
-static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FILE *f, char *err,
-			size_t cap)
+static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FILE *f,
+			struct tool_err *err)
 {
 	struct wl_cursor c;
 	struct wl_op op;
@@ -88,21 +88,21 @@ static long long stream(struct wl_reader *r, uint32_t t, struct u64map *ids, FIL
 		}
 	}
 	if (k < 0) {
-		snprintf(err, cap, "%s", r->err);
+		tool_fail(err, EXIT_BADFILE, "%s", r->err.msg);
 		return -1;
 	}
 	if (put(f, DJ_DONE, 0, NULL) < 0 || ferror(f)) {
-		snprintf(err, cap, "cannot write: %s", strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "cannot write: %s", strerror(errno));
 		return -1;
 	}
 	return ftell(f) - start;
 }
 
-int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
+int dj_wl_write(const char *wl_path, const char *dj_path, struct tool_err *err)
 {
 	struct wl_reader r;
 	if (wl_open(&r, wl_path) < 0) {
-		snprintf(err, cap, "%s", r.err);
+		tool_fail(err, EXIT_BADFILE, "%s", r.err.msg);
 		return -1;
 	}
 	/* pass 1: every (thread, count) something waits for gets a sync id, from 1 */
@@ -117,31 +117,31 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 			if (op.op == MTRACE_WL_WAIT) {
 				uint64_t key = (op.a[0] << 40) | op.a[1];
 				if (!u64map_get(&ids, key) && u64map_put(&ids, key, ++nids) < 0) {
-					snprintf(err, cap, "out of memory");
+					tool_fail(err, EXIT_SYSTEM, "out of memory");
 					goto fail;
 				}
 			}
 		if (k < 0) {
-			snprintf(err, cap, "%s", r.err);
+			tool_fail(err, EXIT_BADFILE, "%s", r.err.msg);
 			goto fail;
 		}
 	}
 	/* pass 2: the streams into a scratch file, to learn their lengths */
 	struct output out;
 	if (output_open(&out, dj_path, 0) < 0) {
-		output_error(&out, err, cap);
+		*err = out.err;
 		goto fail;
 	}
 	int bfd = output_scratch(&out, ".body");
 	if (bfd < 0) {
-		output_error(&out, err, cap);
+		*err = out.err;
 		output_abort(&out);
 		goto fail;
 	}
 	FILE *bf = fdopen(bfd, "w+"), *tf = output_stdio(&out);
 	long long *len = calloc(r.h.nthreads ? r.h.nthreads : 1, sizeof *len);
 	for (uint32_t t = 0; t < r.h.nthreads; t++)
-		if ((len[t] = stream(&r, t, &ids, bf, err, cap)) < 0)
+		if ((len[t] = stream(&r, t, &ids, bf, err)) < 0)
 			goto fail_files;
 	/* the preamble's length depends on the offsets it holds: iterate to a fixed point */
 	unsigned long long pre = 0, prev;
@@ -178,11 +178,11 @@ int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap)
 		if (fwrite(io, 1, n, tf) != n)
 			break;
 	if (ferror(bf)) {
-		snprintf(err, cap, "%s: cannot write: %s", dj_path, strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "%s: cannot write: %s", dj_path, strerror(errno));
 		goto fail_files;
 	}
 	if (output_commit(&out) < 0) {
-		output_error(&out, err, cap);
+		*err = out.err;
 		goto fail_files;
 	}
 	fclose(bf);
@@ -226,12 +226,12 @@ static int dj_operands(unsigned op)
 	}
 }
 
-int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
+int dj_wl_scan(const char *path, struct dj_wl_info *info, struct tool_err *err)
 {
 	memset(info, 0, sizeof *info);
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		snprintf(err, cap, "%s: %s", path, strerror(errno));
+		tool_fail(err, EXIT_BADFILE, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	size_t size = 0, capb = 1 << 16;
@@ -250,14 +250,14 @@ int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap)
 	}
 	fclose(f);
 	if (!buf) {
-		snprintf(err, cap, "out of memory");
+		tool_fail(err, EXIT_SYSTEM, "out of memory");
 		return -1;
 	}
 	const unsigned char *p = buf, *end = buf + size;
 	unsigned long long *starts = NULL, nstarts = 0, v[3];
 	unsigned char *written = NULL;
 	int rc = -1;
-#define BAD(...) do { snprintf(err, cap, __VA_ARGS__); goto out; } while (0)
+#define BAD(...) do { tool_fail(err, EXIT_BADFILE, __VA_ARGS__); goto out; } while (0)
 	/* preamble */
 	for (;;) {
 		size_t at = (size_t)(p - buf);
@@ -364,7 +364,7 @@ int dj_wl_sniff(const char *path)
 	return n >= 2 && b[0] == DJ_ALLOC_PTRS && memcmp(b, MTRACE_WL_MAGIC, 2) != 0;
 }
 
-int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap,
+int dj_wl_to_ours(const char *dj_path, const char *out_path, struct tool_err *err,
 		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg)
 {
 	uint64_t walked = 0, total = 0;   /* operations of both passes; of the workload */
@@ -374,13 +374,13 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 			progress(walked / 2, total, arg);       \
 	} while (0)
 	struct dj_wl_info info;
-	if (dj_wl_scan(dj_path, &info, err, cap) < 0)
+	if (dj_wl_scan(dj_path, &info, err) < 0)
 		return -1;
 	for (int i = 0; i < 15; i++)
 		total += info.ops[i];
 	FILE *f = fopen(dj_path, "rb");
 	if (!f) {
-		snprintf(err, cap, "%s: %s", dj_path, strerror(errno));
+		tool_fail(err, EXIT_BADFILE, "%s: %s", dj_path, strerror(errno));
 		return -1;
 	}
 	fseek(f, 0, SEEK_END);
@@ -390,7 +390,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 	if (!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
 		fclose(f);
 		free(buf);
-		snprintf(err, cap, "%s: cannot read", dj_path);
+		tool_fail(err, EXIT_BADFILE, "%s: cannot read", dj_path);
 		return -1;
 	}
 	fclose(f);
@@ -438,7 +438,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 	memset(&h, 0, sizeof h);
 	int rc = -1;
 	if (wl_writer_open(&w, out_path) < 0) {
-		snprintf(err, cap, "%s", w.err);
+		*err = w.err;
 		goto out;
 	}
 	for (unsigned long long t = 0; t < n; t++)
@@ -465,10 +465,10 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 					   ever */
 					if (wc[v[0]] <= mine)
 						continue;
-					snprintf(err, cap, "%s: offset %zu: thread %llu waits at "
-						 "SYNC_R %llu for a SYNC_W it writes itself later: "
-						 "the replay would hang", dj_path,
-						 (size_t)(p - buf), t, v[0]);
+					tool_fail(err, EXIT_BADFILE, "%s: offset %zu: thread %llu "
+						  "waits at SYNC_R %llu for a SYNC_W it writes "
+						  "itself later: the replay would hang", dj_path,
+						  (size_t)(p - buf), t, v[0]);
 					wl_writer_abort(&w);
 					goto out;
 				}
@@ -513,7 +513,7 @@ int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t c
 				break;
 			}
 			if (wl_writer_op(&w, (uint32_t)t, ours, k, a) < 0) {
-				snprintf(err, cap, "%s", w.err);
+				*err = w.err;
 				wl_writer_abort(&w);
 				goto out;
 			}
@@ -532,13 +532,14 @@ next:;
 	   the largest is below the file's size; a larger one only claims memory */
 	uint64_t wl_size = wl_writer_size(&w);
 	if (max_slot >= wl_size) {
-		snprintf(err, cap, "%s: slot %llu is used in a workload of %llu bytes: slot "
-			 "numbers must be dense", dj_path, max_slot, (unsigned long long)wl_size);
+		tool_fail(err, EXIT_BADFILE, "%s: slot %llu is used in a workload of %llu bytes: "
+			  "slot numbers must be dense", dj_path, max_slot,
+			  (unsigned long long)wl_size);
 		wl_writer_abort(&w);
 		goto out;
 	}
 	if (wl_writer_finish(&w, &h) < 0) {
-		snprintf(err, cap, "%s", w.err);
+		*err = w.err;
 		wl_writer_abort(&w);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #define DJ_WL_H
 #include <stddef.h>
 #include <stdint.h>
+#include "msg.h"
 #include "varint.h"
 
 enum dj_op {
@@ -23,7 +24,7 @@ enum dj_op {
 };
 
 /* Write dj_path from our workload wl_path (temporary file, then rename).  0, or -1 with err. */
-int dj_wl_write(const char *wl_path, const char *dj_path, char *err, size_t cap);
+int dj_wl_write(const char *wl_path, const char *dj_path, struct tool_err *err);
 
 /* What dj_wl_scan found in a dj workload. */
 struct dj_wl_info {
@@ -34,7 +35,7 @@ struct dj_wl_info {
 /* Read and validate a dj workload: preamble, every stream (offsets inside the file, each ending
    with DONE, operands well formed, slots < ALLOC_PTRS, sync ids <= ALLOC_SYNCS, every SYNC_R id
    written by some SYNC_W).  0, or -1 with err naming the byte offset. */
-int dj_wl_scan(const char *path, struct dj_wl_info *info, char *err, size_t cap);
+int dj_wl_scan(const char *path, struct dj_wl_info *info, struct tool_err *err);
 
 /* Is this file a dj workload?  (It starts with ALLOC_PTRS and is not one of ours.) */
 int dj_wl_sniff(const char *path);
@@ -62,6 +63,6 @@ static inline int dj_wl_head(const unsigned char *b, size_t n)
    WAIT thread count, where the SYNC_W of id ran after that thread's count-th call.  0, or -1.
    progress (if not NULL) is called with arg every 2^16 operations with how many of the
    workload's operations are done (two passes: each counts half) and how many it has. */
-int dj_wl_to_ours(const char *dj_path, const char *out_path, char *err, size_t cap,
+int dj_wl_to_ours(const char *dj_path, const char *out_path, struct tool_err *err,
 		  void (*progress)(uint64_t done, uint64_t total, void *arg), void *arg);
 #endif

@@ -7,8 +7,7 @@
 
 static int bad(struct mtrace_log *l, const char *what)
 {
-	snprintf(l->err, sizeof l->err, "line %lu: %s", l->line, what);
-	return -1;
+	return tool_fail(&l->err, EXIT_BADFILE, "line %lu: %s", l->line, what);
 }
 
 /* next space-separated token of [*p, end) */

@@ -7,6 +7,7 @@
 #ifndef MTRACE_LOG_H
 #define MTRACE_LOG_H
 #include <stddef.h>
+#include "msg.h"
 #include "mtrace-trace.h"
 
 struct mtrace_log {
@@ -14,7 +15,7 @@ struct mtrace_log {
 	int pending;                  /* a "<" waits for its ">" */
 	uint64_t old;                 /* its pointer */
 	uint64_t seq;                 /* records made so far (their ts) */
-	char err[300];
+	struct tool_err err;
 };
 
 /* Feed one line (without its newline).  Calls put() for each record it makes; 0, or -1 with

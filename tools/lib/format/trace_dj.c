@@ -1,6 +1,6 @@
 /* trace_dj.c - original dj/malloc traces, read as mtrace records. */
 #include <string.h>
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Original dj/malloc traces: int32 thread; uint32 type (low 8 bits); void *ptr1, *ptr2;

@@ -117,7 +117,7 @@ static int string_outside(const struct mtrace_file_header *h, uint32_t off, uint
 	return (uint64_t)off + len > h->header_size || (len && off < sizeof *h);
 }
 
-int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap)
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, struct tool_err *err)
 {
 	/* each test first notes the offset of the field it looks at, for the message */
 #define AT(field) (*at = offsetof(struct mtrace_file_header, field))
@@ -129,22 +129,23 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 		what = "bad byte-order mark";
 	else if (AT(version),
 		 h->version < MTRACE_FORMAT_OLDEST || h->version > MTRACE_FORMAT_VERSION)
-		snprintf(err, cap, "unsupported format version %u (this reader knows %u to %u)",
-			 (unsigned)h->version, MTRACE_FORMAT_OLDEST, MTRACE_FORMAT_VERSION);
+		tool_fail(err, EXIT_BADFILE, "unsupported format version %u (this reader knows %u "
+			  "to %u)", (unsigned)h->version, MTRACE_FORMAT_OLDEST,
+			  MTRACE_FORMAT_VERSION);
 	else if (AT(header_size), h->header_size < sizeof *h || h->header_size % 8)
-		snprintf(err, cap, "bad header size %u", (unsigned)h->header_size);
+		tool_fail(err, EXIT_BADFILE, "bad header size %u", (unsigned)h->header_size);
 	else if (AT(record_size), h->version >= 3 ? h->record_size != MTRACE_SLOT_SIZE :
 		 h->record_size < MTRACE_RECORD_SIZE || h->record_size % 8)
-		snprintf(err, cap, "bad record size %u (version %u)", (unsigned)h->record_size,
-			 (unsigned)h->version);
+		tool_fail(err, EXIT_BADFILE, "bad record size %u (version %u)",
+			  (unsigned)h->record_size, (unsigned)h->version);
 	else if (AT(pointer_size), h->pointer_size != 4 && h->pointer_size != 8)
-		snprintf(err, cap, "bad pointer size %u", (unsigned)h->pointer_size);
+		tool_fail(err, EXIT_BADFILE, "bad pointer size %u", (unsigned)h->pointer_size);
 	else if (AT(clock), h->clock == MTRACE_CLOCK_NONE || h->clock > MTRACE_CLOCK_MAX)
-		snprintf(err, cap, "unknown clock %u", (unsigned)h->clock);
+		tool_fail(err, EXIT_BADFILE, "unknown clock %u", (unsigned)h->clock);
 	else if (AT(ticks_per_sec), h->ticks_per_sec == 0)
 		what = "clock rate is zero";
 	else if (AT(flags), h->flags & ~MTRACE_HF_KNOWN)
-		snprintf(err, cap, "unknown header flags 0x%x", (unsigned)h->flags);
+		tool_fail(err, EXIT_BADFILE, "unknown header flags 0x%x", (unsigned)h->flags);
 	else if (AT(exe_offset), string_outside(h, h->exe_offset, h->exe_len))
 		what = "executable path lies outside the header";
 	else if (AT(cmdline_offset), string_outside(h, h->cmdline_offset, h->cmdline_len))
@@ -157,7 +158,7 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *e
 		return 0;
 #undef AT
 	if (what)
-		snprintf(err, cap, "%s", what);
+		tool_fail(err, EXIT_BADFILE, "%s", what);
 	return -1;
 }
 

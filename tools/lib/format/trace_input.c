@@ -6,14 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "input.h"
-#include "tool.h"
-#include "trace_read.h"
+#include "msg.h"
+#include "progress.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Buffered input
    ------------------------------------------------------------------------------------------- */
 
-/* trace_fill's slow half (trace_read.h): a mapped window, or a read into the buffer */
+/* trace_fill's slow half (trace_reader_int.h): a mapped window, or a read into the buffer */
 ssize_t trace_refill(struct trace_reader *r, size_t want)
 {
 	if (r->map_mode) {
@@ -42,11 +43,11 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 		r->buf_len += (size_t)n;
 		r->bytes_read += (uint64_t)n;
 		/* (a decompressor's output: its written records against its input) */
-		const char *over = r->decomp.child ? input_overgrown(&r->decomp, r->bytes_read -
-								  r->unwritten_bytes) : NULL;
-		if (over) {
+		struct tool_err over;
+		if (r->decomp.child &&
+		    input_overgrown(&r->decomp, r->bytes_read - r->unwritten_bytes, &over)) {
 			r->failed = 1;
-			return trace_fail(r, r->bytes_read, "%s", over);
+			return trace_fail(r, r->bytes_read, "%s", over.msg);
 		}
 		if (r->progress)
 			r->progress(r->bytes_read, r->progress_arg);
@@ -57,8 +58,8 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 int trace_read_failed(struct trace_reader *r)
 {
 	if (!r->failed)
-		snprintf(r->err, sizeof r->err, "%s: offset %llu: %s", r->name,
-			 (unsigned long long)r->offset, strerror(errno));
+		tool_fail(&r->err, EXIT_BADFILE, "%s: offset %llu: %s", r->name,
+			  (unsigned long long)r->offset, strerror(errno));
 	return -1;
 }
 
@@ -80,11 +81,11 @@ ssize_t trace_fill_record(struct trace_reader *r, size_t want)
 /* (input_decompress: input.h) */
 int trace_decompress(struct trace_reader *r, const char *prog, size_t have)
 {
-	char err[300];
-	int fd = input_decompress(prog, r->fd, r->buf, have, &r->decomp, err, sizeof err);
+	struct tool_err err;
+	int fd = input_decompress(prog, r->fd, r->buf, have, &r->decomp, &err);
 	if (fd < 0) {
 		input_reap(&r->decomp, 1);
-		return trace_fail(r, 0, "%s", err);
+		return trace_fail(r, 0, "%s", err.msg);
 	}
 	if (r->own_fd)
 		close(r->fd);
@@ -148,7 +149,7 @@ int trace_copy(struct input_copy *c, const unsigned char *head, size_t n, int sr
 	if (k == 0)
 		k = trace_read_all(&r);
 	if (k < 0 && !t.failed)
-		tool_fail(e, EXIT_BADFILE, "%s", r.err);
+		tool_fail(e, EXIT_BADFILE, "%s", r.err.msg);
 	trace_close(&r);
 	return k;
 }

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Mapped input: a plain file's records are read where the page cache holds them, in windows,

@@ -11,9 +11,9 @@
 #include "dj_wl.h"
 #include "hint.h"
 #include "input.h"
+#include "msg.h"
 #include "mtrace-workload.h"
-#include "tool.h"
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 int trace_reader_decompress = 1;
 const char *trace_reader_wants = "a trace";
@@ -22,7 +22,7 @@ int trace_fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	offset_error(r->err, sizeof r->err, r->name, off, fmt, ap);
+	offset_error(&r->err, r->name, off, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -126,10 +126,10 @@ static int open_input(struct trace_reader *r)
 		r->swap = 1;
 		trace_swap_header(&r->hdr);
 	}
-	char what[200];
+	struct tool_err bad;
 	uint64_t at;
-	if (trace_header_check(&r->hdr, &at, what, sizeof what) < 0)
-		return trace_fail(r, at, "%s", what);
+	if (trace_header_check(&r->hdr, &at, &bad) < 0)
+		return trace_fail(r, at, "%s", bad.msg);
 	have = trace_fill(r, r->hdr.header_size);
 	if (have < 0)
 		return trace_read_failed(r);
@@ -207,8 +207,7 @@ int trace_open(struct trace_reader *r, const char *path)
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
 	if (fd < 0) {
 		memset(r, 0, sizeof *r);
-		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
-		return -1;
+		return tool_fail(&r->err, EXIT_BADFILE, "%s: %s", path, strerror(errno));
 	}
 	if (open_fd(r, fd, fd != 0, tool_display_name(path), NULL, 0) < 0)
 		return -1;
@@ -291,9 +290,8 @@ int trace_next_slow(struct trace_reader *r, const struct mtrace_record **out, ui
 		}
 		if (r->swap)
 			trace_swap_record(rec);
-		const char *bad = trace_record_check(r, rec);
-		if (bad)
-			return trace_fail(r, at, "%s", bad);
+		if (trace_record_check(r, rec, at) < 0)
+			return -1;
 		if (rec->call == MTRACE_CALL_CHUNK)
 			trace_chunk_seen(r, rec, at);
 		r->n_written++;

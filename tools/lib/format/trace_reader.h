@@ -82,7 +82,6 @@ struct trace_reader {
 	size_t dec_n, dec_i;
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
 	int eof;
-	char err[600];                  /* the error, "NAME: offset N: what" */
 	/* called after each read from the input with the bytes read so far (set after
 	   trace_open; tool_progress fits) - every consumer of the reader gets progress alike */
 	void (*progress)(uint64_t bytes, void *arg);
@@ -92,6 +91,8 @@ struct trace_reader {
 	void *tee_arg;
 	int failed;                     /* the input was refused (r->err says why): not a read
 	                                   error */
+	struct tool_err err;            /* the error, "NAME: offset N: what"; last, as it is
+	                                   large and read only at the end */
 };
 
 /* 0: compressed input is an error instead of starting a decompressor (fuzzing). */
@@ -279,12 +280,13 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 #define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " \
 	"record are missing:"
 
-/* Check a header (already in host order).  0, or -1 with a message in err (cap bytes) and
+/* Check a header (already in host order).  0, or -1 with err (EXIT_BADFILE) and
    the file offset of the field at fault in *at. */
-int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, char *err, size_t cap);
+int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, struct tool_err *err);
 
-/* Check one record (host order).  NULL, or what is wrong with it. */
-const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec);
+/* Check one record (host order), read at file offset at.  0, or -1 with r->err saying what is
+   wrong with it. */
+int trace_record_check(struct trace_reader *r, const struct mtrace_record *rec, uint64_t at);
 
 /* Byte-swap a header or record in place (used by the reader, and by tests that make
    foreign-endian traces). */

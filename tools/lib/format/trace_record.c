@@ -1,6 +1,6 @@
 /* trace_record.c - checking one record of a trace against its header, and its chunks' clock. */
 #include <stdio.h>
-#include "trace_reader.h"
+#include "trace_reader_int.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -13,8 +13,8 @@
 
 /* What is wrong with a record kind of version 2 or later (mapping call, memory sample, live
    block) or one of their flags, or NULL */
-static const char *v2_check(const struct trace_reader *r, const struct mtrace_record *rec,
-			    char *msg, size_t cap)
+static const char *check_memory_record(const struct trace_reader *r,
+				       const struct mtrace_record *rec, char *msg, size_t cap)
 {
 	const struct mtrace_file_header *h = &r->hdr;
 	unsigned call = rec->call;
@@ -62,17 +62,18 @@ static const char *v2_check(const struct trace_reader *r, const struct mtrace_re
 	return NULL;
 }
 
-const char *trace_record_check(const struct trace_reader *r, const struct mtrace_record *rec)
+/* What is wrong with a record, or NULL: a constant, or msg (cap bytes) */
+static const char *record_problem(const struct trace_reader *r, const struct mtrace_record *rec,
+				  char *msg, size_t cap)
 {
-	static char msg[200];
 	if (mtrace_call_name(rec->call) == NULL || rec->call == MTRACE_CALL_UNWRITTEN) {
-		snprintf(msg, sizeof msg, "unknown call type %u", rec->call);
+		snprintf(msg, cap, "unknown call type %u", rec->call);
 		return msg;
 	}
 	if (rec->tid == 0)
 		return "thread id 0";
 	if (rec->flags & ~MTRACE_RF_KNOWN) {
-		snprintf(msg, sizeof msg, "unknown record flags 0x%x", rec->flags);
+		snprintf(msg, cap, "unknown record flags 0x%x", rec->flags);
 		return msg;
 	}
 	if (r->hdr.pointer_size == 4 && ((rec->ptr | rec->result) >> 32))
@@ -82,7 +83,7 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 		if (rec->size < unit || rec->size % unit)
 			return "chunk record with a bad length";
 		if ((r->hdr.flags & MTRACE_HF_CHUNK_PID) && rec->arg2 != (uint32_t)r->hdr.pid) {
-			snprintf(msg, sizeof msg, "a chunk written by process %llu in the trace "
+			snprintf(msg, cap, "a chunk written by process %llu in the trace "
 				 "of process %d: two processes wrote this file",
 				 (unsigned long long)rec->arg2, (int)r->hdr.pid);
 			return msg;
@@ -94,8 +95,15 @@ const char *trace_record_check(const struct trace_reader *r, const struct mtrace
 	if ((rec->flags & MTRACE_RF_FAILED) && rec->result != 0)
 		return "failed call with a non-null result";
 	if (rec->call > MTRACE_CALL_LAST_API || (rec->flags & (MTRACE_RF_OWN | MTRACE_RF_RESIDENT)))
-		return v2_check(r, rec, msg, sizeof msg);
+		return check_memory_record(r, rec, msg, cap);
 	return NULL;
+}
+
+int trace_record_check(struct trace_reader *r, const struct mtrace_record *rec, uint64_t at)
+{
+	char msg[200];
+	const char *bad = record_problem(r, rec, msg, sizeof msg);
+	return bad ? trace_fail(r, at, "%s", bad) : 0;
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /* trace_slots.c - version 3's 32-byte slots, decoded into records a run at a time. */
 #include <errno.h>
 #include <string.h>
-#include "trace_read.h"
+#include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Version 3: 32-byte slots, decoded a run at a time.  A record's thread is its chunk's: chunks
@@ -143,11 +143,8 @@ int trace_decode_run(struct trace_reader *r)
 						  : "a wide record across its chunk's end");
 			struct mtrace_record *rec = &r->dec[r->dec_n];
 			mtrace_decode(s, need, r->chunk_tid, rec);
-			if (!trace_fast_ok(rec)) {
-				const char *bad = trace_record_check(r, rec);
-				if (bad)
-					return trace_fail(r, at, "%s", bad);
-			}
+			if (!trace_fast_ok(rec) && trace_record_check(r, rec, at) < 0)
+				return -1;
 			if (chunk) {
 				r->chunk_tid = rec->tid;
 				r->chunk_end = at + rec->size;

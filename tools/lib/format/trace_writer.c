@@ -13,21 +13,19 @@
 
 static int fail(struct trace_writer *w, const char *what)
 {
-	snprintf(w->err, sizeof w->err, "%s: %s: %s", w->path, what, strerror(errno ? errno : EIO));
-	return -1;
+	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", w->path, what,
+			 strerror(errno ? errno : EIO));
 }
 
 int trace_writer_open(struct trace_writer *w, const char *path, int32_t pid, const char *exe)
 {
 	memset(w, 0, sizeof *w);
 	w->out.fd = -1;
-	w->err_status = EXIT_SYSTEM;
 	w->path = strdup(path);
 	if (!w->path)
 		return fail(w, "out of memory");
 	if (output_open(&w->out, path, OUTPUT_BINARY | OUTPUT_PRIVATE | OUTPUT_SYNC) < 0) {
-		output_error(&w->out, w->err, sizeof w->err);
-		w->err_status = w->out.status;
+		w->err = w->out.err;
 		return -1;
 	}
 	if (!(w->f = output_stdio(&w->out)))
@@ -198,7 +196,7 @@ int trace_writer_finish(struct trace_writer *w)
 		return -1;
 	w->f = NULL;
 	if (output_commit(&w->out) < 0) {
-		output_error(&w->out, w->err, sizeof w->err);
+		w->err = w->out.err;
 		trace_writer_abort(w);
 		return -1;
 	}

@@ -18,9 +18,7 @@ struct trace_writer {
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
 	uint32_t tid;
 	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
-	char err[600];
-	int err_status;               /* after trace_writer_open fails: the exit status it
-	                                 calls for */
+	struct tool_err err;          /* what failed, and the exit status it calls for */
 };
 
 /* Start a trace of process pid (exe may be NULL) whose ticks are nanoseconds. */

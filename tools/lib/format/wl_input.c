@@ -11,8 +11,9 @@
 #include "dj_wl.h"
 #include "hint.h"
 #include "input.h"
+#include "msg.h"
 #include "mtrace-workload.h"
-#include "tool.h"
+#include "progress.h"
 #include "trace_reader.h"
 #include "wl_input.h"
 
@@ -50,12 +51,13 @@ static const char *trace_hint(const unsigned char *b, size_t n)
 	if (!checking || !strcmp(checking, "-"))
 		return "a trace, not a workload: convert it on the way "
 		       "(... | trace2wl - | trace_run -)";
-	char exe[512] = "", wl[300], qwl[700], qtrace[1000], err[200];
+	char exe[512] = "", wl[300], qwl[700], qtrace[1000];
+	struct tool_err bad;
 	struct mtrace_file_header h;
 	uint64_t at;
 	if (n >= sizeof h) {
 		memcpy(&h, b, sizeof h);
-		if (trace_header_check(&h, &at, err, sizeof err) == 0 &&
+		if (trace_header_check(&h, &at, &bad) == 0 &&
 		    (uint64_t)h.exe_offset + h.exe_len <= n)
 			snprintf(exe, sizeof exe, "%.*s", (int)h.exe_len,
 				 (const char *)b + h.exe_offset);
@@ -115,16 +117,17 @@ static const char *translate_dj(const char *plain, const char *workload, int pro
 	}
 	if (pid == 0) {
 		close(pfd[0]);
-		char err[800], what[4300], out[64];
+		char what[4300], out[64];
+		struct tool_err err;
 		struct tool_progress p;
 		snprintf(what, sizeof what, "translating %s", tool_display_name(workload));
 		tool_progress_count(&p, progress, 0, what, "operations");
 		/* a pipe: written in one pass */
 		snprintf(out, sizeof out, "/proc/self/fd/%d", pfd[1]);
-		int bad = dj_wl_to_ours(plain, out, err, sizeof err, translate_progress, &p) < 0;
+		int bad = dj_wl_to_ours(plain, out, &err, translate_progress, &p) < 0;
 		tool_progress_end(&p);
 		if (bad)   /* said here, where the message is; the parent passes the status on */
-			wl_input_die_named(err, plain, workload);
+			wl_input_die_named(err.msg, plain, workload);
 		_exit(0);
 	}
 	close(pfd[1]);

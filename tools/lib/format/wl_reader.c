@@ -9,15 +9,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "msg.h"
 #include "varint.h"
-#include "tool.h"
 #include "wl_reader.h"
 
 static int fail(struct wl_reader *r, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	offset_error(r->err, sizeof r->err, r->name, off, fmt, ap);
+	offset_error(&r->err, r->name, off, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -29,13 +29,11 @@ int wl_open(struct wl_reader *r, const char *path)
 	memset(r, 0, sizeof *r);
 	r->name = path;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(r->err, sizeof r->err, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return tool_fail(&r->err, EXIT_BADFILE, "%s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(r->err, sizeof r->err, "%s: not a regular file", path);
+		tool_fail(&r->err, EXIT_BADFILE, "%s: not a regular file", path);
 		close(fd);
 		return -1;
 	}
@@ -48,8 +46,7 @@ int wl_open(struct wl_reader *r, const char *path)
 	close(fd);
 	if (r->map == MAP_FAILED) {
 		r->map = NULL;
-		snprintf(r->err, sizeof r->err, "%s: cannot map: %s", path, strerror(errno));
-		return -1;
+		return tool_fail(&r->err, EXIT_SYSTEM, "%s: cannot map: %s", path, strerror(errno));
 	}
 	if (r->size < sizeof r->h)
 		return fail(r, r->size, "truncated header (%zu bytes, a header has %zu)", r->size,

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "msg.h"
 #include "mtrace-workload.h"
 #include "varint.h"
 
@@ -17,11 +18,11 @@ struct wl_reader {
 	struct mtrace_wl_thread *threads;   /* h.nthreads entries, host order; mapped (trace_run
 	                                       reads it with the allocator under test in place) */
 	size_t threads_bytes;
-	char err[600];
 	/* called by a consumer that walks every op (replay_validate) every 2^20 ops with the ops
 	   decoded so far; tool_progress fits */
 	void (*progress)(uint64_t ops, void *arg);
 	void *progress_arg;
+	struct tool_err err;          /* last: large, and read only when something failed */
 };
 
 struct wl_op {
@@ -66,11 +67,12 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	op->op = code & 0x7f;
 	op->failed = !!(code & MTRACE_WL_FAILED);
 	op->n = mtrace_wl_operands(code);
-	int v2 = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;   /* (never FAILED) */
+	/* the program's own memory (version 2's ops): never FAILED */
+	int prog_op = op->op > MTRACE_WL_LAST_CALL && op->op != MTRACE_WL_WAIT;
 	if (op->n < 0 ||
-	    (op->failed && (v2 || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
+	    (op->failed && (prog_op || op->op == MTRACE_WL_WAIT || op->op == MTRACE_WL_END ||
 			    op->op == MTRACE_WL_FREE)) ||
-	    (v2 && r->h.version < 2))
+	    (prog_op && r->h.version < 2))
 		return wl_next_fail(r, c, op, WL_BAD_OPCODE, 0);
 	for (int k = 0; k < op->n; k++)
 		if (varint_get(&c->p, c->end, &op->a[k]) < 0)
@@ -81,7 +83,8 @@ static inline int wl_next(struct wl_reader *r, struct wl_cursor *c, struct wl_op
 	}
 	if (op->op == MTRACE_WL_WAIT)
 		return op->a[0] < r->h.nthreads ? 1 : wl_next_fail(r, c, op, WL_BAD_THREAD, 0);
-	if (__builtin_expect(v2, 0)) {   /* a mapping call's map; RESIDENT and AT take any number */
+	/* a mapping call's map; RESIDENT and AT take any number */
+	if (__builtin_expect(prog_op, 0)) {
 		if (op->op <= MTRACE_WL_LAST_MAP && op->a[0] >= r->h.nmaps)
 			return wl_next_fail(r, c, op, WL_BAD_MAP, 0);
 		return 1;

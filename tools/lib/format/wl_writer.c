@@ -14,8 +14,7 @@
 
 static int fail(struct wl_writer *w, const char *what, const char *path)
 {
-	snprintf(w->err, sizeof w->err, "%s: %s: %s", path, what, strerror(errno));
-	return -1;
+	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", path, what, strerror(errno));
 }
 
 int wl_writer_open(struct wl_writer *w, const char *out_path)
@@ -23,17 +22,13 @@ int wl_writer_open(struct wl_writer *w, const char *out_path)
 	memset(w, 0, sizeof *w);
 	w->spill_fd = w->direct_fd = w->tmp_fd = w->out.fd = -1;
 	w->direct = -1;
-	w->err_status = EXIT_SYSTEM;
-	if (!(w->out_path = strdup(out_path))) {
-		snprintf(w->err, sizeof w->err, "out of memory");
-		return -1;
-	}
+	if (!(w->out_path = strdup(out_path)))
+		return tool_fail(&w->err, EXIT_SYSTEM, "out of memory");
 	/* stdout, a device, a pipe: written in one pass at the end */
 	if (output_open(&w->out, w->out_path, OUTPUT_BINARY) < 0 ||
 	    /* the scratch file for spilled blocks */
 	    (w->spill_fd = output_scratch(&w->out, ".spill")) < 0) {
-		output_error(&w->out, w->err, sizeof w->err);
-		w->err_status = w->out.status;
+		w->err = w->out.err;
 		return -1;
 	}
 	if (w->out.tmp[0])
@@ -71,10 +66,8 @@ int wl_writer_make_room(struct wl_writer *w, struct wl_tstream *s)
 	if (size >= WL_TBUF)
 		return spill(w, s);
 	uint8_t *b = realloc(s->buf, size * 2);   /* (WL_TBUF_FIRST holds the longest op) */
-	if (!b) {
-		snprintf(w->err, sizeof w->err, "out of memory");
-		return -1;
-	}
+	if (!b)
+		return tool_fail(&w->err, EXIT_SYSTEM, "out of memory");
 	s->buf = b;
 	s->room = size * 2 - WL_OP_MAX;
 	return 0;
@@ -103,10 +96,8 @@ static int spill(struct wl_writer *w, struct wl_tstream *s)
 	if (!extend && s->nblocks == s->cap_blocks) {
 		size_t cap = s->cap_blocks ? s->cap_blocks * 2 : 8;
 		struct wl_block *b = realloc(s->blocks, cap * sizeof *b);
-		if (!b) {
-			snprintf(w->err, sizeof w->err, "out of memory");
-			return -1;
-		}
+		if (!b)
+			return tool_fail(&w->err, EXIT_SYSTEM, "out of memory");
 		s->blocks = b;
 		s->cap_blocks = cap;
 	}
@@ -282,7 +273,7 @@ int wl_writer_finish(struct wl_writer *w, struct mtrace_wl_header *h)
 	free(io);
 	w->direct_fd = w->tmp_fd = -1;
 	if (output_commit(&w->out) < 0) {
-		output_error(&w->out, w->err, sizeof w->err);
+		w->err = w->out.err;
 		return -1;
 	}
 	wl_writer_abort(w);
@@ -298,10 +289,8 @@ int wl_writer_sample(struct wl_writer *w, const struct mtrace_wl_sample *smp)
 {
 	struct wl_tstream *s = &w->samples;
 	if (!s->buf) {
-		if (!(s->buf = malloc(WL_TBUF_FIRST))) {
-			snprintf(w->err, sizeof w->err, "out of memory");
-			return -1;
-		}
+		if (!(s->buf = malloc(WL_TBUF_FIRST)))
+			return tool_fail(&w->err, EXIT_SYSTEM, "out of memory");
 		s->room = WL_TBUF_FIRST - WL_OP_MAX;
 	}
 	if (s->len > s->room && wl_writer_make_room(w, s) < 0)
@@ -333,11 +322,9 @@ static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, co
 				hi = mid;
 		}
 		const struct wl_block *k = &s->blocks[lo];
-		if (!s->nblocks || pos < k->at || pos >= k->at + k->len) {
-			snprintf(w->err, sizeof w->err, "%s: a patch outside what the stream wrote",
-				 w->out_path);
-			return -1;
-		}
+		if (!s->nblocks || pos < k->at || pos >= k->at + k->len)
+			return tool_fail(&w->err, EXIT_SYSTEM,
+					 "%s: a patch outside what the stream wrote", w->out_path);
 		size_t here = k->at + k->len - pos < n ? (size_t)(k->at + k->len - pos) : n;
 		if (tool_pwrite_all(w->spill_fd, b, here, k->off + (pos - k->at)) < 0)
 			return fail(w, "cannot write the scratch file", w->out_path);
@@ -349,11 +336,9 @@ static int patch_out(struct wl_writer *w, struct wl_tstream *s, uint64_t pos, co
 int wl_writer_patch(struct wl_writer *w, uint32_t i, uint64_t pos, const uint8_t *bytes, size_t n)
 {
 	struct wl_tstream *s = &w->t[i];
-	if (pos + n > s->spilled + s->len) {
-		snprintf(w->err, sizeof w->err, "%s: a patch past what the stream wrote",
-			 w->out_path);
-		return -1;
-	}
+	if (pos + n > s->spilled + s->len)
+		return tool_fail(&w->err, EXIT_SYSTEM, "%s: a patch past what the stream wrote",
+				 w->out_path);
 	if (pos < s->spilled) {   /* (some of it may be in the buffer still) */
 		size_t out = pos + n <= s->spilled ? n : (size_t)(s->spilled - pos);
 		if (patch_out(w, s, pos, bytes, out) < 0)

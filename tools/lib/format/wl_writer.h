@@ -43,8 +43,7 @@ struct wl_writer {
 	uint32_t nthreads, cap_threads;
 	struct wl_tstream samples;    /* the sample table, spilled as a stream is */
 	uint64_t nsamples;
-	char err[600];
-	int err_status;               /* after wl_writer_open fails: the exit status it calls for */
+	struct tool_err err;          /* what failed, and the exit status it calls for */
 };
 
 int wl_writer_open(struct wl_writer *w, const char *out_path);

@@ -66,12 +66,12 @@ static pid_t start_feeder(const unsigned char *head, size_t n, int in, int out,
 }
 
 int input_decompress(const char *prog, int src, const unsigned char *head, size_t have,
-		     struct input_dec *d, char *err, size_t cap)
+		     struct input_dec *d, struct tool_err *err)
 {
 	memset(d, 0, sizeof *d);
 	if (!tool_on_path(prog)) {
-		snprintf(err, cap, "%s-compressed, but '%s' is not installed (apt-get install %s)",
-			 prog, prog, tool_package_of(prog));
+		tool_fail(err, EXIT_SYSTEM, "%s-compressed, but '%s' is not installed "
+			  "(apt-get install %s)", prog, prog, tool_package_of(prog));
 		return -1;
 	}
 	int in = src, feed[2] = { -1, -1 }, pfd[2];
@@ -83,8 +83,8 @@ int input_decompress(const char *prog, int src, const unsigned char *head, size_
 		void *page = mmap(NULL, sizeof *d->fed, PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (page == MAP_FAILED || pipe2(feed, O_CLOEXEC) < 0) {
-			snprintf(err, cap, "%s: %s", page == MAP_FAILED ? "mmap" : "pipe",
-				 strerror(errno));
+			tool_fail(err, EXIT_SYSTEM, "%s: %s", page == MAP_FAILED ? "mmap" : "pipe",
+				  strerror(errno));
 			if (page != MAP_FAILED)
 				munmap(page, sizeof *d->fed);
 			return -1;
@@ -97,12 +97,12 @@ int input_decompress(const char *prog, int src, const unsigned char *head, size_
 			d->feeder = 0;
 			close(feed[0]);
 			input_reap(d, 0);
-			snprintf(err, cap, "fork: %s", strerror(errno));
+			tool_fail(err, EXIT_SYSTEM, "fork: %s", strerror(errno));
 			return -1;
 		}
 	}
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(err, cap, "pipe: %s", strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	char *args[] = { (char *)prog, "-dc", NULL };
@@ -112,7 +112,7 @@ int input_decompress(const char *prog, int src, const unsigned char *head, size_
 	close(pfd[1]);
 	if (pid < 0) {
 		close(pfd[0]);
-		snprintf(err, cap, "fork: %s", strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "fork: %s", strerror(errno));
 		return -1;
 	}
 	d->child = pid;
@@ -144,17 +144,16 @@ int input_reap(struct input_dec *d, int stop)
 	return failed;
 }
 
-const char *input_overgrown(const struct input_dec *d, uint64_t plain)
+int input_overgrown(const struct input_dec *d, uint64_t plain, struct tool_err *e)
 {
-	static char msg[200];
 	uint64_t in = d->fed ? __atomic_load_n(d->fed, __ATOMIC_RELAXED) : d->size;
 	if (!d->child || (!d->fed && !d->size) || plain <= INPUT_RATIO_FREE ||
 	    plain - INPUT_RATIO_FREE <= in * INPUT_RATIO_MAX)
-		return NULL;
-	snprintf(msg, sizeof msg, "it decompresses to more than %u times its %llu compressed bytes "
-		 "(zeros aside): a compression bomb, not a file of mtrace's", INPUT_RATIO_MAX,
-		 (unsigned long long)in);
-	return msg;
+		return 0;
+	tool_fail(e, EXIT_BADFILE, "it decompresses to more than %u times its %llu compressed "
+		  "bytes (zeros aside): a compression bomb, not a file of mtrace's",
+		  INPUT_RATIO_MAX, (unsigned long long)in);
+	return 1;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -244,7 +243,7 @@ int input_copy_write(struct input_copy *c, const unsigned char *b, size_t n, str
 			if (all_zero(b + run, k) != zero)
 				break;
 		}
-		const char *over;
+		struct tool_err over;
 		if (zero && lseek(c->fd, (off_t)run, SEEK_CUR) < 0)
 			return tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", c->shown,
 					 c->where, strerror(errno));
@@ -257,9 +256,10 @@ int input_copy_write(struct input_copy *c, const unsigned char *b, size_t n, str
 		if (!zero && tool_write_all(c->fd, b, run) < 0)
 			return tool_fail(e, EXIT_SYSTEM, "%s: copying it into %s: %s", c->shown,
 					 c->where, strerror(errno));
-		if (!zero && c->dec && (over = input_overgrown(c->dec, c->stored + run)))
+		if (!zero && c->dec && input_overgrown(c->dec, c->stored + run, &over))
 			return tool_fail(e, EXIT_BADFILE, "%s: offset %llu of its decompressed "
-					 "data: %s", c->shown, (unsigned long long)c->size, over);
+					 "data: %s", c->shown, (unsigned long long)c->size,
+					 over.msg);
 		c->stored += zero ? 0 : run;
 		c->size += run;
 		b += run;
@@ -418,10 +418,10 @@ const char *input_open_plain(const char *path, input_check_fn *check, input_copy
 	int src = fd;
 	const char *corrupt = "%s: %s -dc failed: the compressed data is corrupt or truncated";
 	if (prog) {
-		char err[300];
-		src = input_decompress(prog, fd, head, (size_t)n, &d, err, sizeof err);
+		struct tool_err err;
+		src = input_decompress(prog, fd, head, (size_t)n, &d, &err);
 		if (src < 0) {
-			tool_fail(e, EXIT_SYSTEM, "%s: %s", shown, err);
+			tool_fail(e, EXIT_SYSTEM, "%s: %s", shown, err.msg);
 			return give_up(&d, fd);
 		}
 		if (fd > 0)

@@ -34,11 +34,11 @@ struct input_dec {
 };
 
 /* Decompress with prog: a pipe to read the plain bytes from (close-on-exec), or -1 with what
-   went wrong in err (cap bytes).  src is the input, of which the have bytes at head are already
+   went wrong in err (EXIT_SYSTEM).  src is the input, of which the have bytes at head are already
    read: prog reads it from its start, from src seeked back when it can be, else from a feeder
    child that writes head and copies the rest.  d: for input_reap and input_overgrown. */
 int input_decompress(const char *prog, int src, const unsigned char *head, size_t have,
-		     struct input_dec *d, char *err, size_t cap);
+		     struct input_dec *d, struct tool_err *err);
 /* Reap the decompressor and its feeder (stopped first if stop: the reader gave up early).
    1 if the decompressor failed (its input corrupt or truncated), else 0. */
 int input_reap(struct input_dec *d, int stop);
@@ -49,9 +49,9 @@ int input_reap(struct input_dec *d, int stop);
    one record again and again) reaches a thousand with gzip, more with xz or zstd. */
 #define INPUT_RATIO_MAX  256u
 #define INPUT_RATIO_FREE ((uint64_t)16 << 20)
-/* Has d's output outgrown its input: plain bytes of it, zeros aside?  NULL, or what to say
-   ("it decompresses to more than ...") */
-const char *input_overgrown(const struct input_dec *d, uint64_t plain);
+/* Has d's output outgrown its input: plain bytes of it, zeros aside?  0, or 1 with e saying
+   so ("it decompresses to more than ...", EXIT_BADFILE) */
+int input_overgrown(const struct input_dec *d, uint64_t plain, struct tool_err *e);
 
 /* What an input's first n bytes (INPUT_HEAD, fewer only at its end) must begin as: NULL when
    they do, else what the input is instead ("not an mtrace trace (bad magic)"). */

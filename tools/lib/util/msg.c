@@ -95,12 +95,12 @@ void tool_version(void)
 	exit(EXIT_OK);
 }
 
-int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt, va_list ap)
+int offset_error(struct tool_err *e, const char *name, uint64_t off, const char *fmt, va_list ap)
 {
 	char what[400];
 	vsnprintf(what, sizeof what, fmt, ap);
-	snprintf(err, cap, "%s: offset %llu: %s", name, (unsigned long long)off, what);
-	return -1;
+	return tool_fail(e, EXIT_BADFILE, "%s: offset %llu: %s", name, (unsigned long long)off,
+			 what);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -39,10 +39,9 @@ int tool_fail(struct tool_err *e, int status, const char *fmt, ...)
 /* Exit with e's status, saying its message ("" when a child process has said why itself). */
 void tool_die_err(const struct tool_err *e) __attribute__((noreturn));
 
-/* "NAME: offset N: what" into err (cap bytes), the shape of every reader's errors; returns -1
-   so that readers can `return offset_error(...)`. */
-int offset_error(char *err, size_t cap, const char *name, uint64_t off, const char *fmt,
-		 va_list ap);
+/* e = "NAME: offset N: what", EXIT_BADFILE: the shape of every reader's errors; returns -1 so
+   that readers can `return offset_error(...)`. */
+int offset_error(struct tool_err *e, const char *name, uint64_t off, const char *fmt, va_list ap);
 
 /* From now on messages name path (a copy of an input: input.h), as: what the user gave ("-", a
    path; its storage must last) */

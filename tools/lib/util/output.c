@@ -68,7 +68,7 @@ void tool_temp_done(const char *path)
 			temps[i] = NULL;
 }
 
-static int mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap, int stdout_ok)
+static int mkstemp_beside(const char *out, char *tmpl, struct tool_err *err, int stdout_ok)
 {
 	int fd = mkstemp(tmpl);
 	if (fd >= 0)
@@ -76,21 +76,22 @@ static int mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap, in
 	int e = errno;
 	const char *slash = strrchr(out, '/');
 	int dirlen = slash ? (slash == out ? 1 : (int)(slash - out)) : 1;
-	snprintf(err, cap, "%s: cannot create the temporary file it is written to before it is "
-		 "renamed into place, in %.*s: %s (write the output to another directory%s)", out,
-		 dirlen, slash ? out : ".", strerror(e), stdout_ok ? ", or to standard output" : "");
+	tool_fail(err, EXIT_SYSTEM, "%s: cannot create the temporary file it is written to before "
+		  "it is renamed into place, in %.*s: %s (write the output to another directory%s)",
+		  out, dirlen, slash ? out : ".", strerror(e),
+		  stdout_ok ? ", or to standard output" : "");
 	errno = e;
 	return -1;
 }
 
-int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap)
+int tool_mkstemp_beside(const char *out, char *tmpl, struct tool_err *err)
 {
-	return mkstemp_beside(out, tmpl, err, cap, 1);
+	return mkstemp_beside(out, tmpl, err, 1);
 }
 
 /* mkstemp(tmpl) in $TMPDIR (else /tmp): tmpl gets "DIR/NAME.XXXXXX".  Its descriptor, or -1
    with err. */
-static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, char *err, size_t errcap)
+static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, struct tool_err *err)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -100,7 +101,8 @@ static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, char *err, s
 	if (fd < 0) {
 		int e = errno;
 		tmpl[0] = 0;
-		snprintf(err, errcap, "cannot create a temporary file in %s: %s", dir, strerror(e));
+		tool_fail(err, EXIT_SYSTEM, "cannot create a temporary file in %s: %s", dir,
+			  strerror(e));
 		errno = e;
 	}
 	return fd;
@@ -108,9 +110,7 @@ static int mkstemp_tmpdir(char *tmpl, size_t cap, const char *name, char *err, s
 
 int tool_mkstemp(char *path, size_t cap, struct tool_err *e)
 {
-	int fd = mkstemp_tmpdir(path, cap, tool_name, e->msg, sizeof e->msg);
-	e->status = EXIT_SYSTEM;
-	return fd;
+	return mkstemp_tmpdir(path, cap, tool_name, e);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -133,22 +133,19 @@ const char *output_name(const char *path)
 
 /* The descriptor an output is written to: path's own (1 for "-") in place, else a new
    temporary file beside it, its name in tmp (cap bytes, "" in place) registered for removal.
-   -1 with err and *status on failure. */
-static int open_output(const char *path, int flags, char *tmp, size_t cap, char *err,
-		       size_t errcap, int *status)
+   -1 with err on failure. */
+static int open_output(const char *path, int flags, char *tmp, size_t cap, struct tool_err *err)
 {
-	*status = EXIT_SYSTEM;
 	tmp[0] = 0;
 	if (tool_output_in_place(path)) {
 		int fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CLOEXEC) : 1;
 		if (fd < 0) {
-			snprintf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
-			return -1;
+			return tool_fail(err, EXIT_SYSTEM, "%s: cannot open: %s", path,
+					 strerror(errno));
 		}
 		if ((flags & OUTPUT_BINARY) && isatty(fd)) {
-			snprintf(err, errcap, "%s is a terminal, and the output is binary: name a "
-				 "file, or pipe it", output_name(path));
-			*status = EXIT_USAGE;
+			tool_fail(err, EXIT_USAGE, "%s is a terminal, and the output is binary: "
+				  "name a file, or pipe it", output_name(path));
 			if (fd != 1)
 				close(fd);
 			return -1;
@@ -156,7 +153,7 @@ static int open_output(const char *path, int flags, char *tmp, size_t cap, char 
 		return fd;
 	}
 	snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
-	int fd = tool_mkstemp_beside(path, tmp, err, errcap);
+	int fd = tool_mkstemp_beside(path, tmp, err);
 	if (fd < 0) {
 		tmp[0] = 0;
 		return -1;
@@ -168,11 +165,12 @@ static int open_output(const char *path, int flags, char *tmp, size_t cap, char 
 }
 
 /* The finished temporary file tmp renamed to path; on failure removed, -1 with err. */
-static int rename_into_place(char *tmp, const char *path, char *err, size_t errcap)
+static int rename_into_place(char *tmp, const char *path, struct tool_err *err)
 {
 	int r = rename(tmp, path);
 	if (r < 0) {
-		snprintf(err, errcap, "%s: cannot rename into place: %s", path, strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "%s: cannot rename into place: %s", path,
+			  strerror(errno));
 		unlink(tmp);
 	}
 	tool_temp_done(tmp);
@@ -185,8 +183,8 @@ int output_open(struct output *o, const char *path, int flags)
 	o->path = path;
 	o->f = NULL;
 	o->flags = flags;
-	o->err[0] = 0;
-	o->fd = open_output(path, flags, o->tmp, sizeof o->tmp, o->err, sizeof o->err, &o->status);
+	o->err = (struct tool_err){ 0 };
+	o->fd = open_output(path, flags, o->tmp, sizeof o->tmp, &o->err);
 	return o->fd < 0 ? -1 : 0;
 }
 
@@ -196,7 +194,7 @@ FILE *output_stdio(struct output *o)
 	if (o->fd == 1)
 		return o->f = stdout;
 	if (!(o->f = fdopen(o->fd, "w")))
-		snprintf(o->err, sizeof o->err, "%s: %s", o->path, strerror(errno));
+		tool_fail(&o->err, EXIT_SYSTEM, "%s: %s", o->path, strerror(errno));
 	return o->f;
 }
 
@@ -214,11 +212,10 @@ int output_close(struct output *o, int write_errno)
 		e = errno;
 	o->f = NULL;
 	o->fd = -1;
-	o->status = EXIT_SYSTEM;
 	if (!e)
 		return 0;
-	snprintf(o->err, sizeof o->err, "%s: cannot write: %s", output_name(o->path), strerror(e));
-	return -1;
+	return tool_fail(&o->err, EXIT_SYSTEM, "%s: cannot write: %s", output_name(o->path),
+			 strerror(e));
 }
 
 int output_commit(struct output *o)
@@ -229,7 +226,7 @@ int output_commit(struct output *o)
 	}
 	if (!o->tmp[0])
 		return 0;   /* written in place */
-	return rename_into_place(o->tmp, o->path, o->err, sizeof o->err);
+	return rename_into_place(o->tmp, o->path, &o->err);
 }
 
 void output_abort(struct output *o)
@@ -249,11 +246,6 @@ void output_abort(struct output *o)
 	}
 }
 
-void output_error(const struct output *o, char *err, size_t cap)
-{
-	snprintf(err, cap, "%s", o->err);
-}
-
 int output_scratch(struct output *o, const char *suffix)
 {
 	char name[OUTPUT_TMP_CAP + 32];
@@ -261,14 +253,13 @@ int output_scratch(struct output *o, const char *suffix)
 	if (!o->tmp[0]) {
 		char what[64];
 		snprintf(what, sizeof what, "%s%s", tool_name, suffix);
-		fd = mkstemp_tmpdir(name, sizeof name, what, o->err, sizeof o->err);
+		fd = mkstemp_tmpdir(name, sizeof name, what, &o->err);
 	} else {
 		snprintf(name, sizeof name, "%s%s.XXXXXX", o->path, suffix);
-		fd = tool_mkstemp_beside(o->path, name, o->err, sizeof o->err);
+		fd = tool_mkstemp_beside(o->path, name, &o->err);
 	}
 	if (fd >= 0)
 		unlink(name);
-	o->status = EXIT_SYSTEM;
 	return fd;
 }
 
@@ -278,10 +269,10 @@ int output_scratch(struct output *o, const char *suffix)
 
 int tool_output_open(const char *path, char *tmp)
 {
-	char err[TOOL_TMP_CAP + 300];
-	int status, fd = open_output(path, 0, tmp, TOOL_TMP_CAP, err, sizeof err, &status);
+	struct tool_err e;
+	int fd = open_output(path, 0, tmp, TOOL_TMP_CAP, &e);
 	if (fd < 0)
-		tool_die(status, "%s", err);
+		tool_die_err(&e);
 	return fd;
 }
 
@@ -302,9 +293,9 @@ void tool_output_finish(const char *path, int fd, char *tmp, int write_errno)
 		tool_die(EXIT_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
 	if (!tmp[0])
 		return;   /* written in place */
-	char err[TOOL_TMP_CAP + 300];
-	if (rename_into_place(tmp, path, err, sizeof err) < 0)
-		tool_die(EXIT_SYSTEM, "%s", err);
+	struct tool_err e;
+	if (rename_into_place(tmp, path, &e) < 0)
+		tool_die_err(&e);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -382,11 +373,9 @@ static int dir_takes_temp(const char *out, int flags, struct tool_err *e)
 		tool_fail(e, EXIT_USAGE, "%.200s...: the output's name is too long", out);
 		return 0;
 	}
-	int fd = mkstemp_beside(out, tmpl, e->msg, sizeof e->msg, !(flags & OUTPUT_NO_STDOUT));
-	if (fd < 0) {
-		e->status = EXIT_SYSTEM;
+	int fd = mkstemp_beside(out, tmpl, e, !(flags & OUTPUT_NO_STDOUT));
+	if (fd < 0)
 		return 0;
-	}
 	close(fd);
 	unlink(tmpl);
 	return 1;

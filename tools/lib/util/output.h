@@ -25,14 +25,13 @@ struct output {
 	int fd;                      /* -1 once closed */
 	FILE *f;                     /* output_stdio's, or NULL */
 	int flags;
-	int status;                  /* after a failure: the exit status it calls for */
-	char err[OUTPUT_TMP_CAP + 300];
+	struct tool_err err;         /* after a failure: what, and the exit status it calls for */
 };
 
 /* Open path (after output_check) to be written: in place if tool_output_in_place says
    so (standard output is descriptor 1), else a new temporary file beside it, of mode 0666
-   less the umask unless OUTPUT_PRIVATE.  0, or -1 with o->err and o->status: EXIT_USAGE for
-   binary output to a terminal, else EXIT_SYSTEM.  o must not move until it is finished. */
+   less the umask unless OUTPUT_PRIVATE.  0, or -1 with o->err: EXIT_USAGE for binary
+   output to a terminal, else EXIT_SYSTEM.  o must not move until it is finished. */
 int output_open(struct output *o, const char *path, int flags);
 /* o's descriptor as a stdio stream, which output_close flushes and closes: NULL on failure,
    with o->err. */
@@ -49,8 +48,6 @@ void output_abort(struct output *o);
    output (PATH.SUFFIX.XXXXXX), or in $TMPDIR (else /tmp) when o is written in place.  Its
    descriptor, or -1 with o->err. */
 int output_scratch(struct output *o, const char *suffix);
-/* o's error message into err (cap bytes): a writer's own. */
-void output_error(const struct output *o, char *err, size_t cap);
 /* How messages name path: "standard output" for "-". */
 const char *output_name(const char *path);
 
@@ -82,11 +79,11 @@ void tool_temp_done(const char *path);
 /* Remove them now (async-signal-safe: for a handler of a fatal signal). */
 void tool_remove_temps(void);
 /* mkstemp(tmpl) for the temporary file an output (out) is written to before it is renamed into
-   place, beside it: its descriptor, or -1 with a message in err (cap bytes) that names out,
+   place, beside it: its descriptor, or -1 with err (EXIT_SYSTEM), whose message names out,
    says it is that file, in out's directory, that cannot be made, and what to do (write
    elsewhere, or to standard output).  A writable output in a directory that is not is the
    case it is for. */
-int tool_mkstemp_beside(const char *out, char *tmpl, char *err, size_t cap);
+int tool_mkstemp_beside(const char *out, char *tmpl, struct tool_err *err);
 /* A new file $TMPDIR/<tool>.XXXXXX (else in /tmp), its name into path[cap]; its descriptor,
    or -1 with e. */
 int tool_mkstemp(char *path, size_t cap, struct tool_err *e);

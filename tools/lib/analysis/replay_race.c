@@ -133,19 +133,19 @@ static void call_of(struct wl_reader *r, uint32_t t, uint64_t n, struct wl_op *o
 /* The message for a use of a slot that is not shown ordered: the two calls, why, and the
    command to look */
 static void refuse(struct wl_reader *r, const struct race_site *u, int race, const char *why,
-		   char *err, size_t cap)
+		   struct tool_err *err)
 {
 	struct wl_op prev;
 	uint32_t a = (uint32_t)(u->last & 0xffffff);
 	call_of(r, a, u->last >> 24, &prev);
-	snprintf(err, cap, "%s: offset %llu: %sstream %u's call %llu (%s) and stream %u's call "
-		 "%llu (%s, at offset %llu) both use %s %llu, %s; the calls before it: trace_dump "
-		 "-s %u --from %llu -n 20 %s", r->name, (unsigned long long)u->offset,
-		 race ? "a race: " : "", u->stream, (unsigned long long)u->call,
-		 mtrace_wl_op_name(u->op), a, (unsigned long long)(u->last >> 24),
-		 mtrace_wl_op_name(prev.op), (unsigned long long)prev.offset,
-		 u->map ? "map id" : "slot", (unsigned long long)u->id, why, u->stream,
-		 (unsigned long long)(u->call > 10 ? u->call - 10 : 1), r->name);
+	tool_fail(err, EXIT_BADFILE, "%s: offset %llu: %sstream %u's call %llu (%s) and stream "
+		  "%u's call %llu (%s, at offset %llu) both use %s %llu, %s; the calls before it: "
+		  "trace_dump -s %u --from %llu -n 20 %s", r->name, (unsigned long long)u->offset,
+		  race ? "a race: " : "", u->stream, (unsigned long long)u->call,
+		  mtrace_wl_op_name(u->op), a, (unsigned long long)(u->last >> 24),
+		  mtrace_wl_op_name(prev.op), (unsigned long long)prev.offset,
+		  u->map ? "map id" : "slot", (unsigned long long)u->id, why, u->stream,
+		  (unsigned long long)(u->call > 10 ? u->call - 10 : 1), r->name);
 }
 
 /* The exact check's tables for w columns (made for its first pass), and the last uses of the
@@ -174,17 +174,17 @@ static int clocks_ready(struct race *o)
 	return 0;
 }
 
-int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *plan, char *err,
-	       size_t cap)
+int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *plan,
+	      struct tool_err *err)
 {
 	if (o->failed < 0) {
-		snprintf(err, cap, "out of memory checking the order of %llu streams",
-			 (unsigned long long)o->nt);
+		tool_fail(err, EXIT_SYSTEM, "out of memory checking the order of %llu streams",
+			  (unsigned long long)o->nt);
 		return -1;
 	}
 	if (o->failed == 1) {
 		refuse(r, &o->race, 1, "and no wait orders them, directly or through other "
-		       "streams: a replay may run both at once", err, cap);
+		       "streams: a replay may run both at once", err);
 		return -1;
 	}
 	if (o->done == o->nsrc)
@@ -195,14 +195,14 @@ int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *pla
 			 "whether other streams' waits order such uses is checked for %llu of the "
 			 "streams whose blocks are so used, and there are %llu", o->first.stream,
 			 (unsigned long long)o->done, (unsigned long long)o->nsrc);
-		refuse(r, &o->first, 0, why, err, cap);
+		refuse(r, &o->first, 0, why, err);
 		o->failed = 2;
 		return -1;
 	}
 	o->plan = plan;
 	if (clocks_ready(o) < 0) {
 		o->failed = -1;
-		return race_next(o, r, plan, err, cap);
+		return race_next(o, r, plan, err);
 	}
 	memset(o->col, 0xff, o->nt * sizeof *o->col);
 	uint64_t k = 0;

@@ -1,4 +1,4 @@
-/* replay_check.c - see replay.h: a workload checked before it is replayed (replay_validate),
+/* replay_check.c - see replay_check.h: a workload checked before it is replayed (replay_validate),
  * and the plan the replay takes from the check; whether its waits order the slots passed
  * between streams is replay_race.c's.  Everything here runs in the process under test, before
  * the replay: none of its memory comes from the allocator under test (replay_vm.c). */
@@ -157,8 +157,8 @@ struct sched {
 };
 
 /* The first pass's look at call op: ids in range, the live bytes.  0, or -1 with err. */
-static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *op, char *err,
-		      size_t cap)
+static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *op,
+		      struct tool_err *err)
 {
 	/* a header may claim any number of slots or map ids; the streams say how many are used.
 	   They are dense (handed out from 1 or 0 up, reused when freed), so the largest one is
@@ -167,9 +167,9 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 	if (op->op > MTRACE_WL_LAST_CALL) {
 		if (op->a[0] < r->size)
 			return 0;
-		snprintf(err, cap, "%s: offset %llu: map id %llu is used in a file of %zu "
-			 "bytes: map ids must be dense", r->name, (unsigned long long)op->offset,
-			 (unsigned long long)op->a[0], r->size);
+		tool_fail(err, EXIT_BADFILE, "%s: offset %llu: map id %llu is used in a file of "
+			  "%zu bytes: map ids must be dense", r->name,
+			  (unsigned long long)op->offset, (unsigned long long)op->a[0], r->size);
 		return -1;
 	}
 	uint64_t s = op->a[0], s2 = 0, bytes = op->a[op->n - 1];
@@ -178,9 +178,9 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 	uint64_t hi = s > s2 ? s : s2;
 	if (hi > f->max_slot) {
 		if (hi >= r->size) {
-			snprintf(err, cap, "%s: offset %llu: slot %llu is used in a file of "
-				 "%zu bytes: slot numbers must be dense", r->name,
-				 (unsigned long long)op->offset, (unsigned long long)hi, r->size);
+			tool_fail(err, EXIT_BADFILE, "%s: offset %llu: slot %llu is used in a file "
+				  "of %zu bytes: slot numbers must be dense", r->name,
+				  (unsigned long long)op->offset, (unsigned long long)hi, r->size);
 			return -1;
 		}
 		f->max_slot = hi;
@@ -190,7 +190,7 @@ static int first_call(struct wl_reader *r, struct first *f, const struct wl_op *
 	uint64_t *sizes = f->sizes;
 	if (hi >= f->nsizes) {
 		if (!(sizes = replay_vm_grow(sizes, &f->sizes_cap, (hi + 1) * sizeof *sizes))) {
-			snprintf(err, cap, "out of memory");
+			tool_fail(err, EXIT_SYSTEM, "out of memory");
 			return -1;
 		}
 		f->sizes = sizes;
@@ -241,7 +241,7 @@ static inline int race_uses(struct race *o, uint32_t t, uint64_t n, const struct
    o: the race check, NULL with one stream).  What is left parked at the end can never run.
    0, or -1 with err. */
 static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struct race *o,
-		    char *err, size_t cap)
+		    struct tool_err *err)
 {
 	uint32_t nt = r->h.nthreads, nrun = 0;
 	struct vthread *v = s->v;
@@ -265,7 +265,7 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 				progress(ops, r->progress_arg);
 			int k = wl_next(r, &v[t].c, &op);
 			if (k < 0) {
-				snprintf(err, cap, "%s", r->err);
+				tool_fail(err, EXIT_BADFILE, "%s", r->err.msg);
 				return -1;
 			}
 			if (k == 0) {
@@ -275,18 +275,18 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 			if (op.op == MTRACE_WL_WAIT) {
 				uint32_t u = (uint32_t)op.a[0];
 				if (f && u == t) {
-					snprintf(err, cap,
-						 "%s: offset %llu: thread %u waits for itself",
-						 r->name, (unsigned long long)op.offset, t);
+					tool_fail(err, EXIT_BADFILE,
+						  "%s: offset %llu: thread %u waits for itself",
+						  r->name, (unsigned long long)op.offset, t);
 					return -1;
 				}
 				if (f && note_wait(&f->waits, u, op.a[1]) < 0) {
-					snprintf(err, cap, "out of memory");
+					tool_fail(err, EXIT_SYSTEM, "out of memory");
 					return -1;
 				}
 				if (v[u].count >= op.a[1]) {
 					if (o && op.a[1] && race_waited(o, t, u, op.a[1]) < 0)
-						return race_next(o, r, NULL, err, cap);
+						return race_next(o, r, NULL, err);
 					continue;
 				}
 				v[t].on = u;
@@ -299,32 +299,32 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 				/* (a paced replay waits for it: a time past the trace's end would
 				   be a wait the trace never had, for as long as a file cares to
 				   claim) */
-				snprintf(err, cap,
-					 "%s: offset %llu: a call at %llu us, after the trace's "
-					 "end (%llu us)",
-					 r->name, (unsigned long long)op.offset,
-					 (unsigned long long)op.a[0],
-					 (unsigned long long)r->h.duration_us);
+				tool_fail(err, EXIT_BADFILE,
+					  "%s: offset %llu: a call at %llu us, after the trace's "
+					  "end (%llu us)",
+					  r->name, (unsigned long long)op.offset,
+					  (unsigned long long)op.a[0],
+					  (unsigned long long)r->h.duration_us);
 				return -1;
 			}
 			if (f && op.op == MTRACE_WL_AT &&
 			    note_at(&f->ats, t, v[t].count, op.a[0]) < 0) {
-				snprintf(err, cap, "out of memory");
+				tool_fail(err, EXIT_SYSTEM, "out of memory");
 				return -1;
 			}
 			if (op.op == MTRACE_WL_RESIDENT || op.op == MTRACE_WL_AT)
 				continue;   /* not calls */
 			uint64_t n = ++v[t].count;
-			if (f && first_call(r, f, &op, err, cap) < 0)
+			if (f && first_call(r, f, &op, err) < 0)
 				return -1;
 			if (o && race_uses(o, t, n, &op) < 0)
-				return race_next(o, r, NULL, err, cap);
+				return race_next(o, r, NULL, err);
 		}
 		/* wake those parked on t that can go on now */
 		for (uint32_t *at = &s->park_head[t], w; (w = *at) != UINT32_MAX;) {
 			if (v[t].count >= v[w].need) {
 				if (o && race_waited(o, w, t, v[w].need) < 0)
-					return race_next(o, r, NULL, err, cap);
+					return race_next(o, r, NULL, err);
 				v[w].on = -1;
 				s->run[nrun++] = w;
 				*at = s->park_next[w];
@@ -335,7 +335,7 @@ static int schedule(struct wl_reader *r, struct sched *s, struct first *f, struc
 	return 0;
 }
 
-int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, size_t cap)
+int replay_validate(struct wl_reader *r, struct replay_plan *plan, struct tool_err *err)
 {
 	memset(plan, 0, sizeof *plan);
 	uint32_t nt = r->h.nthreads;
@@ -353,40 +353,41 @@ int replay_validate(struct wl_reader *r, struct replay_plan *plan, char *err, si
 	if (o && race_init(o, nt, r->size) < 0)
 		o->failed = -1;
 	if (!s.v || !s.run || !park || (o && o->failed)) {
-		snprintf(err, cap, "out of memory");
+		tool_fail(err, EXIT_SYSTEM, "out of memory");
 		goto out;
 	}
-	if (schedule(r, &s, &f, o, err, cap) < 0)
+	if (schedule(r, &s, &f, o, err) < 0)
 		goto out;
 	struct vthread *v = s.v;
 	for (uint32_t t = 0; t < nt; t++)
 		if (!v[t].done) {
 			uint32_t u = (uint32_t)v[t].on;
-			snprintf(err, cap,
-				 "%s: offset %llu: deadlock: thread %u waits for thread %u to "
-				 "finish call %llu, but thread %u %s after %llu call%s",
-				 r->name, (unsigned long long)(v[t].c.p - v[t].c.base), t, u,
-				 (unsigned long long)v[t].need, u,
-				 v[u].done ? "ends" : "is itself stuck",
-				 (unsigned long long)v[u].count, v[u].count == 1 ? "" : "s");
+			tool_fail(err, EXIT_BADFILE,
+				  "%s: offset %llu: deadlock: thread %u waits for thread %u to "
+				  "finish call %llu, but thread %u %s after %llu call%s",
+				  r->name, (unsigned long long)(v[t].c.p - v[t].c.base), t, u,
+				  (unsigned long long)v[t].need, u,
+				  v[u].done ? "ends" : "is itself stuck",
+				  (unsigned long long)v[u].count, v[u].count == 1 ? "" : "s");
 			rc = -2;
 			goto out;
 		}
 	r->h.nslots = f.max_slot + 1;
 	plan->ideal_rss = r->h.ideal_rss ? r->h.ideal_rss : f.huge ? UINT64_MAX : f.peak;
 	if (build_points(plan, nt, &f.waits) < 0) {
-		snprintf(err, cap, "cannot map the signal points (%zu waits): %s", f.waits.n,
-			 strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "cannot map the signal points (%zu waits): %s",
+			  f.waits.n, strerror(errno));
 		goto out;
 	}
 	if (build_ats(plan, nt, &f.ats) < 0) {
-		snprintf(err, cap, "cannot map the times of %zu ATs: %s", f.ats.n, strerror(errno));
+		tool_fail(err, EXIT_SYSTEM, "cannot map the times of %zu ATs: %s", f.ats.n,
+			  strerror(errno));
 		replay_plan_free(plan);
 		goto out;
 	}
 	/* the uses no direct wait orders: again, exactly, as many passes as it takes */
-	for (int k; o && (k = race_next(o, r, plan, err, cap)) != 0;)
-		if (k < 0 || schedule(r, &s, NULL, o, err, cap) < 0) {
+	for (int k; o && (k = race_next(o, r, plan, err)) != 0;)
+		if (k < 0 || schedule(r, &s, NULL, o, err) < 0) {
 			replay_plan_free(plan);
 			rc = o->failed > 0 ? -2 : -1;
 			goto out;

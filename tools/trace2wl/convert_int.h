@@ -1,8 +1,8 @@
-/* convert_impl.h - the converter's state and the helpers its two halves share: convert.c (the
+/* convert_int.h - the converter's state and the helpers its two halves share: convert.c (the
  * allocator calls, slots and waits) and convert_prog.c (what version-2 traces add: the program's
  * own mappings, resident bytes, memory samples and pace). */
-#ifndef CONVERT_IMPL_H
-#define CONVERT_IMPL_H
+#ifndef CONVERT_INT_H
+#define CONVERT_INT_H
 #include <stdio.h>
 #include "convert.h"
 #include "order.h"
@@ -44,7 +44,7 @@ struct mapinfo {
 	uint64_t next;                /* free: the next free id + 1 */
 };
 
-struct impl {
+struct convert_state {
 	struct order ord;             /* hands the records out in global order */
 	struct live live;             /* address -> slot of the live block there; the ideal RSS
 	                                 (the blocks: slots, stamps: total_calls) */
@@ -73,7 +73,7 @@ struct impl {
 	char allocator[64];           /* its allocator's file name */
 	uint32_t flags;               /* the workload header's */
 	/* version 2 (convert_prog.c) */
-	int v2_set;                   /* the first trace's settings below are taken */
+	int prog_taken;                   /* the first trace's settings below are taken */
 	uint64_t res_min;             /* blocks of this many bytes or more get a RESIDENT
 	                                 (UINT64_MAX: the trace says nothing of it) */
 	struct u64map resident;       /* slot -> its RESIDENT: stream position << 20 | thread */
@@ -94,25 +94,21 @@ struct impl {
 
 static inline int convert_oom(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "out of memory");
-	c->sys_error = 1;
-	return -1;
+	return tool_fail(&c->err, EXIT_SYSTEM, "out of memory");
 }
 
 static inline int convert_write_failed(struct convert *c)
 {
-	snprintf(c->err, sizeof c->err, "%s", c->w->err);
-	c->sys_error = 1;
-	return -1;
+	return tool_fail(&c->err, EXIT_SYSTEM, "%s", c->w->err.msg);
 }
 
 #define HOT static inline __attribute__((always_inline))
 
-int convert_wait_other(struct convert *c, struct impl *m, uint32_t x, uint32_t target,
+int convert_wait_other(struct convert *c, struct convert_state *m, uint32_t x, uint32_t target,
 		       uint64_t count);
 
 /* Thread x is about to use what another thread touched last (touch(thread, count)). */
-HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint64_t last)
+HOT int wait_for(struct convert *c, struct convert_state *m, uint32_t x, uint64_t last)
 {
 	uint32_t target = (uint32_t)(last & ((1u << TOUCH_THREAD_BITS) - 1));
 	uint64_t count = last >> TOUCH_THREAD_BITS;
@@ -121,7 +117,8 @@ HOT int wait_for(struct convert *c, struct impl *m, uint32_t x, uint64_t last)
 	return convert_wait_other(c, m, x, target, count);
 }
 
-HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, const uint64_t *a)
+HOT int emit(struct convert *c, struct convert_state *m, uint32_t x, unsigned op, int n,
+	     const uint64_t *a)
 {
 	if (wl_writer_op(c->w, x, op, n, a) < 0)
 		return convert_write_failed(c);
@@ -133,17 +130,17 @@ HOT int emit(struct convert *c, struct impl *m, uint32_t x, unsigned op, int n, 
 
 /* convert_prog.c: */
 /* The first trace's version-2 settings (resident bytes, pace, clock) */
-void convert_prog_begin(struct convert *c, struct impl *m, const struct trace_reader *r);
+void convert_prog_begin(struct convert *c, struct convert_state *m, const struct trace_reader *r);
 /* A mapping call or memory sample in global order.  0, or -1 with c->err. */
-int convert_prog_event(struct convert *c, struct impl *m, const struct order_ev *e);
+int convert_prog_event(struct convert *c, struct convert_state *m, const struct order_ev *e);
 /* The block just allocated into slot s by thread x is large: a RESIDENT follows it. */
-int convert_resident_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t s);
+int convert_resident_mark(struct convert *c, struct convert_state *m, uint32_t x, uint64_t s);
 /* Slot s's block is released by record r: its RESIDENT (if any) learns what was resident. */
-int convert_resident_release(struct convert *c, struct impl *m, uint64_t s,
+int convert_resident_release(struct convert *c, struct convert_state *m, uint64_t s,
 			     const struct mtrace_record *r);
 /* Thread x's next call, at order point t, comes after it was idle: an AT before it. */
-int convert_pace_mark(struct convert *c, struct impl *m, uint32_t x, uint64_t t);
+int convert_pace_mark(struct convert *c, struct convert_state *m, uint32_t x, uint64_t t);
 /* At the end: the header's version-2 fields, the summary's figures. */
-void convert_prog_end(struct convert *c, struct impl *m, struct mtrace_wl_header *h);
-void convert_prog_free(struct impl *m);
+void convert_prog_end(struct convert *c, struct convert_state *m, struct mtrace_wl_header *h);
+void convert_prog_free(struct convert_state *m);
 #endif

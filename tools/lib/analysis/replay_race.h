@@ -21,7 +21,7 @@
 #ifndef REPLAY_RACE_H
 #define REPLAY_RACE_H
 #include <stdint.h>
-#include "replay.h"
+#include "replay_check.h"
 #include "u64map.h"
 
 /* The first pass costs a table lookup a handoff: validating 7 and 12 million calls of trace2wl's
@@ -70,8 +70,8 @@ void race_free(struct race *o);
 /* After a pass: 0 every use is ordered; 1 the next pass of the exact check is set up (run the
    schedule again from the start); -1 with err: a race, more uses to check than it can, or no
    memory. */
-int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *plan, char *err,
-	       size_t cap);
+int race_next(struct race *o, struct wl_reader *r, const struct replay_plan *plan,
+	      struct tool_err *err);
 
 /* Stream t, past a WAIT for stream u's count k (k > 0).  0, or -1 (no memory). */
 int race_waited(struct race *o, uint32_t t, uint32_t u, uint64_t k);

@@ -1,8 +1,8 @@
-/* trace_read.h - what the trace reader's files share (trace_reader.h is the tools' API):
+/* trace_reader_int.h - what the trace reader's files share (trace_reader.h is the tools' API):
  * the input (buffered, mapped or from a decompressor), dj/malloc records, and error messages.
  * Not for the reader's users. */
-#ifndef TRACE_READ_H
-#define TRACE_READ_H
+#ifndef TRACE_READER_INT_H
+#define TRACE_READER_INT_H
 #include <sys/types.h>
 #include "trace_reader.h"
 
