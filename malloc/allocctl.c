@@ -133,7 +133,7 @@ static void note(uint32_t *set, int64_t *value, unsigned i, int64_t v)
 	mt_lock(&ls);
 	*set |= 1u << i;
 	value[i] = v;
-	if (mt_g.have_file && !mt_g.failed)
+	if (mt_file.have_file && !mt_file.failed)
 		mt_header_settings();
 	mt_unlock(&ls);
 }

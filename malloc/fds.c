@@ -194,7 +194,7 @@ static int reopen(void)
 	for (int i = 0; i < 8; i++) {
 		const char *name;
 		struct mt_fd f;
-		int at = dir_at(mt_names.path, &name);
+		int at = dir_at(mt_file.path, &name);
 		if (open_named(at, name, O_RDWR | O_NOFOLLOW, 0, &f) < 0) {
 			if (errno == EAGAIN)
 				continue;   /* the number was taken from us: again */
@@ -353,14 +353,14 @@ static void keep_dir(void)
    kept.  Not under lock; errno is left alone. */
 void mt_keep_access(int ids)
 {
-	if (!mt_g.hot_set || __atomic_load_n(&mt_g.sandboxed, __ATOMIC_ACQUIRE))
+	if (!mt_run.hot_set || __atomic_load_n(&mt_guard.sandboxed, __ATOMIC_ACQUIRE))
 		return;
 	int e = errno;
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
 	if (mt_new_process_due())
 		mt_new_process();
-	if (getpid() == mt_g.pid) {   /* (not a vfork child, which shares our memory) */
+	if (getpid() == mt_file.pid) {   /* (not a vfork child, which shares our memory) */
 		struct mt_lock_state ls;
 		mt_lock(&ls);
 		keep |= ids ? KEEP_IDS : KEEP_ROOT;
@@ -370,7 +370,7 @@ void mt_keep_access(int ids)
 		    open_named(AT_FDCWD, mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW, 0,
 			       &m) >= 0 && move_up(&m) == 0)
 			manifest = m;
-		if (mt_g.have_file && !mt_g.failed)
+		if (mt_file.have_file && !mt_file.failed)
 			file_fd();
 		mt_unlock(&ls);
 	}

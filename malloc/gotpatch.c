@@ -110,7 +110,7 @@ static void write_slot(const struct object *o, void **slot, void *v)
 		__atomic_store_n(slot, v, __ATOMIC_RELAXED);
 		return;
 	}
-	if (mt_g.sandboxed)
+	if (mt_guard.sandboxed)
 		return;
 	struct iovec local = { &v, sizeof v }, remote = { slot, sizeof v };
 	if (mt_libc.syscall(SYS_process_vm_writev, (long)getpid(), &local, 1L, &remote, 1L, 0L) ==

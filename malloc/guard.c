@@ -32,6 +32,8 @@
 #include <linux/seccomp.h>
 #include "mt-internal.h"
 
+struct mt_guard_state mt_guard;
+
 struct mt_libc mt_libc;
 
 static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
@@ -89,10 +91,10 @@ int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long 
 
 /* Before a seccomp filter or strict mode takes effect: finish the trace (its header says why
    the records end), end the populating thread and wait until it is gone, and from now on make
-   no system call (mt_g.sandboxed).  Once only, whatever the call's outcome. */
+   no system call (mt_guard.sandboxed).  Once only, whatever the call's outcome. */
 static void sandbox_coming(void)
 {
-	if (__atomic_load_n(&mt_g.sandboxed, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&mt_guard.sandboxed, __ATOMIC_ACQUIRE))
 		return;
 	mt_init_once();
 	uint8_t busy = mt_tls.busy;
@@ -102,14 +104,14 @@ static void sandbox_coming(void)
 	mt_populate_quit();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	if (mt_g.have_file && !mt_g.failed) {
+	if (mt_file.have_file && !mt_file.failed) {
 		mt_fail(MTRACE_STOP_SANDBOX, NULL, 0);   /* no failure: nothing to say */
 		mt_file_finish(&mt_tls);
 	}
 	mt_set_active(0);
 	mt_new_gen();
 	mt_unlock(&ls);
-	__atomic_store_n(&mt_g.sandboxed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&mt_guard.sandboxed, 1, __ATOMIC_RELEASE);
 	pthread_setcancelstate(cancel, NULL);
 	mt_tls.busy = busy;
 }
@@ -188,9 +190,9 @@ MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
    populating thread ends for good; 1 if it was there. */
 static int solo_for(long flags)
 {
-	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) || mt_g.sandboxed)
+	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) || mt_guard.sandboxed)
 		return 0;
-	int was = __atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED) != MT_POP_NONE;
+	int was = __atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED) != MT_POP_NONE;
 	mt_populate_quit();
 	return was;
 }
@@ -321,11 +323,11 @@ MT_API long syscall(long number, ...)
 /* Under lock: unlock the trace's pages (mlockall locked them with the program's). */
 static void unlock_windows(void)
 {
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		if (mt_win[w] != NULL)
 			munlock(mt_win[w], MT_WINDOW_SIZE);
-	if (mt_g.hdr_map)
-		munlock(mt_g.hdr_map, MTRACE_HEADER_SIZE);
+	if (mt_file.hdr_map)
+		munlock(mt_file.hdr_map, MTRACE_HEADER_SIZE);
 }
 
 /* The kernel refuses MCL_CURRENT to an unprivileged process whose address space exceeds
@@ -336,10 +338,10 @@ MT_API int mlockall(int flags)
 	mt_guard_ready();
 	int r = real_mlockall(flags);
 	int e = errno;
-	if (r != 0 && e == ENOMEM && (flags & MCL_CURRENT) && !mt_g.sandboxed) {
+	if (r != 0 && e == ENOMEM && (flags & MCL_CURRENT) && !mt_guard.sandboxed) {
 		struct mt_lock_state ls;
 		mt_lock(&ls);
-		int had = mt_g.have_file && mt_g.win_hi > mt_g.win_lo;
+		int had = mt_file.have_file && mt_wnd.win_hi > mt_wnd.win_lo;
 		if (had) {
 			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond "
 				"what RLIMIT_MEMLOCK allows with the trace's windows: the trace "
@@ -355,11 +357,11 @@ MT_API int mlockall(int flags)
 			e = errno;
 		}
 	}
-	if (r == 0 && !mt_g.sandboxed) {
+	if (r == 0 && !mt_guard.sandboxed) {
 		struct mt_lock_state ls;
 		mt_lock(&ls);
 		if (flags & MCL_FUTURE)
-			mt_g.mlock_future = 1;
+			mt_guard.mlock_future = 1;
 		unlock_windows();
 		mt_unlock(&ls);
 	}
@@ -372,7 +374,7 @@ MT_API int munlockall(void)
 	mt_guard_ready();
 	int r = real_munlockall();
 	if (r == 0)
-		mt_g.mlock_future = 0;
+		mt_guard.mlock_future = 0;
 	return r;
 }
 
@@ -385,14 +387,14 @@ MT_API int munlockall(void)
    the windows mapped now lie between win_live and win_hi. */
 int mt_overlaps_trace(const void *addr, size_t len)
 {
-	if (!mt_g.have_file || len == 0)
+	if (!mt_file.have_file || len == 0)
 		return 0;
 	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
-	uintptr_t h = (uintptr_t)__atomic_load_n(&mt_g.hdr_map, __ATOMIC_RELAXED);
+	uintptr_t h = (uintptr_t)__atomic_load_n(&mt_file.hdr_map, __ATOMIC_RELAXED);
 	if (h && lo < h + MTRACE_HEADER_SIZE && h < hi)
 		return 1;
-	uint32_t wlo = __atomic_load_n(&mt_g.win_live, __ATOMIC_RELAXED);
-	uint32_t whi = __atomic_load_n(&mt_g.win_hi, __ATOMIC_RELAXED);
+	uint32_t wlo = __atomic_load_n(&mt_wnd.win_live, __ATOMIC_RELAXED);
+	uint32_t whi = __atomic_load_n(&mt_wnd.win_hi, __ATOMIC_RELAXED);
 	uint64_t size = MT_WINDOW_SIZE;
 	for (uint32_t w = wlo; w < whi && w < MT_MAX_WINDOWS; w++) {
 		uintptr_t b = (uintptr_t)__atomic_load_n(&mt_win[w], __ATOMIC_RELAXED);

@@ -10,7 +10,7 @@
  * them, and takes no lock: an entry is claimed by compare-and-swap and given up by two stores, so
  * that no thread, and no signal handler allocating in one, ever waits for another.  An entry
  * holds the block's address and its size with the trace file it was recorded in (the low 16
- * bits of mt_g.file_id): a fork child's file, or the next file after a stop, finds the earlier
+ * bits of mt_file.file_id): a fork child's file, or the next file after a stop, finds the earlier
  * entries stale.  A block goes in before its allocation returns to the program and comes out
  * before the allocator takes it back, so no other thread can put the same address in between.
  * An entry given up is left as a tombstone (an address the chain goes on past), reused by the
@@ -47,7 +47,7 @@ static inline uint64_t info_of(uint64_t size)
 {
 	if (size > UINT64_MAX >> 16)
 		size = UINT64_MAX >> 16;
-	return size << 16 | (uint16_t)mt_g.file_id;
+	return size << 16 | (uint16_t)mt_file.file_id;
 }
 
 /* The block at p, of size usable bytes, was allocated and recorded. */
@@ -124,7 +124,7 @@ uint64_t mt_large_untracked(void)
 static uint32_t next_live(uint32_t at, uint64_t *a, uint64_t *size)
 {
 	uint64_t groups = __atomic_load_n(&used_groups, __ATOMIC_RELAXED);
-	uint16_t file = (uint16_t)mt_g.file_id;
+	uint16_t file = (uint16_t)mt_file.file_id;
 	for (; at < MT_LARGE_SLOTS; at++) {
 		if (!(groups >> (at / MT_LARGE_GROUP) & 1)) {
 			at |= MT_LARGE_GROUP - 1;   /* (the loop's ++ goes to the next group) */

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include "mt-internal.h"
 
+struct mt_mallopt_state mt_mallopt;
+
 static int (*real_mallopt)(int, int);
 
 MT_API int mallopt(int param, int value)
@@ -30,9 +32,9 @@ MT_API int mallopt(int param, int value)
 			if (mtrace_mallopt_params[i].param == param) {
 				struct mt_lock_state ls;
 				mt_lock(&ls);
-				mt_g.mallopt_set |= 1u << i;
-				mt_g.mallopt_value[i] = value;
-				if (mt_g.have_file && !mt_g.failed)
+				mt_mallopt.mallopt_set |= 1u << i;
+				mt_mallopt.mallopt_value[i] = value;
+				if (mt_file.have_file && !mt_file.failed)
 					mt_header_mallopt();
 				mt_unlock(&ls);
 			}

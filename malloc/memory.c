@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include "mt-internal.h"
 
+struct mt_memory_state mt_mem;
+
 /* ---------------------------------------------------------------------------------------------
    Resident bytes of a block
    ------------------------------------------------------------------------------------------- */
@@ -62,14 +64,14 @@ void mt_memory_init(void)
 		if (*end || ms < 0 || ms > 3600000)
 			ms = MT_MEMORY_MS;
 	}
-	mt_g.memory_ms = (uint32_t)ms;
+	mt_mem.memory_ms = (uint32_t)ms;
 }
 
 /* Under lock, at a file's start: the first call takes a sample. */
 void mt_memory_file_open(void)
 {
-	interval_ticks = mt_g.memory_ms ? mt_g.ticks_per_sec / 1000 * mt_g.memory_ms : 0;
-	mt_g.sample_early = interval_ticks - interval_ticks / 10;
+	interval_ticks = mt_mem.memory_ms ? mt_calib.ticks_per_sec / 1000 * mt_mem.memory_ms : 0;
+	mt_mem.sample_early = interval_ticks - interval_ticks / 10;
 	mt_hot->sample_due = interval_ticks ? 0 : UINT64_MAX;
 }
 
@@ -111,13 +113,13 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;   /* another thread took it */
-	if (mt_g.sandboxed)
+	if (mt_guard.sandboxed)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	/* (again under the lock: a sandbox may have come while it waited, the trace finished for
 	   it, and no system call of ours is to follow) */
-	int ok = !mt_g.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
+	int ok = !mt_guard.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
 	mt_unlock(&ls);
 	if (!ok)
 		return;

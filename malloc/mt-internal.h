@@ -58,6 +58,7 @@ struct mt_real {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	size_t (*usable)(void *);
+	int bypassed;           /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
 	uintptr_t text_lo, text_len;   /* the code of the object that defines malloc (0, 0: not
@@ -95,9 +96,9 @@ struct mt_thread {
 	                                   thread is exiting (see mt_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
 	uint32_t chunk_len;             /* bytes it asked for last time (chunks double) */
-	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
+	uint32_t gen;                   /* mt_run.gen when the chunk was taken */
 	uint32_t tid;                   /* cached gettid(); 0 until known */
-	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
+	uint32_t file_id;               /* mt_file.file_id the chunk belongs to */
 	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record;
 	                                   MT_BUSY_OWN: and serve from the bootstrap arena */
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
@@ -106,7 +107,7 @@ struct mt_thread {
 	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
 	                                   thread (PR_SET_TSC): its clock is read another way */
 	uint8_t own_files;              /* the thread has a descriptor table of its own */
-	uint8_t locked;                 /* it holds mt_g.lock: not even a mapping call is recorded
+	uint8_t locked;                 /* it holds mt_run.lock: not even a mapping call is recorded
 	                                   (taking a chunk would wait for that lock) */
 	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
@@ -133,7 +134,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_MAX_WINDOWS  (1u << 12)
 #endif
 #define MT_WINDOW_SHIFT_MIN 22  /* 4 MiB: under an address-space limit (RLIMIT_AS) */
-#define MT_WINDOW_SIZE  ((uint64_t)1 << mt_g.win_shift)
+#define MT_WINDOW_SIZE  ((uint64_t)1 << mt_wnd.win_shift)
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_RESERVE ((uint64_t)64 << 10) /* a new file's first reservation */
 #define MT_FIRST_CHUNK  1024u           /* a thread's first chunk: small, threads may be short */
@@ -152,7 +153,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
    fork (fork, _Fork, clone, syscall(SYS_fork)) finds zeroed (MADV_WIPEONFORK): it then sees
    tracing off and alive 0, and its first call sets it up as a new process before it could
    write into the parent's file.  Written only under the lock; each field has a cold copy in
-   mt_g, which the child keeps. */
+   mt_run, which the child keeps. */
 struct mt_hot {
 	volatile int active;            /* recording now */
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
@@ -162,79 +163,128 @@ struct mt_hot {
 };
 extern struct mt_hot *mt_hot;
 
-struct mt_global {
+/* Each module's state, in a struct of its own that only its file writes (tests/dev/owners.sh
+   checks it); the others read it, or call the owner's functions.  Every field is written
+   under the lock unless said otherwise. */
+
+/* control.c: recording on or off; cold copies of struct mt_hot, for a child whose page was
+   wiped */
+struct mt_run_state {
 	pthread_mutex_t lock;
-	/* cold copies of struct mt_hot, for a child whose page was wiped */
 	int active;
 	uint32_t gen;
 	int durations;
 	int hot_wipes;                  /* mt_hot is a MADV_WIPEONFORK page (Linux 4.14) */
 	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
-	pid_t pid;                      /* the process the trace file belongs to */
+	int paused;
+};
+extern struct mt_run_state mt_run;
 
+/* tracefile.c: the trace file */
+struct mt_file_state {
 	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
+	pid_t pid;                      /* the process the trace file belongs to */
 	int quiet;                      /* no informational lines (see mt_info) */
 	int private_header;             /* leave exe/cmdline out */
-	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
-	int paused;
 	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
-	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
-	                                   call of ours from now on (guard.c) */
-	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
-	                                   mapped unlocked (guard.c) */
-	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
-	uint64_t sample_early;          /* ticks: how far ahead of sample_due a large release takes
-	                                   the sample anyway (see mt_sample_before_release) */
-	uint32_t ctl_seen;              /* the last request from outside looked at (remote.c) */
-	uint32_t window;                /* the trace switched on from outside being opened (its
-	                                   number, named BASE.<pid>.w<N>), or 0 */
-	int start_threads;              /* with window: the threads alive then */
-	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
-	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
+	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
 	char *hdr_map;                  /* the file's first page (MTRACE_HEADER_SIZE bytes), mapped
 	                                   shared while the file is open, or NULL */
+	char path[4200];                /* the open file */
+};
+extern struct mt_file_state mt_file;
+
+/* window.c: the file's windows and its disk reservation */
+struct mt_window_state {
 	unsigned win_shift;             /* a window: 1 << win_shift bytes of the file (per file) */
-	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
-	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
-	uint64_t start_ticks, start_ns; /* the calibration reference */
-	uint64_t ticks_per_sec;
 	uint32_t win_lo, win_hi;        /* windows ever mapped for this file: [win_lo, win_hi) */
 	uint32_t win_live;              /* no window below it is mapped now */
+};
+extern struct mt_window_state mt_wnd;
+
+/* writer.c: the chunks handed out */
+struct mt_chunk_state {
+	uint64_t next_off;              /* first file byte not yet handed out */
 	unsigned long long released;    /* records counted when their chunk was released */
 	int key_ok;
 	pthread_key_t key;              /* thread exit: release the chunk */
-
-	/* the populating thread (populate.c) */
-	int pop_state;                  /* MT_POP_* */
-	int main_exited;                /* the main thread ended by pthread_exit */
-	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
-	uint32_t pop_file_id;           /* the file pop_end is about */
-	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
-	uint32_t drop_win[4];           /* windows writers drop pages in now, or MT_NO_WINDOW */
-	uint64_t pop_end;               /* the file's pages below this are populated */
-	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
-	/* what the writers populated themselves: the file's pages below wpop_end (of file
-	   wpop_file_id) were asked for by some chunk's madvise, so the small chunks that share a
-	   page (a new thread's first, an exiting thread's last) make one call for it, not one
-	   each */
-	uint32_t wpop_file_id;
+	/* what the writers populated themselves: the file's pages below wpop_end were asked for
+	   by some chunk's madvise, so the small chunks that share a page (a new thread's first, an
+	   exiting thread's last) make one call for it, not one each */
 	uint64_t wpop_end;
 };
+extern struct mt_chunk_state mt_chunks;
+
+/* populate.c: the populating thread */
+#define MT_DROP_PINS 4                  /* windows writers may drop pages in at once */
+struct mt_pop_state {
+	int pop_state;                  /* MT_POP_* */
+	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
+	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
+	uint32_t drop_win[MT_DROP_PINS]; /* windows writers drop pages in now, or MT_NO_WINDOW */
+	uint64_t pop_end;               /* the file's pages below this are populated */
+	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
+};
 enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_QUITTING, MT_POP_OFF };
-extern struct mt_global mt_g;
+extern struct mt_pop_state mt_pop;
+
+/* process.c */
+struct mt_proc_state {
+	int main_exited;                /* the main thread ended by pthread_exit (atomic) */
+};
+extern struct mt_proc_state mt_proc;
+
+/* guard.c: what the program did to the process */
+struct mt_guard_state {
+	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
+	                                   call of ours from now on */
+	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
+	                                   mapped unlocked */
+};
+extern struct mt_guard_state mt_guard;
+
+/* memory.c */
+struct mt_memory_state {
+	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
+	uint64_t sample_early;          /* ticks: how far ahead of sample_due a large release takes
+	                                   the sample anyway (see mt_sample_before_release) */
+};
+extern struct mt_memory_state mt_mem;
+
+/* clock_watch.c: the calibration reference */
+struct mt_calib_state {
+	uint64_t start_ticks, start_ns;
+	uint64_t ticks_per_sec;
+};
+extern struct mt_calib_state mt_calib;
+
+/* remote.c */
+struct mt_remote_state {
+	uint32_t ctl_seen;              /* the last request from outside looked at */
+	uint32_t window;                /* the trace switched on from outside being opened (its
+	                                   number, named BASE.<pid>.w<N>), or 0 */
+	int start_threads;              /* with window: the threads alive then */
+};
+extern struct mt_remote_state mt_remote;
+
+/* mallopt.c */
+struct mt_mallopt_state {
+	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
+	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
+};
+extern struct mt_mallopt_state mt_mallopt;
 
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
-extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
-extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
-extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released (an exiting
-                                                 thread's one by one, as handed out) */
-struct mt_names {
+extern char *mt_win[MT_MAX_WINDOWS];          /* window.c: mapped base of each window, or NULL */
+extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* writer.c: bytes of it handed out and released */
+extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* writer.c: records in it counted as released (an
+                                                 exiting thread's one by one, as handed out) */
+struct mt_names {                        /* control.c */
 	char base[4096];                /* file name base */
-	char path[4200];                /* the open file */
 	char manifest[4096];            /* MTRACE_CTL_MANIFEST: where to list trace files */
 };
 extern struct mt_names mt_names;
@@ -253,6 +303,15 @@ struct mt_lock_state {
 };
 void mt_lock(struct mt_lock_state *s);
 void mt_unlock(struct mt_lock_state *s);
+void mt_lock_plain(void);              /* for a thread with every signal blocked, never cancelled
+                                          (the populating thread) */
+void mt_unlock_plain(void);
+int  mt_lock_timedwait(pthread_cond_t *c, const struct timespec *until);   /* under lock */
+void mt_lock_fork_child(void);         /* first thing in a new process */
+void mt_run_fork_child(void);          /* in a new process: recording off, chunks stale */
+void mt_run_resume(void);              /* under lock: recording on, not paused */
+/* The events that cross modules, each calling every module's part in one place (control.c) */
+void mt_on_file_opened(void);          /* under lock: a trace file was opened (mt_file_open) */
 void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
 void mt_new_gen(void);                 /* under lock: every chunk goes stale */
 void mt_init_once(void);
@@ -264,9 +323,10 @@ int mt_open_base(const char *base);
 extern struct mtrace_control mtrace_control;
 void mt_control_act(void);             /* not under lock: carry out a request that came */
 void mt_control_fork_child(void);      /* in a new process */
+void mt_control_fork_child_done(void); /* in a new process, after its file is opened (or not) */
 static inline int mt_control_due(void)
 {
-	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_g.ctl_seen;
+	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_remote.ctl_seen;
 }
 
 /* writer.c */
@@ -276,7 +336,10 @@ void mt_release_locked(struct mt_thread *t);         /* under lock */
 void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
 unsigned long long mt_count_records(void);           /* under lock: every record written */
 void mt_thread_key_init(void);
+void mt_writer_file_opened(void);                    /* under lock (mt_on_file_opened) */
+void mt_writer_reset_counts(void);                   /* under lock: mtrace_reset */
 /* window.c */
+void mt_window_file_opened(void);                    /* under lock (mt_on_file_opened) */
 void mt_unmap_idle_windows(void);                    /* under lock */
 int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
 void mt_windows_close(uint64_t from, uint64_t to);   /* under lock: the file's bytes [from, to)
@@ -301,6 +364,8 @@ void mt_populate_pause(void);          /* not under lock: ended and gone before 
                                           again later */
 int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
 void mt_drop_done(int pin);            /* under lock */
+void mt_populate_file_opened(void);    /* under lock (mt_on_file_opened) */
+void mt_populate_disable(void);        /* at initialisation: MTRACE_CTL_NOTHREAD */
 int  mt_drop_pinned(uint32_t w);       /* under lock */
 /* procstat.c */
 void mt_populate_init(void);           /* once, at initialisation */
@@ -311,6 +376,9 @@ void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 
 /* tracefile.c */
+void mt_file_init(int private_header);             /* once, at initialisation */
+void mt_file_fork_child(void);                     /* in a new process */
+void mt_header_forget(const void *lo, size_t len); /* under lock: the program took it over */
 int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
 void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
@@ -319,7 +387,7 @@ void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
-void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
+void mt_header_mallopt(void);                      /* under lock: mt_mallopt's settings in */
 void mt_header_settings(void);                     /* under lock: those noted by allocctl.c in */
 void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
 void mt_header_unmap(void);                        /* under lock, or in a new process */
@@ -350,7 +418,7 @@ void mt_new_process(void);             /* a child: trace into a file of its own 
 void mt_fork_init(void);
 static inline int mt_new_process_due(void)
 {
-	return !mt_hot->alive && mt_g.hot_set;
+	return !mt_hot->alive && mt_run.hot_set;
 }
 
 /* The clock outside the hot path, in whatever thread: a thread the program switched the TSC off
@@ -401,7 +469,7 @@ static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
 	uint64_t now = mt_ticks_now(), due = mt_hot->sample_due;
 	if (now >= due)
 		mt_sample_due(t, now);
-	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_g.sample_early >= due)
+	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_mem.sample_early >= due)
 		mt_sample_early(t, now, due);
 }
 
@@ -418,7 +486,8 @@ void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's 
 /* window.c: windows of earlier files that threads still hold chunks in (under lock) */
 void mt_old_windows_keep(void);
 void mt_old_chunk_released(const struct mt_thread *t);
-void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
+void mt_windows_hand_over(void (*take)(char *base, size_t size));   /* in a new process: every
+                                                   window mapped, to take, and forgotten */
 uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed out */
 
 /* mapping.c */
@@ -520,7 +589,7 @@ static inline void mt_put_tail(struct mtrace_slot *r, unsigned call, unsigned fl
 static inline void mt_put_chunk(struct mtrace_slot *c, uint32_t tid, uint64_t ts, uint64_t prev,
 				uint64_t len)
 {
-	mt_put_body(c, prev, len | (uint64_t)(uint32_t)mt_g.pid << 32);
+	mt_put_body(c, prev, len | (uint64_t)(uint32_t)mt_file.pid << 32);
 	mt_put_tail(c, MTRACE_CALL_CHUNK, 0, 0, tid, ts);
 }
 

@@ -361,7 +361,7 @@ void mt_check_bypass(void)
 	}
 	if (owner == NULL)
 		return;
-	mt_g.bypassed = 1;
+	mt_real.bypassed = 1;
 	list[n] = 0;
 	char msg[768];
 	size_t m = cat(msg, 0, sizeof msg - 1, "warning: ");
