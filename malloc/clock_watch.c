@@ -39,7 +39,7 @@ uint64_t mt_ticks_soft(void)
    one it inherited, or takes a nominal one) and the wall clock's time, which it returns. */
 int64_t mt_clock_start(void)
 {
-	if (MT_UNLIKELY(mt_tls.notsc)) {
+	if (MT_UNLIKELY(mt_tls.clk.notsc)) {
 		mt_calib.start_ticks = mt_ticks_soft();
 		mt_calib.start_ns = mt_ns_soft();
 		if (mt_calib.ticks_per_sec == 0)
@@ -57,7 +57,7 @@ int64_t mt_clock_start(void)
 uint64_t mt_clock_refine(uint64_t hz)
 {
 	int kind = mt_clock_kind;
-	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.notsc)
+	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
 		return hz;
 	uint64_t ns = mt_monotonic_ns();
 	if (ns - mt_calib.start_ns < 1000000)
@@ -76,7 +76,7 @@ uint64_t mt_clock_refine(uint64_t hz)
    replaces it (the header says so from then on). */
 uint64_t mt_chunk_ticks(void)
 {
-	uint64_t ts = mt_ticks_now();
+	uint64_t ts = mt_thread_ticks(&mt_tls.clk);
 	if (MT_LIKELY(ts != chunk_ts))
 		chunk_stalls = 0;
 	else if (mt_clock_kind != MTRACE_CLOCK_COUNTER && ++chunk_stalls == CHUNK_STALLS) {

@@ -120,22 +120,15 @@ static void sandbox_coming(void)
    The time-stamp counter
    ------------------------------------------------------------------------------------------- */
 
-uint64_t mt_ticks_unsure(struct mt_thread *t)
-{
-	if (!t->tsc_checked)
-		mt_tsc_check(t);
-	return t->notsc ? mt_ticks_soft() : mt_ticks_before();
-}
-
 /* A thread's first slow path: was it created with the TSC off (the setting is inherited)? */
-void mt_tsc_check(struct mt_thread *t)
+void mt_thread_clock_check(struct mt_thread_clock *c)
 {
-	t->tsc_checked = 1;
+	c->checked = 1;
 #if defined(__x86_64__) || defined(__i386__)
 	int v = 0;
 	if (mt_clock_kind == MTRACE_CLOCK_TSC && real_prctl &&
 	    real_prctl(PR_GET_TSC, (unsigned long)&v, 0, 0, 0) == 0)
-		t->notsc = v == PR_TSC_SIGSEGV;
+		c->notsc = v == PR_TSC_SIGSEGV;
 #endif
 }
 
@@ -154,7 +147,7 @@ static void before_prctl(int option, unsigned long a2, unsigned long a3)
 static void after_prctl(int option, unsigned long a2, int r)
 {
 	if (option == PR_SET_TSC && r == 0)
-		mt_tls.notsc = a2 == PR_TSC_SIGSEGV, mt_tls.tsc_checked = 1;
+		mt_tls.clk.notsc = a2 == PR_TSC_SIGSEGV, mt_tls.clk.checked = 1;
 }
 
 MT_API int prctl(int option, ...)

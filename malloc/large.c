@@ -162,7 +162,7 @@ void mt_large_finish(struct mt_thread *t)
 				return;
 		}
 		uint64_t resident = mt_resident((const void *)(uintptr_t)a, (size_t)size);
-		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, mt_ticks_now(), a, 0, size,
+		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, mt_thread_ticks(&mt_tls.clk), a, 0, size,
 			    resident, 0, 0);
 		r += 2;
 		room -= 2;

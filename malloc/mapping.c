@@ -78,11 +78,6 @@ static void map_put(struct mt_thread *t, struct mtrace_slot *r, unsigned call, u
 		mt_put_wide(r, call, flags, err, ts, ptr, result, size, arg2, 0, duration);
 }
 
-static inline uint64_t now(const struct mt_thread *t)
-{
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_after();
-}
-
 /* ---------------------------------------------------------------------------------------------
    mmap, munmap, mremap, mprotect
    ------------------------------------------------------------------------------------------- */
@@ -104,7 +99,7 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	int e = errno;
 	int failed = p == MAP_FAILED;
 	map_put(t, r, MTRACE_CALL_MMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
-		now(t), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
+		mt_thread_ticks_after(&t->clk), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
 		(uint32_t)prot | (uint64_t)(uint32_t)flags << 32, 0);
 	map_done(t, saved);
 	errno = e;
@@ -148,7 +143,7 @@ MT_API int munmap(void *addr, size_t len)
 		rf |= MTRACE_RF_RESIDENT;
 	}
 	/* the order point before the range can be mapped again, by any thread */
-	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_ticks_of(t), (uintptr_t)addr, 0, len,
+	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_thread_ticks(&t->clk), (uintptr_t)addr, 0, len,
 		resident, 0);
 	int ret = mt_libc.munmap(addr, len);
 	map_done(t, saved);
@@ -181,7 +176,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	unsigned rf;
 	uint8_t saved;
 	struct mtrace_slot *r = map_begin(t, &rf, &saved, __builtin_return_address(0));
-	uint64_t t0 = r ? mt_ticks_of(t) : 0;
+	uint64_t t0 = r ? mt_thread_ticks(&t->clk) : 0;
 	void *p = real_mremap(old, old_len, new_len, flags, want);
 	if (r == NULL)
 		return p;
@@ -190,7 +185,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	/* two order points, as realloc: the old range released at ts, the new one there at
 	   ts + duration */
 	map_put(t, r, MTRACE_CALL_MREMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, t0,
-		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len, now(t) - t0);
+		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len, mt_thread_ticks_after(&t->clk) - t0);
 	map_done(t, saved);
 	errno = e;
 	return p;
@@ -213,7 +208,7 @@ MT_API int brk(void *end)
 		return ret;
 	int e = errno;
 	void *after = real_sbrk ? real_sbrk(0) : end;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0, now(t),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0, mt_thread_ticks_after(&t->clk),
 		(uintptr_t)before, ret ? 0 : (uintptr_t)after, 0, 0, 0);
 	map_done(t, saved);
 	errno = e;
@@ -233,7 +228,7 @@ MT_API void *sbrk(intptr_t increment)
 		return before;
 	int e = errno;
 	int failed = before == (void *)-1;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, now(t),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, mt_thread_ticks_after(&t->clk),
 		failed ? 0 : (uintptr_t)before,
 		failed ? 0 : (uintptr_t)before + (uintptr_t)increment, 0, 0, 0);
 	map_done(t, saved);

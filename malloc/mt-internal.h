@@ -104,12 +104,10 @@ struct mt_thread {
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
 	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
 	                                   each counted as it is handed out */
-	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
-	                                   thread (PR_SET_TSC): its clock is read another way */
+	struct mt_thread_clock clk;     /* its clock (clock.h) */
 	uint8_t own_files;              /* the thread has a descriptor table of its own */
 	uint8_t locked;                 /* it holds mt_run.lock: not even a mapping call is recorded
 	                                   (taking a chunk would wait for that lock) */
-	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
 	                                   wide records' second slots */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
@@ -421,31 +419,6 @@ static inline int mt_new_process_due(void)
 	return !mt_hot->alive && mt_run.hot_set;
 }
 
-/* The clock outside the hot path, in whatever thread: a thread the program switched the TSC off
-   for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
-uint64_t mt_ticks_unsure(struct mt_thread *t);   /* guard.c: the TSC maybe off, maybe unknown */
-static inline uint64_t mt_ticks_now(void)
-{
-	/* (a thread's first record asks the kernel; this may come before it: a free's sample) */
-	return MT_UNLIKELY(mt_tls.notsc | !mt_tls.tsc_checked) ? mt_ticks_unsure(&mt_tls)
-							       : mt_ticks_before();
-}
-/* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library
-   preloaded for the program (libfaketime) may change both alike */
-static inline uint64_t mt_ns_libc(void)
-{
-	struct timespec ts;
-	if (MT_UNLIKELY(mt_tls.notsc))
-		return mt_ns_soft();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t mt_ticks_of(struct mt_thread *t)   /* a "before" order point */
-{
-	return MT_UNLIKELY(t->notsc | !t->tsc_checked) ? mt_ticks_unsure(t) : mt_ticks_before();
-}
-
 /* memory.c */
 uint64_t mt_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
 void mt_memory_init(void);
@@ -466,7 +439,7 @@ static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
 #define MT_SAMPLE_FORCE_MIN ((size_t)1 << 20)
 static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
 {
-	uint64_t now = mt_ticks_now(), due = mt_hot->sample_due;
+	uint64_t now = mt_thread_ticks(&mt_tls.clk), due = mt_hot->sample_due;
 	if (now >= due)
 		mt_sample_due(t, now);
 	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_mem.sample_early >= due)
@@ -525,7 +498,6 @@ void mt_guard_init(void);
 void mt_guard_ready(void);             /* mt_guard_init, once, from any wrapper */
 int mt_overlaps_trace(const void *addr, size_t len); /* not under lock */
 void mt_trace_overlapped(const void *addr, size_t len, const char *what);
-void mt_tsc_check(struct mt_thread *t);
 
 /* ---------------------------------------------------------------------------------------------
    The record fast path

@@ -308,7 +308,7 @@ static void *pop_main(void *unused)
 	__atomic_store_n(&pop_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
 	own_descriptors();
 	mt_real_prctl(PR_SET_NAME, (unsigned long)"mtrace-populate", 0, 0, 0);   /* (no file) */
-	mt_tsc_check(&mt_tls);   /* (created with the TSC off if its creator was) */
+	mt_thread_clock_check(&mt_tls.clk);   /* (created with the TSC off if its creator was) */
 	mt_lock_plain();
 	for (;;) {
 		uint64_t from, to;
@@ -333,7 +333,7 @@ static void *pop_main(void *unused)
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
-			uint64_t wake = mt_ns_libc() + MT_POP_IDLE_NS;
+			uint64_t wake = mt_thread_ns_libc(&mt_tls.clk) + MT_POP_IDLE_NS;
 			struct timespec until = { (time_t)(wake / 1000000000u),
 						  (long)(wake % 1000000000u) };
 			mt_pop.pop_waiting = 1;

@@ -330,7 +330,7 @@ void mt_header_update(int finished)
 	hdr.clock = (uint8_t)mt_clock_kind;   /* (a clock that stopped is given up for a count) */
 	hdr.ticks_per_sec = mt_clock_refine(hdr.ticks_per_sec);
 	if (finished) {
-		hdr.stop_ticks = mt_ticks_now();
+		hdr.stop_ticks = mt_thread_ticks(&mt_tls.clk);
 		if (!mt_file.failed)
 			hdr.flags |= MTRACE_HF_FINISHED;
 	}

@@ -376,8 +376,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 	}
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
-	if (!t->tsc_checked)
-		mt_tsc_check(t);
+	if (!t->clk.checked)
+		mt_thread_clock_check(&t->clk);
 	struct mt_lock_state ls;
 	if (t->start_due) {
 		/* the detour start_due set up: the chunk still has room */
