@@ -85,6 +85,7 @@ static size_t put_num(char *buf, size_t at, size_t cap, int64_t v, int is_signed
    not fit whole is left out); their length */
 size_t mt_ctl_settings(char *buf, size_t cap)
 {
+	MT_ASSERT_LOCKED();
 	char one[512];
 	size_t n = 0, k = 0;
 	if (noted.je_set) {

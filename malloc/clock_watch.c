@@ -76,6 +76,7 @@ uint64_t mt_clock_refine(uint64_t hz)
    replaces it (the header says so from then on). */
 uint64_t mt_chunk_ticks(void)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t ts = mt_thread_ticks(&mt_tls.clk);
 	if (MT_LIKELY(ts != chunk_ts))
 		chunk_stalls = 0;

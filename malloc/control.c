@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "mtrace.h"
 #include "mt-internal.h"
@@ -14,6 +15,18 @@ static struct mt_hot hot_static;           /* until initialisation, or if no pag
 struct mt_hot *mt_hot = &hot_static;
 struct mt_run_state mt_run = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct mt_names mt_names;
+
+#ifdef MT_DEBUG
+void mt_assert_fail(const char *file, int line, const char *what)
+{
+	char num[24];
+	struct iovec v[] = { { "mtrace: broken rule at ", 23 }, { (char *)file, strlen(file) },
+			     { ":", 1 }, { num, mt_fmt_u64(num, (unsigned)line) }, { ": ", 2 },
+			     { (char *)what, strlen(what) }, { "\n", 1 } };
+	writev(2, v, (int)(sizeof v / sizeof v[0]));
+	abort();
+}
+#endif
 
 /* ---------------------------------------------------------------------------------------------
    The lock
@@ -25,6 +38,7 @@ static sigset_t lock_mask;
 
 void mt_lock(struct mt_lock_state *s)
 {
+	MT_ASSERT_UNLOCKED();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel);
 	s->masked = !mt_guard.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
 	if (s->masked)
@@ -43,6 +57,7 @@ void mt_unlock(struct mt_lock_state *s)
 
 void mt_lock_plain(void)
 {
+	MT_ASSERT_UNLOCKED();
 	pthread_mutex_lock(&mt_run.lock);
 	mt_tls.locked = 1;
 }
@@ -56,6 +71,7 @@ void mt_unlock_plain(void)
 
 int mt_lock_timedwait(pthread_cond_t *c, const struct timespec *until)
 {
+	MT_ASSERT_LOCKED();
 	return pthread_cond_timedwait(c, &mt_run.lock, until);
 }
 
@@ -93,6 +109,7 @@ void mt_new_gen(void)
    are new). */
 void mt_on_file_opened(void)
 {
+	MT_ASSERT_LOCKED();
 	mt_writer_file_opened();   /* (first: it clears by the last file's range of windows) */
 	mt_window_file_opened();
 	mt_populate_file_opened();
@@ -113,6 +130,7 @@ void mt_run_fork_child(void)
 /* Recording on, by the program (mtrace_start, mtrace_unpause) or from outside. */
 void mt_run_resume(void)
 {
+	MT_ASSERT_LOCKED();
 	mt_run.paused = 0;
 	mt_set_active(1);
 }
@@ -230,6 +248,7 @@ static void make_absolute(char *base, size_t cap)
 /* Under lock: open a trace file at base (NULL: the previous one's, or the environment's). */
 int mt_open_base(const char *base)
 {
+	MT_ASSERT_LOCKED();
 	if (base == NULL) {
 		/* the base of the previous file, so start after stop goes on beside it */
 		if (!mt_names.base[0])

@@ -126,6 +126,7 @@ static int move_up(struct mt_fd *f)
    each read, a command line a page at a time).  errno is left alone. */
 ssize_t mt_read_proc(const char *path, char *buf, size_t cap)
 {
+	MT_ASSERT_LOCKED();
 	int e = errno;
 	struct mt_fd f;
 	size_t n = 0;
@@ -150,6 +151,7 @@ ssize_t mt_read_proc(const char *path, char *buf, size_t cap)
 /* Under lock: a line at the end of the manifest (MTRACE_CTL_MANIFEST), in one write. */
 void mt_manifest_add(const struct iovec *iov, int n)
 {
+	MT_ASSERT_LOCKED();
 	struct mt_fd f = manifest;
 	if (!mt_names.manifest[0])
 		return;
@@ -242,26 +244,31 @@ static int file_fd(void)
 
 ssize_t mt_file_pwrite(const void *buf, size_t n, uint64_t off)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(ssize_t, pwrite(fd, buf, n, (off_t)off))
 }
 
 int mt_file_fallocate(int mode, uint64_t off, uint64_t len)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, fallocate(fd, mode, (off_t)off, (off_t)len))
 }
 
 int mt_file_truncate(uint64_t len)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, ftruncate(fd, (off_t)len))
 }
 
 int mt_file_sync(void)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, fdatasync(fd))
 }
 
 void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(void *, mt_libc.mmap(at, len, prot, flags, fd, (int64_t)off))
 }
 
@@ -270,6 +277,7 @@ void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off)
    taken). */
 int mt_file_create(const char *path)
 {
+	MT_ASSERT_LOCKED();
 	const char *name;
 	struct stat st;
 	mt_file_release();
@@ -288,6 +296,7 @@ int mt_file_create(const char *path)
    with O_EXCL a moment ago). */
 void mt_file_remove(const char *path)
 {
+	MT_ASSERT_LOCKED();
 	const char *name;
 	mt_file_release();
 	int at = dir_at(path, &name);
@@ -295,15 +304,22 @@ void mt_file_remove(const char *path)
 }
 
 /* Under lock: the file is done with (finished, or another comes): its descriptor closed. */
-void mt_file_release(void)
+static void release(void)
 {
 	close_if_ours(file.fd, file.dev, file.ino);
 	file.fd = -1;
 }
 
+void mt_file_release(void)
+{
+	MT_ASSERT_LOCKED();
+	release();
+}
+
 /* Under lock, as it is let go: the descriptor closed, unless it is kept. */
 void mt_file_fd_close(void)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_tls.own_files) {
 		if (own_fd >= 0) {
 			int e = errno;
@@ -319,6 +335,7 @@ void mt_file_fd_close(void)
    saying why. */
 void mt_file_lost(void)
 {
+	MT_ASSERT_LOCKED();
 	if (keep)
 		mt_fail(MTRACE_STOP_UNREACHABLE, "the trace file cannot be reached any more: the "
 			"program changed its root directory or its user, then closed the tracer's "
@@ -389,5 +406,5 @@ int mt_ids_changed(void)
 void mt_fds_new_process(void)
 {
 	own_fd = -1;   /* (in the populating thread's table, which the child has not) */
-	mt_file_release();
+	release();   /* (alone in the process, the lock made anew: none is held) */
 }

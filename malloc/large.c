@@ -111,6 +111,7 @@ void mt_large_remove(const void *p)
 /* Under lock, as a file opens. */
 void mt_large_file_open(void)
 {
+	MT_ASSERT_LOCKED();
 	__atomic_store_n(&untracked, 0, __ATOMIC_RELAXED);
 }
 
@@ -147,6 +148,7 @@ static uint32_t next_live(uint32_t at, uint64_t *a, uint64_t *size)
    one (its free's record then precedes it: readers find the address not live). */
 void mt_large_finish(struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t a, size;
 	unsigned n = 0;
 	for (uint32_t i = next_live(0, &a, &size); i < MT_LARGE_SLOTS;

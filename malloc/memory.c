@@ -70,6 +70,7 @@ void mt_memory_init(void)
 /* Under lock, at a file's start: the first call takes a sample. */
 void mt_memory_file_open(void)
 {
+	MT_ASSERT_LOCKED();
 	interval_ticks = mt_mem.memory_ms ? mt_calib.ticks_per_sec / 1000 * mt_mem.memory_ms : 0;
 	mt_mem.sample_early = interval_ticks - interval_ticks / 10;
 	mt_hot->sample_due = interval_ticks ? 0 : UINT64_MAX;
@@ -155,6 +156,7 @@ void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
 /* Under lock, by the thread that finishes the trace: the last sample, into record r. */
 int mt_sample_last(struct mt_thread *t, struct mtrace_slot *r)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t anon, resident, size;
 	(void)t;
 	if (sample(&anon, &resident, &size) != 0)

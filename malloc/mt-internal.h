@@ -42,6 +42,18 @@
 #define MT_NOINLINE __attribute__((noinline))
 #define MT_NORETURN __attribute__((noreturn))
 
+/* The rules the comments state ("under lock", "not under lock", an order of calls), checked in
+   a DEBUG=1 build (MT_DEBUG) from the flags the tracer keeps anyway: a broken one ends the
+   process with a line on stderr.  Nothing in other builds. */
+#ifdef MT_DEBUG
+MT_NORETURN void mt_assert_fail(const char *file, int line, const char *what);   /* control.c */
+#define MT_ASSERT(c) (MT_LIKELY(c) ? (void)0 : mt_assert_fail(__FILE__, __LINE__, #c))
+#else
+#define MT_ASSERT(c) ((void)0)
+#endif
+#define MT_ASSERT_LOCKED()   MT_ASSERT(mt_tls.locked)    /* this thread holds the lock */
+#define MT_ASSERT_UNLOCKED() MT_ASSERT(!mt_tls.locked)   /* it does not (it may take it) */
+
 /* ---------------------------------------------------------------------------------------------
    The allocator beneath us
    ------------------------------------------------------------------------------------------- */

@@ -92,6 +92,7 @@ static uint64_t resume_at;
    its lead of what it has done (nothing of a new file). */
 int mt_populated(uint64_t end)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_pop.pop_state != MT_POP_RUNNING)
 		return 0;
 	if (mt_pop.pop_waiting && mt_pop.pop_end < mt_chunks.next_off + MT_POP_AHEAD / 2) {
@@ -105,6 +106,7 @@ int mt_populated(uint64_t end)
    caller is to do it (no thread, or its queue is full). */
 int mt_populate_unmap(char *base)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_pop.pop_state != MT_POP_RUNNING || n_unmap == MT_POP_UNMAPS)
 		return 0;
 	unmap_queue[n_unmap].base = base;
@@ -122,6 +124,7 @@ int mt_populate_unmap(char *base)
    no allocating function under that lock; realloc is left out too, as it may free. */
 int mt_populate_wanted(int may_start)
 {
+	MT_ASSERT_LOCKED();
 	if (MT_LIKELY(mt_pop.pop_state != MT_POP_NONE) || mt_chunks.next_off < MT_POP_AFTER ||
 	    (resume_file == mt_file.file_id && mt_chunks.next_off < resume_at))
 		return 0;
@@ -205,6 +208,7 @@ static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
    mapped until mt_drop_done; or -1. */
 int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
 {
+	MT_ASSERT_LOCKED();
 	int pin = 0;
 	while (pin < MT_DROP_PINS && mt_pop.drop_win[pin] != MT_NO_WINDOW)
 		pin++;
@@ -222,6 +226,7 @@ int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
 /* Under lock: the writer's drop is done. */
 void mt_drop_done(int pin)
 {
+	MT_ASSERT_LOCKED();
 	uint32_t w = mt_pop.drop_win[pin];
 	mt_pop.drop_win[pin] = MT_NO_WINDOW;
 	if (mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift)
@@ -230,6 +235,7 @@ void mt_drop_done(int pin)
 
 int mt_drop_pinned(uint32_t w)
 {
+	MT_ASSERT_LOCKED();
 	for (int i = 0; i < MT_DROP_PINS; i++)
 		if (mt_pop.drop_win[i] == w)
 			return 1;
@@ -387,6 +393,7 @@ static void *pop_main(void *unused)
    even its last system calls are done).  Not under lock. */
 void mt_populate_quit(void)
 {
+	MT_ASSERT_UNLOCKED();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	while (mt_pop.pop_state == MT_POP_STARTING) {   /* another thread is creating it */
@@ -413,6 +420,7 @@ void mt_populate_quit(void)
    under lock. */
 void mt_populate_pause(void)
 {
+	MT_ASSERT_UNLOCKED();
 	int state = __atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED);
 	if (state == MT_POP_NONE || state == MT_POP_OFF)
 		return;
@@ -452,6 +460,7 @@ void mt_populate_pause(void)
    our small stack, blocked signals and descriptor table.  So ours ends first. */
 void mt_populate_quit_running(void)
 {
+	MT_ASSERT_UNLOCKED();
 	if (__atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED) == MT_POP_RUNNING)
 		mt_populate_quit();
 }
@@ -469,6 +478,7 @@ static void init_cond(void)
 /* Not under lock; called once, by the writer that saw MT_POP_STARTING set. */
 void mt_populate_start(void)
 {
+	MT_ASSERT_UNLOCKED();
 	int ok = 0;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
@@ -521,6 +531,13 @@ void mt_populate_start(void)
 
 /* The child of fork has only the forking thread, and copies of windows the parent's thread had
    yet to unmap. */
+/* Nothing of the file populated or dropped. */
+static void forget_file(void)
+{
+	mt_pop.pop_end = 0;
+	drop_end = sweep_pos = sweep_to = sweep_next = 0;
+}
+
 void mt_populate_fork_child(void)
 {
 	init_cond();
@@ -538,14 +555,14 @@ void mt_populate_fork_child(void)
 	mt_pop.pop_win = MT_NO_WINDOW;
 	for (int i = 0; i < MT_DROP_PINS; i++)
 		mt_pop.drop_win[i] = MT_NO_WINDOW;
-	mt_populate_file_opened();
+	forget_file();
 }
 
 /* Under lock, as a file is opened (mt_on_file_opened): nothing of it populated or dropped. */
 void mt_populate_file_opened(void)
 {
-	mt_pop.pop_end = 0;
-	drop_end = sweep_pos = sweep_to = sweep_next = 0;
+	MT_ASSERT_LOCKED();
+	forget_file();
 }
 
 /* At initialisation: MTRACE_CTL_NOTHREAD, no populating thread at all. */

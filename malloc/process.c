@@ -53,6 +53,7 @@ static void retire_window(char *base, size_t size)
    inside the interrupted record's call: not then. */
 void mt_retired_unmap(const struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	if (MT_LIKELY(n_retired == 0) || t->busy == MT_BUSY_NESTED)
 		return;
 	while (n_retired) {

@@ -53,6 +53,7 @@ static int start_window(const char *base)
 
 void mt_control_act(void)
 {
+	MT_ASSERT_UNLOCKED();
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;   /* what this allocates is not the program's */

@@ -147,6 +147,7 @@ void mt_info(const char *msg1, const char *msg2)
    NULL for an end that is no failure (a sandbox: the process is told nothing). */
 void mt_fail(unsigned reason, const char *what, int err)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_file.failed)
 		return;
 	mt_file.failed = 1;
@@ -273,6 +274,7 @@ static void header_init(char *page, pid_t ppid)
 
 void mt_header_reset(uint64_t off)
 {
+	MT_ASSERT_LOCKED();
 	hdr.reset_off = mt_file.reset_off = off;
 	mt_header_update(0);
 }
@@ -283,6 +285,7 @@ void mt_header_reset(uint64_t off)
    (a full disk among the reasons) keeps it for its last header. */
 void mt_header_mallopt(void)
 {
+	MT_ASSERT_LOCKED();
 	hdr.mallopt_set = mt_mallopt.mallopt_set;
 	memcpy(hdr.mallopt_value, mt_mallopt.mallopt_value, sizeof hdr.mallopt_value);
 	if (mt_file.hdr_map && !mt_file.failed)
@@ -295,6 +298,7 @@ void mt_header_mallopt(void)
    (allocctl.c); their strings first, then the header that says how long they are. */
 void mt_header_settings(void)
 {
+	MT_ASSERT_LOCKED();
 	if (!runtime_settings() || mt_file.failed)
 		return;
 	uint64_t at = MTRACE_HEADER_STRINGS + env_settings_len;
@@ -325,6 +329,7 @@ void mt_header_unmap(void)
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
 void mt_header_update(int finished)
 {
+	MT_ASSERT_LOCKED();
 	if (!mt_file.have_file)
 		return;
 	hdr.clock = (uint8_t)mt_clock_kind;   /* (a clock that stopped is given up for a count) */
@@ -415,6 +420,7 @@ void mt_file_fork_child(void)
    from now on, not mapped. */
 void mt_header_forget(const void *lo, size_t len)
 {
+	MT_ASSERT_LOCKED();
 	uintptr_t a = (uintptr_t)lo, b = a + len, h = (uintptr_t)mt_file.hdr_map;
 	if (h && a < h + MTRACE_HEADER_SIZE && h < b)
 		mt_file.hdr_map = NULL;
@@ -423,6 +429,7 @@ void mt_header_forget(const void *lo, size_t len)
 /* Under lock.  Returns 0, or -1 with errno (after one warning). */
 int mt_file_open(const char *base, pid_t ppid)
 {
+	MT_ASSERT_LOCKED();
 	static char page[MTRACE_HEADER_SIZE];
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -479,6 +486,7 @@ int mt_file_open(const char *base, pid_t ppid)
 /* Under lock: stop recording, complete the header, trim the file, give it up. */
 void mt_file_finish(struct mt_thread *self)
 {
+	MT_ASSERT_LOCKED();
 	if (!mt_file.have_file)
 		return;
 	mt_set_active(0);

@@ -40,6 +40,8 @@ static unsigned window_shift(void)
    a first open touches none of the table. */
 void mt_window_file_opened(void)
 {
+	MT_ASSERT_LOCKED();
+	MT_ASSERT(mt_chunks.next_off == MTRACE_HEADER_SIZE);   /* the writers' part came first */
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		mt_win[w] = NULL;
 	mt_wnd.win_lo = mt_wnd.win_hi = mt_wnd.win_live = 0;
@@ -54,6 +56,7 @@ void mt_window_file_opened(void)
 /* Filesystems without fallocate: allocate the blocks by writing zeros. */
 int mt_zero_fill(uint64_t from, uint64_t to)
 {
+	MT_ASSERT_LOCKED();
 	static const char zeros[65536];
 	while (from < to) {
 		size_t n = to - from < sizeof zeros ? (size_t)(to - from) : sizeof zeros;
@@ -110,6 +113,7 @@ static int protect_windows(uint64_t from, uint64_t to, int prot)
 
 void mt_windows_close(uint64_t from, uint64_t to)
 {
+	MT_ASSERT_LOCKED();
 	protect_windows(from, to, PROT_NONE);   /* (failing, they stay as they were) */
 }
 
@@ -129,6 +133,7 @@ _Static_assert(MT_RESERVE_STEP_MAX + ((uint64_t)4 << 20) + MT_CHUNK + MT_HUGE <=
 
 int mt_extend_file(uint64_t need_end, int quiet)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t cur = mt_wnd.reserved_end;
 	uint64_t step = cur / 8;
 	if (step < MT_HUGE)
@@ -231,6 +236,7 @@ static void *map_window(uint32_t w)
 /* Under lock: map window w unless it is mapped.  0, or -1 with errno. */
 int mt_map_window(uint32_t w)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_win[w] != NULL)
 		return 0;
 	void *m = map_window(w);
@@ -255,6 +261,7 @@ int mt_map_window(uint32_t w)
 
 uint64_t mt_window_handed(uint32_t w)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t lo = (uint64_t)w << mt_wnd.win_shift, hi = lo + MT_WINDOW_SIZE;
 	if (mt_chunks.next_off <= lo)
 		return 0;   /* mapped ahead by the populating thread */
@@ -274,6 +281,7 @@ static void live_advance(void)
    thread is not working in it (the populating thread does the unmapping when it can). */
 void mt_maybe_unmap(uint32_t w)
 {
+	MT_ASSERT_LOCKED();
 	if (mt_win[w] != NULL && mt_win_done[w] == mt_window_handed(w) && w != mt_pop.pop_win &&
 	    !mt_drop_pinned(w)) {
 		if (!mt_populate_unmap(mt_win[w]))
@@ -287,6 +295,7 @@ void mt_maybe_unmap(uint32_t w)
    mapped over them): they are not ours to unmap any more. */
 void mt_forget_windows(void *lo, size_t len)
 {
+	MT_ASSERT_LOCKED();
 	uintptr_t a = (uintptr_t)lo, b = a + len;
 	mt_header_forget(lo, len);
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++) {
@@ -312,6 +321,7 @@ static int n_old_win;
    (Beyond MT_OLD_WINDOWS they stay mapped, forgotten.) */
 void mt_old_windows_keep(void)
 {
+	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++) {
 		uint64_t held = mt_window_handed(w) - mt_win_done[w];
 		if (mt_win[w] == NULL || n_old_win == MT_OLD_WINDOWS)
@@ -330,6 +340,7 @@ void mt_old_windows_keep(void)
    unless a record of t's is still to be written in it (MT_BUSY_NESTED). */
 void mt_old_chunk_released(const struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	if (MT_LIKELY(n_old_win == 0))
 		return;
 	uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
@@ -362,6 +373,7 @@ void mt_windows_hand_over(void (*take)(char *base, size_t size))
    held by running threads stay mapped: they may still be written. */
 void mt_unmap_idle_windows(void)
 {
+	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		mt_maybe_unmap(w);
 }

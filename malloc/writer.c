@@ -109,6 +109,7 @@ static unsigned long long held_count(const struct held_chunk *h)
 
 void mt_release_locked(struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	if (t->start == NULL)
 		return;
 	if (t->file_id != mt_file.file_id)
@@ -134,6 +135,7 @@ void mt_release_locked(struct mt_thread *t)
 
 void mt_release_chunk(struct mt_thread *t)
 {
+	MT_ASSERT_UNLOCKED();
 	if (t->start == NULL)
 		return;
 	struct mt_lock_state ls;
@@ -146,6 +148,7 @@ void mt_release_chunk(struct mt_thread *t)
    file's range of windows): nothing of it handed out, released or held yet. */
 void mt_writer_file_opened(void)
 {
+	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		mt_win_done[w] = mt_win_count[w] = 0;
 	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
@@ -159,6 +162,7 @@ void mt_writer_file_opened(void)
 /* Under lock: mtrace_reset discarded every record written so far. */
 void mt_writer_reset_counts(void)
 {
+	MT_ASSERT_LOCKED();
 	mt_chunks.released = 0;
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		mt_win_count[w] = 0;
@@ -168,6 +172,7 @@ void mt_writer_reset_counts(void)
    or, exiting, takes its records one at a time). */
 void mt_count_released(uint64_t off, uint64_t n)
 {
+	MT_ASSERT_LOCKED();
 	mt_chunks.released += n;
 	mt_win_count[off >> mt_wnd.win_shift] += n;
 }
@@ -177,6 +182,7 @@ void mt_count_released(uint64_t off, uint64_t n)
    run or wait), read there. */
 unsigned long long mt_count_records(void)
 {
+	MT_ASSERT_LOCKED();
 	unsigned long long n = 0;
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		n += mt_win_count[w];
@@ -332,6 +338,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
    start, so a chunk always has room for a wide record.  MT_CHUNK at the most. */
 struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t off = mt_chunks.next_off;
 	uint64_t len = ((uint64_t)*n + 1) * MTRACE_SLOT_SIZE;
 	len = len < MT_CHUNK ? (len + MT_EXIT_CHUNK - 1) & ~(uint64_t)(MT_EXIT_CHUNK - 1)
