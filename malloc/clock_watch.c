@@ -63,7 +63,8 @@ uint64_t mt_clock_refine(uint64_t hz)
 	if (ns - mt_calib.start_ns < 1000000)
 		return hz;
 	uint64_t ticks = mt_ticks_before();
-	return (uint64_t)((double)(ticks - mt_calib.start_ticks) * 1e9 / (double)(ns - mt_calib.start_ns));
+	return (uint64_t)((double)(ticks - mt_calib.start_ticks) * 1e9 /
+			  (double)(ns - mt_calib.start_ns));
 }
 
 /* ---------------------------------------------------------------------------------------------

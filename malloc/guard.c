@@ -17,7 +17,6 @@
  * go to libc's functions directly (mt_libc).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <grp.h>
 #include <sched.h>
@@ -42,32 +41,23 @@ static int (*real_unshare)(int);
 static int (*real_setns)(int, int);
 static int (*real_munlockall)(void);
 
-static void *next_fn(const char *name)
-{
-	uint8_t busy = mt_tls.busy;
-	mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
-	void *f = dlsym(RTLD_NEXT, name);
-	mt_tls.busy = busy;
-	return f;
-}
-
 /* Once, at initialisation (and by any wrapper called before it). */
 void mt_guard_init(void)
 {
 	if (mt_libc.syscall)
 		return;
 	mt_mapping_init();
-	mt_libc.mmap = next_fn("mmap64");   /* a 64-bit offset on every target */
-	mt_libc.munmap = next_fn("munmap");
-	mt_libc.mprotect = next_fn("mprotect");
-	mt_libc.exit = next_fn("_exit");
-	mt_libc.pthread_exit = next_fn("pthread_exit");
-	real_prctl = next_fn("prctl");
-	real_mlockall = next_fn("mlockall");
-	real_unshare = next_fn("unshare");
-	real_setns = next_fn("setns");
-	real_munlockall = next_fn("munlockall");
-	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))next_fn("syscall"),
+	mt_libc.mmap = mt_next(MT_NEXT_MMAP);
+	mt_libc.munmap = mt_next(MT_NEXT_MUNMAP);
+	mt_libc.mprotect = mt_next(MT_NEXT_MPROTECT);
+	mt_libc.exit = mt_next(MT_NEXT_EXIT);
+	mt_libc.pthread_exit = mt_next(MT_NEXT_PTHREAD_EXIT);
+	real_prctl = mt_next(MT_NEXT_PRCTL);
+	real_mlockall = mt_next(MT_NEXT_MLOCKALL);
+	real_unshare = mt_next(MT_NEXT_UNSHARE);
+	real_setns = mt_next(MT_NEXT_SETNS);
+	real_munlockall = mt_next(MT_NEXT_MUNLOCKALL);
+	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))mt_next(MT_NEXT_SYSCALL),
 			 __ATOMIC_RELEASE);
 }
 
@@ -183,7 +173,8 @@ MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
    populating thread ends for good; 1 if it was there. */
 static int solo_for(long flags)
 {
-	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) || mt_guard.sandboxed)
+	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) ||
+	    mt_guard.sandboxed)
 		return 0;
 	int was = __atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED) != MT_POP_NONE;
 	mt_populate_quit();
@@ -232,13 +223,13 @@ MT_API int setns(int fd, int type)
 /* The wrapper of name: the descriptors kept first (ids: a change of user or groups, else of
    the root directory), then the call to the next definition, its result and errno the
    caller's. */
-#define KEEP_ACCESS_BEFORE(name, ids, params, args)                                  \
+#define KEEP_ACCESS_BEFORE(name, id, ids, params, args)                              \
 	MT_API int name params                                                        \
 	{                                                                             \
 		static int (*real) params;                                            \
 		mt_guard_ready();                                                     \
 		if (real == NULL)                                                     \
-			real = (int (*) params)next_fn(#name);                        \
+			real = (int (*) params)mt_next(MT_NEXT_##id);                 \
 		mt_keep_access(ids);                                                  \
 		if (real == NULL) {                                                   \
 			errno = ENOSYS;                                               \
@@ -246,18 +237,18 @@ MT_API int setns(int fd, int type)
 		}                                                                     \
 		return real args;                                                     \
 	}
-KEEP_ACCESS_BEFORE(chroot, 0, (const char *path), (path))
-KEEP_ACCESS_BEFORE(setuid, 1, (uid_t u), (u))
-KEEP_ACCESS_BEFORE(setgid, 1, (gid_t g), (g))
-KEEP_ACCESS_BEFORE(seteuid, 1, (uid_t u), (u))
-KEEP_ACCESS_BEFORE(setegid, 1, (gid_t g), (g))
-KEEP_ACCESS_BEFORE(setreuid, 1, (uid_t r, uid_t e), (r, e))
-KEEP_ACCESS_BEFORE(setregid, 1, (gid_t r, gid_t e), (r, e))
-KEEP_ACCESS_BEFORE(setresuid, 1, (uid_t r, uid_t e, uid_t s), (r, e, s))
-KEEP_ACCESS_BEFORE(setresgid, 1, (gid_t r, gid_t e, gid_t s), (r, e, s))
-KEEP_ACCESS_BEFORE(setgroups, 1, (size_t n, const gid_t *list), (n, list))
-KEEP_ACCESS_BEFORE(setfsuid, 1, (uid_t u), (u))
-KEEP_ACCESS_BEFORE(setfsgid, 1, (gid_t g), (g))
+KEEP_ACCESS_BEFORE(chroot, CHROOT, 0, (const char *path), (path))
+KEEP_ACCESS_BEFORE(setuid, SETUID, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setgid, SETGID, 1, (gid_t g), (g))
+KEEP_ACCESS_BEFORE(seteuid, SETEUID, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setegid, SETEGID, 1, (gid_t g), (g))
+KEEP_ACCESS_BEFORE(setreuid, SETREUID, 1, (uid_t r, uid_t e), (r, e))
+KEEP_ACCESS_BEFORE(setregid, SETREGID, 1, (gid_t r, gid_t e), (r, e))
+KEEP_ACCESS_BEFORE(setresuid, SETRESUID, 1, (uid_t r, uid_t e, uid_t s), (r, e, s))
+KEEP_ACCESS_BEFORE(setresgid, SETRESGID, 1, (gid_t r, gid_t e, gid_t s), (r, e, s))
+KEEP_ACCESS_BEFORE(setgroups, SETGROUPS, 1, (size_t n, const gid_t *list), (n, list))
+KEEP_ACCESS_BEFORE(setfsuid, SETFSUID, 1, (uid_t u), (u))
+KEEP_ACCESS_BEFORE(setfsgid, SETFSGID, 1, (gid_t g), (g))
 
 /* The same calls made by number: 1 a change of user or groups, 0 of the root, -1 neither. */
 static int access_change(long number)

@@ -164,8 +164,9 @@ void mt_large_finish(struct mt_thread *t)
 				return;
 		}
 		uint64_t resident = mt_resident((const void *)(uintptr_t)a, (size_t)size);
-		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, mt_thread_ticks(&mt_tls.clk), a, 0, size,
-			    resident, 0, 0);
+		uint64_t ts = mt_thread_ticks(&mt_tls.clk);
+		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, ts, a, 0, size, resident, 0,
+			    0);
 		r += 2;
 		room -= 2;
 		n -= n > 0;

@@ -6,7 +6,6 @@
  * header (mallopt_set, mallopt_value), where trace_run finds it to name beside its own.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include "mt-internal.h"
 
@@ -17,10 +16,7 @@ static int (*real_mallopt)(int, int);
 MT_API int mallopt(int param, int value)
 {
 	if (MT_UNLIKELY(real_mallopt == NULL)) {
-		uint8_t busy = mt_tls.busy;
-		mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
-		real_mallopt = (int (*)(int, int))dlsym(RTLD_NEXT, "mallopt");
-		mt_tls.busy = busy;
+		real_mallopt = (int (*)(int, int))mt_next(MT_NEXT_MALLOPT);
 		if (real_mallopt == NULL)
 			/* no allocator defines it: as a call to a missing one would (fail) */
 			return 0;

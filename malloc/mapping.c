@@ -17,7 +17,6 @@
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS   /* mmap and mmap64 are defined below under their own names */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/mman.h>
@@ -28,12 +27,12 @@ static void *(*real_mremap)(void *, size_t, size_t, int, void *);
 static int (*real_brk)(void *);
 static void *(*real_sbrk)(intptr_t);
 
-/* From mt_guard_init, with the guard set (dlsym may allocate). */
+/* From mt_guard_init. */
 void mt_mapping_init(void)
 {
-	real_mremap = (void *(*)(void *, size_t, size_t, int, void *))dlsym(RTLD_NEXT, "mremap");
-	real_brk = (int (*)(void *))dlsym(RTLD_NEXT, "brk");
-	real_sbrk = (void *(*)(intptr_t))dlsym(RTLD_NEXT, "sbrk");
+	real_mremap = (void *(*)(void *, size_t, size_t, int, void *))mt_next(MT_NEXT_MREMAP);
+	real_brk = (int (*)(void *))mt_next(MT_NEXT_BRK);
+	real_sbrk = (void *(*)(intptr_t))mt_next(MT_NEXT_SBRK);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -185,7 +184,8 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	/* two order points, as realloc: the old range released at ts, the new one there at
 	   ts + duration */
 	map_put(t, r, MTRACE_CALL_MREMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, t0,
-		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len, mt_thread_ticks_after(&t->clk) - t0);
+		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len,
+		mt_thread_ticks_after(&t->clk) - t0);
 	map_done(t, saved);
 	errno = e;
 	return p;
@@ -208,7 +208,8 @@ MT_API int brk(void *end)
 		return ret;
 	int e = errno;
 	void *after = real_sbrk ? real_sbrk(0) : end;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0, mt_thread_ticks_after(&t->clk),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0,
+		mt_thread_ticks_after(&t->clk),
 		(uintptr_t)before, ret ? 0 : (uintptr_t)after, 0, 0, 0);
 	map_done(t, saved);
 	errno = e;
@@ -228,7 +229,8 @@ MT_API void *sbrk(intptr_t increment)
 		return before;
 	int e = errno;
 	int failed = before == (void *)-1;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, mt_thread_ticks_after(&t->clk),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
+		mt_thread_ticks_after(&t->clk),
 		failed ? 0 : (uintptr_t)before,
 		failed ? 0 : (uintptr_t)before + (uintptr_t)increment, 0, 0, 0);
 	map_done(t, saved);

@@ -128,7 +128,8 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (r == NULL || t->gen != mt_hot->gen)
 		return;
 	t->extra += 2;   /* not a call: left out of the count of calls */
-	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident, size, 0);
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident,
+		    size, 0);
 }
 
 /* A call found a sample due at ts: the thread that moves sample_due on takes it, into its own
@@ -161,6 +162,7 @@ int mt_sample_last(struct mt_thread *t, struct mtrace_slot *r)
 	(void)t;
 	if (sample(&anon, &resident, &size) != 0)
 		return -1;
-	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident, size, 0);
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident,
+		    size, 0);
 	return 0;
 }

@@ -181,7 +181,8 @@ static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
 {
 	if (!mt_file.have_file || !mt_run.active)
 		return 0;
-	uint64_t goal = mt_chunks.next_off > lag ? (mt_chunks.next_off - lag) & ~(page_size - 1) : 0;
+	uint64_t next = mt_chunks.next_off;
+	uint64_t goal = next > lag ? (next - lag) & ~(page_size - 1) : 0;
 	if (goal < drop_end + MT_DROP_STEP)
 		return 0;
 	for (;;) {
@@ -344,8 +345,8 @@ static void *pop_main(void *unused)
 						  (long)(wake % 1000000000u) };
 			mt_pop.pop_waiting = 1;
 			if (mt_lock_timedwait(&pop_cond, &until) == ETIMEDOUT &&
-			    mt_pop.pop_waiting && n_unmap == 0 && mt_pop.pop_state != MT_POP_QUITTING &&
-			    mt_alone()) {
+			    mt_pop.pop_waiting && n_unmap == 0 &&
+			    mt_pop.pop_state != MT_POP_QUITTING && mt_alone()) {
 				/* the program's threads have all ended: end too, the last thread,
 				   and glibc calls exit(0), whose handlers are the program's
 				   (traced) */
@@ -374,7 +375,8 @@ static void *pop_main(void *unused)
 		/* the writers left it while we were in it, or the trace ended (a window we had
 		   pinned, ahead of them, is not unmapped at the end: it falls to us) */
 		if (file_id == mt_file.file_id &&
-		    (!mt_file.have_file || mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift))
+		    (!mt_file.have_file ||
+		     mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift))
 			mt_maybe_unmap(w);
 	}
 	mt_pop.pop_state = pop_resumable ? MT_POP_NONE : MT_POP_OFF;

@@ -153,8 +153,8 @@ static void finish_at_exit(void)
 {
 	/* (t->locked: a fault handler that interrupted the tracer holding its lock exits: waiting
 	   for the lock would never end; the trace stays unfinished, as a killed process's) */
-	if (!mt_file.have_file || mt_guard.sandboxed || mt_new_process_due() || getpid() != mt_file.pid ||
-	    mt_tls.locked)
+	if (!mt_file.have_file || mt_guard.sandboxed || mt_new_process_due() ||
+	    getpid() != mt_file.pid || mt_tls.locked)
 		return;
 	struct mt_lock_state ls;
 	mt_tls.busy = 1;

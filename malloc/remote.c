@@ -64,7 +64,7 @@ void mt_control_act(void)
 	/* (a vfork child shares the block, and a child not set up yet has the parent's copy: a
 	   request is for the process it was sent to) */
 	if (req != mt_remote.ctl_seen && !mt_new_process_due() && getpid() == mt_file.pid) {
-		mt_remote.ctl_seen = req; /* (once, even if refused: never a slow path for each call) */
+		mt_remote.ctl_seen = req;   /* (once, even if refused: no slow path each call) */
 		uint32_t cmd = mtrace_control.cmd;
 		int err = 0;
 		mtrace_control.base[MTRACE_CONTROL_PATH_MAX - 1] = 0;

@@ -218,7 +218,8 @@ static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
-		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE | (mt_mem.memory_ms ? MTRACE_HF_MEMORY : 0) |
+		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE |
+		    (mt_mem.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_run.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_file.private_header ? MTRACE_HF_PRIVATE : 0) |
@@ -236,7 +237,8 @@ static void header_init(char *page, pid_t ppid)
 		hdr.start_threads = (uint32_t)mt_remote.start_threads;
 	}
 	hdr.memory_interval_ms = mt_mem.memory_ms;
-	hdr.mallopt_set = mt_mallopt.mallopt_set;   /* (set before this file: a fork child's parent's) */
+	/* (set before this file: a fork child's parent's) */
+	hdr.mallopt_set = mt_mallopt.mallopt_set;
 	memcpy(hdr.mallopt_value, mt_mallopt.mallopt_value, sizeof hdr.mallopt_value);
 
 	memset(page, 0, MTRACE_HEADER_SIZE);
@@ -494,7 +496,8 @@ void mt_file_finish(struct mt_thread *self)
 	mt_new_gen();
 	/* the large blocks still allocated and the memory as it ends, in a trace that holds
 	   something (a fork child that only _exits maps no window for it) */
-	int ends = !mt_file.failed && !mt_guard.sandboxed && mt_chunks.next_off > MTRACE_HEADER_SIZE;
+	int ends = !mt_file.failed && !mt_guard.sandboxed &&
+		   mt_chunks.next_off > MTRACE_HEADER_SIZE;
 	if (ends)
 		mt_large_finish(self);
 	if (ends && mt_mem.memory_ms) {

@@ -104,8 +104,8 @@ static int protect_window(uint32_t w, uint64_t from, uint64_t to, int prot)
 /* Under lock: the same in every window over the file's bytes [from, to) */
 static int protect_windows(uint64_t from, uint64_t to, int prot)
 {
-	for (uint64_t w = from >> mt_wnd.win_shift; w < MT_MAX_WINDOWS && w << mt_wnd.win_shift < to;
-	     w++)
+	unsigned shift = mt_wnd.win_shift;
+	for (uint64_t w = from >> shift; w < MT_MAX_WINDOWS && w << shift < to; w++)
 		if (protect_window((uint32_t)w, from, to, prot) < 0)
 			return -1;
 	return 0;

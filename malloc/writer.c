@@ -115,7 +115,7 @@ void mt_release_locked(struct mt_thread *t)
 	if (t->file_id != mt_file.file_id)
 		mt_old_chunk_released(t);
 	if (t->file_id == mt_file.file_id && mt_file.have_file) {
-		if (t->gen == mt_run.gen && !t->exiting) /* an exiting thread's are counted already */
+		if (t->gen == mt_run.gen && !t->exiting)   /* (an exiting one's are counted) */
 			mt_count_released(t->chunk_off,
 					  (uint64_t)(t->cur - t->start - 1) - t->extra);
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_wnd.win_shift);
@@ -221,7 +221,8 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 				      struct chunk_out *o)
 {
 	if (t->exiting && t->start && t->last - t->cur >= (ptrdiff_t)n &&
-	    t->file_id == mt_file.file_id && t->gen == mt_run.gen && mt_run.active && mt_file.have_file) {
+	    t->file_id == mt_file.file_id && t->gen == mt_run.gen && mt_run.active &&
+	    mt_file.have_file) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted
 		   here */
@@ -231,8 +232,8 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		t->end = t->cur;
 		return r;
 	}
-	if (t->start && t->file_id == mt_file.file_id && t->gen == mt_run.gen && mt_file.have_file &&
-	    !chunk_intact(t)) {
+	if (t->start && t->file_id == mt_file.file_id && t->gen == mt_run.gen &&
+	    mt_file.have_file && !chunk_intact(t)) {
 		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
 			"memory: records written there since its last check are in the program's "
 			"memory", 0);
@@ -270,9 +271,10 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		if (errno == ESTALE)
 			mt_file_lost();
 		else
-			mt_fail(MTRACE_STOP_MAP, mt_guard.mlock_future ? "cannot map the trace file "
-				"(the program locks its memory with mlockall, beyond "
-				"RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
+			mt_fail(MTRACE_STOP_MAP, mt_guard.mlock_future ?
+				"cannot map the trace file (the program locks its memory with "
+				"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file",
+				errno);
 		return NULL;
 	}
 	if (!t->exiting && held_room() < 0) {
@@ -353,7 +355,7 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
 		return NULL;
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
-	uint64_t prev = t->file_id == mt_file.file_id ? t->chunk_off : 0;   /* (its chain goes on) */
+	uint64_t prev = t->file_id == mt_file.file_id ? t->chunk_off : 0;   /* (its chain on) */
 	mt_chunks.next_off = off + len;
 	mt_win_done[w] += len;   /* never held */
 	struct mtrace_slot *c = (struct mtrace_slot *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));

@@ -46,7 +46,8 @@ echo "$OWNERS" | while read -r var owner; do
 	if [ "$base" = "$var" ]; then
 		field='(\.[a-z_]+|->[a-z_]+)'
 		# the fields listed apart are checked on their own line
-		skip=$(echo "$OWNERS" | sed -n "s/^$var->\([a-z_]*\) .*/$var->\1/p" | paste -sd'|' -)
+		skip=$(echo "$OWNERS" | sed -n "s/^$var->\([a-z_]*\) .*/$var->\1/p" |
+			paste -sd'|' -)
 	else
 		field="->${var#*->}\b"
 		skip=
