@@ -78,12 +78,9 @@ void mt_memory_file_open(void)
 
 static uint64_t field(const char **s)
 {
-	uint64_t v = 0;
 	while (**s == ' ')
 		(*s)++;
-	while (**s >= '0' && **s <= '9')
-		v = v * 10 + (uint64_t)(*(*s)++ - '0');
-	return v;
+	return mt_proc_dec(s);
 }
 
 /* Under lock: a sample of the process's memory now (/proc/self/statm's size, resident and

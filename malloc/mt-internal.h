@@ -440,6 +440,8 @@ void mt_populate_init(void);           /* once, at initialisation */
 int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
 int  mt_alone(void);                   /* the caller is the process's last thread (perhaps with
                                           a main thread ended by pthread_exit) */
+int  mt_threads_now(void);             /* the process's threads now, or 0 */
+uint64_t mt_proc_dec(const char **s);  /* the digits at *s (of a /proc file), *s past them */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 
@@ -627,11 +629,17 @@ static inline void mt_put_tail(struct mtrace_slot *r, unsigned call, unsigned fl
 	mt_commit(r, call, flags, aux, x);
 }
 
+/* A chunk record's b: its length and the writer's pid. */
+static inline uint64_t mt_chunk_word(uint64_t len)
+{
+	return len | (uint64_t)(uint32_t)mt_file.pid << 32;
+}
+
 /* A chunk record (compact): its thread, its previous chunk, its length and the writer's pid. */
 static inline void mt_put_chunk(struct mtrace_slot *c, uint32_t tid, uint64_t ts, uint64_t prev,
 				uint64_t len)
 {
-	mt_put_body(c, prev, len | (uint64_t)(uint32_t)mt_file.pid << 32);
+	mt_put_body(c, prev, mt_chunk_word(len));
 	mt_put_tail(c, MTRACE_CALL_CHUNK, 0, 0, tid, ts);
 }
 

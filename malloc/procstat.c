@@ -34,10 +34,7 @@ static long seccomp_filters(void)
 		p++;
 	if (*p < '0' || *p > '9')
 		return -1;
-	long v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	return v;
+	return (long)mt_proc_dec(&p);
 }
 
 void mt_populate_init(void)
@@ -62,27 +59,51 @@ int mt_seccomp_allows_thread(void)
    Is the thread alone in the process?
    ------------------------------------------------------------------------------------------- */
 
+/* The digits at *s as a number (0 if none), *s moved past them. */
+uint64_t mt_proc_dec(const char **s)
+{
+	uint64_t v = 0;
+	while (**s >= '0' && **s <= '9')
+		v = v * 10 + (uint64_t)(*(*s)++ - '0');
+	return v;
+}
+
 /* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
    counts a main thread that has ended by pthread_exit (a zombie until the process ends).
-   1 alone, 0 not or unknown. */
-int mt_alone(void)
+   0, or -1 if unknown. */
+static int stat_threads(char *state, uint64_t *threads)
 {
 	char buf[1024];
 	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
-		return 0;
+		return -1;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	if (p == NULL || p[1] != ' ')
-		return 0;
-	char state = p[2];
+		return -1;
+	*state = p[2];
 	p += 2;
 	for (int field = 3; field < 20; field++) {   /* on to field 20 */
 		p = strchr(p, ' ');
 		if (p == NULL)
-			return 0;
+			return -1;
 		p++;
 	}
-	long threads = 0;
-	while (*p >= '0' && *p <= '9')
-		threads = threads * 10 + (*p++ - '0');
+	*threads = mt_proc_dec(&p);
+	return 0;
+}
+
+/* 1 alone, 0 not or unknown. */
+int mt_alone(void)
+{
+	char state;
+	uint64_t threads;
+	if (stat_threads(&state, &threads) < 0)
+		return 0;
 	return threads == 1 || (threads == 2 && state == 'Z');
+}
+
+int mt_threads_now(void)
+{
+	char state;
+	uint64_t threads;
+	return stat_threads(&state, &threads) < 0 ? 0 : (int)threads;
 }

@@ -21,26 +21,11 @@ MT_API struct mtrace_control mtrace_control = {
 	.size = sizeof(struct mtrace_control),
 };
 
-/* The threads of this process now (field 20 of /proc/self/stat), or 0. */
-static int threads_now(void)
-{
-	char buf[1024];
-	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
-		return 0;
-	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
-	for (int field = 2; p && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	int v = 0;
-	while (p && *++p >= '0' && *p <= '9')
-		v = v * 10 + (*p - '0');
-	return v;
-}
-
 /* Under lock: a trace file for a window switched on from outside. */
 static int start_window(const char *base)
 {
 	mt_remote.window = mtrace_control.windows + 1;
-	mt_remote.start_threads = threads_now();
+	mt_remote.start_threads = mt_threads_now();
 	int r = mt_open_base(base[0] ? base : NULL);
 	int e = errno;
 	mt_remote.window = 0;

@@ -259,6 +259,7 @@ int mt_map_window(uint32_t w)
 	return 0;
 }
 
+/* Under lock: the bytes of window w handed out to writers. */
 uint64_t mt_window_handed(uint32_t w)
 {
 	MT_ASSERT_LOCKED();

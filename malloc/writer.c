@@ -199,8 +199,7 @@ static int chunk_intact(const struct mt_thread *t)
 {
 	const struct mtrace_slot *c = t->start;
 	return c->call == MTRACE_CALL_CHUNK && c->x == t->tid &&
-	       c->b == ((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE |
-			(uint64_t)(uint32_t)mt_file.pid << 32);
+	       c->b == mt_chunk_word((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE);
 }
 
 /* What take_chunk leaves for the slow path to do once the lock is released. */
