@@ -18,7 +18,7 @@ CXX      ?= c++
 # (tests/sanitize.list).  Traced programs and the preload stay plain: ASan interposes malloc
 # itself, ahead of any preload.
 # DEBUG=1: the tracer with the rules its comments state checked (MT_ASSERT_LOCKED() and the
-# like, malloc/mt-internal.h), a broken one ending the program with a line on stderr; in its
+# like, malloc/mt_int.h), a broken one ending the program with a line on stderr; in its
 # own build directory, and `make check DEBUG=1` runs every test on it.
 ifeq ($(SANITIZE),1)
 B        ?= build-san

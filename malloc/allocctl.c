@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/types.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    What is noted (under lock)

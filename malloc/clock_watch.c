@@ -2,7 +2,7 @@
  * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), and a clock
  * that stops advancing given up for a count (clock.c chooses and reads the clocks).
  */
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_calib_state mt_calib;
 

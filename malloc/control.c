@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "mtrace.h"
-#include "mt-internal.h"
+#include "mt_int.h"
 
 static struct mt_hot hot_static;           /* until initialisation, or if no page can be had */
 struct mt_hot *mt_hot = &hot_static;

@@ -12,7 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 static void *(*real_dlopen)(const char *, int);
 

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 

@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 #if defined(__x86_64__)
 #define R_GLOB_DAT R_X86_64_GLOB_DAT

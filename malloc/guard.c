@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_guard_state mt_guard;
 

@@ -20,7 +20,7 @@
  * LIVE record says what is resident at its address then.
  */
 #define _GNU_SOURCE
-#include "mt-internal.h"
+#include "mt_int.h"
 
 #define MT_LARGE_SLOTS  16384u          /* 256 KiB: 16 bytes an entry, 256 to a page */
 #define MT_LARGE_PROBES 32u             /* entries a block may go in: its own and the next 31 */

@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_mallopt_state mt_mallopt;
 

@@ -21,7 +21,7 @@
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 static void *(*real_mremap)(void *, size_t, size_t, int, void *);
 static int (*real_brk)(void *);

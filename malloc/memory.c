@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_memory_state mt_mem;
 

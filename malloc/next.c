@@ -1,5 +1,5 @@
 /* next.c - the functions of the objects after the preload in the symbol search order that it
- * calls: the one table of them (mt-internal.h, MT_NEXT_FNS) and the one place that looks them
+ * calls: the one table of them (mt_int.h, MT_NEXT_FNS) and the one place that looks them
  * up, dlsym(RTLD_NEXT).
  *
  * A versioned entry (the allocator's) may be exported by a library under the base version
@@ -11,7 +11,7 @@
 #include <dlfcn.h>
 #include <string.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct next_fn {
 	const char *name;

@@ -41,7 +41,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_pop_state mt_pop = { .pop_win = MT_NO_WINDOW,
 			      .drop_win = { [0 ... MT_DROP_PINS - 1] = MT_NO_WINDOW } };

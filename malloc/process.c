@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_proc_state mt_proc;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones

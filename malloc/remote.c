@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_remote_state mt_remote;
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_real mt_real;
 char mt_allocator_path[256];

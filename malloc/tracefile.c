@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 #include "internal/mt-size.h"
 
 struct mt_file_state mt_file;

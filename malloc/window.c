@@ -17,7 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_window_state mt_wnd = { .win_shift = MT_WINDOW_SHIFT };
 char *mt_win[MT_MAX_WINDOWS];   /* (zero-initialised: no file size, no memory until touched) */

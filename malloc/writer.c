@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_chunk_state mt_chunks;
 uint64_t mt_win_done[MT_MAX_WINDOWS];   /* (zero-initialised: no memory until touched) */

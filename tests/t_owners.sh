@@ -18,7 +18,7 @@ eq "a deliberate violation: the check fails" 1 "$?"
 eq "  and names each write" 4 "$(grep -c '^populate.c:' "$TMP/slips")"
 eq "  and nothing else" 4 "$(wc -l <"$TMP/slips" | tr -d ' ')"
 cp "$ROOT"/malloc/populate.c "$TMP/m/"
-echo 'extern int mt_stray;' >>"$TMP/m/mt-internal.h"
+echo 'extern int mt_stray;' >>"$TMP/m/mt_int.h"
 sh "$ROOT/tests/dev/owners.sh" "$TMP/m" >"$TMP/slips" 2>&1
 eq "state shared by a header without an owner: the check fails" 1 "$?"
 eq "  and names it" "mt_stray" "$(cut -d: -f1 "$TMP/slips")"

@@ -1,4 +1,4 @@
-/* mt-internal.h - state shared by the files of the instrumented malloc layer.
+/* mt_int.h - state shared by the files of the instrumented malloc layer.
  *
  *   entry.c      the interposed allocator entry points (the hot path)
  *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
@@ -25,8 +25,8 @@
  *                vDSO's own function)
  *   clock_watch.c  each file's calibration; a clock that stops given up for a count
  */
-#ifndef MT_INTERNAL_H
-#define MT_INTERNAL_H
+#ifndef MT_INT_H
+#define MT_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
