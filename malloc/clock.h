@@ -73,7 +73,7 @@ struct mt_thread_clock {
 	uint8_t notsc;                  /* the TSC is off for this thread */
 	uint8_t checked;                /* notsc was asked of the kernel for this thread */
 };
-void mt_thread_clock_check(struct mt_thread_clock *c);      /* guard.c: PR_GET_TSC */
+void mt_thread_clock_check(struct mt_thread_clock *c);      /* sandbox.c: PR_GET_TSC */
 uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c); /* checked first if it was not */
 
 /* At an order point of a traced call (its slow path has checked the setting) */

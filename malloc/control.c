@@ -40,7 +40,7 @@ void mt_lock(struct mt_lock_state *s)
 {
 	MT_ASSERT_UNLOCKED();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel);
-	s->masked = !mt_guard.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
+	s->masked = !mt_sandbox.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
 	if (s->masked)
 		pthread_sigmask(SIG_BLOCK, &lock_mask, &s->old);
 	pthread_mutex_lock(&mt_run.lock);
@@ -179,7 +179,7 @@ static void init(void)
 {
 	mt_clock_init();
 	mt_resolve();
-	mt_guard_init();
+	mt_libc_init();
 	mt_memory_init();
 	lock_mask_init();
 	hot_init();
@@ -286,7 +286,7 @@ MT_API int mtrace_start(void)
 	mt_ctl_hook(1);   /* (not under lock: the loader's lock comes with it) */
 	API_ENTER();
 	int r = 0;
-	if (mt_guard.sandboxed) {
+	if (mt_sandbox.sandboxed) {
 		errno = EPERM;   /* no system call of ours is allowed any more */
 		r = -1;
 	} else if (!mt_file.have_file)

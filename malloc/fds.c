@@ -17,7 +17,7 @@
  * has it used, or closed, by us.
  *
  * A chroot, or a change of user or groups, may put the file out of reach by name.  The tracer
- * sees those calls first (guard.c) and from then on keeps three descriptors between calls,
+ * sees those calls first (sandbox.c) and from then on keeps three descriptors between calls,
  * high in the table and checked in the same way: the trace file's, its directory's (O_PATH:
  * a fork child creates its file there) and the manifest's.  If the program closes them the
  * file is looked for by name once more; failing that, the trace ends, its header (a shared
@@ -370,7 +370,7 @@ static void keep_dir(void)
    kept.  Not under lock; errno is left alone. */
 void mt_keep_access(int ids)
 {
-	if (!mt_run.hot_set || __atomic_load_n(&mt_guard.sandboxed, __ATOMIC_ACQUIRE))
+	if (!mt_run.hot_set || __atomic_load_n(&mt_sandbox.sandboxed, __ATOMIC_ACQUIRE))
 		return;
 	int e = errno;
 	uint8_t busy = mt_tls.busy;

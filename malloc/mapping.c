@@ -12,7 +12,7 @@
  * address, and counts as its caller's.  An munmap by the program says how much of the range was
  * resident.
  *
- * Each wrapper also keeps the program off the trace's own windows (guard.c) and passes the
+ * Each wrapper also keeps the program off the trace's own windows (window.c) and passes the
  * call on with its arguments, result and errno unchanged.
  */
 #define _GNU_SOURCE
@@ -27,7 +27,7 @@ static void *(*real_mremap)(void *, size_t, size_t, int, void *);
 static int (*real_brk)(void *);
 static void *(*real_sbrk)(intptr_t);
 
-/* From mt_guard_init. */
+/* From mt_libc_init. */
 void mt_mapping_init(void)
 {
 	real_mremap = (void *(*)(void *, size_t, size_t, int, void *))mt_next(MT_NEXT_MREMAP);
@@ -108,20 +108,20 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 /* (a 32-bit off_t is read as unsigned by libc's mmap: an offset from 2 GiB on is no error) */
 MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	int64_t off64 = sizeof off == 4 ? (int64_t)(uint32_t)off : (int64_t)off;
 	return mmap_common(addr, len, prot, flags, fd, off64, __builtin_return_address(0));
 }
 
 MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	return mmap_common(addr, len, prot, flags, fd, off, __builtin_return_address(0));
 }
 
 MT_API int munmap(void *addr, size_t len)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
 		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
 	struct mt_thread *t = &mt_tls;
@@ -151,7 +151,7 @@ MT_API int munmap(void *addr, size_t len)
 
 MT_API int mprotect(void *addr, size_t len, int prot)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
 		mt_trace_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
 	return mt_libc.mprotect(addr, len, prot);
@@ -166,7 +166,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		want = va_arg(ap, void *);
 		va_end(ap);
 	}
-	mt_guard_ready();
+	mt_libc_ready();
 	if (MT_UNLIKELY(mt_overlaps_trace(old, old_len)))
 		mt_trace_overlapped(old, old_len, OVERLAP_WARNING("moves"));
 	if (MT_UNLIKELY((flags & MREMAP_FIXED) && mt_overlaps_trace(want, new_len)))
@@ -197,7 +197,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 
 MT_API int brk(void *end)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
@@ -218,7 +218,7 @@ MT_API int brk(void *end)
 
 MT_API void *sbrk(intptr_t increment)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;

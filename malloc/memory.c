@@ -111,13 +111,13 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;   /* another thread took it */
-	if (mt_guard.sandboxed)
+	if (mt_sandbox.sandboxed)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	/* (again under the lock: a sandbox may have come while it waited, the trace finished for
 	   it, and no system call of ours is to follow) */
-	int ok = !mt_guard.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
+	int ok = !mt_sandbox.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
 	mt_unlock(&ls);
 	if (!ok)
 		return;

@@ -15,9 +15,12 @@
  *                chroot or a change of user
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
- *   guard.c      what the program does to the process that the tracer must see first:
- *                sandboxes, the time-stamp counter switched off, memory locked, the trace's
- *                own mappings unmapped or replaced, chroot and changes of user
+ *   next.c       the one table of the functions the preload calls past itself, looked up
+ *   libc.c       those of libc the tracer calls for itself (mt_libc)
+ *   sandbox.c    what the program does to its process that may cut the tracer off, seen first:
+ *                sandboxes, the time-stamp counter switched off, namespaces, chroot and
+ *                changes of user
+ *   mlock.c      mlockall: the trace's pages are not the program's to lock
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
  *   large.c      the large blocks live, and their resident bytes when the trace ends
@@ -104,7 +107,7 @@ extern char mt_allocator_path[256];    /* the object that defines the next mallo
 	X(MREMAP, "mremap", NULL, 0)                    /* mapping.c */                  \
 	X(BRK, "brk", NULL, 0)                                                           \
 	X(SBRK, "sbrk", NULL, 0)                                                         \
-	X(MMAP, "mmap64", NULL, 0)  /* guard.c: mt_libc; a 64-bit offset on every target */ \
+	X(MMAP, "mmap64", NULL, 0)  /* libc.c: mt_libc; a 64-bit offset on every target */  \
 	X(MUNMAP, "munmap", NULL, 0)                                                     \
 	X(MPROTECT, "mprotect", NULL, 0)                                                 \
 	X(EXIT, "_exit", NULL, 0)                                                        \
@@ -115,7 +118,7 @@ extern char mt_allocator_path[256];    /* the object that defines the next mallo
 	X(UNSHARE, "unshare", NULL, 0)                                                   \
 	X(SETNS, "setns", NULL, 0)                                                       \
 	X(SYSCALL, "syscall", NULL, 0)                                                   \
-	X(CHROOT, "chroot", NULL, 0)                    /* guard.c: KEEP_ACCESS_BEFORE */ \
+	X(CHROOT, "chroot", NULL, 0)                  /* sandbox.c: KEEP_ACCESS_BEFORE */ \
 	X(SETUID, "setuid", NULL, 0)                                                     \
 	X(SETGID, "setgid", NULL, 0)                                                     \
 	X(SETEUID, "seteuid", NULL, 0)                                                   \
@@ -306,14 +309,19 @@ struct mt_proc_state {
 };
 extern struct mt_proc_state mt_proc;
 
-/* guard.c: what the program did to the process */
-struct mt_guard_state {
+/* sandbox.c */
+struct mt_sandbox_state {
 	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
 	                                   call of ours from now on */
+};
+extern struct mt_sandbox_state mt_sandbox;
+
+/* mlock.c */
+struct mt_mlock_state {
 	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
 	                                   mapped unlocked */
 };
-extern struct mt_guard_state mt_guard;
+extern struct mt_mlock_state mt_mlock;
 
 /* memory.c */
 struct mt_memory_state {
@@ -554,7 +562,7 @@ void mt_got_patch(const struct mt_got_fn *fn, unsigned n);
    a name it lacks would make dlsym allocate, and leave an error for the program's dlerror) */
 void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n);
 
-/* guard.c: the functions of libc the tracer wraps, for its own calls */
+/* libc.c: the functions of libc the tracer wraps, for its own calls */
 int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
 		  unsigned long a5);
 struct mt_libc {
@@ -564,11 +572,17 @@ struct mt_libc {
 	long (*syscall)(long, ...);
 	void (*exit)(int);
 	void (*pthread_exit)(void *);
+	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+	int (*mlockall)(int);
+	int (*munlockall)(void);
+	int (*unshare)(int);
+	int (*setns)(int, int);
 };
 extern struct mt_libc mt_libc;
-void mt_guard_init(void);
-void mt_guard_ready(void);             /* mt_guard_init, once, from any wrapper */
-int mt_overlaps_trace(const void *addr, size_t len); /* not under lock */
+void mt_libc_init(void);
+void mt_libc_ready(void);              /* mt_libc_init, once, from any wrapper */
+/* window.c: the program's calls over the trace's own windows */
+int mt_overlaps_trace(const void *addr, size_t len);   /* not under lock */
 void mt_trace_overlapped(const void *addr, size_t len, const char *what);
 
 /* ---------------------------------------------------------------------------------------------

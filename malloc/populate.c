@@ -551,8 +551,8 @@ void mt_populate_fork_child(void)
 	pop_tid = 0;
 	pop_resumable = 0;
 	resume_file = 0;
-	if (mt_pop.pop_state != MT_POP_OFF || mt_guard.sandboxed)
-		mt_pop.pop_state = mt_guard.sandboxed ? MT_POP_OFF : MT_POP_NONE;
+	if (mt_pop.pop_state != MT_POP_OFF || mt_sandbox.sandboxed)
+		mt_pop.pop_state = mt_sandbox.sandboxed ? MT_POP_OFF : MT_POP_NONE;
 	mt_pop.pop_waiting = 0;
 	mt_pop.pop_win = MT_NO_WINDOW;
 	for (int i = 0; i < MT_DROP_PINS; i++)

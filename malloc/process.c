@@ -153,7 +153,7 @@ static void finish_at_exit(void)
 {
 	/* (t->locked: a fault handler that interrupted the tracer holding its lock exits: waiting
 	   for the lock would never end; the trace stays unfinished, as a killed process's) */
-	if (!mt_file.have_file || mt_guard.sandboxed || mt_new_process_due() ||
+	if (!mt_file.have_file || mt_sandbox.sandboxed || mt_new_process_due() ||
 	    getpid() != mt_file.pid || mt_tls.locked)
 		return;
 	struct mt_lock_state ls;
@@ -166,7 +166,7 @@ static void finish_at_exit(void)
    -lmtrace whose fork child fails its exec before any other call into us) */
 void mt_exit_now(int status)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	if (mt_libc.exit != NULL)
 		mt_libc.exit(status);
 	abort();   /* (no _exit in the process at all) */
@@ -192,7 +192,7 @@ MT_API void pthread_exit(void *value)
 {
 	if (syscall(SYS_gettid) == getpid())   /* (a fork child's main thread is the forking one) */
 		__atomic_store_n(&mt_proc.main_exited, 1, __ATOMIC_RELAXED);
-	mt_guard_ready();
+	mt_libc_ready();
 	mt_libc.pthread_exit(value);
 	__builtin_unreachable();
 }

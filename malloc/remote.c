@@ -55,7 +55,7 @@ void mt_control_act(void)
 		mtrace_control.base[MTRACE_CONTROL_PATH_MAX - 1] = 0;
 		if (mtrace_control.check != mtrace_control_check(req, cmd, mtrace_control.base))
 			err = EINVAL;
-		else if (mt_guard.sandboxed)
+		else if (mt_sandbox.sandboxed)
 			err = EPERM;   /* no system call of ours is allowed any more */
 		else if (cmd == MTRACE_CMD_START)
 			err = mt_file.have_file ? EALREADY : start_window(mtrace_control.base);

@@ -316,8 +316,8 @@ void mt_header_settings(void)
 static void header_map(void)
 {
 	void *m = mt_file_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
-	if (m != MAP_FAILED && mt_guard.mlock_future)
-		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see guard.c) */
+	if (m != MAP_FAILED && mt_mlock.mlock_future)
+		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see mlock.c) */
 	mt_file.hdr_map = m != MAP_FAILED ? m : NULL;
 }
 
@@ -496,7 +496,7 @@ void mt_file_finish(struct mt_thread *self)
 	mt_new_gen();
 	/* the large blocks still allocated and the memory as it ends, in a trace that holds
 	   something (a fork child that only _exits maps no window for it) */
-	int ends = !mt_file.failed && !mt_guard.sandboxed &&
+	int ends = !mt_file.failed && !mt_sandbox.sandboxed &&
 		   mt_chunks.next_off > MTRACE_HEADER_SIZE;
 	if (ends)
 		mt_large_finish(self);

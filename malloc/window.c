@@ -213,7 +213,7 @@ static void *map_window(uint32_t w)
 	   opened up: unlocked first */
 	void *m = mt_file_map(at, MT_WINDOW_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED,
 			      (uint64_t)w << mt_wnd.win_shift);
-	if (m != MAP_FAILED && mt_guard.mlock_future && munlock(m, MT_WINDOW_SIZE) != 0)
+	if (m != MAP_FAILED && mt_mlock.mlock_future && munlock(m, MT_WINDOW_SIZE) != 0)
 		m = MAP_FAILED;
 	if (m == MAP_FAILED) {
 		int e = errno;
@@ -377,4 +377,46 @@ void mt_unmap_idle_windows(void)
 	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		mt_maybe_unmap(w);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The trace's own windows
+   ------------------------------------------------------------------------------------------- */
+
+/* Does [addr, addr + len) meet a window of the trace?  Read without the lock, so it may miss
+   a window being mapped this instant (the program cannot know of that one yet).  A few loads:
+   the windows mapped now lie between win_live and win_hi. */
+int mt_overlaps_trace(const void *addr, size_t len)
+{
+	if (!mt_file.have_file || len == 0)
+		return 0;
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	uintptr_t h = (uintptr_t)__atomic_load_n(&mt_file.hdr_map, __ATOMIC_RELAXED);
+	if (h && lo < h + MTRACE_HEADER_SIZE && h < hi)
+		return 1;
+	uint32_t wlo = __atomic_load_n(&mt_wnd.win_live, __ATOMIC_RELAXED);
+	uint32_t whi = __atomic_load_n(&mt_wnd.win_hi, __ATOMIC_RELAXED);
+	uint64_t size = MT_WINDOW_SIZE;
+	for (uint32_t w = wlo; w < whi && w < MT_MAX_WINDOWS; w++) {
+		uintptr_t b = (uintptr_t)__atomic_load_n(&mt_win[w], __ATOMIC_RELAXED);
+		if (b && lo < b + size && b < hi)
+			return 1;
+	}
+	return 0;
+}
+
+/* The program is about to unmap, protect or map over a window: stop tracing (one warning, the
+   header says why) and forget those windows, which are the program's from now on. */
+void mt_trace_overlapped(const void *addr, size_t len, const char *what)
+{
+	uint8_t busy = mt_tls.busy;
+	mt_tls.busy = 1;
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	if (mt_overlaps_trace(addr, len)) {
+		mt_fail(MTRACE_STOP_OVERLAP, what, 0);
+		mt_forget_windows((void *)addr, len);
+	}
+	mt_unlock(&ls);
+	mt_tls.busy = busy;
 }

@@ -193,7 +193,7 @@ unsigned long long mt_count_records(void)
 }
 
 /* Is t's chunk record still what t wrote there?  A program that mapped something over the trace
-   (with a system call of its own: its libc calls are seen before, in guard.c) has replaced it:
+   (with a system call of its own: its libc calls are seen before, in sandbox.c) has replaced it:
    zeros, or its own data.  Three loads, where the records are written anyway. */
 static int chunk_intact(const struct mt_thread *t)
 {
@@ -270,7 +270,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		if (errno == ESTALE)
 			mt_file_lost();
 		else
-			mt_fail(MTRACE_STOP_MAP, mt_guard.mlock_future ?
+			mt_fail(MTRACE_STOP_MAP, mt_mlock.mlock_future ?
 				"cannot map the trace file (the program locks its memory with "
 				"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file",
 				errno);

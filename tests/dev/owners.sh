@@ -18,13 +18,14 @@ mt_win_count writer.c
 mt_chunks writer.c
 mt_pop populate.c
 mt_proc process.c
-mt_guard guard.c
+mt_sandbox sandbox.c
+mt_mlock mlock.c
 mt_mem memory.c
 mt_calib clock_watch.c
 mt_remote remote.c
 mt_mallopt mallopt.c
 mt_real resolve.c
-mt_libc guard.c
+mt_libc libc.c
 mtrace_control remote.c
 mt_allocator_path resolve.c
 mt_boot_arena resolve.c

@@ -1,20 +1,17 @@
-/* guard.c - what a program does to its process that the tracer must see before it takes effect.
+/* sandbox.c - what a program does to its process that may cut the tracer off, seen before it
+ * takes effect.
  *
  *   - a seccomp filter or strict mode: a sandbox may kill the process at the tracer's next
  *     system call, so the trace is finished before the filter is installed, the populating
  *     thread ended, and the tracer makes no system call afterwards;
  *   - the time-stamp counter switched off for a thread (PR_SET_TSC): reading it would raise
- *     SIGSEGV, so that thread's clock is read from the kernel;
- *   - mlockall: the trace's pages are not the program's to lock;
- *   - munmap, mprotect, mmap or mremap over the trace's own windows (the wrappers are in
- *     mapping.c): the program's bug, but records must never be written into memory that is its
- *     own now, so tracing stops first;
+ *     SIGSEGV, so that thread's clock is read from the kernel (clock.h);
+ *   - unshare and setns, which the kernel grants some of to a single-threaded process only;
  *   - chroot and changes of user or groups (set*id, setgroups; glibc makes them apply to every
  *     thread): the trace file, its directory and the manifest may be out of reach by name
  *     afterwards, so their descriptors are kept from before the call (fds.c).
- * The wrappers pass every call on with its arguments, result and errno unchanged.  Calls made
- * inside libc (glibc's malloc mapping memory) never come through here; the tracer's own calls
- * go to libc's functions directly (mt_libc).
+ * The same calls made through syscall() are seen too.  The wrappers pass every call on with its
+ * arguments, result and errno unchanged.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,49 +28,7 @@
 #include <linux/seccomp.h>
 #include "mt_int.h"
 
-struct mt_guard_state mt_guard;
-
-struct mt_libc mt_libc;
-
-static int (*real_prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
-static int (*real_mlockall)(int);
-static int (*real_unshare)(int);
-static int (*real_setns)(int, int);
-static int (*real_munlockall)(void);
-
-/* Once, at initialisation (and by any wrapper called before it). */
-void mt_guard_init(void)
-{
-	if (mt_libc.syscall)
-		return;
-	mt_mapping_init();
-	mt_libc.mmap = mt_next(MT_NEXT_MMAP);
-	mt_libc.munmap = mt_next(MT_NEXT_MUNMAP);
-	mt_libc.mprotect = mt_next(MT_NEXT_MPROTECT);
-	mt_libc.exit = mt_next(MT_NEXT_EXIT);
-	mt_libc.pthread_exit = mt_next(MT_NEXT_PTHREAD_EXIT);
-	real_prctl = mt_next(MT_NEXT_PRCTL);
-	real_mlockall = mt_next(MT_NEXT_MLOCKALL);
-	real_unshare = mt_next(MT_NEXT_UNSHARE);
-	real_setns = mt_next(MT_NEXT_SETNS);
-	real_munlockall = mt_next(MT_NEXT_MUNLOCKALL);
-	__atomic_store_n(&mt_libc.syscall, (long (*)(long, ...))mt_next(MT_NEXT_SYSCALL),
-			 __ATOMIC_RELEASE);
-}
-
-void mt_guard_ready(void)
-{
-	if (MT_UNLIKELY(__atomic_load_n(&mt_libc.syscall, __ATOMIC_ACQUIRE) == NULL))
-		mt_guard_init();
-}
-
-/* prctl for the tracer's own questions and settings, past the wrapper below */
-int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
-		  unsigned long a5)
-{
-	mt_guard_ready();
-	return real_prctl ? real_prctl(option, a2, a3, a4, a5) : -1;
-}
+struct mt_sandbox_state mt_sandbox;
 
 /* ---------------------------------------------------------------------------------------------
    Sandboxes
@@ -81,10 +36,10 @@ int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long 
 
 /* Before a seccomp filter or strict mode takes effect: finish the trace (its header says why
    the records end), end the populating thread and wait until it is gone, and from now on make
-   no system call (mt_guard.sandboxed).  Once only, whatever the call's outcome. */
+   no system call (mt_sandbox.sandboxed).  Once only, whatever the call's outcome. */
 static void sandbox_coming(void)
 {
-	if (__atomic_load_n(&mt_guard.sandboxed, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&mt_sandbox.sandboxed, __ATOMIC_ACQUIRE))
 		return;
 	mt_init_once();
 	uint8_t busy = mt_tls.busy;
@@ -101,7 +56,7 @@ static void sandbox_coming(void)
 	mt_set_active(0);
 	mt_new_gen();
 	mt_unlock(&ls);
-	__atomic_store_n(&mt_guard.sandboxed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&mt_sandbox.sandboxed, 1, __ATOMIC_RELEASE);
 	pthread_setcancelstate(cancel, NULL);
 	mt_tls.busy = busy;
 }
@@ -116,8 +71,8 @@ void mt_thread_clock_check(struct mt_thread_clock *c)
 	c->checked = 1;
 #if defined(__x86_64__) || defined(__i386__)
 	int v = 0;
-	if (mt_clock_kind == MTRACE_CLOCK_TSC && real_prctl &&
-	    real_prctl(PR_GET_TSC, (unsigned long)&v, 0, 0, 0) == 0)
+	if (mt_clock_kind == MTRACE_CLOCK_TSC && mt_libc.prctl &&
+	    mt_libc.prctl(PR_GET_TSC, (unsigned long)&v, 0, 0, 0) == 0)
 		c->notsc = v == PR_TSC_SIGSEGV;
 #endif
 }
@@ -147,9 +102,9 @@ MT_API int prctl(int option, ...)
 	unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
 	unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
 	va_end(ap);
-	mt_guard_ready();
+	mt_libc_ready();
 	before_prctl(option, a2, a3);
-	int r = real_prctl(option, a2, a3, a4, a5);
+	int r = mt_libc.prctl(option, a2, a3, a4, a5);
 	int e = errno;
 	after_prctl(option, a2, r);
 	errno = e;
@@ -158,7 +113,7 @@ MT_API int prctl(int option, ...)
 
 MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	if (operation == SECCOMP_SET_MODE_STRICT || (operation == SECCOMP_SET_MODE_FILTER && args))
 		sandbox_coming();
 	return (int)mt_libc.syscall(SYS_seccomp, operation, flags, args);
@@ -174,7 +129,7 @@ MT_API int seccomp(unsigned int operation, unsigned int flags, void *args)
 static int solo_for(long flags)
 {
 	if (!(flags & (CLONE_NEWUSER | CLONE_VM | CLONE_SIGHAND | CLONE_THREAD)) ||
-	    mt_guard.sandboxed)
+	    mt_sandbox.sandboxed)
 		return 0;
 	int was = __atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED) != MT_POP_NONE;
 	mt_populate_quit();
@@ -203,17 +158,17 @@ static long retry_solo(long r, int stopped, long number, long a, long b)
 
 MT_API int unshare(int flags)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	int stopped = solo_for(flags);
-	return (int)retry_solo(real_unshare(flags), stopped, SYS_unshare, flags, 0);
+	return (int)retry_solo(mt_libc.unshare(flags), stopped, SYS_unshare, flags, 0);
 }
 
 /* (type 0 lets the descriptor say which namespace: perhaps a user namespace) */
 MT_API int setns(int fd, int type)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	int stopped = solo_for(type == 0 ? CLONE_NEWUSER : type);
-	return (int)retry_solo(real_setns(fd, type), stopped, SYS_setns, fd, type);
+	return (int)retry_solo(mt_libc.setns(fd, type), stopped, SYS_setns, fd, type);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -227,7 +182,7 @@ MT_API int setns(int fd, int type)
 	MT_API int name params                                                        \
 	{                                                                             \
 		static int (*real) params;                                            \
-		mt_guard_ready();                                                     \
+		mt_libc_ready();                                                     \
 		if (real == NULL)                                                     \
 			real = (int (*) params)mt_next(MT_NEXT_##id);                 \
 		mt_keep_access(ids);                                                  \
@@ -278,7 +233,7 @@ MT_API long syscall(long number, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	mt_guard_ready();
+	mt_libc_ready();
 	if (number == SYS_seccomp && ((unsigned long)a[0] == SECCOMP_SET_MODE_STRICT ||
 				      ((unsigned long)a[0] == SECCOMP_SET_MODE_FILTER && a[2])))
 		sandbox_coming();
@@ -298,108 +253,4 @@ MT_API long syscall(long number, ...)
 		errno = e;
 	}
 	return r;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   mlockall
-   ------------------------------------------------------------------------------------------- */
-
-/* Under lock: unlock the trace's pages (mlockall locked them with the program's). */
-static void unlock_windows(void)
-{
-	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
-		if (mt_win[w] != NULL)
-			munlock(mt_win[w], MT_WINDOW_SIZE);
-	if (mt_file.hdr_map)
-		munlock(mt_file.hdr_map, MTRACE_HEADER_SIZE);
-}
-
-/* The kernel refuses MCL_CURRENT to an unprivileged process whose address space exceeds
-   RLIMIT_MEMLOCK, the trace's windows counted: one that would have succeeded untraced ends its
-   trace there (the windows are then given back) and asks again. */
-MT_API int mlockall(int flags)
-{
-	mt_guard_ready();
-	int r = real_mlockall(flags);
-	int e = errno;
-	if (r != 0 && e == ENOMEM && (flags & MCL_CURRENT) && !mt_guard.sandboxed) {
-		struct mt_lock_state ls;
-		mt_lock(&ls);
-		int had = mt_file.have_file && mt_wnd.win_hi > mt_wnd.win_lo;
-		if (had) {
-			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond "
-				"what RLIMIT_MEMLOCK allows with the trace's windows: the trace "
-				"ends here", ENOMEM);
-			mt_file_finish(&mt_tls);
-		}
-		mt_unlock(&ls);
-		if (had) {
-			/* the windows are unmapped by the populating thread: once it has ended,
-			   they are all gone (and it has nothing left to do) */
-			mt_populate_quit();
-			r = real_mlockall(flags);
-			e = errno;
-		}
-	}
-	if (r == 0 && !mt_guard.sandboxed) {
-		struct mt_lock_state ls;
-		mt_lock(&ls);
-		if (flags & MCL_FUTURE)
-			mt_guard.mlock_future = 1;
-		unlock_windows();
-		mt_unlock(&ls);
-	}
-	errno = e;
-	return r;
-}
-
-MT_API int munlockall(void)
-{
-	mt_guard_ready();
-	int r = real_munlockall();
-	if (r == 0)
-		mt_guard.mlock_future = 0;
-	return r;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   The trace's own windows
-   ------------------------------------------------------------------------------------------- */
-
-/* Does [addr, addr + len) meet a window of the trace?  Read without the lock, so it may miss
-   a window being mapped this instant (the program cannot know of that one yet).  A few loads:
-   the windows mapped now lie between win_live and win_hi. */
-int mt_overlaps_trace(const void *addr, size_t len)
-{
-	if (!mt_file.have_file || len == 0)
-		return 0;
-	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
-	uintptr_t h = (uintptr_t)__atomic_load_n(&mt_file.hdr_map, __ATOMIC_RELAXED);
-	if (h && lo < h + MTRACE_HEADER_SIZE && h < hi)
-		return 1;
-	uint32_t wlo = __atomic_load_n(&mt_wnd.win_live, __ATOMIC_RELAXED);
-	uint32_t whi = __atomic_load_n(&mt_wnd.win_hi, __ATOMIC_RELAXED);
-	uint64_t size = MT_WINDOW_SIZE;
-	for (uint32_t w = wlo; w < whi && w < MT_MAX_WINDOWS; w++) {
-		uintptr_t b = (uintptr_t)__atomic_load_n(&mt_win[w], __ATOMIC_RELAXED);
-		if (b && lo < b + size && b < hi)
-			return 1;
-	}
-	return 0;
-}
-
-/* The program is about to unmap, protect or map over a window: stop tracing (one warning, the
-   header says why) and forget those windows, which are the program's from now on. */
-void mt_trace_overlapped(const void *addr, size_t len, const char *what)
-{
-	uint8_t busy = mt_tls.busy;
-	mt_tls.busy = 1;
-	struct mt_lock_state ls;
-	mt_lock(&ls);
-	if (mt_overlaps_trace(addr, len)) {
-		mt_fail(MTRACE_STOP_OVERLAP, what, 0);
-		mt_forget_windows((void *)addr, len);
-	}
-	mt_unlock(&ls);
-	mt_tls.busy = busy;
 }
