@@ -191,7 +191,7 @@ static void init(void)
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_messages_init();
 	mt_check_bypass();
-	mt_thread_key_init();
+	mt_writer_key_init();
 	mt_fork_init();
 }
 
@@ -363,7 +363,7 @@ MT_API int mtrace_reset(void)
 		/* every thread's chunk goes stale; the space already handed out is never reused,
 		   only zeroed, so a thread finishing a record this instant cannot collide with a
 		   new one */
-		mt_release_locked(&mt_tls);
+		mt_writer_release_locked(&mt_tls);
 		mt_new_gen();
 		/* readers skip the calls still being written there */
 		mt_header_reset(mt_chunks.next_off);
@@ -372,7 +372,7 @@ MT_API int mtrace_reset(void)
 		if (to > from && mt_file_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
 						   to - from) < 0)
 			/* no hole punching on this filesystem; ESTALE: the file cannot be had */
-			r = errno == ESTALE ? -1 : mt_zero_fill(from, to);
+			r = errno == ESTALE ? -1 : mt_window_zero_fill(from, to);
 	}
 	API_LEAVE(r);
 }

@@ -89,8 +89,8 @@ static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
 {
 	*flags |= MTRACE_RF_RESIDENT;
 	mt_large_remove(p);
-	mt_sample_before_release(&mt_tls, size);
-	return mt_resident(p, size);
+	mt_memory_before_release(&mt_tls, size);
+	return mt_memory_resident(p, size);
 }
 
 /* A record reserved before the call may be filled after it: unless a fork inside the call (from
@@ -164,7 +164,7 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 		}
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);   /* (said at the end if still live) */
-		mt_maybe_sample(t, ts);
+		mt_memory_maybe_sample(t, ts);
 	}
 }
 
@@ -298,7 +298,7 @@ MT_API void free(void *p)
 				    0, mt_thread_ticks_after(&t->clk) - ts);
 	}
 	if (r != NULL)
-		mt_maybe_sample(t, ts);
+		mt_memory_maybe_sample(t, ts);
 	t->busy = 0;
 }
 
@@ -331,7 +331,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 			    (uintptr_t)old, (uintptr_t)p, size, arg2, usable, t1 - t0);
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);
-		mt_maybe_sample(t, t1);
+		mt_memory_maybe_sample(t, t1);
 	}
 }
 

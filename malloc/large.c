@@ -160,10 +160,10 @@ void mt_large_finish(struct mt_thread *t)
 	     i = next_live(i + 1, &a, &size)) {
 		if (room < 2) {
 			room = 2 * (n ? n : 1);
-			if ((r = mt_take_record_locked(t, &room)) == NULL)
+			if ((r = mt_writer_take_locked(t, &room)) == NULL)
 				return;
 		}
-		uint64_t resident = mt_resident((const void *)(uintptr_t)a, (size_t)size);
+		uint64_t resident = mt_memory_resident((const void *)(uintptr_t)a, (size_t)size);
 		uint64_t ts = mt_thread_ticks(&mt_tls.clk);
 		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, ts, a, 0, size, resident, 0,
 			    0);

@@ -86,8 +86,8 @@ static void map_put(struct mt_thread *t, struct mtrace_slot *r, unsigned call, u
 static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
 			 const void *caller)
 {
-	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
+	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("maps over"));
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
@@ -122,15 +122,15 @@ MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t
 MT_API int munmap(void *addr, size_t len)
 {
 	mt_libc_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
+	if (MT_UNLIKELY(mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
 	struct mt_thread *t = &mt_tls;
 	const void *caller = __builtin_return_address(0);
 	unsigned rf;
 	uint8_t saved;
 	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
 		t->busy = 1;   /* (what taking the sample may call is not the program's) */
-		mt_sample_before_release(t, len);   /* (the program's memory before it falls) */
+		mt_memory_before_release(t, len);   /* (the program's memory before it falls) */
 		t->busy = 0;
 	}
 	struct mtrace_slot *r = map_begin(t, &rf, &saved, caller);
@@ -138,7 +138,7 @@ MT_API int munmap(void *addr, size_t len)
 		return mt_libc.munmap(addr, len);
 	uint64_t resident = 0;
 	if (!(rf & MTRACE_RF_OWN) && len >= MT_RESIDENT_MIN) {
-		resident = mt_resident(addr, len);
+		resident = mt_memory_resident(addr, len);
 		rf |= MTRACE_RF_RESIDENT;
 	}
 	/* the order point before the range can be mapped again, by any thread */
@@ -152,8 +152,8 @@ MT_API int munmap(void *addr, size_t len)
 MT_API int mprotect(void *addr, size_t len, int prot)
 {
 	mt_libc_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
+	if (MT_UNLIKELY(mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
 	return mt_libc.mprotect(addr, len, prot);
 }
 
@@ -167,10 +167,10 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		va_end(ap);
 	}
 	mt_libc_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(old, old_len)))
-		mt_trace_overlapped(old, old_len, OVERLAP_WARNING("moves"));
-	if (MT_UNLIKELY((flags & MREMAP_FIXED) && mt_overlaps_trace(want, new_len)))
-		mt_trace_overlapped(want, new_len, OVERLAP_WARNING("maps over"));
+	if (MT_UNLIKELY(mt_window_overlaps(old, old_len)))
+		mt_window_overlapped(old, old_len, OVERLAP_WARNING("moves"));
+	if (MT_UNLIKELY((flags & MREMAP_FIXED) && mt_window_overlaps(want, new_len)))
+		mt_window_overlapped(want, new_len, OVERLAP_WARNING("maps over"));
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;

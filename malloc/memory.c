@@ -28,7 +28,7 @@ struct mt_memory_state mt_mem;
    Resident bytes of a block
    ------------------------------------------------------------------------------------------- */
 
-uint64_t mt_resident(const void *p, size_t size)
+uint64_t mt_memory_resident(const void *p, size_t size)
 {
 	uintptr_t ps = (uintptr_t)getpagesize();
 	uintptr_t lo = ((uintptr_t)p + ps - 1) & ~(ps - 1), hi = ((uintptr_t)p + size) & ~(ps - 1);
@@ -131,7 +131,7 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 
 /* A call found a sample due at ts: the thread that moves sample_due on takes it, into its own
    chunk.  Out of line: once every interval. */
-void mt_sample_due(struct mt_thread *t, uint64_t ts)
+void mt_memory_sample_due(struct mt_thread *t, uint64_t ts)
 {
 	if (MT_UNLIKELY(mt_control_due())) {   /* (a request from outside: looked for here too) */
 		mt_control_act();
@@ -143,16 +143,16 @@ void mt_sample_due(struct mt_thread *t, uint64_t ts)
 		take_sample(t, ts, due);
 }
 
-/* A large release before the sample is due (mt_sample_before_release): it is taken now, and
+/* A large release before the sample is due (mt_memory_before_release): it is taken now, and
    the next comes an interval later. */
-void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
+void mt_memory_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
 {
 	if (mt_hot->active)
 		take_sample(t, ts, due);
 }
 
 /* Under lock, by the thread that finishes the trace: the last sample, into record r. */
-int mt_sample_last(struct mt_thread *t, struct mtrace_slot *r)
+int mt_memory_sample_last(struct mt_thread *t, struct mtrace_slot *r)
 {
 	MT_ASSERT_LOCKED();
 	uint64_t anon, resident, size;

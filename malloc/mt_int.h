@@ -166,7 +166,7 @@ struct mt_thread {
 	struct mtrace_slot *end;        /* end of the chunk */
 	struct mtrace_slot *start;      /* the chunk's own MTRACE_CALL_CHUNK record */
 	struct mtrace_slot *last;       /* the chunk's real end: end stops short of it while the
-	                                   thread is exiting (see mt_reserve_slow) */
+	                                   thread is exiting (see mt_writer_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
 	uint32_t chunk_len;             /* bytes it asked for last time (chunks double) */
 	uint32_t gen;                   /* mt_run.gen when the chunk was taken */
@@ -185,7 +185,8 @@ struct mt_thread {
 	                                   wide records' second slots */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
-	                                   next calls come to mt_reserve_slow until one allocates */
+	                                   next calls come to mt_writer_reserve_slow until one
+	                                   allocates */
 	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
 };
 #define MT_BUSY_OWN 2
@@ -327,7 +328,7 @@ extern struct mt_mlock_state mt_mlock;
 struct mt_memory_state {
 	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
 	uint64_t sample_early;          /* ticks: how far ahead of sample_due a large release takes
-	                                   the sample anyway (see mt_sample_before_release) */
+	                                   the sample anyway (see mt_memory_before_release) */
 };
 extern struct mt_memory_state mt_mem;
 
@@ -405,44 +406,44 @@ static inline int mt_control_due(void)
 	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_remote.ctl_seen;
 }
 
-/* writer.c */
-struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
-void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
-void mt_release_locked(struct mt_thread *t);         /* under lock */
-void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
-unsigned long long mt_count_records(void);           /* under lock: every record written */
-void mt_thread_key_init(void);
-void mt_writer_file_opened(void);                    /* under lock (mt_on_file_opened) */
-void mt_writer_reset_counts(void);                   /* under lock: mtrace_reset */
-/* window.c */
-void mt_window_file_opened(void);                    /* under lock (mt_on_file_opened) */
-void mt_unmap_idle_windows(void);                    /* under lock */
-int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
-void mt_windows_close(uint64_t from, uint64_t to);   /* under lock: the file's bytes [from, to)
-                                                       inaccessible where mapped (the file cut) */
-void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
-int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE: the file
-                                                        cannot be had (mt_file_lost) */
-void mt_maybe_unmap(uint32_t w);                     /* under lock */
-int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
-/* writer.c */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n);   /* under lock:
-                                                      *n slots in a chunk of their own */
+/* writer.c (all under lock but where said) */
+struct mtrace_slot *mt_writer_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
+struct mtrace_slot *mt_writer_take_locked(struct mt_thread *t, unsigned *n);   /* *n slots in a
+                                                                          chunk of their own */
+void mt_writer_release(struct mt_thread *t);         /* not under lock: takes it */
+void mt_writer_release_locked(struct mt_thread *t);
+void mt_writer_count_released(uint64_t off, uint64_t n);
+unsigned long long mt_writer_count_records(void);    /* every record written */
+void mt_writer_key_init(void);                       /* once, at initialisation */
+void mt_writer_file_opened(void);                    /* (mt_on_file_opened) */
+void mt_writer_reset_counts(void);                   /* mtrace_reset */
+/* window.c (all under lock) */
+void mt_window_file_opened(void);                    /* (mt_on_file_opened) */
+void mt_window_unmap_idle(void);
+int  mt_window_reserve(uint64_t need_end, int quiet);
+void mt_window_close_range(uint64_t from, uint64_t to);   /* the file's bytes [from, to)
+                                                     inaccessible where mapped (the file cut) */
+void mt_window_forget(void *lo, size_t len);         /* the program took them */
+int  mt_window_map(uint32_t w);                      /* errno ESTALE: the file cannot be had
+                                                        (mt_file_lost) */
+void mt_window_maybe_unmap(uint32_t w);
+int  mt_window_zero_fill(uint64_t from, uint64_t to);
 
 /* populate.c */
-int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
-int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start the thread,
-                                          -1 it is due but may_start is 0 */
-int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
-void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
-void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
-void mt_populate_pause(void);          /* not under lock: ended and gone before a fork, to start
-                                          again later */
-int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
-void mt_drop_done(int pin);            /* under lock */
-void mt_populate_file_opened(void);    /* under lock (mt_on_file_opened) */
-void mt_populate_disable(void);        /* at initialisation: MTRACE_CTL_NOTHREAD */
-int  mt_drop_pinned(uint32_t w);       /* under lock */
+int  mt_populate_covers(uint64_t end);   /* under lock: is the file populated below end? */
+int  mt_populate_wanted(int may_start);  /* under lock: 1 the caller is to start the thread,
+                                            -1 it is due but may_start is 0 */
+int  mt_populate_unmap(char *base);      /* under lock: 1 if the thread will unmap this window */
+void mt_populate_quit(void);             /* not under lock: end the thread, wait until it has */
+void mt_populate_quit_running(void);     /* the same, if it runs (else it may start later) */
+void mt_populate_pause(void);            /* not under lock: ended and gone before a fork, to
+                                            start again later */
+int  mt_populate_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin,
+                                                                             or -1 */
+void mt_populate_drop_done(int pin);     /* under lock */
+int  mt_populate_drop_pinned(uint32_t w);   /* under lock */
+void mt_populate_file_opened(void);      /* under lock (mt_on_file_opened) */
+void mt_populate_disable(void);          /* at initialisation: MTRACE_CTL_NOTHREAD */
 /* procstat.c */
 void mt_populate_init(void);           /* once, at initialisation */
 int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
@@ -500,16 +501,17 @@ static inline int mt_new_process_due(void)
 }
 
 /* memory.c */
-uint64_t mt_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
+uint64_t mt_memory_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
 void mt_memory_init(void);
-void mt_memory_file_open(void);                     /* under lock */
-void mt_sample_due(struct mt_thread *t, uint64_t ts);
-void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due);   /* before sample_due */
-int  mt_sample_last(struct mt_thread *t, struct mtrace_slot *r);   /* under lock */
-static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
+void mt_memory_file_open(void);                      /* under lock */
+void mt_memory_sample_due(struct mt_thread *t, uint64_t ts);
+void mt_memory_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due);   /* before it is
+                                                                                  due */
+int  mt_memory_sample_last(struct mt_thread *t, struct mtrace_slot *r);   /* under lock */
+static inline void mt_memory_maybe_sample(struct mt_thread *t, uint64_t ts)
 {
 	if (MT_UNLIKELY(ts >= mt_hot->sample_due))
-		mt_sample_due(t, ts);
+		mt_memory_sample_due(t, ts);
 }
 /* Before a large block or mapping is given back: a sample if one is due (reserved before the
    release's own record, so that it comes first in the thread's order).  A release of
@@ -517,13 +519,13 @@ static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
    last: the program's peak is just before it, and a sample due only later would miss it
    (100 blocks of 1 MiB written and freed: the last sample fell 13 MiB below the peak). */
 #define MT_SAMPLE_FORCE_MIN ((size_t)1 << 20)
-static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
+static inline void mt_memory_before_release(struct mt_thread *t, size_t size)
 {
 	uint64_t now = mt_thread_ticks(&mt_tls.clk), due = mt_hot->sample_due;
 	if (now >= due)
-		mt_sample_due(t, now);
+		mt_memory_sample_due(t, now);
 	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_mem.sample_early >= due)
-		mt_sample_early(t, now, due);
+		mt_memory_sample_early(t, now, due);
 }
 
 /* large.c: blocks of MT_RESIDENT_MIN bytes or more allocated while recording */
@@ -537,9 +539,9 @@ void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE re
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
 /* window.c: windows of earlier files that threads still hold chunks in (under lock) */
-void mt_old_windows_keep(void);
-void mt_old_chunk_released(const struct mt_thread *t);
-void mt_windows_hand_over(void (*take)(char *base, size_t size));   /* in a new process: every
+void mt_window_keep_old(void);
+void mt_window_old_chunk_released(const struct mt_thread *t);
+void mt_window_hand_over(void (*take)(char *base, size_t size));   /* in a new process: every
                                                    window mapped, to take, and forgotten */
 uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed out */
 
@@ -582,8 +584,8 @@ extern struct mt_libc mt_libc;
 void mt_libc_init(void);
 void mt_libc_ready(void);              /* mt_libc_init, once, from any wrapper */
 /* window.c: the program's calls over the trace's own windows */
-int mt_overlaps_trace(const void *addr, size_t len);   /* not under lock */
-void mt_trace_overlapped(const void *addr, size_t len, const char *what);
+int mt_window_overlaps(const void *addr, size_t len);   /* not under lock */
+void mt_window_overlapped(const void *addr, size_t len, const char *what);
 
 /* ---------------------------------------------------------------------------------------------
    The record fast path
@@ -603,7 +605,7 @@ static inline struct mtrace_slot *mt_reserve_n(struct mt_thread *t, unsigned n, 
 		t->cur += n;
 		return r;
 	}
-	return mt_reserve_slow(t, n, may_start);
+	return mt_writer_reserve_slow(t, n, may_start);
 }
 
 static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)

@@ -60,7 +60,7 @@ struct mt_pop_state mt_pop = { .pop_win = MT_NO_WINDOW,
    minor fault on its next record.  From MT_DROP_LAG behind the writers, MT_DROP_STEP at once. */
 #define MT_DROP_LAG   ((uint64_t)4 << 20)
 #define MT_DROP_STEP  ((uint64_t)4 << 20)
-/* how far the thread may fall behind (mt_drop_claim) */
+/* how far the thread may fall behind (mt_populate_drop_claim) */
 #define MT_DROP_FORCE ((uint64_t)4 << 20)
 #define MT_SWEEP_EVERY ((uint64_t)32 << 20)  /* see next_sweep */
 
@@ -90,7 +90,7 @@ static uint64_t resume_at;
 
 /* Are the file's pages below end populated?  Wakes the thread when the writers come within half
    its lead of what it has done (nothing of a new file). */
-int mt_populated(uint64_t end)
+int mt_populate_covers(uint64_t end)
 {
 	MT_ASSERT_LOCKED();
 	if (mt_pop.pop_state != MT_POP_RUNNING)
@@ -206,8 +206,8 @@ static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
 /* Under lock, by a writer: when the thread lags far behind (the program's threads keep every
    core busy) or there is none, a writer drops a step of pages itself, so that the trace's
    share of the program's memory stays bounded.  A pin for the range, whose window stays
-   mapped until mt_drop_done; or -1. */
-int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
+   mapped until mt_populate_drop_done; or -1. */
+int mt_populate_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
 {
 	MT_ASSERT_LOCKED();
 	int pin = 0;
@@ -225,16 +225,16 @@ int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
 }
 
 /* Under lock: the writer's drop is done. */
-void mt_drop_done(int pin)
+void mt_populate_drop_done(int pin)
 {
 	MT_ASSERT_LOCKED();
 	uint32_t w = mt_pop.drop_win[pin];
 	mt_pop.drop_win[pin] = MT_NO_WINDOW;
 	if (mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift)
-		mt_maybe_unmap(w);
+		mt_window_maybe_unmap(w);
 }
 
-int mt_drop_pinned(uint32_t w)
+int mt_populate_drop_pinned(uint32_t w)
 {
 	MT_ASSERT_LOCKED();
 	for (int i = 0; i < MT_DROP_PINS; i++)
@@ -263,7 +263,7 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 	if (hi > mt_wnd.reserved_end) {
 		/* reserve ahead too, but a failure is for the writer that needs the space to
 		   report; no second try until the writers have moved the reservation */
-		if (mt_wnd.reserved_end == mt_pop.pop_stuck_at || mt_extend_file(hi, 1) < 0) {
+		if (mt_wnd.reserved_end == mt_pop.pop_stuck_at || mt_window_reserve(hi, 1) < 0) {
 			mt_pop.pop_stuck_at = mt_wnd.reserved_end;
 			hi = mt_wnd.reserved_end;
 			if (hi <= lo)
@@ -271,7 +271,7 @@ static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 		}
 	}
 	*w = (uint32_t)(lo >> mt_wnd.win_shift);
-	if (*w >= MT_MAX_WINDOWS || mt_map_window(*w) < 0)
+	if (*w >= MT_MAX_WINDOWS || mt_window_map(*w) < 0)
 		return 0;
 	*from = lo;
 	*to = hi;
@@ -288,7 +288,7 @@ static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
 	mt_lock_plain();
 	mt_pop.pop_win = MT_NO_WINDOW;
 	if (!mt_file.have_file || mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift)
-		mt_maybe_unmap(w);
+		mt_window_maybe_unmap(w);
 }
 
 /* The thread's descriptors in a table of its own: what it opens (/proc, the trace to extend it)
@@ -377,7 +377,7 @@ static void *pop_main(void *unused)
 		if (file_id == mt_file.file_id &&
 		    (!mt_file.have_file ||
 		     mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift))
-			mt_maybe_unmap(w);
+			mt_window_maybe_unmap(w);
 	}
 	mt_pop.pop_state = pop_resumable ? MT_POP_NONE : MT_POP_OFF;
 	pop_resumable = 0;

@@ -75,7 +75,7 @@ void mt_new_process(void)
 	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;
 	t->start_due = 0;
-	mt_windows_hand_over(retire_window);
+	mt_window_hand_over(retire_window);
 	mt_header_unmap();
 	mt_fds_new_process();
 	int had_file = mt_file.have_file && !mt_file.failed;

@@ -474,7 +474,7 @@ int mt_file_open(const char *base, pid_t ppid)
 		return -1;
 	}
 	header_map();
-	mt_old_windows_keep();   /* (by the last file's offsets) */
+	mt_window_keep_old();   /* (by the last file's offsets) */
 	mt_file.have_file = 1;
 	mt_file.reset_off = 0;
 	mt_file.file_id++;
@@ -492,7 +492,7 @@ void mt_file_finish(struct mt_thread *self)
 	if (!mt_file.have_file)
 		return;
 	mt_set_active(0);
-	mt_release_locked(self);
+	mt_writer_release_locked(self);
 	mt_new_gen();
 	/* the large blocks still allocated and the memory as it ends, in a trace that holds
 	   something (a fork child that only _exits maps no window for it) */
@@ -502,12 +502,12 @@ void mt_file_finish(struct mt_thread *self)
 		mt_large_finish(self);
 	if (ends && mt_mem.memory_ms) {
 		unsigned n = 2;
-		struct mtrace_slot *r = mt_take_record_locked(self, &n);
+		struct mtrace_slot *r = mt_writer_take_locked(self, &n);
 		if (r)
-			mt_sample_last(self, r);
+			mt_memory_sample_last(self, r);
 	}
 	hdr.live_untracked = mt_large_untracked();
-	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
+	unsigned long long recorded = mt_writer_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
@@ -516,10 +516,10 @@ void mt_file_finish(struct mt_thread *self)
 	if (mt_file_truncate(mt_chunks.next_off) == 0)
 		/* what threads still hold maps up to the old end: past the new one, a read (a leak
 		   checker's, a core dump's) would be a SIGBUS a word */
-		mt_windows_close(mt_chunks.next_off, mt_wnd.reserved_end);
+		mt_window_close_range(mt_chunks.next_off, mt_wnd.reserved_end);
 	mt_header_unmap();
 	mt_file_release();
-	mt_unmap_idle_windows();
+	mt_window_unmap_idle();
 	mt_file.have_file = 0;
 	char num[24];
 	num[mt_fmt_u64(num, recorded)] = 0;

@@ -35,7 +35,7 @@ static unsigned window_shift(void)
 	return shift;
 }
 
-/* Under lock, as a file is opened (after mt_old_windows_keep): windows of an earlier file still
+/* Under lock, as a file is opened (after mt_window_keep_old): windows of an earlier file still
    held by its writers stay mapped until given back; only the range used before is cleared, so
    a first open touches none of the table. */
 void mt_window_file_opened(void)
@@ -54,7 +54,7 @@ void mt_window_file_opened(void)
    ------------------------------------------------------------------------------------------- */
 
 /* Filesystems without fallocate: allocate the blocks by writing zeros. */
-int mt_zero_fill(uint64_t from, uint64_t to)
+int mt_window_zero_fill(uint64_t from, uint64_t to)
 {
 	MT_ASSERT_LOCKED();
 	static const char zeros[65536];
@@ -82,7 +82,7 @@ static int reserve(uint64_t from, uint64_t to)
 		r = mt_file_fallocate(0, from, to - from);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
-		r = mt_zero_fill(from, to);
+		r = mt_window_zero_fill(from, to);
 	return r;
 }
 
@@ -111,7 +111,7 @@ static int protect_windows(uint64_t from, uint64_t to, int prot)
 	return 0;
 }
 
-void mt_windows_close(uint64_t from, uint64_t to)
+void mt_window_close_range(uint64_t from, uint64_t to)
 {
 	MT_ASSERT_LOCKED();
 	protect_windows(from, to, PROT_NONE);   /* (failing, they stay as they were) */
@@ -131,7 +131,7 @@ void mt_windows_close(uint64_t from, uint64_t to)
 _Static_assert(MT_RESERVE_STEP_MAX + ((uint64_t)4 << 20) + MT_CHUNK + MT_HUGE <=
 	       MTRACE_UNWRITTEN_RUN_MAX, "reservations ahead exceed what readers accept unwritten");
 
-int mt_extend_file(uint64_t need_end, int quiet)
+int mt_window_reserve(uint64_t need_end, int quiet)
 {
 	MT_ASSERT_LOCKED();
 	uint64_t cur = mt_wnd.reserved_end;
@@ -234,7 +234,7 @@ static void *map_window(uint32_t w)
    ------------------------------------------------------------------------------------------- */
 
 /* Under lock: map window w unless it is mapped.  0, or -1 with errno. */
-int mt_map_window(uint32_t w)
+int mt_window_map(uint32_t w)
 {
 	MT_ASSERT_LOCKED();
 	if (mt_win[w] != NULL)
@@ -280,11 +280,11 @@ static void live_advance(void)
 
 /* Under lock: unmap window w if nothing in it is handed out and still held, and the populating
    thread is not working in it (the populating thread does the unmapping when it can). */
-void mt_maybe_unmap(uint32_t w)
+void mt_window_maybe_unmap(uint32_t w)
 {
 	MT_ASSERT_LOCKED();
 	if (mt_win[w] != NULL && mt_win_done[w] == mt_window_handed(w) && w != mt_pop.pop_win &&
-	    !mt_drop_pinned(w)) {
+	    !mt_populate_drop_pinned(w)) {
 		if (!mt_populate_unmap(mt_win[w]))
 			mt_libc.munmap(mt_win[w], MT_WINDOW_SIZE);
 		mt_win[w] = NULL;
@@ -294,7 +294,7 @@ void mt_maybe_unmap(uint32_t w)
 
 /* Under lock: the program took the windows meeting [lo, lo + len) over (unmapped, protected or
    mapped over them): they are not ours to unmap any more. */
-void mt_forget_windows(void *lo, size_t len)
+void mt_window_forget(void *lo, size_t len)
 {
 	MT_ASSERT_LOCKED();
 	uintptr_t a = (uintptr_t)lo, b = a + len;
@@ -320,7 +320,7 @@ static int n_old_win;
 
 /* Under lock, as a file is opened: the windows of the one before it that are still mapped.
    (Beyond MT_OLD_WINDOWS they stay mapped, forgotten.) */
-void mt_old_windows_keep(void)
+void mt_window_keep_old(void)
 {
 	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++) {
@@ -339,7 +339,7 @@ void mt_old_windows_keep(void)
 
 /* Under lock: t gives back a chunk of an earlier file; unmap what nobody holds any more,
    unless a record of t's is still to be written in it (MT_BUSY_NESTED). */
-void mt_old_chunk_released(const struct mt_thread *t)
+void mt_window_old_chunk_released(const struct mt_thread *t)
 {
 	MT_ASSERT_LOCKED();
 	if (MT_LIKELY(n_old_win == 0))
@@ -358,7 +358,7 @@ void mt_old_chunk_released(const struct mt_thread *t)
 
 /* In a fork child: each window mapped, of this file or an earlier one, to the caller (it is not
    unmapped here), and forgotten. */
-void mt_windows_hand_over(void (*take)(char *base, size_t size))
+void mt_window_hand_over(void (*take)(char *base, size_t size))
 {
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		if (mt_win[w] != NULL) {
@@ -372,11 +372,11 @@ void mt_windows_hand_over(void (*take)(char *base, size_t size))
 
 /* Under lock at stop: unmap every window nobody holds a chunk in.  Windows with chunks still
    held by running threads stay mapped: they may still be written. */
-void mt_unmap_idle_windows(void)
+void mt_window_unmap_idle(void)
 {
 	MT_ASSERT_LOCKED();
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
-		mt_maybe_unmap(w);
+		mt_window_maybe_unmap(w);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -386,7 +386,7 @@ void mt_unmap_idle_windows(void)
 /* Does [addr, addr + len) meet a window of the trace?  Read without the lock, so it may miss
    a window being mapped this instant (the program cannot know of that one yet).  A few loads:
    the windows mapped now lie between win_live and win_hi. */
-int mt_overlaps_trace(const void *addr, size_t len)
+int mt_window_overlaps(const void *addr, size_t len)
 {
 	if (!mt_file.have_file || len == 0)
 		return 0;
@@ -407,15 +407,15 @@ int mt_overlaps_trace(const void *addr, size_t len)
 
 /* The program is about to unmap, protect or map over a window: stop tracing (one warning, the
    header says why) and forget those windows, which are the program's from now on. */
-void mt_trace_overlapped(const void *addr, size_t len, const char *what)
+void mt_window_overlapped(const void *addr, size_t len, const char *what)
 {
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	if (mt_overlaps_trace(addr, len)) {
+	if (mt_window_overlaps(addr, len)) {
 		mt_fail(MTRACE_STOP_OVERLAP, what, 0);
-		mt_forget_windows((void *)addr, len);
+		mt_window_forget((void *)addr, len);
 	}
 	mt_unlock(&ls);
 	mt_tls.busy = busy;

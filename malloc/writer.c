@@ -107,16 +107,16 @@ static unsigned long long held_count(const struct held_chunk *h)
    Chunks
    ------------------------------------------------------------------------------------------- */
 
-void mt_release_locked(struct mt_thread *t)
+void mt_writer_release_locked(struct mt_thread *t)
 {
 	MT_ASSERT_LOCKED();
 	if (t->start == NULL)
 		return;
 	if (t->file_id != mt_file.file_id)
-		mt_old_chunk_released(t);
+		mt_window_old_chunk_released(t);
 	if (t->file_id == mt_file.file_id && mt_file.have_file) {
 		if (t->gen == mt_run.gen && !t->exiting)   /* (an exiting one's are counted) */
-			mt_count_released(t->chunk_off,
+			mt_writer_count_released(t->chunk_off,
 					  (uint64_t)(t->cur - t->start - 1) - t->extra);
 		uint32_t w = (uint32_t)(t->chunk_off >> mt_wnd.win_shift);
 		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
@@ -128,19 +128,19 @@ void mt_release_locked(struct mt_thread *t)
 		   does) */
 		if (mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift &&
 		    t->busy != MT_BUSY_NESTED)
-			mt_maybe_unmap(w);
+			mt_window_maybe_unmap(w);
 	}
 	t->start = t->cur = t->end = t->last = NULL;
 }
 
-void mt_release_chunk(struct mt_thread *t)
+void mt_writer_release(struct mt_thread *t)
 {
 	MT_ASSERT_UNLOCKED();
 	if (t->start == NULL)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	mt_release_locked(t);
+	mt_writer_release_locked(t);
 	mt_unlock(&ls);
 }
 
@@ -170,7 +170,7 @@ void mt_writer_reset_counts(void)
 
 /* Under lock: n records of the chunk at file offset off are counted (its thread released it,
    or, exiting, takes its records one at a time). */
-void mt_count_released(uint64_t off, uint64_t n)
+void mt_writer_count_released(uint64_t off, uint64_t n)
 {
 	MT_ASSERT_LOCKED();
 	mt_chunks.released += n;
@@ -180,7 +180,7 @@ void mt_count_released(uint64_t off, uint64_t n)
 /* Under lock: the records written so far: those of the chunks given back, counted then, and
    those in the chunks threads still hold (a program that stops, or exits, while other threads
    run or wait), read there. */
-unsigned long long mt_count_records(void)
+unsigned long long mt_writer_count_records(void)
 {
 	MT_ASSERT_LOCKED();
 	unsigned long long n = 0;
@@ -225,7 +225,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted
 		   here */
-		mt_count_released(t->chunk_off, 1);
+		mt_writer_count_released(t->chunk_off, 1);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;
 		t->end = t->cur;
@@ -236,14 +236,14 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
 			"memory: records written there since its last check are in the program's "
 			"memory", 0);
-		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
+		mt_window_forget(t->start, MTRACE_SLOT_SIZE);
 		if (!t->exiting)
 			held_remove(t->held_ix);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
 	mt_retired_unmap(t);
 	uint64_t prev = (t->file_id == mt_file.file_id) ? t->chunk_off : 0;
-	mt_release_locked(t);
+	mt_writer_release_locked(t);
 	if (!mt_run.active || !mt_file.have_file)
 		return NULL;
 	uint64_t off = mt_chunks.next_off;
@@ -264,9 +264,9 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 			"the trace reached the largest size this build supports", EFBIG);
 		return NULL;
 	}
-	if (off + len > mt_wnd.reserved_end && mt_extend_file(off + len, 0) < 0)
+	if (off + len > mt_wnd.reserved_end && mt_window_reserve(off + len, 0) < 0)
 		return NULL;
-	if (mt_map_window(w) < 0) {
+	if (mt_window_map(w) < 0) {
 		if (errno == ESTALE)
 			mt_file_lost();
 		else
@@ -283,10 +283,11 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_chunks.next_off = off + len;
 	if (t->exiting)
-		mt_count_released(off, 1); /* the record handed out below (nothing can fail now) */
+		mt_writer_count_released(off, 1);   /* the record handed out below (nothing can
+		                                       fail now) */
 	else
 		t->held_ix = held_add(off, (uint32_t)len);
-	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
+	int populated = mt_populate_covers(off + len);   /* (wakes the populating thread if due) */
 	o->start_helper = mt_populate_wanted(may_start);
 	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that
 	   call has not finished yet, a page fault does the rest: nothing is lost) */
@@ -308,9 +309,9 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	   once the lock is released and its page populated */
 	uint64_t drop_from, drop_to;
 	uint32_t drop_w;
-	o->drop = mt_drop_claim(&drop_from, &drop_to, &drop_w);
+	o->drop = mt_populate_drop_claim(&drop_from, &drop_to, &drop_w);
 	if (o->drop >= 0 && mt_win[drop_w] == NULL) {   /* (the program took it over) */
-		mt_drop_done(o->drop);
+		mt_populate_drop_done(o->drop);
 		o->drop = -1;
 	} else if (o->drop >= 0) {
 		o->drop_at = mt_win[drop_w] + (drop_from & (MT_WINDOW_SIZE - 1));
@@ -337,7 +338,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
    the slots after it, *n of them asked for and *n set to how many it has, or NULL.  A multiple
    of MT_EXIT_CHUNK long, as every chunk: a window's end is never nearer than that to a chunk's
    start, so a chunk always has room for a wide record.  MT_CHUNK at the most. */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
+struct mtrace_slot *mt_writer_take_locked(struct mt_thread *t, unsigned *n)
 {
 	MT_ASSERT_LOCKED();
 	uint64_t off = mt_chunks.next_off;
@@ -349,8 +350,8 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
 		len = wend - off;   /* chunks never straddle windows */
 	uint32_t w = (uint32_t)(off >> mt_wnd.win_shift);
 	if (!mt_file.have_file || w >= MT_MAX_WINDOWS ||
-	    (off + len > mt_wnd.reserved_end && mt_extend_file(off + len, 1) < 0) ||
-	    mt_map_window(w) < 0)
+	    (off + len > mt_wnd.reserved_end && mt_window_reserve(off + len, 1) < 0) ||
+	    mt_window_map(w) < 0)
 		return NULL;
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
@@ -365,7 +366,7 @@ struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
 	return c + 1;
 }
 
-struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start)
+struct mtrace_slot *mt_writer_reserve_slow(struct mt_thread *t, unsigned n, int may_start)
 {
 	int saved_errno = errno, cancel;
 	struct mtrace_slot *r = NULL;
@@ -425,7 +426,7 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		madvise(o.drop_at, o.drop_len, MADV_DONTNEED);
 		mt_lock(&ls);
 		if (t->gen == mt_run.gen)   /* (not in a child forked meanwhile, by a handler) */
-			mt_drop_done(o.drop);
+			mt_populate_drop_done(o.drop);
 		mt_unlock(&ls);
 	}
 	mt_put_chunk(t->start, t->tid, o.ts, o.prev, o.len);
@@ -461,14 +462,14 @@ static void thread_exit(void *unused)
 	struct mt_thread *t = &mt_tls;
 	int saved_errno = errno;
 	t->key_set = 0;
-	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
+	mt_writer_release(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
 	if (mt_proc.main_exited)
 		mt_populate_quit_running();
 	errno = saved_errno;
 }
 
-void mt_thread_key_init(void)
+void mt_writer_key_init(void)
 {
 	mt_chunks.key_ok = pthread_key_create(&mt_chunks.key, thread_exit) == 0;
 }
