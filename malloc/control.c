@@ -64,7 +64,7 @@ void mt_lock_plain(void)
 
 void mt_unlock_plain(void)
 {
-	mt_file_fd_close();
+	mt_fds_close();
 	mt_tls.locked = 0;
 	pthread_mutex_unlock(&mt_run.lock);
 }
@@ -187,7 +187,7 @@ static void init(void)
 	mt_file_init(env_flag("MTRACE_CTL_PRIVATE"));
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_populate_disable();
-	mt_populate_init();
+	mt_procstat_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_messages_init();
 	mt_check_bypass();
@@ -347,7 +347,7 @@ MT_API int mtrace_sync(void)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
 		mt_header_update(0);
 		if (r == 0)
-			r = mt_file_sync();   /* (ESTALE: the file cannot be had) */
+			r = mt_fds_sync();   /* (ESTALE: the file cannot be had) */
 	}
 	API_LEAVE(r);
 }
@@ -369,7 +369,7 @@ MT_API int mtrace_reset(void)
 		mt_header_reset(mt_chunks.next_off);
 		mt_writer_reset_counts();
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_chunks.next_off;
-		if (to > from && mt_file_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
+		if (to > from && mt_fds_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
 						   to - from) < 0)
 			/* no hole punching on this filesystem; ESTALE: the file cannot be had */
 			r = errno == ESTALE ? -1 : mt_window_zero_fill(from, to);

@@ -80,7 +80,7 @@ static uint64_t field(const char **s)
 {
 	while (**s == ' ')
 		(*s)++;
-	return mt_proc_dec(s);
+	return mt_procstat_dec(s);
 }
 
 /* Under lock: a sample of the process's memory now (/proc/self/statm's size, resident and
@@ -89,7 +89,7 @@ static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
 {
 	uint64_t shared, ps = (uint64_t)getpagesize();
 	char buf[128];
-	if (mt_read_proc("/proc/self/statm", buf, sizeof buf) < 0)
+	if (mt_fds_read_proc("/proc/self/statm", buf, sizeof buf) < 0)
 		return -1;
 	const char *s = buf;
 	*size = field(&s);

@@ -425,7 +425,7 @@ void mt_window_close_range(uint64_t from, uint64_t to);   /* the file's bytes [f
                                                      inaccessible where mapped (the file cut) */
 void mt_window_forget(void *lo, size_t len);         /* the program took them */
 int  mt_window_map(uint32_t w);                      /* errno ESTALE: the file cannot be had
-                                                        (mt_file_lost) */
+                                                        (mt_fds_lost) */
 void mt_window_maybe_unmap(uint32_t w);
 int  mt_window_zero_fill(uint64_t from, uint64_t to);
 
@@ -444,13 +444,15 @@ void mt_populate_drop_done(int pin);     /* under lock */
 int  mt_populate_drop_pinned(uint32_t w);   /* under lock */
 void mt_populate_file_opened(void);      /* under lock (mt_on_file_opened) */
 void mt_populate_disable(void);          /* at initialisation: MTRACE_CTL_NOTHREAD */
-/* procstat.c */
-void mt_populate_init(void);           /* once, at initialisation */
-int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
-int  mt_alone(void);                   /* the caller is the process's last thread (perhaps with
-                                          a main thread ended by pthread_exit) */
-int  mt_threads_now(void);             /* the process's threads now, or 0 */
-uint64_t mt_proc_dec(const char **s);  /* the digits at *s (of a /proc file), *s past them */
+/* procstat.c: what the kernel says of the process */
+void mt_procstat_init(void);                /* once, at initialisation */
+int  mt_procstat_seccomp_allows(void);      /* no filter in force, or only those there at the
+                                               start */
+int  mt_procstat_alone(void);               /* the caller is the process's last thread (perhaps
+                                               with a main thread ended by pthread_exit) */
+int  mt_procstat_threads(void);             /* the process's threads now, or 0 */
+uint64_t mt_procstat_dec(const char **s);   /* the digits at *s (of a /proc file), *s past them */
+/* populate.c */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 
@@ -473,24 +475,24 @@ void mt_header_unmap(void);                        /* under lock, or in a new pr
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* fds.c: each call on the trace file (under lock) goes through a descriptor checked just
-   before it; -1 (MAP_FAILED) with errno ESTALE if the file cannot be had (mt_file_lost) */
-ssize_t mt_file_pwrite(const void *buf, size_t n, uint64_t off);
-int   mt_file_fallocate(int mode, uint64_t off, uint64_t len);
-int   mt_file_truncate(uint64_t len);
-int   mt_file_sync(void);
-void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off);
-int   mt_file_create(const char *path);    /* under lock: 0, or -1 (EEXIST: taken) */
-void  mt_file_remove(const char *path);    /* under lock */
-void  mt_file_release(void);               /* under lock: the file is done with */
-void  mt_file_fd_close(void);              /* under lock, as it is let go */
-void  mt_file_lost(void);                  /* under lock: stop, saying why */
-int   mt_fd_is(int fd, uint64_t dev, uint64_t ino);   /* fd still names that file */
-ssize_t mt_read_proc(const char *path, char *buf, size_t cap);   /* under lock */
+   before it; -1 (MAP_FAILED) with errno ESTALE if the file cannot be had (mt_fds_lost) */
+ssize_t mt_fds_pwrite(const void *buf, size_t n, uint64_t off);
+int   mt_fds_fallocate(int mode, uint64_t off, uint64_t len);
+int   mt_fds_truncate(uint64_t len);
+int   mt_fds_sync(void);
+void *mt_fds_map(void *at, size_t len, int prot, int flags, uint64_t off);
+int   mt_fds_create(const char *path);      /* under lock: 0, or -1 (EEXIST: taken) */
+void  mt_fds_remove(const char *path);      /* under lock */
+void  mt_fds_release(void);                 /* under lock: the file is done with */
+void  mt_fds_close(void);                   /* under lock, as it is let go */
+void  mt_fds_lost(void);                    /* under lock: stop, saying why */
+int   mt_fds_is(int fd, uint64_t dev, uint64_t ino);   /* fd still names that file */
+ssize_t mt_fds_read_proc(const char *path, char *buf, size_t cap);   /* under lock */
 struct iovec;
-void  mt_manifest_add(const struct iovec *iov, int n);           /* under lock */
-void  mt_keep_access(int ids);             /* before chroot (0) or a change of user (1) */
-int   mt_ids_changed(void);
-void  mt_fds_new_process(void);
+void  mt_fds_manifest_add(const struct iovec *iov, int n);           /* under lock */
+void  mt_fds_keep_access(int ids);          /* before chroot (0) or a change of user (1) */
+int   mt_fds_ids_changed(void);
+void  mt_fds_fork_child(void);
 
 /* process.c */
 void mt_new_process(void);             /* a child: trace into a file of its own */

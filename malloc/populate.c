@@ -346,7 +346,7 @@ static void *pop_main(void *unused)
 			mt_pop.pop_waiting = 1;
 			if (mt_lock_timedwait(&pop_cond, &until) == ETIMEDOUT &&
 			    mt_pop.pop_waiting && n_unmap == 0 &&
-			    mt_pop.pop_state != MT_POP_QUITTING && mt_alone()) {
+			    mt_pop.pop_state != MT_POP_QUITTING && mt_procstat_alone()) {
 				/* the program's threads have all ended: end too, the last thread,
 				   and glibc calls exit(0), whose handlers are the program's
 				   (traced) */
@@ -493,7 +493,7 @@ void mt_populate_start(void)
 	init_cond();
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* a sandbox's filter may kill a process that creates a thread */
-	if (mt_seccomp_allows_thread()) {
+	if (mt_procstat_seccomp_allows()) {
 		sigset_t all, old;
 		sigfillset(&all);
 		pthread_attr_t attr;

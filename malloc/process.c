@@ -77,7 +77,7 @@ void mt_new_process(void)
 	t->start_due = 0;
 	mt_window_hand_over(retire_window);
 	mt_header_unmap();
-	mt_fds_new_process();
+	mt_fds_fork_child();
 	int had_file = mt_file.have_file && !mt_file.failed;
 	int was_active = mt_run.active;
 	mt_run_fork_child();

@@ -25,7 +25,7 @@ MT_API struct mtrace_control mtrace_control = {
 static int start_window(const char *base)
 {
 	mt_remote.window = mtrace_control.windows + 1;
-	mt_remote.start_threads = mt_threads_now();
+	mt_remote.start_threads = mt_procstat_threads();
 	int r = mt_open_base(base[0] ? base : NULL);
 	int e = errno;
 	mt_remote.window = 0;

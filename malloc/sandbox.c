@@ -185,7 +185,7 @@ MT_API int setns(int fd, int type)
 		mt_libc_ready();                                                     \
 		if (real == NULL)                                                     \
 			real = (int (*) params)mt_next(MT_NEXT_##id);                 \
-		mt_keep_access(ids);                                                  \
+		mt_fds_keep_access(ids);                                                  \
 		if (real == NULL) {                                                   \
 			errno = ENOSYS;                                               \
 			return -1;                                                    \
@@ -241,7 +241,7 @@ MT_API long syscall(long number, ...)
 		before_prctl((int)a[0], (unsigned long)a[1], (unsigned long)a[2]);
 	int access = access_change(number);
 	if (access >= 0)
-		mt_keep_access(access);
+		mt_fds_keep_access(access);
 	int stopped = number == SYS_unshare ? solo_for(a[0]) :
 		      number == SYS_setns ? solo_for(a[1] == 0 ? CLONE_NEWUSER : a[1]) : 0;
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -91,7 +91,7 @@ static void write_stderr(const struct iovec *iov, int n)
 	int e = errno, cancel;
 	if (stderr_at_start.known == 0)
 		stderr_init();   /* (a message before initialisation: fd 2 is still the first) */
-	if (stderr_at_start.known < 0 || !mt_fd_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
+	if (stderr_at_start.known < 0 || !mt_fds_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
 		errno = e;
 		return;
 	}
@@ -268,7 +268,7 @@ static void header_init(char *page, pid_t ppid)
 			room -= (size_t)n + 1;
 		}
 		hdr.cmdline_offset = (uint32_t)(s - page);
-		ssize_t c = mt_read_proc("/proc/self/cmdline", s, room);
+		ssize_t c = mt_fds_read_proc("/proc/self/cmdline", s, room);
 		hdr.cmdline_len = c > 0 ? (uint32_t)c : 0;
 	}
 	memcpy(page, &hdr, sizeof hdr);
@@ -307,7 +307,7 @@ void mt_header_settings(void)
 	if (mt_file.hdr_map) {
 		memcpy(mt_file.hdr_map + at, runtime, MT_RUNTIME_MAX);
 		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
-	} else if (mt_file_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
+	} else if (mt_fds_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
 		mt_header_update(0);
 }
 
@@ -315,7 +315,7 @@ void mt_header_settings(void)
    why even when no descriptor can be had any more (mt_header_update). */
 static void header_map(void)
 {
-	void *m = mt_file_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	void *m = mt_fds_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
 	if (m != MAP_FAILED && mt_mlock.mlock_future)
 		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see mlock.c) */
 	mt_file.hdr_map = m != MAP_FAILED ? m : NULL;
@@ -346,7 +346,7 @@ void mt_header_update(int finished)
 	   mapping only when no descriptor can be had (the file out of reach by name after a
 	   chroot or a change of user, the descriptors kept for it closed by the program) */
 	int e = errno;
-	if (mt_file_pwrite(&hdr, sizeof hdr, 0) < 0 && errno != ENOSPC && errno != EDQUOT &&
+	if (mt_fds_pwrite(&hdr, sizeof hdr, 0) < 0 && errno != ENOSPC && errno != EDQUOT &&
 	    mt_file.hdr_map)
 		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
 	errno = e;
@@ -383,7 +383,7 @@ static int create_file(const char *base, char *path, size_t cap)
 			at = append(path, at, cap - 1, num);
 		}
 		path[at] = 0;
-		if (mt_file_create(path) == 0)
+		if (mt_fds_create(path) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -1;
@@ -397,7 +397,7 @@ static int create_file(const char *base, char *path, size_t cap)
 static void add_to_manifest(void)
 {
 	struct iovec line[2] = { { mt_file.path, strlen(mt_file.path) }, { "\n", 1 } };
-	mt_manifest_add(line, 2);
+	mt_fds_manifest_add(line, 2);
 }
 
 /* At initialisation: the process, and the settings every file of it takes. */
@@ -455,7 +455,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	if (create_file(base, mt_file.path, sizeof mt_file.path) < 0) {
 		int e = errno;
 		/* (after a change of user, a child may well not be allowed to: no warning) */
-		if ((e == EACCES || e == EPERM) && mt_ids_changed())
+		if ((e == EACCES || e == EPERM) && mt_fds_ids_changed())
 			mt_info("not tracing: cannot create its trace file", mt_file.path);
 		else
 			mt_warn("cannot create trace file", mt_file.path, e);
@@ -466,10 +466,10 @@ int mt_file_open(const char *base, pid_t ppid)
 	mt_file.pid = getpid();
 	header_init(page, ppid);
 	errno = 0;
-	if (mt_file_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
+	if (mt_fds_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
 		int e = errno ? errno : ENOSPC;
 		mt_warn("cannot write trace file", mt_file.path, e);
-		mt_file_remove(mt_file.path);
+		mt_fds_remove(mt_file.path);
 		errno = e;
 		return -1;
 	}
@@ -513,12 +513,12 @@ void mt_file_finish(struct mt_thread *self)
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
 	   which readers skip.  (A file that can no longer be had is left alone.) */
-	if (mt_file_truncate(mt_chunks.next_off) == 0)
+	if (mt_fds_truncate(mt_chunks.next_off) == 0)
 		/* what threads still hold maps up to the old end: past the new one, a read (a leak
 		   checker's, a core dump's) would be a SIGBUS a word */
 		mt_window_close_range(mt_chunks.next_off, mt_wnd.reserved_end);
 	mt_header_unmap();
-	mt_file_release();
+	mt_fds_release();
 	mt_window_unmap_idle();
 	mt_file.have_file = 0;
 	char num[24];

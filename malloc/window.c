@@ -60,7 +60,7 @@ int mt_window_zero_fill(uint64_t from, uint64_t to)
 	static const char zeros[65536];
 	while (from < to) {
 		size_t n = to - from < sizeof zeros ? (size_t)(to - from) : sizeof zeros;
-		ssize_t w = mt_file_pwrite(zeros, n, from);
+		ssize_t w = mt_fds_pwrite(zeros, n, from);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -79,7 +79,7 @@ static int reserve(uint64_t from, uint64_t to)
 {
 	int r;
 	do
-		r = mt_file_fallocate(0, from, to - from);
+		r = mt_fds_fallocate(0, from, to - from);
 	while (r < 0 && errno == EINTR);
 	if (r < 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
 		r = mt_window_zero_fill(from, to);
@@ -173,7 +173,7 @@ int mt_window_reserve(uint64_t need_end, int quiet)
 			if (quiet)
 				return -1;
 			if (errno == ESTALE)
-				mt_file_lost();
+				mt_fds_lost();
 			else
 				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace",
 					errno);
@@ -211,7 +211,7 @@ static void *map_window(uint32_t w)
 	/* mapped inaccessible, then opened up as far as the file goes (protect_window).  After the
 	   program's mlockall(MCL_FUTURE) a new mapping is locked, and populated whole when it is
 	   opened up: unlocked first */
-	void *m = mt_file_map(at, MT_WINDOW_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED,
+	void *m = mt_fds_map(at, MT_WINDOW_SIZE, PROT_NONE, MAP_SHARED | MAP_FIXED,
 			      (uint64_t)w << mt_wnd.win_shift);
 	if (m != MAP_FAILED && mt_mlock.mlock_future && munlock(m, MT_WINDOW_SIZE) != 0)
 		m = MAP_FAILED;

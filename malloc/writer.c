@@ -268,7 +268,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		return NULL;
 	if (mt_window_map(w) < 0) {
 		if (errno == ESTALE)
-			mt_file_lost();
+			mt_fds_lost();
 		else
 			mt_fail(MTRACE_STOP_MAP, mt_mlock.mlock_future ?
 				"cannot map the trace file (the program locks its memory with "
