@@ -15,7 +15,8 @@
  *                chroot or a change of user
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
- *   next.c       the one table of the functions the preload calls past itself, looked up
+ *   next.c       the one table of the functions the preload calls past itself (next_int.h),
+ *                looked up
  *   libc.c       those of libc the tracer calls for itself (mt_libc)
  *   sandbox.c    what the program does to its process that may cut the tracer off, seen first:
  *                sandboxes, the time-stamp counter switched off, namespaces, chroot and
@@ -27,6 +28,7 @@
  *   clock.c      choosing the clock, its reads (CLOCK_MONOTONIC past libc: vdso.c finds the
  *                vDSO's own function)
  *   clock_watch.c  each file's calibration; a clock that stops given up for a count
+ * record_int.h holds the record fast path (reserve, fill, commit), included at the end.
  */
 #ifndef MT_INT_H
 #define MT_INT_H
@@ -82,63 +84,7 @@ struct mt_real {
 extern struct mt_real mt_real;
 extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
 
-/* next.c: the functions of the next objects in the search order the preload calls, each
-   X(id, name, glibc's alias or NULL, MT_NEXT_* flags).  A new wrapper's real function is one
-   line here. */
-#define MT_NEXT_REQUIRED  1u    /* no allocator defines it: the program cannot run traced */
-#define MT_NEXT_VERSIONED 2u    /* looked for under the base version too (next.c) */
-#define MT_NEXT_ALLOC (MT_NEXT_REQUIRED | MT_NEXT_VERSIONED)
-#define MT_NEXT_FNS(X)                                                                  \
-	/* the allocator (resolve.c); reallocarray and aligned_alloc came after the base  \
-	   version: looking for it would fail, and the error message is allocated */     \
-	X(MALLOC, "malloc", "__libc_malloc", MT_NEXT_ALLOC)                             \
-	X(FREE, "free", "__libc_free", MT_NEXT_ALLOC)                                   \
-	X(CALLOC, "calloc", "__libc_calloc", MT_NEXT_ALLOC)                             \
-	X(REALLOC, "realloc", "__libc_realloc", MT_NEXT_ALLOC)                          \
-	X(REALLOCARRAY, "reallocarray", NULL, 0)                                         \
-	X(POSIX_MEMALIGN, "posix_memalign", NULL, MT_NEXT_VERSIONED)                     \
-	X(ALIGNED_ALLOC, "aligned_alloc", NULL, 0)                                       \
-	X(MEMALIGN, "memalign", "__libc_memalign", MT_NEXT_VERSIONED)                    \
-	X(VALLOC, "valloc", "__libc_valloc", MT_NEXT_VERSIONED)                          \
-	X(PVALLOC, "pvalloc", "__libc_pvalloc", MT_NEXT_VERSIONED)                       \
-	X(USABLE, "malloc_usable_size", NULL, MT_NEXT_VERSIONED)                         \
-	X(MALLOPT, "mallopt", NULL, 0)                  /* mallopt.c */                  \
-	X(DLOPEN, "dlopen", NULL, 0)                    /* dlopen.c */                   \
-	X(MREMAP, "mremap", NULL, 0)                    /* mapping.c */                  \
-	X(BRK, "brk", NULL, 0)                                                           \
-	X(SBRK, "sbrk", NULL, 0)                                                         \
-	X(MMAP, "mmap64", NULL, 0)  /* libc.c: mt_libc; a 64-bit offset on every target */  \
-	X(MUNMAP, "munmap", NULL, 0)                                                     \
-	X(MPROTECT, "mprotect", NULL, 0)                                                 \
-	X(EXIT, "_exit", NULL, 0)                                                        \
-	X(PTHREAD_EXIT, "pthread_exit", NULL, 0)                                         \
-	X(PRCTL, "prctl", NULL, 0)                                                       \
-	X(MLOCKALL, "mlockall", NULL, 0)                                                 \
-	X(MUNLOCKALL, "munlockall", NULL, 0)                                             \
-	X(UNSHARE, "unshare", NULL, 0)                                                   \
-	X(SETNS, "setns", NULL, 0)                                                       \
-	X(SYSCALL, "syscall", NULL, 0)                                                   \
-	X(CHROOT, "chroot", NULL, 0)                  /* sandbox.c: KEEP_ACCESS_BEFORE */ \
-	X(SETUID, "setuid", NULL, 0)                                                     \
-	X(SETGID, "setgid", NULL, 0)                                                     \
-	X(SETEUID, "seteuid", NULL, 0)                                                   \
-	X(SETEGID, "setegid", NULL, 0)                                                   \
-	X(SETREUID, "setreuid", NULL, 0)                                                 \
-	X(SETREGID, "setregid", NULL, 0)                                                 \
-	X(SETRESUID, "setresuid", NULL, 0)                                               \
-	X(SETRESGID, "setresgid", NULL, 0)                                               \
-	X(SETGROUPS, "setgroups", NULL, 0)                                               \
-	X(SETFSUID, "setfsuid", NULL, 0)                                                 \
-	X(SETFSGID, "setfsgid", NULL, 0)
-enum mt_next_id {
-#define MT_NEXT_ID(id, name, alias, flags) MT_NEXT_##id,
-	MT_NEXT_FNS(MT_NEXT_ID)
-#undef MT_NEXT_ID
-	MT_NEXT_COUNT
-};
-/* dlsym(RTLD_NEXT) of it (its allocations not the program's), or NULL; a required one missing
-   ends the process with a message */
-void *mt_next(enum mt_next_id id);
+#include "next_int.h"
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
 static inline int mt_from_allocator(const void *caller)   /* a return address in its code */
@@ -589,102 +535,6 @@ void mt_libc_ready(void);              /* mt_libc_init, once, from any wrapper *
 int mt_window_overlaps(const void *addr, size_t len);   /* not under lock */
 void mt_window_overlapped(const void *addr, size_t len, const char *what);
 
-/* ---------------------------------------------------------------------------------------------
-   The record fast path
-   ------------------------------------------------------------------------------------------- */
-
-/* The next n free slots of this thread (1, or 2 for a wide record), or NULL when nothing may be
-   recorded now.  may_start: the call may start the populating thread (see
-   mt_populate_wanted). */
-static inline struct mtrace_slot *mt_reserve_n(struct mt_thread *t, unsigned n, int may_start)
-{
-	if (MT_LIKELY(t->end - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen)) {
-		/* slots are written as a stream of fresh cache lines: ask for ownership of the line
-		   32 slots ahead so its fetch overlaps the calls in between (a hint: never
-		   faults) */
-		__builtin_prefetch(t->cur + 32, 1, 0);
-		struct mtrace_slot *r = t->cur;
-		t->cur += n;
-		return r;
-	}
-	return mt_writer_reserve_slow(t, n, may_start);
-}
-
-static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
-{
-	return mt_reserve_n(t, 1, may_start);
-}
-
-typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
-/* A record's commit word is one 8-byte store that a reader of a killed process's file sees
-   whole or not at all: a target that needs a lock for it cannot keep that promise. */
-_Static_assert(__atomic_always_lock_free(8, 0), "8-byte atomic stores must be lock-free here");
-
-/* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
-   file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */
-static inline void mt_commit(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
-			     uint32_t x)
-{
-	union {
-		struct { uint8_t call, flags; uint16_t aux; uint32_t x; } s;
-		uint64_t w;
-	} u = { .s = { (uint8_t)call, (uint8_t)flags, (uint16_t)aux, x } };
-	__atomic_store_n((mt_u64_alias *)r, u.w, __ATOMIC_RELEASE);
-}
-
-/* A compact record (include/mtrace-trace.h): a and b first, so that an allocating call's stores
-   overlap its clock read; then the clock, then the commit word. */
-static inline void mt_put_body(struct mtrace_slot *r, uint64_t a, uint64_t b)
-{
-	r->a = a;
-	r->b = b;
-}
-
-static inline void mt_put_tail(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
-			       uint32_t x, uint64_t ts)
-{
-	r->ts = ts;
-	mt_commit(r, call, flags, aux, x);
-}
-
-/* A chunk record's b: its length and the writer's pid. */
-static inline uint64_t mt_chunk_word(uint64_t len)
-{
-	return len | (uint64_t)(uint32_t)mt_file.pid << 32;
-}
-
-/* A chunk record (compact): its thread, its previous chunk, its length and the writer's pid. */
-static inline void mt_put_chunk(struct mtrace_slot *c, uint32_t tid, uint64_t ts, uint64_t prev,
-				uint64_t len)
-{
-	mt_put_body(c, prev, mt_chunk_word(len));
-	mt_put_tail(c, MTRACE_CALL_CHUNK, 0, 0, tid, ts);
-}
-
-/* The usable size of an allocation as a compact record's x: its difference from the request. */
-static inline uint32_t mt_usable_x(uint64_t usable, uint64_t asked)
-{
-	if (usable == 0 || usable < asked || usable - asked >= MTRACE_X_NO_USABLE)
-		return MTRACE_X_NO_USABLE;   /* (4 GiB over the request: not recorded) */
-	return (uint32_t)(usable - asked);
-}
-
-/* A wide record in slots r[0..1]: the second slot, the first's body, its commit word last. */
-static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned err,
-			       uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
-			       uint64_t arg2, uint64_t usable, uint64_t duration)
-{
-	r[1].call = 0;   /* (a zero call byte: the slot alone reads as unwritten) */
-	r[1].flags = 0;
-	r[1].aux = 0;
-	r[1].x = (uint32_t)(duration >> 32);
-	r[1].ts = size;
-	r[1].a = arg2;
-	r[1].b = usable;
-	r->a = ptr;
-	r->b = result;
-	r->ts = ts;
-	mt_commit(r, call, flags | MTRACE_RF_WIDE, err, (uint32_t)duration);
-}
+#include "record_int.h"
 
 #endif
