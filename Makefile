@@ -17,9 +17,15 @@ CXX      ?= c++
 # build directory; `make check SANITIZE=1` then runs the tests that exercise them
 # (tests/sanitize.list).  Traced programs and the preload stay plain: ASan interposes malloc
 # itself, ahead of any preload.
+# DEBUG=1: the tracer with the rules its comments state checked (MT_ASSERT_LOCKED() and the
+# like, malloc/mt_int.h), a broken one ending the program with a line on stderr; in its
+# own build directory, and `make check DEBUG=1` runs every test on it.
 ifeq ($(SANITIZE),1)
 B        ?= build-san
 TOOL_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(DEBUG),1)
+B        ?= build-debug
+MT_DEBUG := -DMT_DEBUG
 else
 B        ?= build
 endif
@@ -44,7 +50,7 @@ ALL_CFLAGS = -std=gnu11 $(DEPFLAGS) $(WARN) $(CFLAGS) -Iinclude $(LIB_INC) -DMTR
 # The preload: hidden by default (only the allocator API and mtrace_* are exported), and
 # initial-exec TLS, because global-dynamic TLS access can itself call malloc.
 LIB_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
-	-fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc
+	-fno-builtin-malloc -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc $(MT_DEBUG)
 LDLIBS   := -ldl -pthread
 
 MALLOC_SRC := $(wildcard malloc/*.c)

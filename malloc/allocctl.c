@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/types.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    What is noted (under lock)
@@ -85,6 +85,7 @@ static size_t put_num(char *buf, size_t at, size_t cap, int64_t v, int is_signed
    not fit whole is left out); their length */
 size_t mt_ctl_settings(char *buf, size_t cap)
 {
+	MT_ASSERT_LOCKED();
 	char one[512];
 	size_t n = 0, k = 0;
 	if (noted.je_set) {
@@ -133,7 +134,7 @@ static void note(uint32_t *set, int64_t *value, unsigned i, int64_t v)
 	mt_lock(&ls);
 	*set |= 1u << i;
 	value[i] = v;
-	if (mt_g.have_file && !mt_g.failed)
+	if (mt_file.have_file && !mt_file.failed)
 		mt_header_settings();
 	mt_unlock(&ls);
 }

@@ -253,3 +253,11 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 	}
 	return (uint64_t)((double)(ticks - ticks0) * 1e9 / (double)(ns - ns0));
 }
+
+/* A "before" order point of a thread whose TSC setting may not be known yet. */
+uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
+{
+	if (!c->checked)
+		mt_thread_clock_check(c);
+	return c->notsc ? mt_ticks_soft() : mt_ticks_before();
+}

@@ -18,6 +18,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
+#include "mtrace-trace.h"
 
 extern int mt_clock_kind;   /* enum mtrace_clock chosen by mt_clock_init() */
 
@@ -28,15 +29,16 @@ uint64_t mt_ns_soft(void);         /* CLOCK_MONOTONIC from the kernel (the vDSO 
 uint64_t mt_clock_soft_ns(void);   /* the clock of the order points (not the CPU's), the same */
 int64_t  mt_realtime_ns(int soft); /* CLOCK_REALTIME, ns since the epoch; soft as above */
 void mt_clock_fall_back(uint64_t above);  /* the count from now on, from above */
+uint64_t mt_ticks_soft(void);      /* clock_watch.c: the ticks without the CPU's counter */
 void    *mt_vdso_sym(const char *name);   /* vdso.c: a vDSO function, or NULL */
 
 static inline uint64_t mt_ticks_before(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(mt_clock_kind == 1 /* MTRACE_CLOCK_TSC */, 1))
+	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1))
 		return __rdtsc();
 #elif defined(__aarch64__)
-	if (__builtin_expect(mt_clock_kind == 3 /* MTRACE_CLOCK_CNTVCT */, 1)) {
+	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
 		uint64_t v;
 		__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
 		return v;
@@ -48,12 +50,12 @@ static inline uint64_t mt_ticks_before(void)
 static inline uint64_t mt_ticks_after(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(mt_clock_kind == 1 /* MTRACE_CLOCK_TSC */, 1)) {
+	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1)) {
 		unsigned aux;
 		return __rdtscp(&aux);
 	}
 #elif defined(__aarch64__)
-	if (__builtin_expect(mt_clock_kind == 3 /* MTRACE_CLOCK_CNTVCT */, 1)) {
+	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
 		uint64_t v;
 		/* the barrier makes earlier loads complete before the counter is read */
 		__asm__ volatile("dmb ish\n\tisb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
@@ -63,6 +65,47 @@ static inline uint64_t mt_ticks_after(void)
 	return mt_clock_read();
 }
 
+/* A thread's clock.  A thread the program switched the time-stamp counter off for (PR_SET_TSC)
+   would die of SIGSEGV reading it, and so reading CLOCK_MONOTONIC through the vDSO, which reads
+   it too: such a thread asks the kernel.  The setting is inherited by a new thread, so it is
+   asked of the kernel at a thread's first slow path (checked). */
+struct mt_thread_clock {
+	uint8_t notsc;                  /* the TSC is off for this thread */
+	uint8_t checked;                /* notsc was asked of the kernel for this thread */
+};
+void mt_thread_clock_check(struct mt_thread_clock *c);      /* sandbox.c: PR_GET_TSC */
+uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c); /* checked first if it was not */
+
+/* At an order point of a traced call (its slow path has checked the setting) */
+static inline uint64_t mt_thread_ticks_before(const struct mt_thread_clock *c)
+{
+	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_before();
+}
+
+static inline uint64_t mt_thread_ticks_after(const struct mt_thread_clock *c)
+{
+	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_after();
+}
+
+/* A "before" order point anywhere else: the setting may not be known yet (a free's sample may
+   come before the thread's first record) */
+static inline uint64_t mt_thread_ticks(struct mt_thread_clock *c)
+{
+	return __builtin_expect(c->notsc | !c->checked, 0) ? mt_thread_ticks_unsure(c)
+							    : mt_ticks_before();
+}
+
+/* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library preloaded
+   for the program (libfaketime) may change both alike */
+static inline uint64_t mt_thread_ns_libc(const struct mt_thread_clock *c)
+{
+	struct timespec ts;
+	if (__builtin_expect(c->notsc, 0))
+		return mt_ns_soft();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Pick the clock (once, at initialisation) and estimate its frequency. */
 void mt_clock_init(void);
 uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0);
@@ -70,6 +113,5 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0);
 int64_t  mt_clock_start(void);          /* a new file's calibration; CLOCK_REALTIME now */
 uint64_t mt_clock_refine(uint64_t hz);  /* the rate measured so far, or hz */
 uint64_t mt_chunk_ticks(void);          /* under lock: a new chunk's clock value */
-uint64_t mt_ticks_soft(void);           /* the ticks without the CPU's counter (PR_SET_TSC) */
 
 #endif

@@ -2,7 +2,9 @@
  * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), and a clock
  * that stops advancing given up for a count (clock.c chooses and reads the clocks).
  */
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_calib_state mt_calib;
 
 #define CHUNK_STALLS 4          /* chunks in a row taken at their predecessor's clock value
                                    before the clock is given up for the count (a clock of 100 ns
@@ -27,26 +29,26 @@ uint64_t mt_ticks_soft(void)
 	if (kind == MTRACE_CLOCK_COUNTER)
 		return mt_clock_read();
 	uint64_t ns = mt_clock_soft_ns();
-	if (kind != MTRACE_CLOCK_TSC || mt_g.ticks_per_sec == 0)
+	if (kind != MTRACE_CLOCK_TSC || mt_calib.ticks_per_sec == 0)
 		return ns;
-	return mt_g.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_g.start_ns) *
-					     (double)mt_g.ticks_per_sec / 1e9);
+	return mt_calib.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_calib.start_ns) *
+					     (double)mt_calib.ticks_per_sec / 1e9);
 }
 
-/* A new file's reference: mt_g's calibration (a thread that cannot read the TSC keeps the
+/* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the
    one it inherited, or takes a nominal one) and the wall clock's time, which it returns. */
 int64_t mt_clock_start(void)
 {
-	if (MT_UNLIKELY(mt_tls.notsc)) {
-		mt_g.start_ticks = mt_ticks_soft();
-		mt_g.start_ns = mt_ns_soft();
-		if (mt_g.ticks_per_sec == 0)
-			mt_g.ticks_per_sec = 1000000000u;
+	if (MT_UNLIKELY(mt_tls.clk.notsc)) {
+		mt_calib.start_ticks = mt_ticks_soft();
+		mt_calib.start_ns = mt_ns_soft();
+		if (mt_calib.ticks_per_sec == 0)
+			mt_calib.ticks_per_sec = 1000000000u;
 		return mt_realtime_ns(1);
 	}
-	mt_g.start_ns = mt_monotonic_ns();
-	mt_g.start_ticks = mt_ticks_before();
-	mt_g.ticks_per_sec = mt_clock_estimate_hz(mt_g.start_ticks, mt_g.start_ns);
+	mt_calib.start_ns = mt_monotonic_ns();
+	mt_calib.start_ticks = mt_ticks_before();
+	mt_calib.ticks_per_sec = mt_clock_estimate_hz(mt_calib.start_ticks, mt_calib.start_ns);
 	return mt_realtime_ns(0);
 }
 
@@ -55,13 +57,14 @@ int64_t mt_clock_start(void)
 uint64_t mt_clock_refine(uint64_t hz)
 {
 	int kind = mt_clock_kind;
-	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.notsc)
+	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
 		return hz;
 	uint64_t ns = mt_monotonic_ns();
-	if (ns - mt_g.start_ns < 1000000)
+	if (ns - mt_calib.start_ns < 1000000)
 		return hz;
 	uint64_t ticks = mt_ticks_before();
-	return (uint64_t)((double)(ticks - mt_g.start_ticks) * 1e9 / (double)(ns - mt_g.start_ns));
+	return (uint64_t)((double)(ticks - mt_calib.start_ticks) * 1e9 /
+			  (double)(ns - mt_calib.start_ns));
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -74,7 +77,8 @@ uint64_t mt_clock_refine(uint64_t hz)
    replaces it (the header says so from then on). */
 uint64_t mt_chunk_ticks(void)
 {
-	uint64_t ts = mt_ticks_now();
+	MT_ASSERT_LOCKED();
+	uint64_t ts = mt_thread_ticks(&mt_tls.clk);
 	if (MT_LIKELY(ts != chunk_ts))
 		chunk_stalls = 0;
 	else if (mt_clock_kind != MTRACE_CLOCK_COUNTER && ++chunk_stalls == CHUNK_STALLS) {

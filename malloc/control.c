@@ -6,20 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "mtrace.h"
-#include "mt-internal.h"
-#include "internal/mt-size.h"
+#include "mt_int.h"
 
 static struct mt_hot hot_static;           /* until initialisation, or if no page can be had */
 struct mt_hot *mt_hot = &hot_static;
-struct mt_global mt_g = { .lock = PTHREAD_MUTEX_INITIALIZER, .pop_win = MT_NO_WINDOW,
-			  .drop_win = { MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW, MT_NO_WINDOW },
-			  .win_shift = MT_WINDOW_SHIFT };
-char *mt_win[MT_MAX_WINDOWS];
-uint64_t mt_win_done[MT_MAX_WINDOWS];
-uint64_t mt_win_count[MT_MAX_WINDOWS];
+struct mt_run_state mt_run = { .lock = PTHREAD_MUTEX_INITIALIZER };
 struct mt_names mt_names;
+
+#ifdef MT_DEBUG
+void mt_assert_fail(const char *file, int line, const char *what)
+{
+	char num[24];
+	struct iovec v[] = { { "mtrace: broken rule at ", 23 }, { (char *)file, strlen(file) },
+			     { ":", 1 }, { num, mt_fmt_u64(num, (unsigned)line) }, { ": ", 2 },
+			     { (char *)what, strlen(what) }, { "\n", 1 } };
+	writev(2, v, (int)(sizeof v / sizeof v[0]));
+	abort();
+}
+#endif
 
 /* ---------------------------------------------------------------------------------------------
    The lock
@@ -31,22 +38,48 @@ static sigset_t lock_mask;
 
 void mt_lock(struct mt_lock_state *s)
 {
+	MT_ASSERT_UNLOCKED();
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel);
-	s->masked = !mt_g.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
+	s->masked = !mt_sandbox.sandboxed;   /* (a sandbox may forbid even rt_sigprocmask) */
 	if (s->masked)
 		pthread_sigmask(SIG_BLOCK, &lock_mask, &s->old);
-	pthread_mutex_lock(&mt_g.lock);
+	pthread_mutex_lock(&mt_run.lock);
 	mt_tls.locked = 1;
 }
 
 void mt_unlock(struct mt_lock_state *s)
 {
-	mt_file_fd_close();
-	mt_tls.locked = 0;
-	pthread_mutex_unlock(&mt_g.lock);
+	mt_unlock_plain();
 	if (s->masked)
 		pthread_sigmask(SIG_SETMASK, &s->old, NULL);
 	pthread_setcancelstate(s->cancel, NULL);
+}
+
+void mt_lock_plain(void)
+{
+	MT_ASSERT_UNLOCKED();
+	pthread_mutex_lock(&mt_run.lock);
+	mt_tls.locked = 1;
+}
+
+void mt_unlock_plain(void)
+{
+	mt_fds_close();
+	mt_tls.locked = 0;
+	pthread_mutex_unlock(&mt_run.lock);
+}
+
+int mt_lock_timedwait(pthread_cond_t *c, const struct timespec *until)
+{
+	MT_ASSERT_LOCKED();
+	return pthread_cond_timedwait(c, &mt_run.lock, until);
+}
+
+/* In a new process, whatever thread held the lock in the parent (it does not exist here). */
+void mt_lock_fork_child(void)
+{
+	pthread_mutex_init(&mt_run.lock, NULL);
+	mt_tls.locked = 0;
 }
 
 static void lock_mask_init(void)
@@ -59,13 +92,47 @@ static void lock_mask_init(void)
 
 void mt_set_active(int on)
 {
-	mt_g.active = on;
+	mt_run.active = on;
 	mt_hot->active = on;
 }
 
 void mt_new_gen(void)
 {
-	mt_hot->gen = ++mt_g.gen;
+	mt_hot->gen = ++mt_run.gen;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Events that cross modules: every module's part, in one place
+   ------------------------------------------------------------------------------------------- */
+
+/* Under lock: a trace file was opened (mt_file_open: it has its header, file_id and generation
+   are new). */
+void mt_on_file_opened(void)
+{
+	MT_ASSERT_LOCKED();
+	mt_writer_file_opened();   /* (first: it clears by the last file's range of windows) */
+	mt_window_file_opened();
+	mt_populate_file_opened();
+	mt_memory_file_open();
+	mt_large_file_open();
+}
+
+/* In a new process: the page of mt_hot is its own (a wiped one is set up again), recording
+   off, every chunk stale. */
+void mt_run_fork_child(void)
+{
+	mt_hot->durations = mt_run.durations;
+	mt_set_active(0);
+	mt_new_gen();
+	mt_hot->alive = 1;
+}
+
+/* Recording on, by the program (mtrace_start, mtrace_unpause) or from outside. */
+void mt_run_resume(void)
+{
+	MT_ASSERT_LOCKED();
+	mt_run.paused = 0;
+	mt_set_active(1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -99,12 +166,11 @@ static void hot_init(void)
 	if (p != MAP_FAILED && madvise(p, (size_t)getpagesize(), MADV_WIPEONFORK) == 0) {
 		memcpy(p, &hot_static, sizeof hot_static);
 		mt_hot = p;
-		mt_g.hot_wipes = 1;
+		mt_run.hot_wipes = 1;
 	} else if (p != MAP_FAILED)
 		mt_libc.munmap(p, (size_t)getpagesize());
 	mt_hot->alive = 1;
-	mt_g.hot_set = 1;
-	mt_g.pid = getpid();
+	mt_run.hot_set = 1;
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -113,23 +179,19 @@ static void init(void)
 {
 	mt_clock_init();
 	mt_resolve();
-	mt_guard_init();
+	mt_libc_init();
 	mt_memory_init();
 	lock_mask_init();
 	hot_init();
-	mt_g.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");
-	mt_g.private_header = env_flag("MTRACE_CTL_PRIVATE");
+	mt_run.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");
+	mt_file_init(env_flag("MTRACE_CTL_PRIVATE"));
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
-		mt_g.pop_state = MT_POP_OFF;
-	const char *cap = secure_getenv("MTRACE_CTL_MAX_SIZE");
-	if (cap && *cap && mt_parse_size(cap, &mt_g.max_size) < 0)
-		/* said when a file would open: a cap asked for is not ignored */
-		mt_g.max_size_bad = 1;
-	mt_populate_init();
+		mt_populate_disable();
+	mt_procstat_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_messages_init();
 	mt_check_bypass();
-	mt_thread_key_init();
+	mt_writer_key_init();
 	mt_fork_init();
 }
 
@@ -186,6 +248,7 @@ static void make_absolute(char *base, size_t cap)
 /* Under lock: open a trace file at base (NULL: the previous one's, or the environment's). */
 int mt_open_base(const char *base)
 {
+	MT_ASSERT_LOCKED();
 	if (base == NULL) {
 		/* the base of the previous file, so start after stop goes on beside it */
 		if (!mt_names.base[0])
@@ -209,7 +272,7 @@ MT_API int mtrace_init(const char *base)
 {
 	API_ENTER();
 	int r;
-	if (mt_g.have_file) {
+	if (mt_file.have_file) {
 		errno = EBUSY;
 		r = -1;
 	} else
@@ -223,18 +286,17 @@ MT_API int mtrace_start(void)
 	mt_ctl_hook(1);   /* (not under lock: the loader's lock comes with it) */
 	API_ENTER();
 	int r = 0;
-	if (mt_g.sandboxed) {
+	if (mt_sandbox.sandboxed) {
 		errno = EPERM;   /* no system call of ours is allowed any more */
 		r = -1;
-	} else if (!mt_g.have_file)
+	} else if (!mt_file.have_file)
 		r = mt_open_base(NULL);
-	if (r == 0 && mt_g.failed) {
+	if (r == 0 && mt_file.failed) {
 		errno = EIO;
 		r = -1;
 	}
 	if (r == 0) {
-		mt_g.paused = 0;
-		mt_set_active(1);
+		mt_run_resume();
 	}
 	API_LEAVE(r);
 }
@@ -243,7 +305,7 @@ MT_API int mtrace_stop(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (!mt_g.have_file) {
+	if (!mt_file.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else
@@ -254,7 +316,7 @@ MT_API int mtrace_stop(void)
 MT_API int mtrace_pause(void)
 {
 	API_ENTER();
-	mt_g.paused = 1;
+	mt_run.paused = 1;
 	mt_set_active(0);
 	API_LEAVE(0);
 }
@@ -263,12 +325,11 @@ MT_API int mtrace_unpause(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (!mt_g.have_file || mt_g.failed) {
-		errno = !mt_g.have_file ? EINVAL : EIO;
+	if (!mt_file.have_file || mt_file.failed) {
+		errno = !mt_file.have_file ? EINVAL : EIO;
 		r = -1;
 	} else {
-		mt_g.paused = 0;
-		mt_set_active(1);
+		mt_run_resume();
 	}
 	API_LEAVE(r);
 }
@@ -277,16 +338,16 @@ MT_API int mtrace_sync(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (!mt_g.have_file) {
+	if (!mt_file.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else {
-		for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi && r == 0; w++)
+		for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi && r == 0; w++)
 			if (mt_win[w] != NULL)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
 		mt_header_update(0);
 		if (r == 0)
-			r = mt_file_sync();   /* (ESTALE: the file cannot be had) */
+			r = mt_fds_sync();   /* (ESTALE: the file cannot be had) */
 	}
 	API_LEAVE(r);
 }
@@ -295,39 +356,37 @@ MT_API int mtrace_reset(void)
 {
 	API_ENTER();
 	int r = 0;
-	if (!mt_g.have_file) {
+	if (!mt_file.have_file) {
 		errno = EINVAL;
 		r = -1;
 	} else {
 		/* every thread's chunk goes stale; the space already handed out is never reused,
 		   only zeroed, so a thread finishing a record this instant cannot collide with a
 		   new one */
-		mt_release_locked(&mt_tls);
+		mt_writer_release_locked(&mt_tls);
 		mt_new_gen();
 		/* readers skip the calls still being written there */
-		mt_header_reset(mt_g.next_off);
-		mt_g.released = 0;
-			for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-			mt_win_count[w] = 0;
-		uint64_t from = MTRACE_HEADER_SIZE, to = mt_g.next_off;
-		if (to > from && mt_file_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
+		mt_header_reset(mt_chunks.next_off);
+		mt_writer_reset_counts();
+		uint64_t from = MTRACE_HEADER_SIZE, to = mt_chunks.next_off;
+		if (to > from && mt_fds_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,
 						   to - from) < 0)
 			/* no hole punching on this filesystem; ESTALE: the file cannot be had */
-			r = errno == ESTALE ? -1 : mt_zero_fill(from, to);
+			r = errno == ESTALE ? -1 : mt_window_zero_fill(from, to);
 	}
 	API_LEAVE(r);
 }
 
 MT_API const char *mtrace_file(void)
 {
-	return mt_g.have_file ? mt_names.path : NULL;
+	return mt_file.have_file ? mt_file.path : NULL;
 }
 
 MT_API unsigned long long mtrace_count(void)
 {
 	struct mt_thread *t = &mt_tls;
-	unsigned long long n = __atomic_load_n(&mt_g.released, __ATOMIC_RELAXED);
-	if (t->start != NULL && t->file_id == mt_g.file_id && t->gen == mt_hot->gen)
+	unsigned long long n = __atomic_load_n(&mt_chunks.released, __ATOMIC_RELAXED);
+	if (t->start != NULL && t->file_id == mt_file.file_id && t->gen == mt_hot->gen)
 		n += (unsigned long long)(t->cur - t->start - 1) - t->extra;
 	return n;
 }

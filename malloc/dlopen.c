@@ -12,7 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 static void *(*real_dlopen)(const char *, int);
 
@@ -29,7 +29,7 @@ static MT_NOINLINE void deepbind_warning(const char *file)
 MT_API void *dlopen(const char *file, int mode)
 {
 	if (MT_UNLIKELY(real_dlopen == NULL))
-		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+		real_dlopen = (void *(*)(const char *, int))mt_next(MT_NEXT_DLOPEN);
 	if (MT_UNLIKELY(mode & RTLD_DEEPBIND))
 		deepbind_warning(file);
 	mt_ctl_hook(0);   /* the objects an earlier dlopen opened */

@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")));
 
@@ -89,8 +89,8 @@ static MT_NOINLINE uint64_t resident_of(void *p, size_t size, unsigned *flags)
 {
 	*flags |= MTRACE_RF_RESIDENT;
 	mt_large_remove(p);
-	mt_sample_before_release(&mt_tls, size);
-	return mt_resident(p, size);
+	mt_memory_before_release(&mt_tls, size);
+	return mt_memory_resident(p, size);
 }
 
 /* A record reserved before the call may be filled after it: unless a fork inside the call (from
@@ -100,21 +100,9 @@ static inline int still_mine(const struct mt_thread *t)
 	return t->gen == mt_hot->gen;
 }
 
-/* The clock at an order point.  A thread the program switched the TSC off for (PR_SET_TSC)
-   would die of SIGSEGV reading it: it asks the kernel instead. */
-static inline uint64_t ticks_before(const struct mt_thread *t)
-{
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_before();
-}
-
-static inline uint64_t ticks_after(const struct mt_thread *t)
-{
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_after();
-}
-
 static inline uint64_t start_ticks(const struct mt_thread *t)
 {
-	return mt_hot->durations ? ticks_before(t) : 0;
+	return mt_hot->durations ? mt_thread_ticks_before(&t->clk) : 0;
 }
 
 /* Not recording: is this the first call of a child made without fork() (whose page of
@@ -165,18 +153,18 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 				(unsigned)__builtin_ctzll(arg2) + 1 + ((unsigned)err << 8) :
 				(unsigned)err;
 			mt_put_body(r, (uintptr_t)p, calloc_ ? size | (uint64_t)arg2 << 32 : size);
-			ts = ticks_after(t);
+			ts = mt_thread_ticks_after(&t->clk);
 			mt_put_tail(r, call, flags, aux,
 				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size),
 				    ts);
 		} else {
-			ts = ticks_after(t);
+			ts = mt_thread_ticks_after(&t->clk);
 			mt_put_wide(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2, usable,
 				    t0 ? ts - t0 : 0);
 		}
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);   /* (said at the end if still live) */
-		mt_maybe_sample(t, ts);
+		mt_memory_maybe_sample(t, ts);
 	}
 }
 
@@ -296,7 +284,7 @@ MT_API void free(void *p)
 	   point before the allocator can hand the block to another thread */
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 1, 0, &n);
-	uint64_t ts = ticks_before(t);
+	uint64_t ts = mt_thread_ticks_before(&t->clk);
 	if (MT_LIKELY(r != NULL && n == 1)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
@@ -307,10 +295,10 @@ MT_API void free(void *p)
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
 			mt_put_wide(r, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident,
-				    0, ticks_after(t) - ts);
+				    0, mt_thread_ticks_after(&t->clk) - ts);
 	}
 	if (r != NULL)
-		mt_maybe_sample(t, ts);
+		mt_memory_maybe_sample(t, ts);
 	t->busy = 0;
 }
 
@@ -333,7 +321,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
 				  size_t size, size_t arg2, int failed, int err)
 {
-	uint64_t t1 = ticks_after(t);
+	uint64_t t1 = mt_thread_ticks_after(&t->clk);
 	uint64_t usable;
 	unsigned flags = pflags | result_info(p, &usable);
 	if (brk_now() != brk0)
@@ -343,7 +331,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 			    (uintptr_t)old, (uintptr_t)p, size, arg2, usable, t1 - t0);
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);
-		mt_maybe_sample(t, t1);
+		mt_memory_maybe_sample(t, t1);
 	}
 }
 
@@ -365,7 +353,7 @@ MT_API void *realloc(void *old, size_t size)
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
-	uint64_t t0 = ticks_before(t);
+	uint64_t t0 = mt_thread_ticks_before(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
@@ -402,7 +390,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	unsigned pflags = ptr_info(old, &large);
 	if (MT_UNLIKELY(large))
 		mt_large_remove(old);
-	uint64_t t0 = ticks_before(t);
+	uint64_t t0 = mt_thread_ticks_before(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.reallocarray(old, n, size);
 	size_t total;

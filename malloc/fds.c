@@ -17,7 +17,7 @@
  * has it used, or closed, by us.
  *
  * A chroot, or a change of user or groups, may put the file out of reach by name.  The tracer
- * sees those calls first (guard.c) and from then on keeps three descriptors between calls,
+ * sees those calls first (sandbox.c) and from then on keeps three descriptors between calls,
  * high in the table and checked in the same way: the trace file's, its directory's (O_PATH:
  * a fork child creates its file there) and the manifest's.  If the program closes them the
  * file is looked for by name once more; failing that, the trace ends, its header (a shared
@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_fd {
 	int fd;                 /* -1: none */
@@ -41,7 +41,7 @@ struct mt_fd {
 
 static struct mt_fd file = { -1, 0, 0 };      /* the trace file, in the program's table */
 static int own_fd = -1;       /* the same file in the populating thread's own table */
-static struct mt_fd dir = { -1, 0, 0 }, manifest = { -1, 0, 0 };   /* kept (mt_keep_access) */
+static struct mt_fd dir = { -1, 0, 0 }, manifest = { -1, 0, 0 };   /* kept (mt_fds_keep_access) */
 static char dir_path[sizeof mt_names.base];    /* dir's path, without the last '/' */
 static size_t dir_len;
 enum { KEEP_ROOT = 1, KEEP_IDS = 2 };
@@ -49,7 +49,7 @@ static int keep;              /* descriptors are kept between calls, since a chr
                                  of user or groups */
 static int lost_errno;        /* why the file could not be opened again */
 
-int mt_fd_is(int fd, uint64_t dev, uint64_t ino)
+int mt_fds_is(int fd, uint64_t dev, uint64_t ino)
 {
 	struct stat st;
 	return fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
@@ -64,7 +64,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 static void close_if_ours(int fd, uint64_t dev, uint64_t ino)
 {
 	int e = errno;
-	if (mt_fd_is(fd, dev, ino))
+	if (mt_fds_is(fd, dev, ino))
 		close(fd);
 	errno = e;
 }
@@ -108,7 +108,7 @@ static int move_up(struct mt_fd *f)
 	int h = fcntl(f->fd, F_DUPFD_CLOEXEC, floor);
 	if (h < 0)
 		return 0;   /* (no number free up there: it stays where it is) */
-	if (!mt_fd_is(h, f->dev, f->ino)) {
+	if (!mt_fds_is(h, f->dev, f->ino)) {
 		close(h);
 		return -1;
 	}
@@ -124,8 +124,9 @@ static int move_up(struct mt_fd *f)
 /* Under lock, or in the populating thread's own table: a small file into buf, NUL-terminated;
    its length, or -1.  A read shorter than asked is the end (a /proc file is made whole for
    each read, a command line a page at a time).  errno is left alone. */
-ssize_t mt_read_proc(const char *path, char *buf, size_t cap)
+ssize_t mt_fds_read_proc(const char *path, char *buf, size_t cap)
 {
+	MT_ASSERT_LOCKED();
 	int e = errno;
 	struct mt_fd f;
 	size_t n = 0;
@@ -137,7 +138,7 @@ ssize_t mt_read_proc(const char *path, char *buf, size_t cap)
 			if (r <= 0)
 				break;
 			n += (size_t)r;
-			if ((size_t)r < want || n + 1 == cap || !mt_fd_is(f.fd, f.dev, f.ino))
+			if ((size_t)r < want || n + 1 == cap || !mt_fds_is(f.fd, f.dev, f.ino))
 				break;
 		}
 		close_if_ours(f.fd, f.dev, f.ino);
@@ -148,18 +149,19 @@ ssize_t mt_read_proc(const char *path, char *buf, size_t cap)
 }
 
 /* Under lock: a line at the end of the manifest (MTRACE_CTL_MANIFEST), in one write. */
-void mt_manifest_add(const struct iovec *iov, int n)
+void mt_fds_manifest_add(const struct iovec *iov, int n)
 {
+	MT_ASSERT_LOCKED();
 	struct mt_fd f = manifest;
 	if (!mt_names.manifest[0])
 		return;
-	if (!mt_fd_is(f.fd, f.dev, f.ino)) {
+	if (!mt_fds_is(f.fd, f.dev, f.ino)) {
 		manifest.fd = -1;
 		if (open_named(AT_FDCWD, mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW, 0,
 			       &f) < 0)
 			return;
 	}
-	if (mt_fd_is(f.fd, f.dev, f.ino)) {
+	if (mt_fds_is(f.fd, f.dev, f.ino)) {
 		ssize_t w = writev(f.fd, iov, n);
 		(void)w;
 	}
@@ -179,7 +181,7 @@ static int dir_at(const char *path, const char **name)
 	if (dir.fd < 0 || mt_tls.own_files || strncmp(path, dir_path, dir_len) != 0 ||
 	    path[dir_len] != '/' || strchr(path + dir_len + 1, '/'))
 		return AT_FDCWD;
-	if (!mt_fd_is(dir.fd, dir.dev, dir.ino)) {
+	if (!mt_fds_is(dir.fd, dir.dev, dir.ino)) {
 		dir.fd = -1;   /* the program closed it: the path, as it resolves now */
 		return AT_FDCWD;
 	}
@@ -194,7 +196,7 @@ static int reopen(void)
 	for (int i = 0; i < 8; i++) {
 		const char *name;
 		struct mt_fd f;
-		int at = dir_at(mt_names.path, &name);
+		int at = dir_at(mt_file.path, &name);
 		if (open_named(at, name, O_RDWR | O_NOFOLLOW, 0, &f) < 0) {
 			if (errno == EAGAIN)
 				continue;   /* the number was taken from us: again */
@@ -213,11 +215,11 @@ static int reopen(void)
 }
 
 /* Under lock: the trace file's descriptor, checked, opened again if the program closed it;
-   -1 with errno ESTALE if the file cannot be had (mt_file_lost says why). */
+   -1 with errno ESTALE if the file cannot be had (mt_fds_lost says why). */
 static int file_fd(void)
 {
 	int *slot = mt_tls.own_files ? &own_fd : &file.fd;
-	if (*slot >= 0 && mt_fd_is(*slot, file.dev, file.ino))
+	if (*slot >= 0 && mt_fds_is(*slot, file.dev, file.ino))
 		return *slot;
 	*slot = -1;   /* closed by the program, or its own now: not ours to close */
 	int fd = reopen();
@@ -240,70 +242,84 @@ static int file_fd(void)
 			return r_;                                            \
 	}
 
-ssize_t mt_file_pwrite(const void *buf, size_t n, uint64_t off)
+ssize_t mt_fds_pwrite(const void *buf, size_t n, uint64_t off)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(ssize_t, pwrite(fd, buf, n, (off_t)off))
 }
 
-int mt_file_fallocate(int mode, uint64_t off, uint64_t len)
+int mt_fds_fallocate(int mode, uint64_t off, uint64_t len)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, fallocate(fd, mode, (off_t)off, (off_t)len))
 }
 
-int mt_file_truncate(uint64_t len)
+int mt_fds_truncate(uint64_t len)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, ftruncate(fd, (off_t)len))
 }
 
-int mt_file_sync(void)
+int mt_fds_sync(void)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(int, fdatasync(fd))
 }
 
-void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off)
+void *mt_fds_map(void *at, size_t len, int prot, int flags, uint64_t off)
 {
+	MT_ASSERT_LOCKED();
 	FILE_CALL(void *, mt_libc.mmap(at, len, prot, flags, fd, (int64_t)off))
 }
 
 /* Under lock: create path (O_EXCL, mode 0600, never through a symbolic link) as the trace
    file, in the kept directory if it is there.  0, or -1 with errno (EEXIST: the name is
    taken). */
-int mt_file_create(const char *path)
+int mt_fds_create(const char *path)
 {
+	MT_ASSERT_LOCKED();
 	const char *name;
 	struct stat st;
-	mt_file_release();
+	mt_fds_release();
 	int at = dir_at(path, &name);
 	int fd = openat(at, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
 	file = (struct mt_fd){ fd, st.st_dev, st.st_ino };
 	/* (a number that is the program's already: the file is opened by name when needed) */
-	if (!mt_fd_is(fd, file.dev, file.ino) || move_up(&file) < 0)
+	if (!mt_fds_is(fd, file.dev, file.ino) || move_up(&file) < 0)
 		file.fd = -1;
 	return 0;
 }
 
 /* Under lock: the file that could not be written is removed (by name: it is ours, created
    with O_EXCL a moment ago). */
-void mt_file_remove(const char *path)
+void mt_fds_remove(const char *path)
 {
+	MT_ASSERT_LOCKED();
 	const char *name;
-	mt_file_release();
+	mt_fds_release();
 	int at = dir_at(path, &name);
 	unlinkat(at, name, 0);
 }
 
 /* Under lock: the file is done with (finished, or another comes): its descriptor closed. */
-void mt_file_release(void)
+static void release(void)
 {
 	close_if_ours(file.fd, file.dev, file.ino);
 	file.fd = -1;
 }
 
-/* Under lock, as it is let go: the descriptor closed, unless it is kept. */
-void mt_file_fd_close(void)
+void mt_fds_release(void)
 {
+	MT_ASSERT_LOCKED();
+	release();
+}
+
+/* Under lock, as it is let go: the descriptor closed, unless it is kept. */
+void mt_fds_close(void)
+{
+	MT_ASSERT_LOCKED();
 	if (mt_tls.own_files) {
 		if (own_fd >= 0) {
 			int e = errno;
@@ -312,13 +328,14 @@ void mt_file_fd_close(void)
 			errno = e;
 		}
 	} else if (!keep)
-		mt_file_release();
+		mt_fds_release();
 }
 
 /* Under lock: the file cannot be had any more (a call above returned ESTALE): tracing ends,
    saying why. */
-void mt_file_lost(void)
+void mt_fds_lost(void)
 {
+	MT_ASSERT_LOCKED();
 	if (keep)
 		mt_fail(MTRACE_STOP_UNREACHABLE, "the trace file cannot be reached any more: the "
 			"program changed its root directory or its user, then closed the tracer's "
@@ -337,7 +354,7 @@ static void keep_dir(void)
 {
 	const char *slash = strrchr(mt_names.base, '/');
 	struct mt_fd d;
-	if (slash == NULL || mt_fd_is(dir.fd, dir.dev, dir.ino))
+	if (slash == NULL || mt_fds_is(dir.fd, dir.dev, dir.ino))
 		return;
 	dir.fd = -1;
 	dir_len = (size_t)(slash - mt_names.base);
@@ -351,26 +368,26 @@ static void keep_dir(void)
 /* The program is about to change its root directory (ids 0), or its user or groups (ids 1):
    what reaches the file by name now may not afterwards, so from now on its descriptors are
    kept.  Not under lock; errno is left alone. */
-void mt_keep_access(int ids)
+void mt_fds_keep_access(int ids)
 {
-	if (!mt_g.hot_set || __atomic_load_n(&mt_g.sandboxed, __ATOMIC_ACQUIRE))
+	if (!mt_run.hot_set || __atomic_load_n(&mt_sandbox.sandboxed, __ATOMIC_ACQUIRE))
 		return;
 	int e = errno;
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
 	if (mt_new_process_due())
 		mt_new_process();
-	if (getpid() == mt_g.pid) {   /* (not a vfork child, which shares our memory) */
+	if (getpid() == mt_file.pid) {   /* (not a vfork child, which shares our memory) */
 		struct mt_lock_state ls;
 		mt_lock(&ls);
 		keep |= ids ? KEEP_IDS : KEEP_ROOT;
 		keep_dir();
 		struct mt_fd m;
-		if (mt_names.manifest[0] && !mt_fd_is(manifest.fd, manifest.dev, manifest.ino) &&
+		if (mt_names.manifest[0] && !mt_fds_is(manifest.fd, manifest.dev, manifest.ino) &&
 		    open_named(AT_FDCWD, mt_names.manifest, O_WRONLY | O_APPEND | O_NOFOLLOW, 0,
 			       &m) >= 0 && move_up(&m) == 0)
 			manifest = m;
-		if (mt_g.have_file && !mt_g.failed)
+		if (mt_file.have_file && !mt_file.failed)
 			file_fd();
 		mt_unlock(&ls);
 	}
@@ -379,15 +396,15 @@ void mt_keep_access(int ids)
 }
 
 /* A change of user was seen: a child that cannot create its file is no surprise. */
-int mt_ids_changed(void)
+int mt_fds_ids_changed(void)
 {
 	return (keep & KEEP_IDS) != 0;
 }
 
 /* In a new process: the parent's file is not its own.  (The kept directory and manifest
    are: their descriptors are the child's copies.) */
-void mt_fds_new_process(void)
+void mt_fds_fork_child(void)
 {
 	own_fd = -1;   /* (in the populating thread's table, which the child has not) */
-	mt_file_release();
+	release();   /* (alone in the process, the lock made anew: none is held) */
 }

@@ -12,7 +12,7 @@
  * until the next dlopen (whose wrapper must end in a tail call: dlopen.c).
  *
  * Slots in a page that the loader made read-only after relocation (PT_GNU_RELRO) are written
- * through mprotect, under no sandbox (guard.c: it may forbid the call).  Objects come from
+ * through mprotect, under no sandbox (sandbox.c: it may forbid the call).  Objects come from
  * dl_iterate_phdr, which holds the loader's lock over its list: none is unmapped meanwhile.
  */
 #define _GNU_SOURCE
@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 #if defined(__x86_64__)
 #define R_GLOB_DAT R_X86_64_GLOB_DAT
@@ -110,7 +110,7 @@ static void write_slot(const struct object *o, void **slot, void *v)
 		__atomic_store_n(slot, v, __ATOMIC_RELAXED);
 		return;
 	}
-	if (mt_g.sandboxed)
+	if (mt_sandbox.sandboxed)
 		return;
 	struct iovec local = { &v, sizeof v }, remote = { slot, sizeof v };
 	if (mt_libc.syscall(SYS_process_vm_writev, (long)getpid(), &local, 1L, &remote, 1L, 0L) ==

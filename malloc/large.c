@@ -10,7 +10,7 @@
  * them, and takes no lock: an entry is claimed by compare-and-swap and given up by two stores, so
  * that no thread, and no signal handler allocating in one, ever waits for another.  An entry
  * holds the block's address and its size with the trace file it was recorded in (the low 16
- * bits of mt_g.file_id): a fork child's file, or the next file after a stop, finds the earlier
+ * bits of mt_file.file_id): a fork child's file, or the next file after a stop, finds the earlier
  * entries stale.  A block goes in before its allocation returns to the program and comes out
  * before the allocator takes it back, so no other thread can put the same address in between.
  * An entry given up is left as a tombstone (an address the chain goes on past), reused by the
@@ -20,7 +20,7 @@
  * LIVE record says what is resident at its address then.
  */
 #define _GNU_SOURCE
-#include "mt-internal.h"
+#include "mt_int.h"
 
 #define MT_LARGE_SLOTS  16384u          /* 256 KiB: 16 bytes an entry, 256 to a page */
 #define MT_LARGE_PROBES 32u             /* entries a block may go in: its own and the next 31 */
@@ -47,7 +47,7 @@ static inline uint64_t info_of(uint64_t size)
 {
 	if (size > UINT64_MAX >> 16)
 		size = UINT64_MAX >> 16;
-	return size << 16 | (uint16_t)mt_g.file_id;
+	return size << 16 | (uint16_t)mt_file.file_id;
 }
 
 /* The block at p, of size usable bytes, was allocated and recorded. */
@@ -111,6 +111,7 @@ void mt_large_remove(const void *p)
 /* Under lock, as a file opens. */
 void mt_large_file_open(void)
 {
+	MT_ASSERT_LOCKED();
 	__atomic_store_n(&untracked, 0, __ATOMIC_RELAXED);
 }
 
@@ -124,7 +125,7 @@ uint64_t mt_large_untracked(void)
 static uint32_t next_live(uint32_t at, uint64_t *a, uint64_t *size)
 {
 	uint64_t groups = __atomic_load_n(&used_groups, __ATOMIC_RELAXED);
-	uint16_t file = (uint16_t)mt_g.file_id;
+	uint16_t file = (uint16_t)mt_file.file_id;
 	for (; at < MT_LARGE_SLOTS; at++) {
 		if (!(groups >> (at / MT_LARGE_GROUP) & 1)) {
 			at |= MT_LARGE_GROUP - 1;   /* (the loop's ++ goes to the next group) */
@@ -147,6 +148,7 @@ static uint32_t next_live(uint32_t at, uint64_t *a, uint64_t *size)
    one (its free's record then precedes it: readers find the address not live). */
 void mt_large_finish(struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t a, size;
 	unsigned n = 0;
 	for (uint32_t i = next_live(0, &a, &size); i < MT_LARGE_SLOTS;
@@ -158,12 +160,13 @@ void mt_large_finish(struct mt_thread *t)
 	     i = next_live(i + 1, &a, &size)) {
 		if (room < 2) {
 			room = 2 * (n ? n : 1);
-			if ((r = mt_take_record_locked(t, &room)) == NULL)
+			if ((r = mt_writer_take_locked(t, &room)) == NULL)
 				return;
 		}
-		uint64_t resident = mt_resident((const void *)(uintptr_t)a, (size_t)size);
-		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, mt_ticks_now(), a, 0, size,
-			    resident, 0, 0);
+		uint64_t resident = mt_memory_resident((const void *)(uintptr_t)a, (size_t)size);
+		uint64_t ts = mt_thread_ticks(&mt_tls.clk);
+		mt_put_wide(r, MTRACE_CALL_LIVE, MTRACE_RF_RESIDENT, 0, ts, a, 0, size, resident, 0,
+			    0);
 		r += 2;
 		room -= 2;
 		n -= n > 0;

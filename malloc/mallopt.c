@@ -6,19 +6,17 @@
  * header (mallopt_set, mallopt_value), where trace_run finds it to name beside its own.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_mallopt_state mt_mallopt;
 
 static int (*real_mallopt)(int, int);
 
 MT_API int mallopt(int param, int value)
 {
 	if (MT_UNLIKELY(real_mallopt == NULL)) {
-		uint8_t busy = mt_tls.busy;
-		mt_tls.busy = 1;   /* dlsym may allocate: not the program's call */
-		real_mallopt = (int (*)(int, int))dlsym(RTLD_NEXT, "mallopt");
-		mt_tls.busy = busy;
+		real_mallopt = (int (*)(int, int))mt_next(MT_NEXT_MALLOPT);
 		if (real_mallopt == NULL)
 			/* no allocator defines it: as a call to a missing one would (fail) */
 			return 0;
@@ -30,9 +28,9 @@ MT_API int mallopt(int param, int value)
 			if (mtrace_mallopt_params[i].param == param) {
 				struct mt_lock_state ls;
 				mt_lock(&ls);
-				mt_g.mallopt_set |= 1u << i;
-				mt_g.mallopt_value[i] = value;
-				if (mt_g.have_file && !mt_g.failed)
+				mt_mallopt.mallopt_set |= 1u << i;
+				mt_mallopt.mallopt_value[i] = value;
+				if (mt_file.have_file && !mt_file.failed)
 					mt_header_mallopt();
 				mt_unlock(&ls);
 			}

@@ -12,28 +12,27 @@
  * address, and counts as its caller's.  An munmap by the program says how much of the range was
  * resident.
  *
- * Each wrapper also keeps the program off the trace's own windows (guard.c) and passes the
+ * Each wrapper also keeps the program off the trace's own windows (window.c) and passes the
  * call on with its arguments, result and errno unchanged.
  */
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS   /* mmap and mmap64 are defined below under their own names */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 static void *(*real_mremap)(void *, size_t, size_t, int, void *);
 static int (*real_brk)(void *);
 static void *(*real_sbrk)(intptr_t);
 
-/* From mt_guard_init, with the guard set (dlsym may allocate). */
+/* From mt_libc_init. */
 void mt_mapping_init(void)
 {
-	real_mremap = (void *(*)(void *, size_t, size_t, int, void *))dlsym(RTLD_NEXT, "mremap");
-	real_brk = (int (*)(void *))dlsym(RTLD_NEXT, "brk");
-	real_sbrk = (void *(*)(intptr_t))dlsym(RTLD_NEXT, "sbrk");
+	real_mremap = (void *(*)(void *, size_t, size_t, int, void *))mt_next(MT_NEXT_MREMAP);
+	real_brk = (int (*)(void *))mt_next(MT_NEXT_BRK);
+	real_sbrk = (void *(*)(intptr_t))mt_next(MT_NEXT_SBRK);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -78,11 +77,6 @@ static void map_put(struct mt_thread *t, struct mtrace_slot *r, unsigned call, u
 		mt_put_wide(r, call, flags, err, ts, ptr, result, size, arg2, 0, duration);
 }
 
-static inline uint64_t now(const struct mt_thread *t)
-{
-	return MT_UNLIKELY(t->notsc) ? mt_ticks_soft() : mt_ticks_after();
-}
-
 /* ---------------------------------------------------------------------------------------------
    mmap, munmap, mremap, mprotect
    ------------------------------------------------------------------------------------------- */
@@ -92,8 +86,8 @@ static inline uint64_t now(const struct mt_thread *t)
 static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, int64_t off,
 			 const void *caller)
 {
-	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("maps over"));
+	if (MT_UNLIKELY((flags & MAP_FIXED) && mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("maps over"));
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
@@ -104,7 +98,7 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	int e = errno;
 	int failed = p == MAP_FAILED;
 	map_put(t, r, MTRACE_CALL_MMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
-		now(t), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
+		mt_thread_ticks_after(&t->clk), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
 		(uint32_t)prot | (uint64_t)(uint32_t)flags << 32, 0);
 	map_done(t, saved);
 	errno = e;
@@ -114,29 +108,29 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 /* (a 32-bit off_t is read as unsigned by libc's mmap: an offset from 2 GiB on is no error) */
 MT_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	int64_t off64 = sizeof off == 4 ? (int64_t)(uint32_t)off : (int64_t)off;
 	return mmap_common(addr, len, prot, flags, fd, off64, __builtin_return_address(0));
 }
 
 MT_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	return mmap_common(addr, len, prot, flags, fd, off, __builtin_return_address(0));
 }
 
 MT_API int munmap(void *addr, size_t len)
 {
-	mt_guard_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
+	mt_libc_ready();
+	if (MT_UNLIKELY(mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("unmaps"));
 	struct mt_thread *t = &mt_tls;
 	const void *caller = __builtin_return_address(0);
 	unsigned rf;
 	uint8_t saved;
 	if (mt_hot->active && !t->busy && len >= MT_RESIDENT_MIN) {
 		t->busy = 1;   /* (what taking the sample may call is not the program's) */
-		mt_sample_before_release(t, len);   /* (the program's memory before it falls) */
+		mt_memory_before_release(t, len);   /* (the program's memory before it falls) */
 		t->busy = 0;
 	}
 	struct mtrace_slot *r = map_begin(t, &rf, &saved, caller);
@@ -144,11 +138,11 @@ MT_API int munmap(void *addr, size_t len)
 		return mt_libc.munmap(addr, len);
 	uint64_t resident = 0;
 	if (!(rf & MTRACE_RF_OWN) && len >= MT_RESIDENT_MIN) {
-		resident = mt_resident(addr, len);
+		resident = mt_memory_resident(addr, len);
 		rf |= MTRACE_RF_RESIDENT;
 	}
 	/* the order point before the range can be mapped again, by any thread */
-	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_ticks_of(t), (uintptr_t)addr, 0, len,
+	map_put(t, r, MTRACE_CALL_MUNMAP, rf, 0, mt_thread_ticks(&t->clk), (uintptr_t)addr, 0, len,
 		resident, 0);
 	int ret = mt_libc.munmap(addr, len);
 	map_done(t, saved);
@@ -157,9 +151,9 @@ MT_API int munmap(void *addr, size_t len)
 
 MT_API int mprotect(void *addr, size_t len, int prot)
 {
-	mt_guard_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(addr, len)))
-		mt_trace_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
+	mt_libc_ready();
+	if (MT_UNLIKELY(mt_window_overlaps(addr, len)))
+		mt_window_overlapped(addr, len, OVERLAP_WARNING("changes the protection of"));
 	return mt_libc.mprotect(addr, len, prot);
 }
 
@@ -172,16 +166,16 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		want = va_arg(ap, void *);
 		va_end(ap);
 	}
-	mt_guard_ready();
-	if (MT_UNLIKELY(mt_overlaps_trace(old, old_len)))
-		mt_trace_overlapped(old, old_len, OVERLAP_WARNING("moves"));
-	if (MT_UNLIKELY((flags & MREMAP_FIXED) && mt_overlaps_trace(want, new_len)))
-		mt_trace_overlapped(want, new_len, OVERLAP_WARNING("maps over"));
+	mt_libc_ready();
+	if (MT_UNLIKELY(mt_window_overlaps(old, old_len)))
+		mt_window_overlapped(old, old_len, OVERLAP_WARNING("moves"));
+	if (MT_UNLIKELY((flags & MREMAP_FIXED) && mt_window_overlaps(want, new_len)))
+		mt_window_overlapped(want, new_len, OVERLAP_WARNING("maps over"));
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
 	struct mtrace_slot *r = map_begin(t, &rf, &saved, __builtin_return_address(0));
-	uint64_t t0 = r ? mt_ticks_of(t) : 0;
+	uint64_t t0 = r ? mt_thread_ticks(&t->clk) : 0;
 	void *p = real_mremap(old, old_len, new_len, flags, want);
 	if (r == NULL)
 		return p;
@@ -190,7 +184,8 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	/* two order points, as realloc: the old range released at ts, the new one there at
 	   ts + duration */
 	map_put(t, r, MTRACE_CALL_MREMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, t0,
-		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len, now(t) - t0);
+		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len,
+		mt_thread_ticks_after(&t->clk) - t0);
 	map_done(t, saved);
 	errno = e;
 	return p;
@@ -202,7 +197,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 
 MT_API int brk(void *end)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
@@ -213,7 +208,8 @@ MT_API int brk(void *end)
 		return ret;
 	int e = errno;
 	void *after = real_sbrk ? real_sbrk(0) : end;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0, now(t),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0,
+		mt_thread_ticks_after(&t->clk),
 		(uintptr_t)before, ret ? 0 : (uintptr_t)after, 0, 0, 0);
 	map_done(t, saved);
 	errno = e;
@@ -222,7 +218,7 @@ MT_API int brk(void *end)
 
 MT_API void *sbrk(intptr_t increment)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	struct mt_thread *t = &mt_tls;
 	unsigned rf;
 	uint8_t saved;
@@ -233,7 +229,8 @@ MT_API void *sbrk(intptr_t increment)
 		return before;
 	int e = errno;
 	int failed = before == (void *)-1;
-	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, now(t),
+	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
+		mt_thread_ticks_after(&t->clk),
 		failed ? 0 : (uintptr_t)before,
 		failed ? 0 : (uintptr_t)before + (uintptr_t)increment, 0, 0, 0);
 	map_done(t, saved);

@@ -20,13 +20,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_memory_state mt_mem;
 
 /* ---------------------------------------------------------------------------------------------
    Resident bytes of a block
    ------------------------------------------------------------------------------------------- */
 
-uint64_t mt_resident(const void *p, size_t size)
+uint64_t mt_memory_resident(const void *p, size_t size)
 {
 	uintptr_t ps = (uintptr_t)getpagesize();
 	uintptr_t lo = ((uintptr_t)p + ps - 1) & ~(ps - 1), hi = ((uintptr_t)p + size) & ~(ps - 1);
@@ -62,25 +64,23 @@ void mt_memory_init(void)
 		if (*end || ms < 0 || ms > 3600000)
 			ms = MT_MEMORY_MS;
 	}
-	mt_g.memory_ms = (uint32_t)ms;
+	mt_mem.memory_ms = (uint32_t)ms;
 }
 
 /* Under lock, at a file's start: the first call takes a sample. */
 void mt_memory_file_open(void)
 {
-	interval_ticks = mt_g.memory_ms ? mt_g.ticks_per_sec / 1000 * mt_g.memory_ms : 0;
-	mt_g.sample_early = interval_ticks - interval_ticks / 10;
+	MT_ASSERT_LOCKED();
+	interval_ticks = mt_mem.memory_ms ? mt_calib.ticks_per_sec / 1000 * mt_mem.memory_ms : 0;
+	mt_mem.sample_early = interval_ticks - interval_ticks / 10;
 	mt_hot->sample_due = interval_ticks ? 0 : UINT64_MAX;
 }
 
 static uint64_t field(const char **s)
 {
-	uint64_t v = 0;
 	while (**s == ' ')
 		(*s)++;
-	while (**s >= '0' && **s <= '9')
-		v = v * 10 + (uint64_t)(*(*s)++ - '0');
-	return v;
+	return mt_procstat_dec(s);
 }
 
 /* Under lock: a sample of the process's memory now (/proc/self/statm's size, resident and
@@ -89,7 +89,7 @@ static int sample(uint64_t *anon, uint64_t *resident, uint64_t *size)
 {
 	uint64_t shared, ps = (uint64_t)getpagesize();
 	char buf[128];
-	if (mt_read_proc("/proc/self/statm", buf, sizeof buf) < 0)
+	if (mt_fds_read_proc("/proc/self/statm", buf, sizeof buf) < 0)
 		return -1;
 	const char *s = buf;
 	*size = field(&s);
@@ -111,13 +111,13 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (!__atomic_compare_exchange_n(&mt_hot->sample_due, &due, ts + interval_ticks, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;   /* another thread took it */
-	if (mt_g.sandboxed)
+	if (mt_sandbox.sandboxed)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	/* (again under the lock: a sandbox may have come while it waited, the trace finished for
 	   it, and no system call of ours is to follow) */
-	int ok = !mt_g.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
+	int ok = !mt_sandbox.sandboxed && mt_hot->active && sample(&anon, &resident, &size) == 0;
 	mt_unlock(&ls);
 	if (!ok)
 		return;
@@ -125,12 +125,13 @@ static void take_sample(struct mt_thread *t, uint64_t ts, uint64_t due)
 	if (r == NULL || t->gen != mt_hot->gen)
 		return;
 	t->extra += 2;   /* not a call: left out of the count of calls */
-	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident,
+		    size, 0);
 }
 
 /* A call found a sample due at ts: the thread that moves sample_due on takes it, into its own
    chunk.  Out of line: once every interval. */
-void mt_sample_due(struct mt_thread *t, uint64_t ts)
+void mt_memory_sample_due(struct mt_thread *t, uint64_t ts)
 {
 	if (MT_UNLIKELY(mt_control_due())) {   /* (a request from outside: looked for here too) */
 		mt_control_act();
@@ -142,21 +143,23 @@ void mt_sample_due(struct mt_thread *t, uint64_t ts)
 		take_sample(t, ts, due);
 }
 
-/* A large release before the sample is due (mt_sample_before_release): it is taken now, and
+/* A large release before the sample is due (mt_memory_before_release): it is taken now, and
    the next comes an interval later. */
-void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
+void mt_memory_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due)
 {
 	if (mt_hot->active)
 		take_sample(t, ts, due);
 }
 
 /* Under lock, by the thread that finishes the trace: the last sample, into record r. */
-int mt_sample_last(struct mt_thread *t, struct mtrace_slot *r)
+int mt_memory_sample_last(struct mt_thread *t, struct mtrace_slot *r)
 {
+	MT_ASSERT_LOCKED();
 	uint64_t anon, resident, size;
 	(void)t;
 	if (sample(&anon, &resident, &size) != 0)
 		return -1;
-	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_ticks_now(), 0, 0, anon, resident, size, 0);
+	mt_put_wide(r, MTRACE_CALL_MEMORY, 0, 0, mt_thread_ticks(&mt_tls.clk), 0, 0, anon, resident,
+		    size, 0);
 	return 0;
 }

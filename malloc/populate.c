@@ -20,7 +20,7 @@
  * single-threaded program becomes multi-threaded, and glibc's malloc then takes its arena lock
  * on the paths its per-thread cache does not serve (python with an idle thread: 0.96-1.00x the
  * time, once 6% slower).  MTRACE_CTL_NOTHREAD=1 keeps it from starting at all.  It works under
- * mt_g.lock except for the madvise itself, during which it pins its window (mt_g.pop_win) so
+ * mt_run.lock except for the madvise itself, during which it pins its window (mt_pop.pop_win) so
  * nobody unmaps it.  It ends before a fork, gone from the process when fork returns (programs
  * count their threads then: python warns of forking a multi-threaded process), and starts again
  * once the trace has grown MT_POP_AFTER past the fork; the child starts its own when its own
@@ -41,7 +41,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_pop_state mt_pop = { .pop_win = MT_NO_WINDOW,
+			      .drop_win = { [0 ... MT_DROP_PINS - 1] = MT_NO_WINDOW } };
 
 /* started once the trace reaches 16 MiB: below that it saves little, and the pages it populates
    beyond a short trace's end are work thrown away (1,000 threads of 20 calls, a 9 MB trace, ran
@@ -57,7 +60,7 @@
    minor fault on its next record.  From MT_DROP_LAG behind the writers, MT_DROP_STEP at once. */
 #define MT_DROP_LAG   ((uint64_t)4 << 20)
 #define MT_DROP_STEP  ((uint64_t)4 << 20)
-/* how far the thread may fall behind (mt_drop_claim) */
+/* how far the thread may fall behind (mt_populate_drop_claim) */
 #define MT_DROP_FORCE ((uint64_t)4 << 20)
 #define MT_SWEEP_EVERY ((uint64_t)32 << 20)  /* see next_sweep */
 
@@ -86,29 +89,30 @@ static uint64_t resume_at;
    ------------------------------------------------------------------------------------------- */
 
 /* Are the file's pages below end populated?  Wakes the thread when the writers come within half
-   its lead of what it has done, or write a file it has not seen (after stop and start). */
-int mt_populated(uint64_t end)
+   its lead of what it has done (nothing of a new file). */
+int mt_populate_covers(uint64_t end)
 {
-	if (mt_g.pop_state != MT_POP_RUNNING)
+	MT_ASSERT_LOCKED();
+	if (mt_pop.pop_state != MT_POP_RUNNING)
 		return 0;
-	int same_file = mt_g.pop_file_id == mt_g.file_id;
-	if (mt_g.pop_waiting && (!same_file || mt_g.pop_end < mt_g.next_off + MT_POP_AHEAD / 2)) {
-		mt_g.pop_waiting = 0;
+	if (mt_pop.pop_waiting && mt_pop.pop_end < mt_chunks.next_off + MT_POP_AHEAD / 2) {
+		mt_pop.pop_waiting = 0;
 		pthread_cond_signal(&pop_cond);
 	}
-	return same_file && end <= mt_g.pop_end;
+	return end <= mt_pop.pop_end;
 }
 
 /* Under lock: have the thread unmap window base (which nobody uses any more): 1, or 0 if the
    caller is to do it (no thread, or its queue is full). */
 int mt_populate_unmap(char *base)
 {
-	if (mt_g.pop_state != MT_POP_RUNNING || n_unmap == MT_POP_UNMAPS)
+	MT_ASSERT_LOCKED();
+	if (mt_pop.pop_state != MT_POP_RUNNING || n_unmap == MT_POP_UNMAPS)
 		return 0;
 	unmap_queue[n_unmap].base = base;
 	unmap_queue[n_unmap++].size = MT_WINDOW_SIZE;
-	if (mt_g.pop_waiting) {
-		mt_g.pop_waiting = 0;
+	if (mt_pop.pop_waiting) {
+		mt_pop.pop_waiting = 0;
 		pthread_cond_signal(&pop_cond);
 	}
 	return 1;
@@ -120,12 +124,13 @@ int mt_populate_unmap(char *base)
    no allocating function under that lock; realloc is left out too, as it may free. */
 int mt_populate_wanted(int may_start)
 {
-	if (MT_LIKELY(mt_g.pop_state != MT_POP_NONE) || mt_g.next_off < MT_POP_AFTER ||
-	    (resume_file == mt_g.file_id && mt_g.next_off < resume_at))
+	MT_ASSERT_LOCKED();
+	if (MT_LIKELY(mt_pop.pop_state != MT_POP_NONE) || mt_chunks.next_off < MT_POP_AFTER ||
+	    (resume_file == mt_file.file_id && mt_chunks.next_off < resume_at))
 		return 0;
 	if (!may_start)
 		return -1;
-	mt_g.pop_state = MT_POP_STARTING;
+	mt_pop.pop_state = MT_POP_STARTING;
 	pop_starter = (pid_t)mt_tls.tid;
 	return 1;
 }
@@ -134,7 +139,6 @@ int mt_populate_wanted(int may_start)
    The thread
    ------------------------------------------------------------------------------------------- */
 
-static uint32_t drop_file_id;   /* the file drop_end is about */
 static uint64_t drop_end;       /* the file's pages below this were dropped (or never mapped) */
 
 /* A thread that writes slowly (python's, waiting for the interpreter lock) may hold its chunk
@@ -150,13 +154,13 @@ static int next_sweep(uint64_t *from, uint64_t *to, uint32_t *w)
 	if (sweep_pos >= sweep_to) {
 		if (drop_end < sweep_next)
 			return 0;
-		sweep_pos = (uint64_t)mt_g.win_live << mt_g.win_shift;
+		sweep_pos = (uint64_t)mt_wnd.win_live << mt_wnd.win_shift;
 		sweep_to = drop_end;
 		sweep_next = drop_end + MT_SWEEP_EVERY;
 	}
 	while (sweep_pos < sweep_to) {
-		uint64_t wend = ((sweep_pos >> mt_g.win_shift) + 1) << mt_g.win_shift;
-		*w = (uint32_t)(sweep_pos >> mt_g.win_shift);
+		uint64_t wend = ((sweep_pos >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
+		*w = (uint32_t)(sweep_pos >> mt_wnd.win_shift);
 		if (mt_win[*w] != NULL) {
 			*from = sweep_pos;
 			*to = sweep_pos + MT_DROP_STEP < sweep_to ? sweep_pos + MT_DROP_STEP :
@@ -175,25 +179,22 @@ static int next_sweep(uint64_t *from, uint64_t *to, uint32_t *w)
    lag bytes behind the writers and more.  Claimed at once (drop_end moves past it). */
 static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
 {
-	if (!mt_g.have_file || !mt_g.active)
+	if (!mt_file.have_file || !mt_run.active)
 		return 0;
-	if (drop_file_id != mt_g.file_id) {
-		drop_file_id = mt_g.file_id;
-		drop_end = sweep_pos = sweep_to = sweep_next = 0;
-	}
-	uint64_t goal = mt_g.next_off > lag ? (mt_g.next_off - lag) & ~(page_size - 1) : 0;
+	uint64_t next = mt_chunks.next_off;
+	uint64_t goal = next > lag ? (next - lag) & ~(page_size - 1) : 0;
 	if (goal < drop_end + MT_DROP_STEP)
 		return 0;
 	for (;;) {
-		uint64_t wend = ((drop_end >> mt_g.win_shift) + 1) << mt_g.win_shift;
-		*w = (uint32_t)(drop_end >> mt_g.win_shift);
+		uint64_t wend = ((drop_end >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
+		*w = (uint32_t)(drop_end >> mt_wnd.win_shift);
 		if (mt_win[*w] != NULL)
 			break;
 		drop_end = wend;   /* unmapped already: nothing there to drop */
 		if (drop_end >= goal)
 			return 0;
 	}
-	uint64_t wend = ((drop_end >> mt_g.win_shift) + 1) << mt_g.win_shift;
+	uint64_t wend = ((drop_end >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
 	*from = drop_end;
 	*to = goal < drop_end + MT_DROP_STEP ? goal : drop_end + MT_DROP_STEP;
 	if (*to > wend)
@@ -205,40 +206,39 @@ static int next_drop(uint64_t *from, uint64_t *to, uint32_t *w, uint64_t lag)
 /* Under lock, by a writer: when the thread lags far behind (the program's threads keep every
    core busy) or there is none, a writer drops a step of pages itself, so that the trace's
    share of the program's memory stays bounded.  A pin for the range, whose window stays
-   mapped until mt_drop_done; or -1. */
-int mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
+   mapped until mt_populate_drop_done; or -1. */
+int mt_populate_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w)
 {
+	MT_ASSERT_LOCKED();
 	int pin = 0;
-	while (pin < 4 && mt_g.drop_win[pin] != MT_NO_WINDOW)
+	while (pin < MT_DROP_PINS && mt_pop.drop_win[pin] != MT_NO_WINDOW)
 		pin++;
-	if (pin == 4 || !mt_g.have_file)
+	if (pin == MT_DROP_PINS || !mt_file.have_file)
 		return -1;
-	if (drop_file_id != mt_g.file_id) {
-		drop_file_id = mt_g.file_id;
-		drop_end = sweep_pos = sweep_to = sweep_next = 0;
-	}
-	if (mt_g.next_off - drop_end <= MT_DROP_LAG + MT_DROP_FORCE ||
+	if (mt_chunks.next_off - drop_end <= MT_DROP_LAG + MT_DROP_FORCE ||
 	    !next_drop(from, to, w, MT_DROP_LAG)) {
-		if (mt_g.pop_state == MT_POP_RUNNING || !next_sweep(from, to, w))
+		if (mt_pop.pop_state == MT_POP_RUNNING || !next_sweep(from, to, w))
 			return -1;   /* (the thread sweeps when there is one) */
 	}
-	mt_g.drop_win[pin] = *w;
+	mt_pop.drop_win[pin] = *w;
 	return pin;
 }
 
 /* Under lock: the writer's drop is done. */
-void mt_drop_done(int pin)
+void mt_populate_drop_done(int pin)
 {
-	uint32_t w = mt_g.drop_win[pin];
-	mt_g.drop_win[pin] = MT_NO_WINDOW;
-	if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
-		mt_maybe_unmap(w);
+	MT_ASSERT_LOCKED();
+	uint32_t w = mt_pop.drop_win[pin];
+	mt_pop.drop_win[pin] = MT_NO_WINDOW;
+	if (mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift)
+		mt_window_maybe_unmap(w);
 }
 
-int mt_drop_pinned(uint32_t w)
+int mt_populate_drop_pinned(uint32_t w)
 {
-	for (int i = 0; i < 4; i++)
-		if (mt_g.drop_win[i] == w)
+	MT_ASSERT_LOCKED();
+	for (int i = 0; i < MT_DROP_PINS; i++)
+		if (mt_pop.drop_win[i] == w)
 			return 1;
 	return 0;
 }
@@ -246,68 +246,49 @@ int mt_drop_pinned(uint32_t w)
 /* Under lock: the next range to populate, [*from, *to) in window *w, or 0 if there is none now. */
 static int next_range(uint64_t *from, uint64_t *to, uint32_t *w)
 {
-	if (!mt_g.have_file || !mt_g.active)
+	if (!mt_file.have_file || !mt_run.active)
 		return 0;
-	if (mt_g.pop_file_id != mt_g.file_id) {
-		mt_g.pop_file_id = mt_g.file_id;
-		mt_g.pop_end = 0;
-	}
 	/* what the writers were handed they populated themselves */
-	uint64_t lo = mt_g.pop_end > mt_g.next_off ? mt_g.pop_end : mt_g.next_off;
+	uint64_t lo = mt_pop.pop_end > mt_chunks.next_off ? mt_pop.pop_end : mt_chunks.next_off;
 	lo &= ~(page_size - 1);
 	/* whole pages: chunks need not end on one, and a range ending inside a page would be
 	   populated again and again, pop_end never reaching the next page */
-	uint64_t goal = (mt_g.next_off + MT_POP_AHEAD + page_size - 1) & ~(page_size - 1);
+	uint64_t goal = (mt_chunks.next_off + MT_POP_AHEAD + page_size - 1) & ~(page_size - 1);
 	if (lo >= goal)
 		return 0;
 	uint64_t hi = lo + MT_POP_STEP < goal ? lo + MT_POP_STEP : goal;
-	uint64_t wend = ((lo >> mt_g.win_shift) + 1) << mt_g.win_shift;
+	uint64_t wend = ((lo >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
 	if (hi > wend)
 		hi = wend;
-	if (hi > mt_g.reserved_end) {
+	if (hi > mt_wnd.reserved_end) {
 		/* reserve ahead too, but a failure is for the writer that needs the space to
 		   report; no second try until the writers have moved the reservation */
-		if (mt_g.reserved_end == mt_g.pop_stuck_at || mt_extend_file(hi, 1) < 0) {
-			mt_g.pop_stuck_at = mt_g.reserved_end;
-			hi = mt_g.reserved_end;
+		if (mt_wnd.reserved_end == mt_pop.pop_stuck_at || mt_window_reserve(hi, 1) < 0) {
+			mt_pop.pop_stuck_at = mt_wnd.reserved_end;
+			hi = mt_wnd.reserved_end;
 			if (hi <= lo)
 				return 0;
 		}
 	}
-	*w = (uint32_t)(lo >> mt_g.win_shift);
-	if (*w >= MT_MAX_WINDOWS || mt_map_window(*w) < 0)
+	*w = (uint32_t)(lo >> mt_wnd.win_shift);
+	if (*w >= MT_MAX_WINDOWS || mt_window_map(*w) < 0)
 		return 0;
 	*from = lo;
 	*to = hi;
 	return 1;
 }
 
-/* The thread's lock: its signals are all blocked and it is never cancelled, so it needs none of
-   mt_lock's care, but the descriptor it may open is closed as every holder's is. */
-static void pop_lock(void)
-{
-	pthread_mutex_lock(&mt_g.lock);
-	mt_tls.locked = 1;
-}
-
-static void pop_unlock(void)
-{
-	mt_file_fd_close();
-	mt_tls.locked = 0;
-	pthread_mutex_unlock(&mt_g.lock);
-}
-
 /* Under lock: MADV_DONTNEED on [from, to) of window w, pinned while the lock is let go. */
 static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
 {
 	char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
-	mt_g.pop_win = w;   /* pinned: nobody unmaps it under us */
-	pop_unlock();
+	mt_pop.pop_win = w;   /* pinned: nobody unmaps it under us */
+	mt_unlock_plain();
 	madvise(base, (size_t)(to - from), MADV_DONTNEED);
-	pop_lock();
-	mt_g.pop_win = MT_NO_WINDOW;
-	if (!mt_g.have_file || mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift)
-		mt_maybe_unmap(w);
+	mt_lock_plain();
+	mt_pop.pop_win = MT_NO_WINDOW;
+	if (!mt_file.have_file || mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift)
+		mt_window_maybe_unmap(w);
 }
 
 /* The thread's descriptors in a table of its own: what it opens (/proc, the trace to extend it)
@@ -318,7 +299,7 @@ static void drop_pages(uint64_t from, uint64_t to, uint32_t w)
 static void own_descriptors(void)
 {
 #ifdef SYS_close_range
-	if (mt_g.main_exited)
+	if (mt_proc.main_exited)
 		return;   /* it may be the last thread, whose exit(0) needs the program's */
 	if (syscall(SYS_close_range, ~0U, ~0U, 0) == 0 && unshare(CLONE_FILES) == 0) {
 		syscall(SYS_close_range, 0U, ~0U, 0);
@@ -334,20 +315,20 @@ static void *pop_main(void *unused)
 	__atomic_store_n(&pop_tid, (pid_t)gettid(), __ATOMIC_RELEASE);
 	own_descriptors();
 	mt_real_prctl(PR_SET_NAME, (unsigned long)"mtrace-populate", 0, 0, 0);   /* (no file) */
-	mt_tsc_check(&mt_tls);   /* (created with the TSC off if its creator was) */
-	pop_lock();
+	mt_thread_clock_check(&mt_tls.clk);   /* (created with the TSC off if its creator was) */
+	mt_lock_plain();
 	for (;;) {
 		uint64_t from, to;
 		uint32_t w;
-		if (mt_g.pop_state == MT_POP_QUITTING)
+		if (mt_pop.pop_state == MT_POP_QUITTING)
 			break;
 		if (n_unmap) {
 			n_unmap--;
 			char *base = unmap_queue[n_unmap].base;
 			size_t size = unmap_queue[n_unmap].size;
-			pop_unlock();
+			mt_unlock_plain();
 			mt_libc.munmap(base, size);
-			pop_lock();
+			mt_lock_plain();
 			continue;
 		}
 		if (next_drop(&from, &to, &w, MT_DROP_LAG)) {
@@ -359,13 +340,13 @@ static void *pop_main(void *unused)
 			continue;
 		}
 		if (!next_range(&from, &to, &w)) {
-			uint64_t wake = mt_ns_libc() + MT_POP_IDLE_NS;
+			uint64_t wake = mt_thread_ns_libc(&mt_tls.clk) + MT_POP_IDLE_NS;
 			struct timespec until = { (time_t)(wake / 1000000000u),
 						  (long)(wake % 1000000000u) };
-			mt_g.pop_waiting = 1;
-			if (pthread_cond_timedwait(&pop_cond, &mt_g.lock, &until) == ETIMEDOUT &&
-			    mt_g.pop_waiting && n_unmap == 0 && mt_g.pop_state != MT_POP_QUITTING &&
-			    mt_alone()) {
+			mt_pop.pop_waiting = 1;
+			if (mt_lock_timedwait(&pop_cond, &until) == ETIMEDOUT &&
+			    mt_pop.pop_waiting && n_unmap == 0 &&
+			    mt_pop.pop_state != MT_POP_QUITTING && mt_procstat_alone()) {
 				/* the program's threads have all ended: end too, the last thread,
 				   and glibc calls exit(0), whose handlers are the program's
 				   (traced) */
@@ -373,38 +354,39 @@ static void *pop_main(void *unused)
 			}
 			continue;
 		}
-		uint32_t file_id = mt_g.file_id;
+		uint32_t file_id = mt_file.file_id;
 		char *base = mt_win[w] + (from & (MT_WINDOW_SIZE - 1));
-		mt_g.pop_win = w;
-		pop_unlock();
+		mt_pop.pop_win = w;
+		mt_unlock_plain();
 
 		int r = madvise(base, (size_t)(to - from), MADV_POPULATE_WRITE);
 
-		pop_lock();
-		mt_g.pop_win = MT_NO_WINDOW;
-		if (r != 0 && errno != EINTR && errno != EAGAIN && file_id == mt_g.file_id &&
-		    mt_g.active) {
+		mt_lock_plain();
+		mt_pop.pop_win = MT_NO_WINDOW;
+		if (r != 0 && errno != EINTR && errno != EAGAIN && file_id == mt_file.file_id &&
+		    mt_run.active) {
 			/* an old kernel (EINVAL) or something we do not understand: the writers go
 			   on populating their own chunks, as without this thread.  (An error after
 			   a stop, which cut the file short, is no reason to give up.) */
 			break;
 		}
-		if (r == 0 && file_id == mt_g.file_id && to > mt_g.pop_end)
-			mt_g.pop_end = to;
+		if (r == 0 && file_id == mt_file.file_id && to > mt_pop.pop_end)
+			mt_pop.pop_end = to;
 		/* the writers left it while we were in it, or the trace ended (a window we had
 		   pinned, ahead of them, is not unmapped at the end: it falls to us) */
-		if (file_id == mt_g.file_id &&
-		    (!mt_g.have_file || mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift))
-			mt_maybe_unmap(w);
+		if (file_id == mt_file.file_id &&
+		    (!mt_file.have_file ||
+		     mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift))
+			mt_window_maybe_unmap(w);
 	}
-	mt_g.pop_state = pop_resumable ? MT_POP_NONE : MT_POP_OFF;
+	mt_pop.pop_state = pop_resumable ? MT_POP_NONE : MT_POP_OFF;
 	pop_resumable = 0;
-	mt_g.pop_waiting = 0;
+	mt_pop.pop_waiting = 0;
 	while (n_unmap) {   /* (the writers unmap their windows themselves from now on) */
 		n_unmap--;
 		mt_libc.munmap(unmap_queue[n_unmap].base, unmap_queue[n_unmap].size);
 	}
-	pop_unlock();
+	mt_unlock_plain();
 	mt_tls.busy = 0;
 	return NULL;
 }
@@ -413,9 +395,10 @@ static void *pop_main(void *unused)
    even its last system calls are done).  Not under lock. */
 void mt_populate_quit(void)
 {
+	MT_ASSERT_UNLOCKED();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	while (mt_g.pop_state == MT_POP_STARTING) {   /* another thread is creating it */
+	while (mt_pop.pop_state == MT_POP_STARTING) {   /* another thread is creating it */
 		mt_unlock(&ls);
 		sched_yield();
 		mt_lock(&ls);
@@ -423,7 +406,7 @@ void mt_populate_quit(void)
 	int joinable = pop_joinable;
 	pop_joinable = 0;
 	pop_resumable = 0;
-	mt_g.pop_state = mt_g.pop_state == MT_POP_RUNNING ? MT_POP_QUITTING : MT_POP_OFF;
+	mt_pop.pop_state = mt_pop.pop_state == MT_POP_RUNNING ? MT_POP_QUITTING : MT_POP_OFF;
 	pthread_cond_signal(&pop_cond);
 	mt_unlock(&ls);
 	if (joinable)
@@ -439,25 +422,26 @@ void mt_populate_quit(void)
    under lock. */
 void mt_populate_pause(void)
 {
-	int state = __atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED);
+	MT_ASSERT_UNLOCKED();
+	int state = __atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED);
 	if (state == MT_POP_NONE || state == MT_POP_OFF)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	for (int i = 0; i < 10000 && mt_g.pop_state == MT_POP_STARTING &&
+	for (int i = 0; i < 10000 && mt_pop.pop_state == MT_POP_STARTING &&
 	     pop_starter != (pid_t)mt_tls.tid; i++) {   /* another thread is creating it */
 		mt_unlock(&ls);
 		sched_yield();
 		mt_lock(&ls);
 	}
-	if (mt_g.pop_state == MT_POP_RUNNING) {
-		mt_g.pop_state = MT_POP_QUITTING;
+	if (mt_pop.pop_state == MT_POP_RUNNING) {
+		mt_pop.pop_state = MT_POP_QUITTING;
 		pop_resumable = 1;
-		resume_file = mt_g.file_id;
-		resume_at = mt_g.next_off + MT_POP_AFTER;
+		resume_file = mt_file.file_id;
+		resume_at = mt_chunks.next_off + MT_POP_AFTER;
 		pthread_cond_signal(&pop_cond);
 	}
-	int ending = mt_g.pop_state == MT_POP_QUITTING;
+	int ending = mt_pop.pop_state == MT_POP_QUITTING;
 	mt_unlock(&ls);
 	/* pthread_join returns once the thread has left user space, a moment before the kernel
 	   takes it out of the process's count of threads: until then tgkill finds it */
@@ -478,7 +462,8 @@ void mt_populate_pause(void)
    our small stack, blocked signals and descriptor table.  So ours ends first. */
 void mt_populate_quit_running(void)
 {
-	if (__atomic_load_n(&mt_g.pop_state, __ATOMIC_RELAXED) == MT_POP_RUNNING)
+	MT_ASSERT_UNLOCKED();
+	if (__atomic_load_n(&mt_pop.pop_state, __ATOMIC_RELAXED) == MT_POP_RUNNING)
 		mt_populate_quit();
 }
 
@@ -495,6 +480,7 @@ static void init_cond(void)
 /* Not under lock; called once, by the writer that saw MT_POP_STARTING set. */
 void mt_populate_start(void)
 {
+	MT_ASSERT_UNLOCKED();
 	int ok = 0;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
@@ -507,7 +493,7 @@ void mt_populate_start(void)
 	init_cond();
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	/* a sandbox's filter may kill a process that creates a thread */
-	if (mt_seccomp_allows_thread()) {
+	if (mt_procstat_seccomp_allows()) {
 		sigset_t all, old;
 		sigfillset(&all);
 		pthread_attr_t attr;
@@ -540,13 +526,20 @@ void mt_populate_start(void)
 		}
 	}
 	mt_lock(&ls);
-	if (mt_g.pop_state == MT_POP_STARTING)
-		mt_g.pop_state = ok ? MT_POP_RUNNING : MT_POP_OFF;
+	if (mt_pop.pop_state == MT_POP_STARTING)
+		mt_pop.pop_state = ok ? MT_POP_RUNNING : MT_POP_OFF;
 	mt_unlock(&ls);
 }
 
 /* The child of fork has only the forking thread, and copies of windows the parent's thread had
    yet to unmap. */
+/* Nothing of the file populated or dropped. */
+static void forget_file(void)
+{
+	mt_pop.pop_end = 0;
+	drop_end = sweep_pos = sweep_to = sweep_next = 0;
+}
+
 void mt_populate_fork_child(void)
 {
 	init_cond();
@@ -558,14 +551,24 @@ void mt_populate_fork_child(void)
 	pop_tid = 0;
 	pop_resumable = 0;
 	resume_file = 0;
-	if (mt_g.pop_state != MT_POP_OFF || mt_g.sandboxed)
-		mt_g.pop_state = mt_g.sandboxed ? MT_POP_OFF : MT_POP_NONE;
-	mt_g.pop_waiting = 0;
-	mt_g.pop_win = MT_NO_WINDOW;
-	for (int i = 0; i < 4; i++)
-		mt_g.drop_win[i] = MT_NO_WINDOW;
-	mt_g.pop_end = 0;
-	mt_g.pop_file_id = 0;
-	drop_file_id = 0;
-	drop_end = sweep_pos = sweep_to = sweep_next = 0;
+	if (mt_pop.pop_state != MT_POP_OFF || mt_sandbox.sandboxed)
+		mt_pop.pop_state = mt_sandbox.sandboxed ? MT_POP_OFF : MT_POP_NONE;
+	mt_pop.pop_waiting = 0;
+	mt_pop.pop_win = MT_NO_WINDOW;
+	for (int i = 0; i < MT_DROP_PINS; i++)
+		mt_pop.drop_win[i] = MT_NO_WINDOW;
+	forget_file();
+}
+
+/* Under lock, as a file is opened (mt_on_file_opened): nothing of it populated or dropped. */
+void mt_populate_file_opened(void)
+{
+	MT_ASSERT_LOCKED();
+	forget_file();
+}
+
+/* At initialisation: MTRACE_CTL_NOTHREAD, no populating thread at all. */
+void mt_populate_disable(void)
+{
+	mt_pop.pop_state = MT_POP_OFF;
 }

@@ -20,7 +20,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_proc_state mt_proc;
 
 /* ---------------------------------------------------------------------------------------------
    A new process
@@ -51,6 +53,7 @@ static void retire_window(char *base, size_t size)
    inside the interrupted record's call: not then. */
 void mt_retired_unmap(const struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	if (MT_LIKELY(n_retired == 0) || t->busy == MT_BUSY_NESTED)
 		return;
 	while (n_retired) {
@@ -65,32 +68,21 @@ void mt_retired_unmap(const struct mt_thread *t)
 void mt_new_process(void)
 {
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
-	pthread_mutex_init(&mt_g.lock, NULL);
-	mt_tls.locked = 0;
+	mt_lock_fork_child();
 	mt_populate_fork_child();
 	mt_ctl_fork_child();
 	struct mt_thread *t = &mt_tls;
 	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;
 	t->start_due = 0;
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		if (mt_win[w] != NULL) {
-			retire_window(mt_win[w], MT_WINDOW_SIZE);
-			mt_win[w] = NULL;
-		}
-	mt_old_windows_hand_over(retire_window);
+	mt_window_hand_over(retire_window);
 	mt_header_unmap();
-	mt_fds_new_process();
-	int had_file = mt_g.have_file && !mt_g.failed;
-	int was_active = mt_g.active;
-	/* the page of mt_hot is the child's own: a wiped one is set up again */
-	mt_hot->durations = mt_g.durations;
-	mt_set_active(0);
-	mt_new_gen();
-	mt_hot->alive = 1;
-	mt_g.pid = getpid();
-	mt_g.main_exited = 0;   /* (the forking thread is the child's main thread) */
-	mt_g.have_file = 0;
+	mt_fds_fork_child();
+	int had_file = mt_file.have_file && !mt_file.failed;
+	int was_active = mt_run.active;
+	mt_run_fork_child();
+	mt_file_fork_child();
+	mt_proc.main_exited = 0;   /* (the forking thread is the child's main thread) */
 	mt_control_fork_child();
 	if (had_file) {
 		struct mt_lock_state ls;
@@ -99,8 +91,7 @@ void mt_new_process(void)
 			mt_set_active(was_active);
 		mt_unlock(&ls);
 	}
-	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
-	mtrace_control.file[0] = 0;
+	mt_control_fork_child_done();
 	errno = e;
 }
 
@@ -162,8 +153,8 @@ static void finish_at_exit(void)
 {
 	/* (t->locked: a fault handler that interrupted the tracer holding its lock exits: waiting
 	   for the lock would never end; the trace stays unfinished, as a killed process's) */
-	if (!mt_g.have_file || mt_g.sandboxed || mt_new_process_due() || getpid() != mt_g.pid ||
-	    mt_tls.locked)
+	if (!mt_file.have_file || mt_sandbox.sandboxed || mt_new_process_due() ||
+	    getpid() != mt_file.pid || mt_tls.locked)
 		return;
 	struct mt_lock_state ls;
 	mt_tls.busy = 1;
@@ -175,7 +166,7 @@ static void finish_at_exit(void)
    -lmtrace whose fork child fails its exec before any other call into us) */
 void mt_exit_now(int status)
 {
-	mt_guard_ready();
+	mt_libc_ready();
 	if (mt_libc.exit != NULL)
 		mt_libc.exit(status);
 	abort();   /* (no _exit in the process at all) */
@@ -200,8 +191,8 @@ MT_API void _Exit(int status)
 MT_API void pthread_exit(void *value)
 {
 	if (syscall(SYS_gettid) == getpid())   /* (a fork child's main thread is the forking one) */
-		__atomic_store_n(&mt_g.main_exited, 1, __ATOMIC_RELAXED);
-	mt_guard_ready();
+		__atomic_store_n(&mt_proc.main_exited, 1, __ATOMIC_RELAXED);
+	mt_libc_ready();
 	mt_libc.pthread_exit(value);
 	__builtin_unreachable();
 }

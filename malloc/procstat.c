@@ -1,13 +1,13 @@
 /* procstat.c - the process as the kernel reports it, for the populating thread (populate.c):
  * whether the seccomp filters in force are the program's own or were there when it started, and
- * whether the calling thread is alone in the process.  /proc read through mt_read_proc (fds.c):
+ * whether the calling thread is alone in the process.  /proc read through mt_fds_read_proc (fds.c):
  * no stdio, no allocation.
  */
 #define _GNU_SOURCE
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Seccomp: the filters in force at initialisation, to tell the program's own from inherited ones
@@ -22,7 +22,7 @@ static long seccomp_filters(void)
 	static char buf[8192];   /* used at initialisation and by the one thread starting us */
 	struct mt_lock_state ls;
 	mt_lock(&ls);   /* (no fork copies the descriptor) */
-	ssize_t n = mt_read_proc("/proc/self/status", buf, sizeof buf);
+	ssize_t n = mt_fds_read_proc("/proc/self/status", buf, sizeof buf);
 	mt_unlock(&ls);
 	if (n < 0)
 		return -1;
@@ -34,13 +34,10 @@ static long seccomp_filters(void)
 		p++;
 	if (*p < '0' || *p > '9')
 		return -1;
-	long v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	return v;
+	return (long)mt_procstat_dec(&p);
 }
 
-void mt_populate_init(void)
+void mt_procstat_init(void)
 {
 	seccomp_mode_at_init = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (seccomp_mode_at_init > 0)
@@ -48,7 +45,7 @@ void mt_populate_init(void)
 }
 
 /* No filter, or only those the program was started under. */
-int mt_seccomp_allows_thread(void)
+int mt_procstat_seccomp_allows(void)
 {
 	int mode = mt_real_prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
 	if (mode == 0)
@@ -62,27 +59,51 @@ int mt_seccomp_allows_thread(void)
    Is the thread alone in the process?
    ------------------------------------------------------------------------------------------- */
 
+/* The digits at *s as a number (0 if none), *s moved past them. */
+uint64_t mt_procstat_dec(const char **s)
+{
+	uint64_t v = 0;
+	while (**s >= '0' && **s <= '9')
+		v = v * 10 + (uint64_t)(*(*s)++ - '0');
+	return v;
+}
+
 /* From /proc/self/stat: the main thread's state (field 3) and num_threads (field 20), which
    counts a main thread that has ended by pthread_exit (a zombie until the process ends).
-   1 alone, 0 not or unknown. */
-int mt_alone(void)
+   0, or -1 if unknown. */
+static int stat_threads(char *state, uint64_t *threads)
 {
 	char buf[1024];
-	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
-		return 0;
+	if (mt_fds_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
+		return -1;
 	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
 	if (p == NULL || p[1] != ' ')
-		return 0;
-	char state = p[2];
+		return -1;
+	*state = p[2];
 	p += 2;
 	for (int field = 3; field < 20; field++) {   /* on to field 20 */
 		p = strchr(p, ' ');
 		if (p == NULL)
-			return 0;
+			return -1;
 		p++;
 	}
-	long threads = 0;
-	while (*p >= '0' && *p <= '9')
-		threads = threads * 10 + (*p++ - '0');
+	*threads = mt_procstat_dec(&p);
+	return 0;
+}
+
+/* 1 alone, 0 not or unknown. */
+int mt_procstat_alone(void)
+{
+	char state;
+	uint64_t threads;
+	if (stat_threads(&state, &threads) < 0)
+		return 0;
 	return threads == 1 || (threads == 2 && state == 'Z');
+}
+
+int mt_procstat_threads(void)
+{
+	char state;
+	uint64_t threads;
+	return stat_threads(&state, &threads) < 0 ? 0 : (int)threads;
 }

@@ -12,46 +12,33 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_remote_state mt_remote;
 
 MT_API struct mtrace_control mtrace_control = {
 	.magic = MTRACE_CONTROL_MAGIC,
 	.size = sizeof(struct mtrace_control),
 };
 
-/* The threads of this process now (field 20 of /proc/self/stat), or 0. */
-static int threads_now(void)
-{
-	char buf[1024];
-	if (mt_read_proc("/proc/self/stat", buf, sizeof buf) < 0)
-		return 0;
-	const char *p = strrchr(buf, ')');   /* the command name may hold anything */
-	for (int field = 2; p && field < 20; field++)
-		p = strchr(p + 1, ' ');
-	int v = 0;
-	while (p && *++p >= '0' && *p <= '9')
-		v = v * 10 + (*p - '0');
-	return v;
-}
-
 /* Under lock: a trace file for a window switched on from outside. */
 static int start_window(const char *base)
 {
-	mt_g.window = mtrace_control.windows + 1;
-	mt_g.start_threads = threads_now();
+	mt_remote.window = mtrace_control.windows + 1;
+	mt_remote.start_threads = mt_procstat_threads();
 	int r = mt_open_base(base[0] ? base : NULL);
 	int e = errno;
-	mt_g.window = 0;
+	mt_remote.window = 0;
 	if (r < 0)
 		return e ? e : EIO;
 	mtrace_control.windows++;
-	mt_g.paused = 0;
-	mt_set_active(1);
+	mt_run_resume();
 	return 0;
 }
 
 void mt_control_act(void)
 {
+	MT_ASSERT_UNLOCKED();
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;   /* what this allocates is not the program's */
@@ -61,19 +48,19 @@ void mt_control_act(void)
 	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
 	/* (a vfork child shares the block, and a child not set up yet has the parent's copy: a
 	   request is for the process it was sent to) */
-	if (req != mt_g.ctl_seen && !mt_new_process_due() && getpid() == mt_g.pid) {
-		mt_g.ctl_seen = req; /* (once, even if refused: never a slow path for each call) */
+	if (req != mt_remote.ctl_seen && !mt_new_process_due() && getpid() == mt_file.pid) {
+		mt_remote.ctl_seen = req;   /* (once, even if refused: no slow path each call) */
 		uint32_t cmd = mtrace_control.cmd;
 		int err = 0;
 		mtrace_control.base[MTRACE_CONTROL_PATH_MAX - 1] = 0;
 		if (mtrace_control.check != mtrace_control_check(req, cmd, mtrace_control.base))
 			err = EINVAL;
-		else if (mt_g.sandboxed)
+		else if (mt_sandbox.sandboxed)
 			err = EPERM;   /* no system call of ours is allowed any more */
 		else if (cmd == MTRACE_CMD_START)
-			err = mt_g.have_file ? EALREADY : start_window(mtrace_control.base);
+			err = mt_file.have_file ? EALREADY : start_window(mtrace_control.base);
 		else if (cmd == MTRACE_CMD_STOP) {
-			if (mt_g.have_file)
+			if (mt_file.have_file)
 				mt_file_finish(&mt_tls);
 			else
 				err = EALREADY;
@@ -82,10 +69,10 @@ void mt_control_act(void)
 		mtrace_control.error = err;
 		mtrace_control.state =
 			mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
-		size_t n = strlen(mt_names.path);
+		size_t n = strlen(mt_file.path);
 		if (n >= sizeof mtrace_control.file)
 			n = sizeof mtrace_control.file - 1;
-		memcpy(mtrace_control.file, mt_names.path, n);
+		memcpy(mtrace_control.file, mt_file.path, n);
 		mtrace_control.file[n] = 0;
 		__atomic_store_n(&mtrace_control.done, req, __ATOMIC_RELEASE);
 	}
@@ -97,9 +84,17 @@ void mt_control_act(void)
 /* In a new process: a request the parent had not carried out yet was not sent to it. */
 void mt_control_fork_child(void)
 {
-	mt_g.ctl_seen = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
-	mtrace_control.done = mt_g.ctl_seen;
+	mt_remote.ctl_seen = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
+	mtrace_control.done = mt_remote.ctl_seen;
 	mtrace_control.windows = 0;   /* (the child's own, as seen from outside) */
+}
+
+/* In a new process, its file opened or not: what is seen from outside (no file name until a
+   request asks for it). */
+void mt_control_fork_child_done(void)
+{
+	mtrace_control.state = mt_hot->active ? MTRACE_STATE_RECORDING : MTRACE_STATE_DORMANT;
+	mtrace_control.file[0] = 0;
 }
 
 /* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */

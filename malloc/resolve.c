@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 
 struct mt_real mt_real;
 char mt_allocator_path[256];
@@ -137,62 +137,6 @@ static size_t fb_usable(void *p)
    Resolution
    ------------------------------------------------------------------------------------------- */
 
-/* The version programs bind the allocator functions to on this architecture.  A library may
-   export them under it as a non-default version only (glibc's libc_malloc_debug.so does):
-   plain dlsym looks for the default version and would skip it, taking a different malloc
-   than the program itself would. */
-#if defined(__x86_64__)
-#define BASE_VERSION "GLIBC_2.2.5"
-#elif defined(__aarch64__)
-#define BASE_VERSION "GLIBC_2.17"
-#elif defined(__i386__)
-#define BASE_VERSION "GLIBC_2.0"
-#elif defined(__s390x__)
-#define BASE_VERSION "GLIBC_2.2"
-#endif
-
-#if defined(BASE_VERSION) && defined(__GLIBC__)
-static int in_libc(void *f)
-{
-	Dl_info info;
-	if (!dladdr(f, &info) || !info.dli_fname)
-		return 0;
-	const char *slash = strrchr(info.dli_fname, '/');
-	return strncmp(slash ? slash + 1 : info.dli_fname, "libc.so", 7) == 0;
-}
-#endif
-
-static void *next_sym(const char *name, const char *libc_name)
-{
-	void *f = dlsym(RTLD_NEXT, name);
-#if defined(BASE_VERSION) && defined(__GLIBC__)
-	/* the default version lands in libc itself while something before it exports only the
-	   base version: that is the one the program binds to (an unversioned allocator such as
-	   jemalloc is found by dlsym, and is not looked past).  reallocarray and aligned_alloc
-	   came later than the base version: the lookup would fail, and its error message is
-	   allocated (by the program's own allocator, when it has one) */
-	if (f && in_libc(f) && strcmp(name, "reallocarray") != 0 &&
-	    strcmp(name, "aligned_alloc") != 0) {
-		void *v = dlvsym(RTLD_NEXT, name, BASE_VERSION);
-		if (v && v != f && !in_libc(v))
-			f = v;
-	}
-#endif
-	if (f == NULL && libc_name != NULL)
-		f = dlsym(RTLD_NEXT, libc_name);
-	return f;
-}
-
-static void die_unresolved(const char *name)
-{
-	static const char msg[] = "mtracectl: fatal: no allocator after the tracer defines ";
-	ssize_t r = write(2, msg, sizeof msg - 1);
-	r = write(2, name, strlen(name));
-	r = write(2, "\n", 1);
-	(void)r;
-	mt_exit_now(127);
-}
-
 /* The executable segments of the object that holds f (dl_iterate_phdr's callback): from the
    lowest to the end of the highest, in r's text_lo and text_len. */
 struct text_of { uintptr_t f; struct mt_real *r; };
@@ -242,27 +186,17 @@ void mt_resolve(void)
 	resolving = 1;
 	struct mt_real r;
 	memset(&r, 0, sizeof r);
-	/* the __libc_* names are glibc's exported aliases, used if a strange search order hides
-	   the public names */
-	r.malloc = next_sym("malloc", "__libc_malloc");
-	r.free = next_sym("free", "__libc_free");
-	r.calloc = next_sym("calloc", "__libc_calloc");
-	r.realloc = next_sym("realloc", "__libc_realloc");
-	r.reallocarray = next_sym("reallocarray", NULL);
-	r.posix_memalign = next_sym("posix_memalign", NULL);
-	r.aligned_alloc = next_sym("aligned_alloc", NULL);
-	r.memalign = next_sym("memalign", "__libc_memalign");
-	r.valloc = next_sym("valloc", "__libc_valloc");
-	r.pvalloc = next_sym("pvalloc", "__libc_pvalloc");
-	r.usable = next_sym("malloc_usable_size", NULL);
-	if (!r.malloc)
-		die_unresolved("malloc");
-	if (!r.free)
-		die_unresolved("free");
-	if (!r.calloc)
-		die_unresolved("calloc");
-	if (!r.realloc)
-		die_unresolved("realloc");
+	r.malloc = mt_next(MT_NEXT_MALLOC);
+	r.free = mt_next(MT_NEXT_FREE);
+	r.calloc = mt_next(MT_NEXT_CALLOC);
+	r.realloc = mt_next(MT_NEXT_REALLOC);
+	r.reallocarray = mt_next(MT_NEXT_REALLOCARRAY);
+	r.posix_memalign = mt_next(MT_NEXT_POSIX_MEMALIGN);
+	r.aligned_alloc = mt_next(MT_NEXT_ALIGNED_ALLOC);
+	r.memalign = mt_next(MT_NEXT_MEMALIGN);
+	r.valloc = mt_next(MT_NEXT_VALLOC);
+	r.pvalloc = mt_next(MT_NEXT_PVALLOC);
+	r.usable = mt_next(MT_NEXT_USABLE);
 
 	/* where its code lies, so that its own mapping calls, made outside any call of ours (from a
 	   thread of its own, or an entry point we do not trace), are told from the program's */
@@ -361,7 +295,7 @@ void mt_check_bypass(void)
 	}
 	if (owner == NULL)
 		return;
-	mt_g.bypassed = 1;
+	mt_real.bypassed = 1;
 	list[n] = 0;
 	char msg[768];
 	size_t m = cat(msg, 0, sizeof msg - 1, "warning: ");

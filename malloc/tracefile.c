@@ -13,8 +13,10 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
 #include "internal/mt-size.h"
+
+struct mt_file_state mt_file;
 
 _Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK,
 	       "a capped trace holds a header and a chunk");
@@ -77,7 +79,7 @@ void mt_messages_init(void)
 {
 	const char *v = secure_getenv("MTRACE_CTL_VERBOSE"), *q = secure_getenv("MTRACE_CTL_QUIET");
 	int verbose = v && *v && strcmp(v, "0") != 0, quiet = q && *q && strcmp(q, "0") != 0;
-	mt_g.quiet = !verbose && (quiet || !isatty(2));
+	mt_file.quiet = !verbose && (quiet || !isatty(2));
 	stderr_init();
 }
 
@@ -89,7 +91,7 @@ static void write_stderr(const struct iovec *iov, int n)
 	int e = errno, cancel;
 	if (stderr_at_start.known == 0)
 		stderr_init();   /* (a message before initialisation: fd 2 is still the first) */
-	if (stderr_at_start.known < 0 || !mt_fd_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
+	if (stderr_at_start.known < 0 || !mt_fds_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
 		errno = e;
 		return;
 	}
@@ -135,7 +137,7 @@ void mt_warn(const char *msg1, const char *msg2, int err)
 
 void mt_info(const char *msg1, const char *msg2)
 {
-	if (!mt_g.quiet)
+	if (!mt_file.quiet)
 		say(msg1, msg2, 0);
 }
 
@@ -145,9 +147,10 @@ void mt_info(const char *msg1, const char *msg2)
    NULL for an end that is no failure (a sandbox: the process is told nothing). */
 void mt_fail(unsigned reason, const char *what, int err)
 {
-	if (mt_g.failed)
+	MT_ASSERT_LOCKED();
+	if (mt_file.failed)
 		return;
-	mt_g.failed = 1;
+	mt_file.failed = 1;
 	mt_set_active(0);
 	mt_new_gen();
 	hdr.flags |= MTRACE_HF_STOPPED_EARLY;
@@ -215,26 +218,28 @@ static void header_init(char *page, pid_t ppid)
 {
 	mtrace_header_init(&hdr);
 	hdr.flags = MTRACE_HF_CHUNK_BOUND | MTRACE_HF_CHUNK_PID | MTRACE_HF_MAPPINGS |
-		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE | (mt_g.memory_ms ? MTRACE_HF_MEMORY : 0) |
-		    (mt_g.durations ? MTRACE_HF_DURATIONS : 0) |
+		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE |
+		    (mt_mem.memory_ms ? MTRACE_HF_MEMORY : 0) |
+		    (mt_run.durations ? MTRACE_HF_DURATIONS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
-		    (mt_g.private_header ? MTRACE_HF_PRIVATE : 0) |
-		    (mt_g.bypassed ? MTRACE_HF_BYPASSED : 0);
+		    (mt_file.private_header ? MTRACE_HF_PRIVATE : 0) |
+		    (mt_real.bypassed ? MTRACE_HF_BYPASSED : 0);
 	hdr.start_time_ns = mt_clock_start();   /* (which may give the clock up for a count) */
 	hdr.clock = (uint8_t)mt_clock_kind;
-	hdr.start_ticks = mt_g.start_ticks;
-	hdr.ticks_per_sec = mt_g.ticks_per_sec;
+	hdr.start_ticks = mt_calib.start_ticks;
+	hdr.ticks_per_sec = mt_calib.ticks_per_sec;
 	hdr.pid = (int32_t)getpid();
 	hdr.ppid = (int32_t)ppid;
 	hdr.resident_min = (uint32_t)MT_RESIDENT_MIN;
-	if (mt_g.window) {   /* (remote.c) */
+	if (mt_remote.window) {   /* (remote.c) */
 		hdr.flags |= MTRACE_HF_MIDWAY;
-		hdr.window = mt_g.window;
-		hdr.start_threads = (uint32_t)mt_g.start_threads;
+		hdr.window = mt_remote.window;
+		hdr.start_threads = (uint32_t)mt_remote.start_threads;
 	}
-	hdr.memory_interval_ms = mt_g.memory_ms;
-	hdr.mallopt_set = mt_g.mallopt_set;   /* (set before this file: a fork child's parent's) */
-	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
+	hdr.memory_interval_ms = mt_mem.memory_ms;
+	/* (set before this file: a fork child's parent's) */
+	hdr.mallopt_set = mt_mallopt.mallopt_set;
+	memcpy(hdr.mallopt_value, mt_mallopt.mallopt_value, sizeof hdr.mallopt_value);
 
 	memset(page, 0, MTRACE_HEADER_SIZE);
 	/* the allocators' settings (not private: no path, no argument), then exe and cmdline,
@@ -254,7 +259,7 @@ static void header_init(char *page, pid_t ppid)
 		s += an + 1;
 		room -= an + 1;
 	}
-	if (!mt_g.private_header) {
+	if (!mt_file.private_header) {
 		ssize_t n = readlink("/proc/self/exe", s, room / 4);
 		if (n > 0) {
 			hdr.exe_offset = (uint32_t)(s - page);
@@ -263,7 +268,7 @@ static void header_init(char *page, pid_t ppid)
 			room -= (size_t)n + 1;
 		}
 		hdr.cmdline_offset = (uint32_t)(s - page);
-		ssize_t c = mt_read_proc("/proc/self/cmdline", s, room);
+		ssize_t c = mt_fds_read_proc("/proc/self/cmdline", s, room);
 		hdr.cmdline_len = c > 0 ? (uint32_t)c : 0;
 	}
 	memcpy(page, &hdr, sizeof hdr);
@@ -271,7 +276,8 @@ static void header_init(char *page, pid_t ppid)
 
 void mt_header_reset(uint64_t off)
 {
-	hdr.reset_off = mt_g.reset_off = off;
+	MT_ASSERT_LOCKED();
+	hdr.reset_off = mt_file.reset_off = off;
 	mt_header_update(0);
 }
 
@@ -281,11 +287,12 @@ void mt_header_reset(uint64_t off)
    (a full disk among the reasons) keeps it for its last header. */
 void mt_header_mallopt(void)
 {
-	hdr.mallopt_set = mt_g.mallopt_set;
-	memcpy(hdr.mallopt_value, mt_g.mallopt_value, sizeof hdr.mallopt_value);
-	if (mt_g.hdr_map && !mt_g.failed)
-		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
-	else if (!mt_g.failed)
+	MT_ASSERT_LOCKED();
+	hdr.mallopt_set = mt_mallopt.mallopt_set;
+	memcpy(hdr.mallopt_value, mt_mallopt.mallopt_value, sizeof hdr.mallopt_value);
+	if (mt_file.hdr_map && !mt_file.failed)
+		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
+	else if (!mt_file.failed)
 		mt_header_update(0);
 }
 
@@ -293,13 +300,14 @@ void mt_header_mallopt(void)
    (allocctl.c); their strings first, then the header that says how long they are. */
 void mt_header_settings(void)
 {
-	if (!runtime_settings() || mt_g.failed)
+	MT_ASSERT_LOCKED();
+	if (!runtime_settings() || mt_file.failed)
 		return;
 	uint64_t at = MTRACE_HEADER_STRINGS + env_settings_len;
-	if (mt_g.hdr_map) {
-		memcpy(mt_g.hdr_map + at, runtime, MT_RUNTIME_MAX);
-		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
-	} else if (mt_file_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
+	if (mt_file.hdr_map) {
+		memcpy(mt_file.hdr_map + at, runtime, MT_RUNTIME_MAX);
+		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
+	} else if (mt_fds_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
 		mt_header_update(0);
 }
 
@@ -307,29 +315,30 @@ void mt_header_settings(void)
    why even when no descriptor can be had any more (mt_header_update). */
 static void header_map(void)
 {
-	void *m = mt_file_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
-	if (m != MAP_FAILED && mt_g.mlock_future)
-		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see guard.c) */
-	mt_g.hdr_map = m != MAP_FAILED ? m : NULL;
+	void *m = mt_fds_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
+	if (m != MAP_FAILED && mt_mlock.mlock_future)
+		munlock(m, MTRACE_HEADER_SIZE);   /* (not the program's to lock: see mlock.c) */
+	mt_file.hdr_map = m != MAP_FAILED ? m : NULL;
 }
 
 void mt_header_unmap(void)
 {
-	if (mt_g.hdr_map)
-		mt_libc.munmap(mt_g.hdr_map, MTRACE_HEADER_SIZE);
-	mt_g.hdr_map = NULL;
+	if (mt_file.hdr_map)
+		mt_libc.munmap(mt_file.hdr_map, MTRACE_HEADER_SIZE);
+	mt_file.hdr_map = NULL;
 }
 
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
 void mt_header_update(int finished)
 {
-	if (!mt_g.have_file)
+	MT_ASSERT_LOCKED();
+	if (!mt_file.have_file)
 		return;
 	hdr.clock = (uint8_t)mt_clock_kind;   /* (a clock that stopped is given up for a count) */
 	hdr.ticks_per_sec = mt_clock_refine(hdr.ticks_per_sec);
 	if (finished) {
-		hdr.stop_ticks = mt_ticks_now();
-		if (!mt_g.failed)
+		hdr.stop_ticks = mt_thread_ticks(&mt_tls.clk);
+		if (!mt_file.failed)
 			hdr.flags |= MTRACE_HF_FINISHED;
 	}
 	/* through a descriptor, which reports a full disk where rewriting a block takes a new one
@@ -337,9 +346,9 @@ void mt_header_update(int finished)
 	   mapping only when no descriptor can be had (the file out of reach by name after a
 	   chroot or a change of user, the descriptors kept for it closed by the program) */
 	int e = errno;
-	if (mt_file_pwrite(&hdr, sizeof hdr, 0) < 0 && errno != ENOSPC && errno != EDQUOT &&
-	    mt_g.hdr_map)
-		memcpy(mt_g.hdr_map, &hdr, sizeof hdr);
+	if (mt_fds_pwrite(&hdr, sizeof hdr, 0) < 0 && errno != ENOSPC && errno != EDQUOT &&
+	    mt_file.hdr_map)
+		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
 	errno = e;
 }
 
@@ -354,9 +363,9 @@ static int create_file(const char *base, char *path, size_t cap)
 {
 	char pid[24], win[24];
 	pid[mt_fmt_u64(pid, (unsigned long long)getpid())] = 0;
-	if (mt_g.window) {
+	if (mt_remote.window) {
 		char num[24];
-		size_t k = mt_fmt_u64(num, mt_g.window), z = k < 4 ? 4 - k : 0;
+		size_t k = mt_fmt_u64(num, mt_remote.window), z = k < 4 ? 4 - k : 0;
 		memcpy(win, ".w0000", 2 + z);
 		memcpy(win + 2 + z, num, k);
 		win[2 + z + k] = 0;
@@ -374,7 +383,7 @@ static int create_file(const char *base, char *path, size_t cap)
 			at = append(path, at, cap - 1, num);
 		}
 		path[at] = 0;
-		if (mt_file_create(path) == 0)
+		if (mt_fds_create(path) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -1;
@@ -387,26 +396,42 @@ static int create_file(const char *base, char *path, size_t cap)
    No buffer on the stack: a fork child may run this on a handler's small stack. */
 static void add_to_manifest(void)
 {
-	struct iovec line[2] = { { mt_names.path, strlen(mt_names.path) }, { "\n", 1 } };
-	mt_manifest_add(line, 2);
+	struct iovec line[2] = { { mt_file.path, strlen(mt_file.path) }, { "\n", 1 } };
+	mt_fds_manifest_add(line, 2);
 }
 
-/* A window's size: 256 MiB of address space, unless the process has a limit on its address
-   space (RLIMIT_AS), which the windows count against: then a 64th of the limit, 4 MiB at least
-   (a program that gets 600 MiB under a 683 MiB limit untraced must get it traced). */
-static unsigned window_shift(void)
+/* At initialisation: the process, and the settings every file of it takes. */
+void mt_file_init(int private_header)
 {
-	struct rlimit rl;
-	unsigned shift = MT_WINDOW_SHIFT;
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		while (shift > MT_WINDOW_SHIFT_MIN && ((uint64_t)1 << shift) > rl.rlim_cur / 64)
-			shift--;
-	return shift;
+	mt_file.pid = getpid();
+	mt_file.private_header = private_header;
+	const char *cap = secure_getenv("MTRACE_CTL_MAX_SIZE");
+	if (cap && *cap && mt_parse_size(cap, &mt_file.max_size) < 0)
+		/* said when a file would open: a cap asked for is not ignored */
+		mt_file.max_size_bad = 1;
+}
+
+/* In a new process: no file of its own yet. */
+void mt_file_fork_child(void)
+{
+	mt_file.pid = getpid();
+	mt_file.have_file = 0;
+}
+
+/* Under lock: the program took [lo, lo + len) over; if the header page was there, it is written
+   from now on, not mapped. */
+void mt_header_forget(const void *lo, size_t len)
+{
+	MT_ASSERT_LOCKED();
+	uintptr_t a = (uintptr_t)lo, b = a + len, h = (uintptr_t)mt_file.hdr_map;
+	if (h && a < h + MTRACE_HEADER_SIZE && h < b)
+		mt_file.hdr_map = NULL;
 }
 
 /* Under lock.  Returns 0, or -1 with errno (after one warning). */
 int mt_file_open(const char *base, pid_t ppid)
 {
+	MT_ASSERT_LOCKED();
 	static char page[MTRACE_HEADER_SIZE];
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -415,57 +440,47 @@ int mt_file_open(const char *base, pid_t ppid)
 		errno = EFBIG;
 		return -1;
 	}
-	if (mt_g.max_size_bad) {
+	if (mt_file.max_size_bad) {
 		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number "
 			"with K, M, G or T after it)", NULL, 0);
 		errno = EINVAL;
 		return -1;
 	}
-	if (mt_g.max_size && mt_g.max_size < MT_MAX_SIZE_MIN) {
+	if (mt_file.max_size && mt_file.max_size < MT_MAX_SIZE_MIN) {
 		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a "
 			"first chunk", NULL, 0);
 		errno = EFBIG;
 		return -1;
 	}
-	if (create_file(base, mt_names.path, sizeof mt_names.path) < 0) {
+	if (create_file(base, mt_file.path, sizeof mt_file.path) < 0) {
 		int e = errno;
 		/* (after a change of user, a child may well not be allowed to: no warning) */
-		if ((e == EACCES || e == EPERM) && mt_ids_changed())
-			mt_info("not tracing: cannot create its trace file", mt_names.path);
+		if ((e == EACCES || e == EPERM) && mt_fds_ids_changed())
+			mt_info("not tracing: cannot create its trace file", mt_file.path);
 		else
-			mt_warn("cannot create trace file", mt_names.path, e);
+			mt_warn("cannot create trace file", mt_file.path, e);
 		errno = e;
 		return -1;
 	}
-	mt_g.failed = 0;
-	mt_g.pid = getpid();
+	mt_file.failed = 0;
+	mt_file.pid = getpid();
 	header_init(page, ppid);
 	errno = 0;
-	if (mt_file_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
+	if (mt_fds_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
 		int e = errno ? errno : ENOSPC;
-		mt_warn("cannot write trace file", mt_names.path, e);
-		mt_file_remove(mt_names.path);
+		mt_warn("cannot write trace file", mt_file.path, e);
+		mt_fds_remove(mt_file.path);
 		errno = e;
 		return -1;
 	}
 	header_map();
-	mt_old_windows_keep();   /* (by the last file's offsets) */
-	mt_g.have_file = 1;
-	mt_g.next_off = mt_g.reserved_end = MTRACE_HEADER_SIZE;
-	mt_g.reset_off = 0;
-	/* windows of an earlier file still held by its writers stay mapped until given back;
-	   only the range used before is cleared, so a first open touches none of the table */
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
-		mt_win[w] = NULL, mt_win_done[w] = mt_win_count[w] = 0;
-	mt_g.win_lo = mt_g.win_hi = mt_g.win_live = 0;
-	mt_g.win_shift = window_shift();
-	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
-	mt_g.released = 0;
-	mt_g.file_id++;
+	mt_window_keep_old();   /* (by the last file's offsets) */
+	mt_file.have_file = 1;
+	mt_file.reset_off = 0;
+	mt_file.file_id++;
 	mt_new_gen();
-	mt_memory_file_open();
-	mt_large_file_open();
-	mt_info("writing to", mt_names.path);
+	mt_on_file_opened();
+	mt_info("writing to", mt_file.path);
 	add_to_manifest();
 	return 0;
 }
@@ -473,37 +488,39 @@ int mt_file_open(const char *base, pid_t ppid)
 /* Under lock: stop recording, complete the header, trim the file, give it up. */
 void mt_file_finish(struct mt_thread *self)
 {
-	if (!mt_g.have_file)
+	MT_ASSERT_LOCKED();
+	if (!mt_file.have_file)
 		return;
 	mt_set_active(0);
-	mt_release_locked(self);
+	mt_writer_release_locked(self);
 	mt_new_gen();
 	/* the large blocks still allocated and the memory as it ends, in a trace that holds
 	   something (a fork child that only _exits maps no window for it) */
-	int ends = !mt_g.failed && !mt_g.sandboxed && mt_g.next_off > MTRACE_HEADER_SIZE;
+	int ends = !mt_file.failed && !mt_sandbox.sandboxed &&
+		   mt_chunks.next_off > MTRACE_HEADER_SIZE;
 	if (ends)
 		mt_large_finish(self);
-	if (ends && mt_g.memory_ms) {
+	if (ends && mt_mem.memory_ms) {
 		unsigned n = 2;
-		struct mtrace_slot *r = mt_take_record_locked(self, &n);
+		struct mtrace_slot *r = mt_writer_take_locked(self, &n);
 		if (r)
-			mt_sample_last(self, r);
+			mt_memory_sample_last(self, r);
 	}
 	hdr.live_untracked = mt_large_untracked();
-	unsigned long long recorded = mt_count_records();   /* before the idle windows go */
+	unsigned long long recorded = mt_writer_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
 	   which readers skip.  (A file that can no longer be had is left alone.) */
-	if (mt_file_truncate(mt_g.next_off) == 0)
+	if (mt_fds_truncate(mt_chunks.next_off) == 0)
 		/* what threads still hold maps up to the old end: past the new one, a read (a leak
 		   checker's, a core dump's) would be a SIGBUS a word */
-		mt_windows_close(mt_g.next_off, mt_g.reserved_end);
+		mt_window_close_range(mt_chunks.next_off, mt_wnd.reserved_end);
 	mt_header_unmap();
-	mt_file_release();
-	mt_unmap_idle_windows();
-	mt_g.have_file = 0;
+	mt_fds_release();
+	mt_window_unmap_idle();
+	mt_file.have_file = 0;
 	char num[24];
 	num[mt_fmt_u64(num, recorded)] = 0;
 	mt_info(num, "entries recorded");

@@ -14,7 +14,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "mt-internal.h"
+#include "mt_int.h"
+
+struct mt_chunk_state mt_chunks;
+uint64_t mt_win_done[MT_MAX_WINDOWS];   /* (zero-initialised: no memory until touched) */
+uint64_t mt_win_count[MT_MAX_WINDOWS];
 
 /* ---------------------------------------------------------------------------------------------
    The chunks threads hold: where the records not yet counted are
@@ -35,16 +39,11 @@ struct held_chunk {
 #define HELD_NONE UINT32_MAX
 static struct held_chunk held_static[HELD_STATIC];
 static struct held_chunk *held = held_static;
-static uint32_t held_cap = HELD_STATIC, held_top, held_free = HELD_NONE, held_file;
+static uint32_t held_cap = HELD_STATIC, held_top, held_free = HELD_NONE;
 
 /* Room for one more entry: 0, or -1 with errno (no memory for a larger table). */
 static int held_room(void)
 {
-	if (held_file != mt_g.file_id) {
-		held_file = mt_g.file_id;
-		held_top = 0;
-		held_free = HELD_NONE;
-	}
 	if (held_free != HELD_NONE || held_top < held_cap)
 		return 0;
 	size_t size = (size_t)held_cap * sizeof *held;
@@ -86,8 +85,8 @@ static void held_remove(uint32_t i)
    being recorded, may follow a slot not written yet. */
 static unsigned long long held_count(const struct held_chunk *h)
 {
-	uint32_t w = (uint32_t)(h->off >> mt_g.win_shift);
-	if (mt_win[w] == NULL || h->off < mt_g.reset_off)
+	uint32_t w = (uint32_t)(h->off >> mt_wnd.win_shift);
+	if (mt_win[w] == NULL || h->off < mt_file.reset_off)
 		return 0;   /* the program took the window over; or mtrace_reset discarded it */
 	char *base = mt_win[w] + (h->off & (MT_WINDOW_SIZE - 1));
 	unsigned long long n = 0;
@@ -108,17 +107,18 @@ static unsigned long long held_count(const struct held_chunk *h)
    Chunks
    ------------------------------------------------------------------------------------------- */
 
-void mt_release_locked(struct mt_thread *t)
+void mt_writer_release_locked(struct mt_thread *t)
 {
+	MT_ASSERT_LOCKED();
 	if (t->start == NULL)
 		return;
-	if (t->file_id != mt_g.file_id)
-		mt_old_chunk_released(t);
-	if (t->file_id == mt_g.file_id && mt_g.have_file) {
-		if (t->gen == mt_g.gen && !t->exiting) /* an exiting thread's are counted already */
-			mt_count_released(t->chunk_off,
+	if (t->file_id != mt_file.file_id)
+		mt_window_old_chunk_released(t);
+	if (t->file_id == mt_file.file_id && mt_file.have_file) {
+		if (t->gen == mt_run.gen && !t->exiting)   /* (an exiting one's are counted) */
+			mt_writer_count_released(t->chunk_off,
 					  (uint64_t)(t->cur - t->start - 1) - t->extra);
-		uint32_t w = (uint32_t)(t->chunk_off >> mt_g.win_shift);
+		uint32_t w = (uint32_t)(t->chunk_off >> mt_wnd.win_shift);
 		uint64_t len = (uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE;
 		mt_win_done[w] += len;
 		if (!t->exiting)   /* (an exit chunk was never listed as held) */
@@ -126,55 +126,80 @@ void mt_release_locked(struct mt_thread *t)
 		/* the window is behind the writers: give it back, unless a record of the thread's
 		   there is still to be written (MT_BUSY_NESTED; a later release or the stop
 		   does) */
-		if (mt_g.next_off >= ((uint64_t)w + 1) << mt_g.win_shift &&
+		if (mt_chunks.next_off >= ((uint64_t)w + 1) << mt_wnd.win_shift &&
 		    t->busy != MT_BUSY_NESTED)
-			mt_maybe_unmap(w);
+			mt_window_maybe_unmap(w);
 	}
 	t->start = t->cur = t->end = t->last = NULL;
 }
 
-void mt_release_chunk(struct mt_thread *t)
+void mt_writer_release(struct mt_thread *t)
 {
+	MT_ASSERT_UNLOCKED();
 	if (t->start == NULL)
 		return;
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	mt_release_locked(t);
+	mt_writer_release_locked(t);
 	mt_unlock(&ls);
+}
+
+/* Under lock, as a file is opened (mt_on_file_opened; before mt_window_file_opened, by the last
+   file's range of windows): nothing of it handed out, released or held yet. */
+void mt_writer_file_opened(void)
+{
+	MT_ASSERT_LOCKED();
+	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
+		mt_win_done[w] = mt_win_count[w] = 0;
+	mt_win_done[0] = MTRACE_HEADER_SIZE;   /* the header is never handed out as a chunk */
+	mt_chunks.next_off = MTRACE_HEADER_SIZE;
+	mt_chunks.released = 0;
+	mt_chunks.wpop_end = 0;
+	held_top = 0;
+	held_free = HELD_NONE;
+}
+
+/* Under lock: mtrace_reset discarded every record written so far. */
+void mt_writer_reset_counts(void)
+{
+	MT_ASSERT_LOCKED();
+	mt_chunks.released = 0;
+	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
+		mt_win_count[w] = 0;
 }
 
 /* Under lock: n records of the chunk at file offset off are counted (its thread released it,
    or, exiting, takes its records one at a time). */
-void mt_count_released(uint64_t off, uint64_t n)
+void mt_writer_count_released(uint64_t off, uint64_t n)
 {
-	mt_g.released += n;
-	mt_win_count[off >> mt_g.win_shift] += n;
+	MT_ASSERT_LOCKED();
+	mt_chunks.released += n;
+	mt_win_count[off >> mt_wnd.win_shift] += n;
 }
 
 /* Under lock: the records written so far: those of the chunks given back, counted then, and
    those in the chunks threads still hold (a program that stops, or exits, while other threads
    run or wait), read there. */
-unsigned long long mt_count_records(void)
+unsigned long long mt_writer_count_records(void)
 {
+	MT_ASSERT_LOCKED();
 	unsigned long long n = 0;
-	for (uint32_t w = mt_g.win_lo; w < mt_g.win_hi; w++)
+	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++)
 		n += mt_win_count[w];
-	if (held_file == mt_g.file_id)
-		for (uint32_t i = 0; i < held_top; i++)
-			if (held[i].len)
-				n += held_count(&held[i]);
+	for (uint32_t i = 0; i < held_top; i++)
+		if (held[i].len)
+			n += held_count(&held[i]);
 	return n;
 }
 
 /* Is t's chunk record still what t wrote there?  A program that mapped something over the trace
-   (with a system call of its own: its libc calls are seen before, in guard.c) has replaced it:
+   (with a system call of its own: its libc calls are seen before, in sandbox.c) has replaced it:
    zeros, or its own data.  Three loads, where the records are written anyway. */
 static int chunk_intact(const struct mt_thread *t)
 {
 	const struct mtrace_slot *c = t->start;
 	return c->call == MTRACE_CALL_CHUNK && c->x == t->tid &&
-	       c->b == ((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE |
-			(uint64_t)(uint32_t)mt_g.pid << 32);
+	       c->b == mt_chunk_word((uint64_t)(t->last - t->start) * MTRACE_SLOT_SIZE);
 }
 
 /* What take_chunk leaves for the slow path to do once the lock is released. */
@@ -195,32 +220,33 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 				      struct chunk_out *o)
 {
 	if (t->exiting && t->start && t->last - t->cur >= (ptrdiff_t)n &&
-	    t->file_id == mt_g.file_id && t->gen == mt_g.gen && mt_g.active && mt_g.have_file) {
+	    t->file_id == mt_file.file_id && t->gen == mt_run.gen && mt_run.active &&
+	    mt_file.have_file) {
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted
 		   here */
-		mt_count_released(t->chunk_off, 1);
+		mt_writer_count_released(t->chunk_off, 1);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;
 		t->end = t->cur;
 		return r;
 	}
-	if (t->start && t->file_id == mt_g.file_id && t->gen == mt_g.gen && mt_g.have_file &&
-	    !chunk_intact(t)) {
+	if (t->start && t->file_id == mt_file.file_id && t->gen == mt_run.gen &&
+	    mt_file.have_file && !chunk_intact(t)) {
 		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
 			"memory: records written there since its last check are in the program's "
 			"memory", 0);
-		mt_forget_windows(t->start, MTRACE_SLOT_SIZE);
+		mt_window_forget(t->start, MTRACE_SLOT_SIZE);
 		if (!t->exiting)
 			held_remove(t->held_ix);
 		t->start = t->cur = t->end = t->last = NULL;
 	}
 	mt_retired_unmap(t);
-	uint64_t prev = (t->file_id == mt_g.file_id) ? t->chunk_off : 0;
-	mt_release_locked(t);
-	if (!mt_g.active || !mt_g.have_file)
+	uint64_t prev = (t->file_id == mt_file.file_id) ? t->chunk_off : 0;
+	mt_writer_release_locked(t);
+	if (!mt_run.active || !mt_file.have_file)
 		return NULL;
-	uint64_t off = mt_g.next_off;
+	uint64_t off = mt_chunks.next_off;
 	/* small while the thread is new, doubling up to MT_CHUNK (a short thread leaves little
 	   unused space, whose pages cost as much to populate as used ones); small again once it
 	   is exiting (glibc frees its thread state after the last destructor: a few calls into a
@@ -229,24 +255,25 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	if (prev && !t->exiting && t->chunk_len)
 		want = t->chunk_len >= MT_CHUNK / 2 ? MT_CHUNK : t->chunk_len * 2;
 	uint64_t len = want;
-	uint64_t wend = ((off >> mt_g.win_shift) + 1) << mt_g.win_shift;
+	uint64_t wend = ((off >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
 	if (off + len > wend)
 		len = wend - off;   /* chunks never straddle windows */
-	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
+	uint32_t w = (uint32_t)(off >> mt_wnd.win_shift);
 	if (w >= MT_MAX_WINDOWS) {
 		mt_fail(MTRACE_STOP_TOO_LARGE,
 			"the trace reached the largest size this build supports", EFBIG);
 		return NULL;
 	}
-	if (off + len > mt_g.reserved_end && mt_extend_file(off + len, 0) < 0)
+	if (off + len > mt_wnd.reserved_end && mt_window_reserve(off + len, 0) < 0)
 		return NULL;
-	if (mt_map_window(w) < 0) {
+	if (mt_window_map(w) < 0) {
 		if (errno == ESTALE)
-			mt_file_lost();
+			mt_fds_lost();
 		else
-			mt_fail(MTRACE_STOP_MAP, mt_g.mlock_future ? "cannot map the trace file "
-				"(the program locks its memory with mlockall, beyond "
-				"RLIMIT_MEMLOCK)" : "cannot map the trace file", errno);
+			mt_fail(MTRACE_STOP_MAP, mt_mlock.mlock_future ?
+				"cannot map the trace file (the program locks its memory with "
+				"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file",
+				errno);
 		return NULL;
 	}
 	if (!t->exiting && held_room() < 0) {
@@ -254,26 +281,23 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		return NULL;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
-	mt_g.next_off = off + len;
+	mt_chunks.next_off = off + len;
 	if (t->exiting)
-		mt_count_released(off, 1); /* the record handed out below (nothing can fail now) */
+		mt_writer_count_released(off, 1);   /* the record handed out below (nothing can
+		                                       fail now) */
 	else
 		t->held_ix = held_add(off, (uint32_t)len);
-	int populated = mt_populated(off + len);   /* and wakes the populating thread if due */
+	int populated = mt_populate_covers(off + len);   /* (wakes the populating thread if due) */
 	o->start_helper = mt_populate_wanted(may_start);
 	/* the whole pages under this chunk, less those an earlier chunk's call asked for (if that
 	   call has not finished yet, a page fault does the rest: nothing is lost) */
 	uint64_t ps = (uint64_t)getpagesize();
 	uint64_t pop_lo = off & ~(ps - 1), pop_hi = (off + len + ps - 1) & ~(ps - 1);
 	if (!populated) {
-		if (mt_g.wpop_file_id != mt_g.file_id) {
-			mt_g.wpop_file_id = mt_g.file_id;
-			mt_g.wpop_end = 0;
-		}
-		if (pop_lo < mt_g.wpop_end)
-			pop_lo = mt_g.wpop_end < pop_hi ? mt_g.wpop_end : pop_hi;
-		if (pop_hi > mt_g.wpop_end)
-			mt_g.wpop_end = pop_hi;
+		if (pop_lo < mt_chunks.wpop_end)
+			pop_lo = mt_chunks.wpop_end < pop_hi ? mt_chunks.wpop_end : pop_hi;
+		if (pop_hi > mt_chunks.wpop_end)
+			mt_chunks.wpop_end = pop_hi;
 		if (pop_lo < pop_hi) {   /* (pop_lo is in base's window: windows begin on pages) */
 			o->pop_at = base - (off - pop_lo);
 			o->pop_len = (size_t)(pop_hi - pop_lo);
@@ -285,9 +309,9 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	   once the lock is released and its page populated */
 	uint64_t drop_from, drop_to;
 	uint32_t drop_w;
-	o->drop = mt_drop_claim(&drop_from, &drop_to, &drop_w);
+	o->drop = mt_populate_drop_claim(&drop_from, &drop_to, &drop_w);
 	if (o->drop >= 0 && mt_win[drop_w] == NULL) {   /* (the program took it over) */
-		mt_drop_done(o->drop);
+		mt_populate_drop_done(o->drop);
 		o->drop = -1;
 	} else if (o->drop >= 0) {
 		o->drop_at = mt_win[drop_w] + (drop_from & (MT_WINDOW_SIZE - 1));
@@ -304,8 +328,8 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	t->chunk_off = off;
 	t->chunk_len = want;
 	t->extra = 0;
-	t->gen = mt_g.gen;
-	t->file_id = mt_g.file_id;
+	t->gen = mt_run.gen;
+	t->file_id = mt_file.file_id;
 	return t->cur;
 }
 
@@ -314,34 +338,35 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
    the slots after it, *n of them asked for and *n set to how many it has, or NULL.  A multiple
    of MT_EXIT_CHUNK long, as every chunk: a window's end is never nearer than that to a chunk's
    start, so a chunk always has room for a wide record.  MT_CHUNK at the most. */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n)
+struct mtrace_slot *mt_writer_take_locked(struct mt_thread *t, unsigned *n)
 {
-	uint64_t off = mt_g.next_off;
+	MT_ASSERT_LOCKED();
+	uint64_t off = mt_chunks.next_off;
 	uint64_t len = ((uint64_t)*n + 1) * MTRACE_SLOT_SIZE;
 	len = len < MT_CHUNK ? (len + MT_EXIT_CHUNK - 1) & ~(uint64_t)(MT_EXIT_CHUNK - 1)
 			     : MT_CHUNK;
-	uint64_t wend = ((off >> mt_g.win_shift) + 1) << mt_g.win_shift;
+	uint64_t wend = ((off >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
 	if (off + len > wend)
 		len = wend - off;   /* chunks never straddle windows */
-	uint32_t w = (uint32_t)(off >> mt_g.win_shift);
-	if (!mt_g.have_file || w >= MT_MAX_WINDOWS ||
-	    (off + len > mt_g.reserved_end && mt_extend_file(off + len, 1) < 0) ||
-	    mt_map_window(w) < 0)
+	uint32_t w = (uint32_t)(off >> mt_wnd.win_shift);
+	if (!mt_file.have_file || w >= MT_MAX_WINDOWS ||
+	    (off + len > mt_wnd.reserved_end && mt_window_reserve(off + len, 1) < 0) ||
+	    mt_window_map(w) < 0)
 		return NULL;
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
-	uint64_t prev = t->file_id == mt_g.file_id ? t->chunk_off : 0;   /* (its chain goes on) */
-	mt_g.next_off = off + len;
+	uint64_t prev = t->file_id == mt_file.file_id ? t->chunk_off : 0;   /* (its chain on) */
+	mt_chunks.next_off = off + len;
 	mt_win_done[w] += len;   /* never held */
 	struct mtrace_slot *c = (struct mtrace_slot *)(mt_win[w] + (off & (MT_WINDOW_SIZE - 1)));
 	mt_put_chunk(c, t->tid, mt_chunk_ticks(), prev, len);
 	t->chunk_off = off;
-	t->file_id = mt_g.file_id;
+	t->file_id = mt_file.file_id;
 	*n = (unsigned)(len / MTRACE_SLOT_SIZE - 1);
 	return c + 1;
 }
 
-struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start)
+struct mtrace_slot *mt_writer_reserve_slow(struct mt_thread *t, unsigned n, int may_start)
 {
 	int saved_errno = errno, cancel;
 	struct mtrace_slot *r = NULL;
@@ -351,7 +376,7 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		goto out0;
 	/* nothing here may be a cancellation point for the program's thread (see mt_lock) */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	if (MT_UNLIKELY(!mt_g.hot_wipes) && getpid() != mt_g.pid) {
+	if (MT_UNLIKELY(!mt_run.hot_wipes) && getpid() != mt_file.pid) {
 		/* a child made without fork() on a kernel without MADV_WIPEONFORK: it wrote into
 		   the parent's chunk until here, and goes on in a file of its own */
 		mt_new_process();
@@ -360,13 +385,13 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 	}
 	if (t->tid == 0)
 		t->tid = (uint32_t)gettid();
-	if (!t->tsc_checked)
-		mt_tsc_check(t);
+	if (!t->clk.checked)
+		mt_thread_clock_check(&t->clk);
 	struct mt_lock_state ls;
 	if (t->start_due) {
 		/* the detour start_due set up: the chunk still has room */
 		if (t->last - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen &&
-		    t->file_id == mt_g.file_id && !t->exiting) {
+		    t->file_id == mt_file.file_id && !t->exiting) {
 			r = t->cur;
 			t->cur += n;
 			if (!may_start) {
@@ -400,8 +425,8 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 	if (MT_UNLIKELY(o.drop >= 0)) {
 		madvise(o.drop_at, o.drop_len, MADV_DONTNEED);
 		mt_lock(&ls);
-		if (t->gen == mt_g.gen)   /* (not in a child forked meanwhile, by a handler) */
-			mt_drop_done(o.drop);
+		if (t->gen == mt_run.gen)   /* (not in a child forked meanwhile, by a handler) */
+			mt_populate_drop_done(o.drop);
 		mt_unlock(&ls);
 	}
 	mt_put_chunk(t->start, t->tid, o.ts, o.prev, o.len);
@@ -411,10 +436,10 @@ struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_sta
 		t->start_due = 1;      /* the next call comes through here again (see start_due) */
 		t->end = t->cur + n;
 	}
-	if (!t->key_set && mt_g.key_ok) {
+	if (!t->key_set && mt_chunks.key_ok) {
 		/* below PTHREAD_KEY_2NDLEVEL_SIZE keys this does not allocate; if it does, the
 		   guard keeps that call out of the trace */
-		pthread_setspecific(mt_g.key, (void *)1);
+		pthread_setspecific(mt_chunks.key, (void *)1);
 		t->key_set = 1;
 	}
 	t->cur += n;
@@ -437,14 +462,14 @@ static void thread_exit(void *unused)
 	struct mt_thread *t = &mt_tls;
 	int saved_errno = errno;
 	t->key_set = 0;
-	mt_release_chunk(t);   /* counts its records, unless it is exiting already */
+	mt_writer_release(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
-	if (mt_g.main_exited)
+	if (mt_proc.main_exited)
 		mt_populate_quit_running();
 	errno = saved_errno;
 }
 
-void mt_thread_key_init(void)
+void mt_writer_key_init(void)
 {
-	mt_g.key_ok = pthread_key_create(&mt_g.key, thread_exit) == 0;
+	mt_chunks.key_ok = pthread_key_create(&mt_chunks.key, thread_exit) == 0;
 }

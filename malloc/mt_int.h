@@ -1,4 +1,4 @@
-/* mt-internal.h - state shared by the files of the instrumented malloc layer.
+/* mt_int.h - state shared by the files of the instrumented malloc layer.
  *
  *   entry.c      the interposed allocator entry points (the hot path)
  *   resolve.c    finding the next allocator in the symbol search order; bootstrap arena
@@ -15,18 +15,23 @@
  *                chroot or a change of user
  *   control.c    initialisation, the lock, and the public mtrace_* API
  *   process.c    new processes (fork, and children made without it), _exit
- *   guard.c      what the program does to the process that the tracer must see first:
- *                sandboxes, the time-stamp counter switched off, memory locked, the trace's
- *                own mappings unmapped or replaced, chroot and changes of user
+ *   next.c       the one table of the functions the preload calls past itself (next_int.h),
+ *                looked up
+ *   libc.c       those of libc the tracer calls for itself (mt_libc)
+ *   sandbox.c    what the program does to its process that may cut the tracer off, seen first:
+ *                sandboxes, the time-stamp counter switched off, namespaces, chroot and
+ *                changes of user
+ *   mlock.c      mlockall: the trace's pages are not the program's to lock
  *   mapping.c    the program's own mappings: mmap, munmap, mremap, brk, sbrk
  *   memory.c     resident bytes of large blocks; samples of the process's memory
  *   large.c      the large blocks live, and their resident bytes when the trace ends
  *   clock.c      choosing the clock, its reads (CLOCK_MONOTONIC past libc: vdso.c finds the
  *                vDSO's own function)
  *   clock_watch.c  each file's calibration; a clock that stops given up for a count
+ * record_int.h holds the record fast path (reserve, fill, commit), included at the end.
  */
-#ifndef MT_INTERNAL_H
-#define MT_INTERNAL_H
+#ifndef MT_INT_H
+#define MT_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +46,18 @@
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MT_NOINLINE __attribute__((noinline))
 #define MT_NORETURN __attribute__((noreturn))
+
+/* The rules the comments state ("under lock", "not under lock", an order of calls), checked in
+   a DEBUG=1 build (MT_DEBUG) from the flags the tracer keeps anyway: a broken one ends the
+   process with a line on stderr.  Nothing in other builds. */
+#ifdef MT_DEBUG
+MT_NORETURN void mt_assert_fail(const char *file, int line, const char *what);   /* control.c */
+#define MT_ASSERT(c) (MT_LIKELY(c) ? (void)0 : mt_assert_fail(__FILE__, __LINE__, #c))
+#else
+#define MT_ASSERT(c) ((void)0)
+#endif
+#define MT_ASSERT_LOCKED()   MT_ASSERT(mt_tls.locked)    /* this thread holds the lock */
+#define MT_ASSERT_UNLOCKED() MT_ASSERT(!mt_tls.locked)   /* it does not (it may take it) */
 
 /* ---------------------------------------------------------------------------------------------
    The allocator beneath us
@@ -58,6 +75,7 @@ struct mt_real {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	size_t (*usable)(void *);
+	int bypassed;           /* MTRACE_HF_BYPASSED: see mt_check_bypass */
 	int is_glibc;           /* chunk headers can be read: MTRACE_RF_MMAP/ARENA/BRK */
 	void *const *curbrk;    /* glibc's __curbrk (the program break), or NULL */
 	uintptr_t text_lo, text_len;   /* the code of the object that defines malloc (0, 0: not
@@ -65,6 +83,8 @@ struct mt_real {
 };
 extern struct mt_real mt_real;
 extern char mt_allocator_path[256];    /* the object that defines the next malloc ("": unknown) */
+
+#include "next_int.h"
 
 void mt_resolve(void);                 /* idempotent; safe to call from any entry point */
 static inline int mt_from_allocator(const void *caller)   /* a return address in its code */
@@ -92,28 +112,27 @@ struct mt_thread {
 	struct mtrace_slot *end;        /* end of the chunk */
 	struct mtrace_slot *start;      /* the chunk's own MTRACE_CALL_CHUNK record */
 	struct mtrace_slot *last;       /* the chunk's real end: end stops short of it while the
-	                                   thread is exiting (see mt_reserve_slow) */
+	                                   thread is exiting (see mt_writer_reserve_slow) */
 	uint64_t chunk_off;             /* file offset of start */
 	uint32_t chunk_len;             /* bytes it asked for last time (chunks double) */
-	uint32_t gen;                   /* mt_g.gen when the chunk was taken */
+	uint32_t gen;                   /* mt_run.gen when the chunk was taken */
 	uint32_t tid;                   /* cached gettid(); 0 until known */
-	uint32_t file_id;               /* mt_g.file_id the chunk belongs to */
+	uint32_t file_id;               /* mt_file.file_id the chunk belongs to */
 	uint8_t busy;                   /* inside the tracer or the allocator beneath: don't record;
 	                                   MT_BUSY_OWN: and serve from the bootstrap arena */
 	uint8_t key_set;                /* the thread-exit key holds a value for this thread */
 	uint8_t exiting;                /* its thread-exit destructor ran: few calls are left,
 	                                   each counted as it is handed out */
-	uint8_t notsc;                  /* the program switched the time-stamp counter off for this
-	                                   thread (PR_SET_TSC): its clock is read another way */
+	struct mt_thread_clock clk;     /* its clock (clock.h) */
 	uint8_t own_files;              /* the thread has a descriptor table of its own */
-	uint8_t locked;                 /* it holds mt_g.lock: not even a mapping call is recorded
+	uint8_t locked;                 /* it holds mt_run.lock: not even a mapping call is recorded
 	                                   (taking a chunk would wait for that lock) */
-	uint8_t tsc_checked;            /* notsc was asked of the kernel for this thread */
 	uint16_t extra;                 /* slots of its chunk that hold no call record: samples,
 	                                   wide records' second slots */
 	uint8_t start_due;              /* a free of this thread found the populating thread due
 	                                   and may not start it: end is held at cur, so that its
-	                                   next calls come to mt_reserve_slow until one allocates */
+	                                   next calls come to mt_writer_reserve_slow until one
+	                                   allocates */
 	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
 };
 #define MT_BUSY_OWN 2
@@ -133,7 +152,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
 #define MT_MAX_WINDOWS  (1u << 12)
 #endif
 #define MT_WINDOW_SHIFT_MIN 22  /* 4 MiB: under an address-space limit (RLIMIT_AS) */
-#define MT_WINDOW_SIZE  ((uint64_t)1 << mt_g.win_shift)
+#define MT_WINDOW_SIZE  ((uint64_t)1 << mt_wnd.win_shift)
 #define MT_HUGE         ((uint64_t)2 << 20)   /* PMD size on x86-64 and 4K-page aarch64 */
 #define MT_FIRST_RESERVE ((uint64_t)64 << 10) /* a new file's first reservation */
 #define MT_FIRST_CHUNK  1024u           /* a thread's first chunk: small, threads may be short */
@@ -152,7 +171,7 @@ extern __thread struct mt_thread mt_tls __attribute__((tls_model("initial-exec")
    fork (fork, _Fork, clone, syscall(SYS_fork)) finds zeroed (MADV_WIPEONFORK): it then sees
    tracing off and alive 0, and its first call sets it up as a new process before it could
    write into the parent's file.  Written only under the lock; each field has a cold copy in
-   mt_g, which the child keeps. */
+   mt_run, which the child keeps. */
 struct mt_hot {
 	volatile int active;            /* recording now */
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
@@ -162,79 +181,133 @@ struct mt_hot {
 };
 extern struct mt_hot *mt_hot;
 
-struct mt_global {
+/* Each module's state, in a struct of its own that only its file writes (tests/dev/owners.sh
+   checks it); the others read it, or call the owner's functions.  Every field is written
+   under the lock unless said otherwise. */
+
+/* control.c: recording on or off; cold copies of struct mt_hot, for a child whose page was
+   wiped */
+struct mt_run_state {
 	pthread_mutex_t lock;
-	/* cold copies of struct mt_hot, for a child whose page was wiped */
 	int active;
 	uint32_t gen;
 	int durations;
 	int hot_wipes;                  /* mt_hot is a MADV_WIPEONFORK page (Linux 4.14) */
 	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
-	pid_t pid;                      /* the process the trace file belongs to */
+	int paused;
+};
+extern struct mt_run_state mt_run;
 
+/* tracefile.c: the trace file */
+struct mt_file_state {
 	int have_file;                  /* a trace file is open (in the sense of mtrace_init) */
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
+	pid_t pid;                      /* the process the trace file belongs to */
 	int quiet;                      /* no informational lines (see mt_info) */
 	int private_header;             /* leave exe/cmdline out */
-	int bypassed;                   /* MTRACE_HF_BYPASSED: see mt_check_bypass */
-	int paused;
 	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
-	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
-	                                   call of ours from now on (guard.c) */
-	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
-	                                   mapped unlocked (guard.c) */
-	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
-	uint64_t sample_early;          /* ticks: how far ahead of sample_due a large release takes
-	                                   the sample anyway (see mt_sample_before_release) */
-	uint32_t ctl_seen;              /* the last request from outside looked at (remote.c) */
-	uint32_t window;                /* the trace switched on from outside being opened (its
-	                                   number, named BASE.<pid>.w<N>), or 0 */
-	int start_threads;              /* with window: the threads alive then */
-	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
-	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
+	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
 	char *hdr_map;                  /* the file's first page (MTRACE_HEADER_SIZE bytes), mapped
 	                                   shared while the file is open, or NULL */
+	char path[4200];                /* the open file */
+};
+extern struct mt_file_state mt_file;
+
+/* window.c: the file's windows and its disk reservation */
+struct mt_window_state {
 	unsigned win_shift;             /* a window: 1 << win_shift bytes of the file (per file) */
-	uint64_t next_off;              /* first file byte not yet handed out */
 	uint64_t reserved_end;          /* disk blocks are reserved up to here */
-	uint64_t reset_off;             /* mtrace_reset discarded the records below here */
-	uint64_t start_ticks, start_ns; /* the calibration reference */
-	uint64_t ticks_per_sec;
 	uint32_t win_lo, win_hi;        /* windows ever mapped for this file: [win_lo, win_hi) */
 	uint32_t win_live;              /* no window below it is mapped now */
+};
+extern struct mt_window_state mt_wnd;
+
+/* writer.c: the chunks handed out */
+struct mt_chunk_state {
+	uint64_t next_off;              /* first file byte not yet handed out */
 	unsigned long long released;    /* records counted when their chunk was released */
 	int key_ok;
 	pthread_key_t key;              /* thread exit: release the chunk */
-
-	/* the populating thread (populate.c) */
-	int pop_state;                  /* MT_POP_* */
-	int main_exited;                /* the main thread ended by pthread_exit */
-	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
-	uint32_t pop_file_id;           /* the file pop_end is about */
-	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
-	uint32_t drop_win[4];           /* windows writers drop pages in now, or MT_NO_WINDOW */
-	uint64_t pop_end;               /* the file's pages below this are populated */
-	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
-	/* what the writers populated themselves: the file's pages below wpop_end (of file
-	   wpop_file_id) were asked for by some chunk's madvise, so the small chunks that share a
-	   page (a new thread's first, an exiting thread's last) make one call for it, not one
-	   each */
-	uint32_t wpop_file_id;
+	/* what the writers populated themselves: the file's pages below wpop_end were asked for
+	   by some chunk's madvise, so the small chunks that share a page (a new thread's first, an
+	   exiting thread's last) make one call for it, not one each */
 	uint64_t wpop_end;
 };
+extern struct mt_chunk_state mt_chunks;
+
+/* populate.c: the populating thread */
+#define MT_DROP_PINS 4                  /* windows writers may drop pages in at once */
+struct mt_pop_state {
+	int pop_state;                  /* MT_POP_* */
+	int pop_waiting;                /* it sleeps, waiting for the writers to come near */
+	uint32_t pop_win;               /* the window it is populating now, or MT_NO_WINDOW */
+	uint32_t drop_win[MT_DROP_PINS]; /* windows writers drop pages in now, or MT_NO_WINDOW */
+	uint64_t pop_end;               /* the file's pages below this are populated */
+	uint64_t pop_stuck_at;          /* reserved_end when reserving ahead failed */
+};
 enum { MT_POP_NONE, MT_POP_STARTING, MT_POP_RUNNING, MT_POP_QUITTING, MT_POP_OFF };
-extern struct mt_global mt_g;
+extern struct mt_pop_state mt_pop;
+
+/* process.c */
+struct mt_proc_state {
+	int main_exited;                /* the main thread ended by pthread_exit (atomic) */
+};
+extern struct mt_proc_state mt_proc;
+
+/* sandbox.c */
+struct mt_sandbox_state {
+	int sandboxed;                  /* a seccomp filter is (about to be) in force: no system
+	                                   call of ours from now on */
+};
+extern struct mt_sandbox_state mt_sandbox;
+
+/* mlock.c */
+struct mt_mlock_state {
+	int mlock_future;               /* the program called mlockall(MCL_FUTURE): new windows are
+	                                   mapped unlocked */
+};
+extern struct mt_mlock_state mt_mlock;
+
+/* memory.c */
+struct mt_memory_state {
+	uint32_t memory_ms;             /* MTRACE_CTL_MEMORY_MS: between memory samples; 0 none */
+	uint64_t sample_early;          /* ticks: how far ahead of sample_due a large release takes
+	                                   the sample anyway (see mt_memory_before_release) */
+};
+extern struct mt_memory_state mt_mem;
+
+/* clock_watch.c: the calibration reference */
+struct mt_calib_state {
+	uint64_t start_ticks, start_ns;
+	uint64_t ticks_per_sec;
+};
+extern struct mt_calib_state mt_calib;
+
+/* remote.c */
+struct mt_remote_state {
+	uint32_t ctl_seen;              /* the last request from outside looked at */
+	uint32_t window;                /* the trace switched on from outside being opened (its
+	                                   number, named BASE.<pid>.w<N>), or 0 */
+	int start_threads;              /* with window: the threads alive then */
+};
+extern struct mt_remote_state mt_remote;
+
+/* mallopt.c */
+struct mt_mallopt_state {
+	uint32_t mallopt_set;           /* the program's mallopt settings (header fields of the */
+	int32_t mallopt_value[MTRACE_MALLOPT_PARAMS];   /* same names), kept for every file */
+};
+extern struct mt_mallopt_state mt_mallopt;
 
 /* Large tables, zero-initialised so they cost no file size and no memory until touched. */
-extern char *mt_win[MT_MAX_WINDOWS];          /* mapped base of each window, or NULL */
-extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* bytes of it handed out and released */
-extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* records in it counted as released (an exiting
-                                                 thread's one by one, as handed out) */
-struct mt_names {
+extern char *mt_win[MT_MAX_WINDOWS];          /* window.c: mapped base of each window, or NULL */
+extern uint64_t mt_win_done[MT_MAX_WINDOWS];  /* writer.c: bytes of it handed out and released */
+extern uint64_t mt_win_count[MT_MAX_WINDOWS]; /* writer.c: records in it counted as released (an
+                                                 exiting thread's one by one, as handed out) */
+struct mt_names {                        /* control.c */
 	char base[4096];                /* file name base */
-	char path[4200];                /* the open file */
 	char manifest[4096];            /* MTRACE_CTL_MANIFEST: where to list trace files */
 };
 extern struct mt_names mt_names;
@@ -253,6 +326,15 @@ struct mt_lock_state {
 };
 void mt_lock(struct mt_lock_state *s);
 void mt_unlock(struct mt_lock_state *s);
+void mt_lock_plain(void);              /* for a thread with every signal blocked, never cancelled
+                                          (the populating thread) */
+void mt_unlock_plain(void);
+int  mt_lock_timedwait(pthread_cond_t *c, const struct timespec *until);   /* under lock */
+void mt_lock_fork_child(void);         /* first thing in a new process */
+void mt_run_fork_child(void);          /* in a new process: recording off, chunks stale */
+void mt_run_resume(void);              /* under lock: recording on, not paused */
+/* The events that cross modules, each calling every module's part in one place (control.c) */
+void mt_on_file_opened(void);          /* under lock: a trace file was opened (mt_file_open) */
 void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
 void mt_new_gen(void);                 /* under lock: every chunk goes stale */
 void mt_init_once(void);
@@ -264,53 +346,66 @@ int mt_open_base(const char *base);
 extern struct mtrace_control mtrace_control;
 void mt_control_act(void);             /* not under lock: carry out a request that came */
 void mt_control_fork_child(void);      /* in a new process */
+void mt_control_fork_child_done(void); /* in a new process, after its file is opened (or not) */
 static inline int mt_control_due(void)
 {
-	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_g.ctl_seen;
+	return __atomic_load_n(&mtrace_control.request, __ATOMIC_RELAXED) != mt_remote.ctl_seen;
 }
 
-/* writer.c */
-struct mtrace_slot *mt_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
-void mt_release_chunk(struct mt_thread *t);          /* takes the lock */
-void mt_release_locked(struct mt_thread *t);         /* under lock */
-void mt_count_released(uint64_t off, uint64_t n);    /* under lock */
-unsigned long long mt_count_records(void);           /* under lock: every record written */
-void mt_thread_key_init(void);
-/* window.c */
-void mt_unmap_idle_windows(void);                    /* under lock */
-int  mt_extend_file(uint64_t need_end, int quiet);   /* under lock */
-void mt_windows_close(uint64_t from, uint64_t to);   /* under lock: the file's bytes [from, to)
-                                                       inaccessible where mapped (the file cut) */
-void mt_forget_windows(void *lo, size_t len);        /* under lock: the program took them */
-int  mt_map_window(uint32_t w);                      /* under lock; errno ESTALE: the file
-                                                        cannot be had (mt_file_lost) */
-void mt_maybe_unmap(uint32_t w);                     /* under lock */
-int  mt_zero_fill(uint64_t from, uint64_t to);       /* under lock */
-/* writer.c */
-struct mtrace_slot *mt_take_record_locked(struct mt_thread *t, unsigned *n);   /* under lock:
-                                                      *n slots in a chunk of their own */
+/* writer.c (all under lock but where said) */
+struct mtrace_slot *mt_writer_reserve_slow(struct mt_thread *t, unsigned n, int may_start);
+struct mtrace_slot *mt_writer_take_locked(struct mt_thread *t, unsigned *n);   /* *n slots in a
+                                                                          chunk of their own */
+void mt_writer_release(struct mt_thread *t);         /* not under lock: takes it */
+void mt_writer_release_locked(struct mt_thread *t);
+void mt_writer_count_released(uint64_t off, uint64_t n);
+unsigned long long mt_writer_count_records(void);    /* every record written */
+void mt_writer_key_init(void);                       /* once, at initialisation */
+void mt_writer_file_opened(void);                    /* (mt_on_file_opened) */
+void mt_writer_reset_counts(void);                   /* mtrace_reset */
+/* window.c (all under lock) */
+void mt_window_file_opened(void);                    /* (mt_on_file_opened) */
+void mt_window_unmap_idle(void);
+int  mt_window_reserve(uint64_t need_end, int quiet);
+void mt_window_close_range(uint64_t from, uint64_t to);   /* the file's bytes [from, to)
+                                                     inaccessible where mapped (the file cut) */
+void mt_window_forget(void *lo, size_t len);         /* the program took them */
+int  mt_window_map(uint32_t w);                      /* errno ESTALE: the file cannot be had
+                                                        (mt_fds_lost) */
+void mt_window_maybe_unmap(uint32_t w);
+int  mt_window_zero_fill(uint64_t from, uint64_t to);
 
 /* populate.c */
-int  mt_populated(uint64_t end);       /* under lock: is the file populated below end? */
-int  mt_populate_wanted(int may_start); /* under lock: 1 the caller is to start the thread,
-                                          -1 it is due but may_start is 0 */
-int  mt_populate_unmap(char *base);    /* under lock: 1 if the thread will unmap this window */
-void mt_populate_quit(void);           /* not under lock: end the thread, wait until it has */
-void mt_populate_quit_running(void);   /* the same, if it runs (else it may start later) */
-void mt_populate_pause(void);          /* not under lock: ended and gone before a fork, to start
-                                          again later */
-int  mt_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin, or -1 */
-void mt_drop_done(int pin);            /* under lock */
-int  mt_drop_pinned(uint32_t w);       /* under lock */
-/* procstat.c */
-void mt_populate_init(void);           /* once, at initialisation */
-int  mt_seccomp_allows_thread(void);   /* no filter in force, or only those there at the start */
-int  mt_alone(void);                   /* the caller is the process's last thread (perhaps with
-                                          a main thread ended by pthread_exit) */
+int  mt_populate_covers(uint64_t end);   /* under lock: is the file populated below end? */
+int  mt_populate_wanted(int may_start);  /* under lock: 1 the caller is to start the thread,
+                                            -1 it is due but may_start is 0 */
+int  mt_populate_unmap(char *base);      /* under lock: 1 if the thread will unmap this window */
+void mt_populate_quit(void);             /* not under lock: end the thread, wait until it has */
+void mt_populate_quit_running(void);     /* the same, if it runs (else it may start later) */
+void mt_populate_pause(void);            /* not under lock: ended and gone before a fork, to
+                                            start again later */
+int  mt_populate_drop_claim(uint64_t *from, uint64_t *to, uint32_t *w);   /* under lock: a pin,
+                                                                             or -1 */
+void mt_populate_drop_done(int pin);     /* under lock */
+int  mt_populate_drop_pinned(uint32_t w);   /* under lock */
+void mt_populate_file_opened(void);      /* under lock (mt_on_file_opened) */
+void mt_populate_disable(void);          /* at initialisation: MTRACE_CTL_NOTHREAD */
+/* procstat.c: what the kernel says of the process */
+void mt_procstat_init(void);                /* once, at initialisation */
+int  mt_procstat_seccomp_allows(void);      /* no filter in force, or only those there at the
+                                               start */
+int  mt_procstat_alone(void);               /* the caller is the process's last thread (perhaps
+                                               with a main thread ended by pthread_exit) */
+int  mt_procstat_threads(void);             /* the process's threads now, or 0 */
+uint64_t mt_procstat_dec(const char **s);   /* the digits at *s (of a /proc file), *s past them */
+/* populate.c */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 
 /* tracefile.c */
+void mt_file_init(int private_header);             /* once, at initialisation */
+void mt_file_fork_child(void);                     /* in a new process */
+void mt_header_forget(const void *lo, size_t len); /* under lock: the program took it over */
 int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
 void mt_file_finish(struct mt_thread *self);       /* under lock */
 void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
@@ -319,76 +414,52 @@ void mt_warn(const char *msg1, const char *msg2, int err);
 void mt_info(const char *msg1, const char *msg2);
 void mt_messages_init(void);                       /* once, at initialisation */
 void mt_header_update(int finished);               /* under lock */
-void mt_header_mallopt(void);                      /* under lock: mt_g's mallopt settings in */
+void mt_header_mallopt(void);                      /* under lock: mt_mallopt's settings in */
 void mt_header_settings(void);                     /* under lock: those noted by allocctl.c in */
 void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
 void mt_header_unmap(void);                        /* under lock, or in a new process */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* fds.c: each call on the trace file (under lock) goes through a descriptor checked just
-   before it; -1 (MAP_FAILED) with errno ESTALE if the file cannot be had (mt_file_lost) */
-ssize_t mt_file_pwrite(const void *buf, size_t n, uint64_t off);
-int   mt_file_fallocate(int mode, uint64_t off, uint64_t len);
-int   mt_file_truncate(uint64_t len);
-int   mt_file_sync(void);
-void *mt_file_map(void *at, size_t len, int prot, int flags, uint64_t off);
-int   mt_file_create(const char *path);    /* under lock: 0, or -1 (EEXIST: taken) */
-void  mt_file_remove(const char *path);    /* under lock */
-void  mt_file_release(void);               /* under lock: the file is done with */
-void  mt_file_fd_close(void);              /* under lock, as it is let go */
-void  mt_file_lost(void);                  /* under lock: stop, saying why */
-int   mt_fd_is(int fd, uint64_t dev, uint64_t ino);   /* fd still names that file */
-ssize_t mt_read_proc(const char *path, char *buf, size_t cap);   /* under lock */
+   before it; -1 (MAP_FAILED) with errno ESTALE if the file cannot be had (mt_fds_lost) */
+ssize_t mt_fds_pwrite(const void *buf, size_t n, uint64_t off);
+int   mt_fds_fallocate(int mode, uint64_t off, uint64_t len);
+int   mt_fds_truncate(uint64_t len);
+int   mt_fds_sync(void);
+void *mt_fds_map(void *at, size_t len, int prot, int flags, uint64_t off);
+int   mt_fds_create(const char *path);      /* under lock: 0, or -1 (EEXIST: taken) */
+void  mt_fds_remove(const char *path);      /* under lock */
+void  mt_fds_release(void);                 /* under lock: the file is done with */
+void  mt_fds_close(void);                   /* under lock, as it is let go */
+void  mt_fds_lost(void);                    /* under lock: stop, saying why */
+int   mt_fds_is(int fd, uint64_t dev, uint64_t ino);   /* fd still names that file */
+ssize_t mt_fds_read_proc(const char *path, char *buf, size_t cap);   /* under lock */
 struct iovec;
-void  mt_manifest_add(const struct iovec *iov, int n);           /* under lock */
-void  mt_keep_access(int ids);             /* before chroot (0) or a change of user (1) */
-int   mt_ids_changed(void);
-void  mt_fds_new_process(void);
+void  mt_fds_manifest_add(const struct iovec *iov, int n);           /* under lock */
+void  mt_fds_keep_access(int ids);          /* before chroot (0) or a change of user (1) */
+int   mt_fds_ids_changed(void);
+void  mt_fds_fork_child(void);
 
 /* process.c */
 void mt_new_process(void);             /* a child: trace into a file of its own */
 void mt_fork_init(void);
 static inline int mt_new_process_due(void)
 {
-	return !mt_hot->alive && mt_g.hot_set;
-}
-
-/* The clock outside the hot path, in whatever thread: a thread the program switched the TSC off
-   for must not read it (nor CLOCK_MONOTONIC through the vDSO, which reads it too). */
-uint64_t mt_ticks_unsure(struct mt_thread *t);   /* guard.c: the TSC maybe off, maybe unknown */
-static inline uint64_t mt_ticks_now(void)
-{
-	/* (a thread's first record asks the kernel; this may come before it: a free's sample) */
-	return MT_UNLIKELY(mt_tls.notsc | !mt_tls.tsc_checked) ? mt_ticks_unsure(&mt_tls)
-							       : mt_ticks_before();
-}
-/* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library
-   preloaded for the program (libfaketime) may change both alike */
-static inline uint64_t mt_ns_libc(void)
-{
-	struct timespec ts;
-	if (MT_UNLIKELY(mt_tls.notsc))
-		return mt_ns_soft();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t mt_ticks_of(struct mt_thread *t)   /* a "before" order point */
-{
-	return MT_UNLIKELY(t->notsc | !t->tsc_checked) ? mt_ticks_unsure(t) : mt_ticks_before();
+	return !mt_hot->alive && mt_run.hot_set;
 }
 
 /* memory.c */
-uint64_t mt_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
+uint64_t mt_memory_resident(const void *p, size_t size);   /* bytes of its whole pages resident */
 void mt_memory_init(void);
-void mt_memory_file_open(void);                     /* under lock */
-void mt_sample_due(struct mt_thread *t, uint64_t ts);
-void mt_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due);   /* before sample_due */
-int  mt_sample_last(struct mt_thread *t, struct mtrace_slot *r);   /* under lock */
-static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
+void mt_memory_file_open(void);                      /* under lock */
+void mt_memory_sample_due(struct mt_thread *t, uint64_t ts);
+void mt_memory_sample_early(struct mt_thread *t, uint64_t ts, uint64_t due);   /* before it is
+                                                                                  due */
+int  mt_memory_sample_last(struct mt_thread *t, struct mtrace_slot *r);   /* under lock */
+static inline void mt_memory_maybe_sample(struct mt_thread *t, uint64_t ts)
 {
 	if (MT_UNLIKELY(ts >= mt_hot->sample_due))
-		mt_sample_due(t, ts);
+		mt_memory_sample_due(t, ts);
 }
 /* Before a large block or mapping is given back: a sample if one is due (reserved before the
    release's own record, so that it comes first in the thread's order).  A release of
@@ -396,13 +467,13 @@ static inline void mt_maybe_sample(struct mt_thread *t, uint64_t ts)
    last: the program's peak is just before it, and a sample due only later would miss it
    (100 blocks of 1 MiB written and freed: the last sample fell 13 MiB below the peak). */
 #define MT_SAMPLE_FORCE_MIN ((size_t)1 << 20)
-static inline void mt_sample_before_release(struct mt_thread *t, size_t size)
+static inline void mt_memory_before_release(struct mt_thread *t, size_t size)
 {
-	uint64_t now = mt_ticks_now(), due = mt_hot->sample_due;
+	uint64_t now = mt_thread_ticks(&mt_tls.clk), due = mt_hot->sample_due;
 	if (now >= due)
-		mt_sample_due(t, now);
-	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_g.sample_early >= due)
-		mt_sample_early(t, now, due);
+		mt_memory_sample_due(t, now);
+	else if (size >= MT_SAMPLE_FORCE_MIN && now + mt_mem.sample_early >= due)
+		mt_memory_sample_early(t, now, due);
 }
 
 /* large.c: blocks of MT_RESIDENT_MIN bytes or more allocated while recording */
@@ -416,9 +487,10 @@ void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE re
 MT_NORETURN void mt_exit_now(int status);   /* libc's _exit, whatever the tracer's state */
 void mt_retired_unmap(const struct mt_thread *t);   /* under lock: the parent's windows go */
 /* window.c: windows of earlier files that threads still hold chunks in (under lock) */
-void mt_old_windows_keep(void);
-void mt_old_chunk_released(const struct mt_thread *t);
-void mt_old_windows_hand_over(void (*take)(char *base, size_t size));
+void mt_window_keep_old(void);
+void mt_window_old_chunk_released(const struct mt_thread *t);
+void mt_window_hand_over(void (*take)(char *base, size_t size));   /* in a new process: every
+                                                   window mapped, to take, and forgotten */
 uint64_t mt_window_handed(uint32_t w);   /* under lock: bytes of window w handed out */
 
 /* mapping.c */
@@ -440,7 +512,7 @@ void mt_got_patch(const struct mt_got_fn *fn, unsigned n);
    a name it lacks would make dlsym allocate, and leave an error for the program's dlerror) */
 void mt_got_symbols(const void *in, const char *const *names, void **found, unsigned n);
 
-/* guard.c: the functions of libc the tracer wraps, for its own calls */
+/* libc.c: the functions of libc the tracer wraps, for its own calls */
 int mt_real_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
 		  unsigned long a5);
 struct mt_libc {
@@ -450,104 +522,19 @@ struct mt_libc {
 	long (*syscall)(long, ...);
 	void (*exit)(int);
 	void (*pthread_exit)(void *);
+	int (*prctl)(int, unsigned long, unsigned long, unsigned long, unsigned long);
+	int (*mlockall)(int);
+	int (*munlockall)(void);
+	int (*unshare)(int);
+	int (*setns)(int, int);
 };
 extern struct mt_libc mt_libc;
-void mt_guard_init(void);
-void mt_guard_ready(void);             /* mt_guard_init, once, from any wrapper */
-int mt_overlaps_trace(const void *addr, size_t len); /* not under lock */
-void mt_trace_overlapped(const void *addr, size_t len, const char *what);
-void mt_tsc_check(struct mt_thread *t);
+void mt_libc_init(void);
+void mt_libc_ready(void);              /* mt_libc_init, once, from any wrapper */
+/* window.c: the program's calls over the trace's own windows */
+int mt_window_overlaps(const void *addr, size_t len);   /* not under lock */
+void mt_window_overlapped(const void *addr, size_t len, const char *what);
 
-/* ---------------------------------------------------------------------------------------------
-   The record fast path
-   ------------------------------------------------------------------------------------------- */
-
-/* The next n free slots of this thread (1, or 2 for a wide record), or NULL when nothing may be
-   recorded now.  may_start: the call may start the populating thread (see
-   mt_populate_wanted). */
-static inline struct mtrace_slot *mt_reserve_n(struct mt_thread *t, unsigned n, int may_start)
-{
-	if (MT_LIKELY(t->end - t->cur >= (ptrdiff_t)n && t->gen == mt_hot->gen)) {
-		/* slots are written as a stream of fresh cache lines: ask for ownership of the line
-		   32 slots ahead so its fetch overlaps the calls in between (a hint: never
-		   faults) */
-		__builtin_prefetch(t->cur + 32, 1, 0);
-		struct mtrace_slot *r = t->cur;
-		t->cur += n;
-		return r;
-	}
-	return mt_reserve_slow(t, n, may_start);
-}
-
-static inline struct mtrace_slot *mt_reserve(struct mt_thread *t, int may_start)
-{
-	return mt_reserve_n(t, 1, may_start);
-}
-
-typedef uint64_t __attribute__((may_alias)) mt_u64_alias;
-/* A record's commit word is one 8-byte store that a reader of a killed process's file sees
-   whole or not at all: a target that needs a lock for it cannot keep that promise. */
-_Static_assert(__atomic_always_lock_free(8, 0), "8-byte atomic stores must be lock-free here");
-
-/* Commit: the first 8 bytes go last, with release order, so a reader (even of a killed process's
-   file) sees either a complete record or call == MTRACE_CALL_UNWRITTEN. */
-static inline void mt_commit(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
-			     uint32_t x)
-{
-	union {
-		struct { uint8_t call, flags; uint16_t aux; uint32_t x; } s;
-		uint64_t w;
-	} u = { .s = { (uint8_t)call, (uint8_t)flags, (uint16_t)aux, x } };
-	__atomic_store_n((mt_u64_alias *)r, u.w, __ATOMIC_RELEASE);
-}
-
-/* A compact record (include/mtrace-trace.h): a and b first, so that an allocating call's stores
-   overlap its clock read; then the clock, then the commit word. */
-static inline void mt_put_body(struct mtrace_slot *r, uint64_t a, uint64_t b)
-{
-	r->a = a;
-	r->b = b;
-}
-
-static inline void mt_put_tail(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned aux,
-			       uint32_t x, uint64_t ts)
-{
-	r->ts = ts;
-	mt_commit(r, call, flags, aux, x);
-}
-
-/* A chunk record (compact): its thread, its previous chunk, its length and the writer's pid. */
-static inline void mt_put_chunk(struct mtrace_slot *c, uint32_t tid, uint64_t ts, uint64_t prev,
-				uint64_t len)
-{
-	mt_put_body(c, prev, len | (uint64_t)(uint32_t)mt_g.pid << 32);
-	mt_put_tail(c, MTRACE_CALL_CHUNK, 0, 0, tid, ts);
-}
-
-/* The usable size of an allocation as a compact record's x: its difference from the request. */
-static inline uint32_t mt_usable_x(uint64_t usable, uint64_t asked)
-{
-	if (usable == 0 || usable < asked || usable - asked >= MTRACE_X_NO_USABLE)
-		return MTRACE_X_NO_USABLE;   /* (4 GiB over the request: not recorded) */
-	return (uint32_t)(usable - asked);
-}
-
-/* A wide record in slots r[0..1]: the second slot, the first's body, its commit word last. */
-static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned err,
-			       uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
-			       uint64_t arg2, uint64_t usable, uint64_t duration)
-{
-	r[1].call = 0;   /* (a zero call byte: the slot alone reads as unwritten) */
-	r[1].flags = 0;
-	r[1].aux = 0;
-	r[1].x = (uint32_t)(duration >> 32);
-	r[1].ts = size;
-	r[1].a = arg2;
-	r[1].b = usable;
-	r->a = ptr;
-	r->b = result;
-	r->ts = ts;
-	mt_commit(r, call, flags | MTRACE_RF_WIDE, err, (uint32_t)duration);
-}
+#include "record_int.h"
 
 #endif
