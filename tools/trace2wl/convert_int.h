@@ -45,6 +45,7 @@ struct mapinfo {
 	uint64_t next;                /* free: the next free id + 1 */
 };
 
+#define CONVERT_PIPE_SLOTS 8
 /* convert_pipe.c: between the order and the converter's callbacks, the converter on a second
    thread while running */
 struct convert_pipe {
@@ -55,6 +56,8 @@ struct convert_pipe {
 	struct pipe_shared *sh;       /* what the two threads share: the ring, its counters */
 	struct pipe_batch *cur;       /* the batch the reader fills, NULL none yet */
 	uint64_t head;                /* the reader's: batches handed over */
+	void *held[CONVERT_PIPE_SLOTS];                /* the records' memory each batch of the ring holds from
+	                                 the order (order_take_held), the reader's */
 	int running;                  /* set and cleared with no converter thread */
 	pthread_t th;
 };

@@ -1,12 +1,14 @@
 /* convert_pipe.c - the conversion on two threads: reading, decoding and ordering on the caller's,
  * the events' conversion (address map, slots, waits, the workload's streams) on a second one.
  *
- * The order's callbacks come here.  With the second thread running, each batch of events is
- * copied, records and all (the order reuses their memory as soon as the callback returns),
+ * The order's callbacks come here.  With the second thread running, the events are copied
  * into a ring of PIPE_SLOTS batches, and the converter's callbacks take them out in the same
  * order on the other side: the converter sees the same events in the same order as on one
  * thread, so the workload is the same byte for byte.  A new thread's notice travels in the ring
- * between the events, where the order gave it.  Memory: the ring, a fixed size.
+ * between the events, where the order gave it.  The records stay where the order keeps them
+ * (order_hold): the memory it freed by the time a batch is filled goes back to it once the
+ * converter is done with that batch.  Memory: the ring, a fixed size, and the records of the
+ * events in it.
  *
  * Errors: the converter's stop its thread, and the next batch the reader hands over fails; the
  * caller joins before it reads either side's error, and the converter's comes first (its events
@@ -21,10 +23,10 @@
 #include <string.h>
 #include "convert_int.h"
 
-#define PIPE_EVENTS 1024   /* events a batch */
-#define PIPE_SLOTS  8      /* batches in the ring (720 KiB, within a core's second-level cache) */
-#define PIPE_WAKE   4      /* a side asleep is woken once this many batches are ready for it (a
-                              wake-up costs tens of microseconds in a VM, a batch about as much) */
+#define PIPE_EVENTS 4096   /* events a batch: fewer, the threads slept 4 times as often */
+#define PIPE_SLOTS  CONVERT_PIPE_SLOTS   /* batches in the ring (768 KiB) */
+#define PIPE_WAKE   4      /* a side asleep is woken once this many batches are ready for it:
+                              a wake-up costs tens of microseconds in a VM */
 #define PIPE_SPIN   1024   /* polls of an empty ring before the converter sleeps: the reader is
                               most often a batch away */
 
@@ -32,7 +34,6 @@ struct pipe_batch {
 	uint32_t n;                   /* events; 0: a new thread's notice (idx, tid) */
 	uint32_t idx, tid;
 	struct order_ev ev[PIPE_EVENTS];
-	struct mtrace_record rec[PIPE_EVENTS];   /* what ev[i].rec points to */
 };
 
 /* What the two threads share.  head and tail each on a line of their own, as each side writes
@@ -146,6 +147,9 @@ static struct pipe_batch *acquire(struct convert_pipe *p)
 	}
 	if (atomic_load(&sh->failed))
 		return NULL;
+	/* the converter is done with this batch's last use, and every one before */
+	order_give_back(p->ord, p->held[head % PIPE_SLOTS]);
+	p->held[head % PIPE_SLOTS] = NULL;
 	struct pipe_batch *b = &sh->slot[head % PIPE_SLOTS];
 	b->n = 0;
 	return b;
@@ -169,17 +173,17 @@ int convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n)
 			return -1;   /* (the converter's error) */
 		struct pipe_batch *b = p->cur;
 		size_t k = PIPE_EVENTS - b->n < n ? PIPE_EVENTS - b->n : n;
-		for (size_t i = 0; i < k; i++, ev++) {
-			uint32_t j = b->n++;
-			b->rec[j] = *ev->rec;
-			b->ev[j] = *ev;
-			b->ev[j].rec = &b->rec[j];
+		memcpy(b->ev + b->n, ev, k * sizeof *ev);
+		b->n += (uint32_t)k;
+		ev += k;
+		for (size_t i = 0; i < k; i++)
 			order_warm(p->ord);   /* (the converter's once an event, on one thread) */
-		}
 		n -= k;
 		if (b->n == PIPE_EVENTS)
 			publish(p);
 	}
+	/* the records' memory freed so far: each of them is in this batch or one before */
+	order_take_held(p->ord, &p->held[(p->cur ? p->head : p->head - 1) % PIPE_SLOTS]);
 	return 0;
 }
 
@@ -231,11 +235,14 @@ void convert_pipe_start(struct convert_pipe *p)
 	atomic_init(&sh->take_sleeps, 0);
 	p->head = 0;
 	p->cur = NULL;
+	order_hold(p->ord, 1);
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	p->running = !pthread_create(&p->th, NULL, pipe_main, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->running)
+		order_hold(p->ord, 0);
 }
 
 /* Hands over what is left and waits for the converter: 0, or -1 if it failed. */
@@ -253,6 +260,12 @@ int convert_pipe_stop(struct convert_pipe *p)
 	pthread_join(p->th, NULL);
 	p->running = 0;
 	p->cur = NULL;
+	order_hold(p->ord, 0);
+	for (int i = 0; i < PIPE_SLOTS; i++) {
+		order_take_held(p->ord, &p->held[i]);
+		order_give_back(p->ord, p->held[i]);
+		p->held[i] = NULL;
+	}
 	return atomic_load(&sh->failed) ? -1 : 0;
 }
 
