@@ -28,9 +28,13 @@ s1=$(ls "$TMP"/split.[0-9]* | grep -v '\.[0-9]*\.[0-9]*$'); s2=$(one_file "$TMP/
 same "split trace" "$s1" "$s2"
 # the second thread is taken when asked for, and not on one (a thread made a trace fed)
 if command -v strace >/dev/null 2>&1; then
-	clones() { strace -f -qq -e trace=clone,clone3 -o "$TMP/st" "$@" 2>/dev/null; grep -c clone "$TMP/st"; }
-	eq "two threads: a second thread made" 1 "$(MTRACE_CONVERT_THREADS=2 clones "$BIN/trace2wl" -q "$TMP/x.wl" "$mb")"
-	eq "one thread: none" 0 "$(MTRACE_CONVERT_THREADS=1 clones "$BIN/trace2wl" -q "$TMP/x.wl" "$mb")"
+	clones() {
+		strace -f -qq -e trace=clone,clone3 -o "$TMP/st" "$BIN/trace2wl" -q "$TMP/x.wl" "$mb" \
+			2>/dev/null
+		grep -c clone "$TMP/st"
+	}
+	eq "two threads: a second thread made" 1 "$(MTRACE_CONVERT_THREADS=2 clones)"
+	eq "one thread: none" 0 "$(MTRACE_CONVERT_THREADS=1 clones)"
 else
 	ok "# skip: no strace to count the threads made"
 fi
@@ -38,11 +42,14 @@ fi
 size=$(stat -c %s "$mb")
 bad_at=$(( (size / 2) / 32 * 32 ))
 cp "$mb" "$TMP/badmid"
-head -c 64 /dev/zero | tr '\0' '\377' | dd of="$TMP/badmid" bs=1 seek=$bad_at conv=notrunc 2>/dev/null
+head -c 64 /dev/zero | tr '\0' '\377' |
+	dd of="$TMP/badmid" bs=1 seek=$bad_at conv=notrunc 2>/dev/null
 one -q "$TMP/b1.wl" "$TMP/badmid" 2>"$TMP/e1"; r1=$?
 two -q "$TMP/b2.wl" "$TMP/badmid" 2>"$TMP/e2"; r2=$?
 eq "bad mid-way: exit 1 on both" "1 1" "$r1 $r2"
 check "bad mid-way: the same message on both ($(cat "$TMP/e2"))" cmp "$TMP/e1" "$TMP/e2"
-grep -q "badmid: offset [0-9]*: " "$TMP/e2" && ok "bad mid-way: names the offset" || bad "offset: $(cat "$TMP/e2")"
-check "bad mid-way: no output left, not even a temporary one" sh -c "! ls '$TMP'/b[12].wl* 2>/dev/null | grep -q ."
+grep -q "badmid: offset [0-9]*: " "$TMP/e2" && ok "bad mid-way: names the offset" ||
+	bad "offset: $(cat "$TMP/e2")"
+check "bad mid-way: no output left, not even a temporary one" \
+	sh -c "! ls '$TMP'/b[12].wl* 2>/dev/null | grep -q ."
 finish

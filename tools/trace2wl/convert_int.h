@@ -56,8 +56,8 @@ struct convert_pipe {
 	struct pipe_shared *sh;       /* what the two threads share: the ring, its counters */
 	struct pipe_batch *cur;       /* the batch the reader fills, NULL none yet */
 	uint64_t head;                /* the reader's: batches handed over */
-	void *held[CONVERT_PIPE_SLOTS];                /* the records' memory each batch of the ring holds from
-	                                 the order (order_take_held), the reader's */
+	void *held[CONVERT_PIPE_SLOTS];   /* the reader's: the records' memory each batch of
+	                                     the ring holds from the order (order_take_held) */
 	int running;                  /* set and cleared with no converter thread */
 	pthread_t th;
 };
