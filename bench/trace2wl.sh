@@ -1,8 +1,10 @@
 #!/bin/sh
 # make bench, part 2: trace2wl throughput and memory on a large trace (RECORDS, default 20 M,
 # from mbench traced at 2 threads), measured side by side with `cat TRACE >/dev/null` in the
-# same run (ROUNDS times each, interleaved; medians).  Then the memory a live block costs: a
-# second trace that keeps about a million blocks live, its peak against the first one's.
+# same run (ROUNDS times each, interleaved; medians), and with the conversion forced onto one
+# thread and onto two (MTRACE_CONVERT_THREADS; the default takes two where a processor is
+# free).  Then the memory a live block costs: a second trace that keeps about a million blocks
+# live, its peak against the first one's.
 B=${B:-build}
 ROOT=$(pwd)
 ROUNDS=${ROUNDS:-3}
@@ -17,7 +19,7 @@ sync   # the fresh trace's writeback would otherwise run, on the other core, dur
 records=$("$ROOT/$B/tests/trace_count" "$T" | awk '$1 == "calls" { print $2 }')
 bytes=$(stat -c %s "$T")
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-: >"$DIR/cat"; : >"$DIR/wl"; : >"$DIR/mem"
+: >"$DIR/cat"; : >"$DIR/wl"; : >"$DIR/mem"; : >"$DIR/wl1"; : >"$DIR/wl2"
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	s=$(date +%s%N); cat "$T" >/dev/null; echo $(( $(date +%s%N) - s )) >>"$DIR/cat"
@@ -25,9 +27,15 @@ while [ $r -lt "$ROUNDS" ]; do
 	/usr/bin/time -f %M -o "$DIR/m1" "$ROOT/$B/bin/trace2wl" -q "$DIR/w.wl" "$T"
 	echo $(( $(date +%s%N) - s )) >>"$DIR/wl"
 	cat "$DIR/m1" >>"$DIR/mem"
+	for n in 1 2; do
+		s=$(date +%s%N)
+		MTRACE_CONVERT_THREADS=$n "$ROOT/$B/bin/trace2wl" -q "$DIR/w$n.wl" "$T"
+		echo $(( $(date +%s%N) - s )) >>"$DIR/wl$n"
+	done
 	r=$((r + 1))
 done
 tc=$(median <"$DIR/cat"); tw=$(median <"$DIR/wl"); mem=$(median <"$DIR/mem")
+tw1=$(median <"$DIR/wl1"); tw2=$(median <"$DIR/wl2")
 "$ROOT/$B/tests/wl_check" "$DIR/w.wl" >"$DIR/chk"
 slots=$(awk '$1 == "slots" { print $2 }' "$DIR/chk"); calls=$(awk '$1 == "calls" { print $2 }' "$DIR/chk")
 wlbytes=$(stat -c %s "$DIR/w.wl")
@@ -37,6 +45,11 @@ printf '  cat TRACE >/dev/null   %6.2f s  %7.1f M records/s  %6.0f MiB/s\n' "$(e
 printf '  trace2wl               %6.2f s  %7.1f M records/s  %6.0f MiB/s  (%.1fx the time of cat)\n' \
 	"$(echo "$tw / 1000000000" | bc -l)" "$(echo "$records * 1000 / $tw" | bc -l)" \
 	"$(echo "$bytes * 1000000000 / $tw / 1048576" | bc -l)" "$(echo "$tw / $tc" | bc -l)"
+for n in 1 2; do
+	eval "t=\$tw$n"
+	printf '  trace2wl, %s thread%-4s %6.2f s  %7.1f M records/s\n' $n "$([ $n = 1 ] || echo s)" \
+		"$(echo "$t / 1000000000" | bc -l)" "$(echo "$records * 1000 / $t" | bc -l)"
+done
 printf '  peak memory            %6.1f MiB for %s slots (peak live blocks)\n' "$(echo "$mem / 1024" | bc -l)" "$slots"
 printf '  workload               %s bytes, %.2f bytes per call\n' "$wlbytes" "$(echo "$wlbytes / $calls" | bc -l)"
 # what version 2 adds to it (at most 5% by design): the pace marks (a conversion without them

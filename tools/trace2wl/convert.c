@@ -291,6 +291,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	uint64_t hash[AHEAD];
 	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
+	const int warm = !m->pipe.running;   /* (else the reader's thread warms its input) */
 	for (size_t i = 0; i < n && i < AHEAD; i++) {
 		hash[i] = addrmap_hash(ev_key(ev[i].rec));
 		addrmap_prefetch(&m->live.addr, hash[i]);
@@ -316,7 +317,8 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				}
 			}
 		}
-		order_warm(&m->ord);
+		if (warm)
+			order_warm(&m->ord);
 		int k;
 		unsigned call = e->rec->call;
 		/* a mapping call, a sample */
@@ -403,8 +405,10 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	live_init(&m->live, m->slots, sizeof *m->slots);
 	m->cap_slots = 4096;
 	m->nslots = 1;
-	if (order_begin(&m->ord, on_events, on_thread, c) < 0)
+	if (order_begin(&m->ord, convert_pipe_events, convert_pipe_thread, &m->pipe) < 0)
 		return convert_oom(c);   /* its only failure */
+	convert_pipe_init(&m->pipe, &m->ord, on_events, on_thread, c);
+	m->two_threads = convert_pipe_wanted();
 	return 0;
 }
 
@@ -459,7 +463,11 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 		copy_settings(m->settings_set, sizeof m->settings_set, r->settings_set);
 	}
 	convert_prog_begin(c, m, r);
+	if (m->two_threads)
+		convert_pipe_start(&m->pipe);
 	int rc = order_feed(&m->ord, r);
+	if (convert_pipe_stop(&m->pipe) < 0)
+		rc = -1;   /* (the converter's error, in c->err) */
 	copy_order_stats(c, m);
 	if (rc < 0)
 		return failed(c, m);
@@ -513,6 +521,7 @@ void convert_free(struct convert *c)
 	struct convert_state *m = c->state;
 	if (!m)
 		return;
+	convert_pipe_free(&m->pipe);
 	order_free(&m->ord);
 	convert_prog_free(m);
 	live_free(&m->live);

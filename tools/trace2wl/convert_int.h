@@ -3,6 +3,7 @@
  * own mappings, resident bytes, memory samples and pace). */
 #ifndef CONVERT_INT_H
 #define CONVERT_INT_H
+#include <pthread.h>
 #include <stdio.h>
 #include "convert.h"
 #include "order.h"
@@ -44,8 +45,36 @@ struct mapinfo {
 	uint64_t next;                /* free: the next free id + 1 */
 };
 
+#define CONVERT_PIPE_SLOTS 8
+/* convert_pipe.c: between the order and the converter's callbacks, the converter on a second
+   thread while running */
+struct convert_pipe {
+	order_fn fn;                  /* the converter's callbacks */
+	order_thread_fn new_thread;
+	void *ctx;
+	struct order *ord;            /* the reader's side: its order_warm */
+	struct pipe_shared *sh;       /* what the two threads share: the ring, its counters */
+	struct pipe_batch *cur;       /* the batch the reader fills, NULL none yet */
+	uint64_t head;                /* the reader's: batches handed over */
+	void *held[CONVERT_PIPE_SLOTS];   /* the reader's: the records' memory each batch of
+	                                     the ring holds from the order (order_take_held) */
+	int running;                  /* set and cleared with no converter thread */
+	pthread_t th;
+};
+
+int  convert_pipe_wanted(void);
+void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
+		       order_thread_fn new_thread, void *ctx);
+int  convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n);   /* order_fn */
+int  convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid);            /* order_thread_fn */
+void convert_pipe_start(struct convert_pipe *p);
+int  convert_pipe_stop(struct convert_pipe *p);
+void convert_pipe_free(struct convert_pipe *p);
+
 struct convert_state {
 	struct order ord;             /* hands the records out in global order */
+	struct convert_pipe pipe;     /* the order's callbacks go through it */
+	int two_threads;              /* each feed's conversion on a second thread */
 	struct live live;             /* address -> slot of the live block there; the ideal RSS
 	                                 (the blocks: slots, stamps: total_calls) */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */

@@ -43,6 +43,8 @@ struct order_merge {
 	uint32_t nheap, cap_threads;
 	uint64_t pending, watermark, last_t;
 	struct seg *free_segs;
+	struct seg *held;             /* freed while hold is set: not reused till given back */
+	int hold;
 	struct u64map tids;           /* tid -> feed << 32 | (thread index + 1): the trace (of
 	                                 several split ones) its last first-chunk was met in */
 	uint32_t feed;                /* traces fed so far */
@@ -99,8 +101,9 @@ static struct seg *new_seg(struct order_merge *m)
 
 static inline void free_seg(struct order_merge *m, struct seg *s)
 {
-	s->next = m->free_segs;
-	m->free_segs = s;
+	struct seg **list = m->hold ? &m->held : &m->free_segs;
+	s->next = *list;
+	*list = s;
 }
 
 /* Drop q's first record; the next one (if any) becomes its first event. */
@@ -535,6 +538,35 @@ static int cmp_edge(const void *a, const void *b)
 	                                            thread of one event is alive at it) */
 }
 
+void order_hold(struct order *o, int on)
+{
+	struct order_merge *m = o->merge;
+	m->hold = on;
+}
+
+void order_take_held(struct order *o, void **into)
+{
+	struct order_merge *m = o->merge;
+	struct seg *h = m->held;
+	if (!h)
+		return;
+	while (h->next)
+		h = h->next;
+	h->next = *into;
+	*into = m->held;
+	m->held = NULL;
+}
+
+void order_give_back(struct order *o, void *held)
+{
+	struct order_merge *m = o->merge;
+	for (struct seg *s = held, *n; s; s = n) {
+		n = s->next;
+		s->next = m->free_segs;
+		m->free_segs = s;
+	}
+}
+
 uint32_t order_max_live_threads(const struct order *o)
 {
 	const struct order_merge *m = o->merge;
@@ -567,6 +599,7 @@ void order_free(struct order *o)
 			n = s->next;
 			free(s);
 		}
+	order_give_back(o, m->held);
 	for (struct seg *s = m->free_segs, *n; s; s = n) {
 		n = s->next;
 		free(s);

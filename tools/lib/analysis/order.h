@@ -68,6 +68,15 @@ int  order_end(struct order *o);
 uint32_t order_max_live_threads(const struct order *o);
 void order_free(struct order *o);
 
+/* For a callback that keeps events past its return (trace2wl's second thread): while hold is
+   on, the memory of the records handed out is not reused until given back.  order_take_held,
+   from the callback, adds to the list *into (NULL: empty) that memory as freed since its last
+   call: every record in it was in an event the callback has been given, this time or before;
+   order_give_back, once the callback is done with those events, lets it be reused. */
+void order_hold(struct order *o, int on);
+void order_take_held(struct order *o, void **into);
+void order_give_back(struct order *o, void *held);
+
 /* For the callback, once an event: loads the next line of the input not yet read into the
    second-level cache.  The next feed's scan of the mapped trace then finds it there instead
    of waiting for memory, the load hidden behind the callback's work. */
