@@ -78,15 +78,18 @@ static long stat_field(const char *path, int field)
 	return p ? atol(p + 1) : -1;
 }
 
-static void report(const char *who)
+/* The tracer's threads (named mtrace-populate): how many, whether they block every signal,
+   the scheduling policy of the last; returns the number of threads of the process */
+static int scan(int *np, int *blockedp, int *policyp)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
-	int n = 0, blocked = 1, policy = -1;
+	int n = 0, blocked = 1, policy = -1, tasks = 0;
 	char path[300], line[256];
 	while (d && (e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
+		tasks++;
 		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
 		FILE *f = fopen(path, "r");
 		if (f == NULL)
@@ -110,6 +113,19 @@ static void report(const char *who)
 	}
 	if (d)
 		closedir(d);
+	*np = n, *blockedp = blocked, *policyp = policy;
+	return tasks;
+}
+
+static void report(const char *who)
+{
+	int n, blocked, policy;
+	char line[256];
+	/* a thread is the tracer's once it has named itself, which a thread just made may not
+	   have done yet: while another thread is there and none is named, look again (bounded:
+	   10 s, which the program's own threads, where it has them, make it wait whole) */
+	for (int round = 0; scan(&n, &blocked, &policy) > 1 && !n && round < 1000; round++)
+		usleep(10000);
 	printf("%sthreads %d\n%sblocked %s\n", who, n, who, n && blocked ? "yes" : "no");
 	if (getenv("POPCHECK_POLICY"))
 		printf("%spolicy %d\n", who, policy);
