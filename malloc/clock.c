@@ -1,7 +1,8 @@
 /* clock.c - the one place the tracer's clock is chosen, read and watched.
  *
- * In order of preference: the CPU's own counter (an invariant TSC with RDTSCP, not under
- * valgrind, which may not run RDTSCP; aarch64's virtual counter), CLOCK_MONOTONIC, and a count
+ * In order of preference: the CPU's own counter (an invariant TSC, read with RDTSCP or else
+ * LFENCE+RDTSC, not under valgrind, which may not run RDTSCP; aarch64's virtual counter),
+ * CLOCK_MONOTONIC, and a count
  * taken at each order point.  CLOCK_MONOTONIC is read through the vDSO's own function, found in
  * its symbol table, or by a system call made here: never through libc's clock_gettime, which a
  * library preloaded for the program may replace (libfaketime stops it).  Each clock is seen to
@@ -15,9 +16,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include "clock.h"
 #include "mtrace-trace.h"
 
@@ -113,21 +111,6 @@ uint64_t mt_clock_read(void)
    ------------------------------------------------------------------------------------------- */
 
 #if defined(__x86_64__) || defined(__i386__)
-/* The TSC is usable across cores only when it is invariant (CPUID 0x80000007 EDX bit 8): it then
-   ticks at a constant rate in every P/C-state, and the kernel keeps the cores in step. */
-static int tsc_invariant(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-		return 0;
-	__get_cpuid(0x80000007u, &a, &b, &c, &d);
-	if (!(d & (1u << 8)))
-		return 0;
-	/* RDTSCP is CPUID 0x80000001 EDX bit 27 */
-	__get_cpuid(0x80000001u, &a, &b, &c, &d);
-	return (d >> 27) & 1;
-}
-
 /* valgrind's "client request": a rotation of a register by twice its width, which does nothing
    on a CPU, then xchg of a register with itself; valgrind recognises the sequence and answers
    the request in the third register (RUNNING_ON_VALGRIND, 0x1001: how many valgrinds).  Its
@@ -182,9 +165,11 @@ static void vdso_init(void)
 		vdso_gettime = NULL;
 }
 
-/* MTRACE_CTL_CLOCK: "monotonic" (not the CPU's counter), "counter" (no clock: a count), or
-   "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too coarse to order calls,
-   so the tracer soon falls back to the count, which is what it is there to show). */
+/* MTRACE_CTL_CLOCK: "monotonic" or "clock_gettime" (not the CPU's counter), "rdtscp" or
+   "lfence-rdtsc" (the TSC read so, where the CPU can: each clock a test may try), "counter" (no
+   clock: a count), or "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too
+   coarse to order calls, so the tracer soon falls back to the count, which is what it is there
+   to show). */
 void mt_clock_init(void)
 {
 	vdso_init();
@@ -194,8 +179,12 @@ void mt_clock_init(void)
 #if defined(__aarch64__)
 	kind = MTRACE_CLOCK_CNTVCT;
 #elif defined(__x86_64__) || defined(__i386__)
-	if (tsc_invariant() && !under_valgrind())
-		kind = MTRACE_CLOCK_TSC;
+	enum mt_tsc tsc = under_valgrind() ? MT_TSC_NONE : mt_tsc_best();
+	int forced = mt_tsc_forced(want, tsc);
+	if (forced >= 0)
+		tsc = (enum mt_tsc)forced;
+	kind = tsc == MT_TSC_RDTSCP ? MTRACE_CLOCK_TSC :
+	       tsc == MT_TSC_LFENCE ? MTRACE_CLOCK_TSC_LFENCE : MTRACE_CLOCK_MONOTONIC;
 #endif
 	if (!strcmp(want, "counter")) {
 		mt_clock_kind = MTRACE_CLOCK_COUNTER;
@@ -206,7 +195,7 @@ void mt_clock_init(void)
 		mt_clock_kind = MTRACE_CLOCK_MONOTONIC;
 		return;
 	}
-	if (!strcmp(want, "monotonic"))
+	if (!strcmp(want, "monotonic") || !strcmp(want, "clock_gettime"))
 		kind = MTRACE_CLOCK_MONOTONIC;
 	mt_clock_kind = kind;
 	if (kind != MTRACE_CLOCK_MONOTONIC && !advances(hw_ticks))
@@ -252,12 +241,4 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 		return 1000000000u;
 	}
 	return (uint64_t)((double)(ticks - ticks0) * 1e9 / (double)(ns - ns0));
-}
-
-/* A "before" order point of a thread whose TSC setting may not be known yet. */
-uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
-{
-	if (!c->checked)
-		mt_thread_clock_check(c);
-	return c->notsc ? mt_ticks_soft() : mt_ticks_before();
 }

@@ -5,7 +5,8 @@
  *     RDTSC retires before any later store can become visible, so no fence is needed.
  *   mt_ticks_after(): for a point that must follow what the call did (an allocation's result).
  *     RDTSCP waits until every earlier instruction has executed and earlier loads are globally
- *     visible, so the tick cannot be taken before the allocator read the freed memory.
+ *     visible, so the tick cannot be taken before the allocator read the freed memory; on a CPU
+ *     without RDTSCP, LFENCE then RDTSC waits for the same (MTRACE_CLOCK_TSC_LFENCE).
  * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
  * through the vDSO or the kernel, never through libc (clock.c); where no clock advances, a
  * count taken at each order point (MTRACE_CLOCK_COUNTER).  clock.c chooses, once.
@@ -19,6 +20,7 @@
 #include <x86intrin.h>
 #endif
 #include "mtrace-trace.h"
+#include "internal/mt-tsc.h"
 
 extern int mt_clock_kind;   /* enum mtrace_clock chosen by mt_clock_init() */
 
@@ -32,10 +34,16 @@ void mt_clock_fall_back(uint64_t above);  /* the count from now on, from above *
 uint64_t mt_ticks_soft(void);      /* clock_watch.c: the ticks without the CPU's counter */
 void    *mt_vdso_sym(const char *name);   /* vdso.c: a vDSO function, or NULL */
 
+/* Is the clock the CPU's TSC, however read? */
+static inline int mt_clock_is_tsc(int kind)
+{
+	return kind == MTRACE_CLOCK_TSC || kind == MTRACE_CLOCK_TSC_LFENCE;
+}
+
 static inline uint64_t mt_ticks_before(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1))
+	if (__builtin_expect(mt_clock_is_tsc(mt_clock_kind), 1))
 		return __rdtsc();
 #elif defined(__aarch64__)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
@@ -53,6 +61,10 @@ static inline uint64_t mt_ticks_after(void)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1)) {
 		unsigned aux;
 		return __rdtscp(&aux);
+	}
+	if (mt_clock_kind == MTRACE_CLOCK_TSC_LFENCE) {
+		mt_lfence();
+		return __rdtsc();
 	}
 #elif defined(__aarch64__)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {

@@ -29,10 +29,18 @@ uint64_t mt_ticks_soft(void)
 	if (kind == MTRACE_CLOCK_COUNTER)
 		return mt_clock_read();
 	uint64_t ns = mt_clock_soft_ns();
-	if (kind != MTRACE_CLOCK_TSC || mt_calib.ticks_per_sec == 0)
+	if (!mt_clock_is_tsc(kind) || mt_calib.ticks_per_sec == 0)
 		return ns;
 	return mt_calib.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_calib.start_ns) *
 					     (double)mt_calib.ticks_per_sec / 1e9);
+}
+
+/* A "before" order point of a thread whose TSC setting may not be known yet. */
+uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
+{
+	if (!c->checked)
+		mt_thread_clock_check(c);
+	return c->notsc ? mt_ticks_soft() : mt_ticks_before();
 }
 
 /* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the
@@ -57,7 +65,7 @@ int64_t mt_clock_start(void)
 uint64_t mt_clock_refine(uint64_t hz)
 {
 	int kind = mt_clock_kind;
-	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
+	if ((!mt_clock_is_tsc(kind) && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
 		return hz;
 	uint64_t ns = mt_monotonic_ns();
 	if (ns - mt_calib.start_ns < 1000000)
