@@ -30,6 +30,15 @@ static int (*vdso_gettime)(clockid_t, struct kts *);
 static clockid_t order_clock = CLOCK_MONOTONIC;   /* CLOCK_MONOTONIC_COARSE if asked */
 static uint64_t count;             /* MTRACE_CLOCK_COUNTER's last value */
 
+/* One thread making calls: the clock read once in so many of its order points (clock.h).  64:
+   a read costs 10 to 30 ns, a call's stamp from the count well under 1 ns more than the
+   coarse clock's load; a block's lifetime is still right to about 64 calls. */
+#define EVERY_DEFAULT 64u
+#define EVERY_MAX     4096u
+int mt_clock_solo;
+static uint32_t every = EVERY_DEFAULT;
+static struct mt_thread_clock *solo_owner;   /* the first thread to make a traced call */
+
 /* ---------------------------------------------------------------------------------------------
    Reading the kernel's clocks
    ------------------------------------------------------------------------------------------- */
@@ -99,6 +108,13 @@ int64_t mt_realtime_ns(int soft)
 	return (int64_t)(soft ? sys_ns(CLOCK_REALTIME) : clock_ns(CLOCK_REALTIME));
 }
 
+uint64_t mt_clock_coarse(void)
+{
+	struct kts ts = { 0, 0 };
+	vdso_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* (there is one while solo) */
+	return ns_of(&ts);
+}
+
 uint64_t mt_clock_read(void)
 {
 	if (__atomic_load_n(&mt_clock_kind, __ATOMIC_ACQUIRE) == MTRACE_CLOCK_COUNTER)
@@ -165,6 +181,59 @@ static void vdso_init(void)
 		vdso_gettime = NULL;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   One thread: the count between reads
+   ------------------------------------------------------------------------------------------- */
+
+/* The clock at an order point of the only thread making calls, and the count restarted from
+   it.  (A stamp at most equal to the last is impossible for a clock that ticks faster than
+   the calls come; taking the next value keeps the thread's order if one is not.) */
+uint64_t mt_solo_read(struct mt_thread_clock *c, int after)
+{
+	uint64_t ts = after ? mt_ticks_after() : mt_ticks_before();
+	c->coarse = mt_clock_coarse();
+	c->left = every - 1;
+	if (ts <= c->last)
+		ts = c->last + 1;
+	return c->last = ts;
+}
+
+/* A thread's first slow path (before its first order point): a second thread ends the count
+   for good.  It stores the end before its first release, which a thread reusing the block
+   acquires (through the allocator's lock or the program's own handoff) before its allocation's
+   order point reads mt_clock_solo. */
+void mt_clock_thread_calls(struct mt_thread_clock *c)
+{
+	if (c->calls)
+		return;
+	c->calls = 1;
+	struct mt_thread_clock *first = NULL;
+	if (!__atomic_compare_exchange_n(&solo_owner, &first, c, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST) && first != c)
+		__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
+}
+
+void mt_clock_every_call(void)
+{
+	__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Is the count worth it, and safe?  A clock that ticks (not the count, not the coarse clock,
+   which is too slow to order calls), and a coarse clock read from the vDSO, without a system
+   call.  MTRACE_CTL_CLOCK_EVERY: a read once in so many calls (1: every call). */
+static void solo_init(void)
+{
+	const char *e = secure_getenv("MTRACE_CTL_CLOCK_EVERY");
+	if (e && *e) {
+		unsigned long k = strtoul(e, NULL, 10);
+		every = k < 1 ? 1 : k > EVERY_MAX ? EVERY_MAX : (uint32_t)k;
+	}
+	struct kts ts = { 0, 0 };
+	mt_clock_solo = every > 1 && mt_clock_kind != MTRACE_CLOCK_COUNTER &&
+			order_clock == CLOCK_MONOTONIC && vdso_gettime &&
+			vdso_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
+}
+
 /* MTRACE_CTL_CLOCK: "monotonic" or "clock_gettime" (not the CPU's counter), "rdtscp" or
    "lfence-rdtsc" (the TSC read so, where the CPU can: each clock a test may try), "counter" (no
    clock: a count), or "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too
@@ -205,6 +274,7 @@ void mt_clock_init(void)
 		if (!advances(order_ns))
 			mt_clock_kind = MTRACE_CLOCK_COUNTER;
 	}
+	solo_init();
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -213,6 +283,7 @@ void mt_clock_init(void)
 
 void mt_clock_fall_back(uint64_t above)
 {
+	mt_clock_every_call();
 	__atomic_store_n(&count, above, __ATOMIC_RELAXED);
 	__atomic_store_n(&mt_clock_kind, MTRACE_CLOCK_COUNTER, __ATOMIC_RELEASE);
 }

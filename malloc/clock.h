@@ -80,31 +80,71 @@ static inline uint64_t mt_ticks_after(void)
 /* A thread's clock.  A thread the program switched the time-stamp counter off for (PR_SET_TSC)
    would die of SIGSEGV reading it, and so reading CLOCK_MONOTONIC through the vDSO, which reads
    it too: such a thread asks the kernel.  The setting is inherited by a new thread, so it is
-   asked of the kernel at a thread's first slow path (checked). */
+   asked of the kernel at a thread's first slow path (checked).
+
+   While one thread of the process has made traced calls (mt_clock_solo), program order is the
+   causal order: its order points read the clock once in mt_clock_every calls, or when
+   CLOCK_MONOTONIC_COARSE (a load from the vDSO's page, which the kernel's tick updates) moved,
+   so an idle time longer than a tick is never hidden; in between each stamps the last one
+   plus 1.  A call takes more than one tick of any clock, so a count never overtakes the clock.
+   A second thread's first slow path ends it for good, before that thread's first order point:
+   a call whose order point comes after (an allocation's, after the allocator returned) reads
+   the clock. */
 struct mt_thread_clock {
 	uint8_t notsc;                  /* the TSC is off for this thread */
 	uint8_t checked;                /* notsc was asked of the kernel for this thread */
+	uint8_t calls;                  /* the thread has reached the slow path of a traced call */
+	uint32_t left;                  /* solo: order points to stamp from the count */
+	uint64_t last;                  /* solo: the thread's last stamp */
+	uint64_t coarse;                /* solo: CLOCK_MONOTONIC_COARSE at the last clock read */
 };
+extern int mt_clock_solo;           /* one thread has made traced calls (and it is worth it) */
 void mt_thread_clock_check(struct mt_thread_clock *c);      /* sandbox.c: PR_GET_TSC */
 uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c); /* checked first if it was not */
+uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c);   /* clock_watch.c: the TSC off */
+void mt_clock_thread_calls(struct mt_thread_clock *c);      /* a thread's first slow path */
+void mt_clock_every_call(void);     /* durations: no order point from the count */
+uint64_t mt_clock_coarse(void);     /* CLOCK_MONOTONIC_COARSE through the vDSO */
+uint64_t mt_solo_read(struct mt_thread_clock *c, int after);   /* the clock, for the count */
+
+static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
+{
+	if (__builtin_expect(c->left != 0, 1) && mt_clock_coarse() == c->coarse) {
+		c->left--;
+		return ++c->last;
+	}
+	return mt_solo_read(c, after);
+}
 
 /* At an order point of a traced call (its slow path has checked the setting) */
-static inline uint64_t mt_thread_ticks_before(const struct mt_thread_clock *c)
+static inline uint64_t mt_thread_ticks_before(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_before();
+	if (__builtin_expect(c->notsc, 0))
+		return mt_thread_ticks_soft(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_ticks(c, 0);
+	return mt_ticks_before();
 }
 
-static inline uint64_t mt_thread_ticks_after(const struct mt_thread_clock *c)
+static inline uint64_t mt_thread_ticks_after(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_after();
+	if (__builtin_expect(c->notsc, 0))
+		return mt_thread_ticks_soft(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_ticks(c, 1);
+	return mt_ticks_after();
 }
 
-/* A "before" order point anywhere else: the setting may not be known yet (a free's sample may
-   come before the thread's first record) */
+/* A "before" order point anywhere else (a chunk, a sample, a large release): the clock itself,
+   and the setting may not be known yet (a free's sample may come before the thread's first
+   record) */
 static inline uint64_t mt_thread_ticks(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc | !c->checked, 0) ? mt_thread_ticks_unsure(c)
-							    : mt_ticks_before();
+	if (__builtin_expect(c->notsc | !c->checked, 0))
+		return mt_thread_ticks_unsure(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_read(c, 0);
+	return mt_ticks_before();
 }
 
 /* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library preloaded

@@ -40,7 +40,18 @@ uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
 {
 	if (!c->checked)
 		mt_thread_clock_check(c);
-	return c->notsc ? mt_ticks_soft() : mt_ticks_before();
+	return c->notsc ? mt_thread_ticks_soft(c) : mt_thread_ticks(c);
+}
+
+/* An order point of a thread with the TSC off.  The count, if the thread counts again later,
+   starts from the clock again, so its stamps stay in order. */
+uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c)
+{
+	uint64_t ts = mt_ticks_soft();
+	c->left = 0;
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED) && ts <= c->last)
+		ts = c->last + 1;
+	return c->last = ts;
 }
 
 /* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the
