@@ -207,9 +207,12 @@ void mt_clock_thread_calls(struct mt_thread_clock *c)
 	if (c->calls)
 		return;
 	c->calls = 1;
-	struct mt_thread_clock *first = NULL;
-	if (!__atomic_compare_exchange_n(&solo_owner, &first, c, 0, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST) && first != c)
+	/* (written twice at most: the line that every call reads stays clean) */
+	struct mt_thread_clock *first = __atomic_load_n(&solo_owner, __ATOMIC_SEQ_CST);
+	if (first == NULL && __atomic_compare_exchange_n(&solo_owner, &first, c, 0,
+							 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	if (first != c && __atomic_load_n(&mt_clock_solo, __ATOMIC_SEQ_CST))
 		__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
 }
 
