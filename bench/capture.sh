@@ -22,7 +22,9 @@ now_ns() { date +%s%N; }
 # mtrace-nothread is mtrace with MTRACE_CTL_NOTHREAD=1: the program's threads populate the
 # trace's pages themselves; mtrace-nosamples is mtrace with MTRACE_CTL_MEMORY_MS=0: no samples
 # of the process's memory; mtrace-dormant is the preload with MTRACE_CTL_START=0: loaded,
-# recording nothing until switched on from outside.
+# recording nothing until switched on from outside; mtrace-clock-KIND is mtrace with its clock
+# forced (MTRACE_CTL_CLOCK=KIND: rdtscp, lfence-rdtsc, clock_gettime), mtrace-every1 with the
+# clock read at every order point even while one thread makes calls (MTRACE_CTL_CLOCK_EVERY=1).
 ONLY=${TRACERS:-}
 TRACERS="untraced mtrace-dormant mtrace mtrace-nosamples mtrace-nothread"
 command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
@@ -52,6 +54,8 @@ run() {
 	mtrace-nothread) MTRACE_CTL_NOTHREAD=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-dormant) MTRACE_CTL_START=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-nosamples) MTRACE_CTL_MEMORY_MS=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-clock-*) MTRACE_CTL_CLOCK=${tr#mtrace-clock-} MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-every1) MTRACE_CTL_CLOCK_EVERY=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
 	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
 	esac

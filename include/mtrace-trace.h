@@ -63,7 +63,9 @@ enum mtrace_clock {
 	                                   an order without time (ticks_per_sec is nominal).  A
 	                                   writer whose clock stopped advancing switches to it
 	                                   midway: the count starts above every earlier ts */
-	MTRACE_CLOCK_MAX       = 4
+	MTRACE_CLOCK_TSC_LFENCE = 5,    /* the x86 invariant TSC as clock 1, read with LFENCE+RDTSC
+	                                   on a CPU without RDTSCP: the same cycles */
+	MTRACE_CLOCK_MAX       = 5
 };
 
 /* header flags */

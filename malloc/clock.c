@@ -1,7 +1,8 @@
 /* clock.c - the one place the tracer's clock is chosen, read and watched.
  *
- * In order of preference: the CPU's own counter (an invariant TSC with RDTSCP, not under
- * valgrind, which may not run RDTSCP; aarch64's virtual counter), CLOCK_MONOTONIC, and a count
+ * In order of preference: the CPU's own counter (an invariant TSC, read with RDTSCP or else
+ * LFENCE+RDTSC, not under valgrind, which may not run RDTSCP; aarch64's virtual counter),
+ * CLOCK_MONOTONIC, and a count
  * taken at each order point.  CLOCK_MONOTONIC is read through the vDSO's own function, found in
  * its symbol table, or by a system call made here: never through libc's clock_gettime, which a
  * library preloaded for the program may replace (libfaketime stops it).  Each clock is seen to
@@ -15,9 +16,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include "clock.h"
 #include "mtrace-trace.h"
 
@@ -31,6 +29,15 @@ struct kts { long sec, nsec; };    /* the kernel's timespec: 32-bit fields on i3
 static int (*vdso_gettime)(clockid_t, struct kts *);
 static clockid_t order_clock = CLOCK_MONOTONIC;   /* CLOCK_MONOTONIC_COARSE if asked */
 static uint64_t count;             /* MTRACE_CLOCK_COUNTER's last value */
+
+/* One thread making calls: the clock read once in so many of its order points (clock.h).  64:
+   a read costs 10 to 30 ns, a call's stamp from the count well under 1 ns more than the
+   coarse clock's load; a block's lifetime is still right to about 64 calls. */
+#define EVERY_DEFAULT 64u
+#define EVERY_MAX     4096u
+int mt_clock_solo;
+static uint32_t every = EVERY_DEFAULT;
+static struct mt_thread_clock *solo_owner;   /* the first thread to make a traced call */
 
 /* ---------------------------------------------------------------------------------------------
    Reading the kernel's clocks
@@ -101,6 +108,13 @@ int64_t mt_realtime_ns(int soft)
 	return (int64_t)(soft ? sys_ns(CLOCK_REALTIME) : clock_ns(CLOCK_REALTIME));
 }
 
+uint64_t mt_clock_coarse(void)
+{
+	struct kts ts = { 0, 0 };
+	vdso_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* (there is one while solo) */
+	return ns_of(&ts);
+}
+
 uint64_t mt_clock_read(void)
 {
 	if (__atomic_load_n(&mt_clock_kind, __ATOMIC_ACQUIRE) == MTRACE_CLOCK_COUNTER)
@@ -113,21 +127,6 @@ uint64_t mt_clock_read(void)
    ------------------------------------------------------------------------------------------- */
 
 #if defined(__x86_64__) || defined(__i386__)
-/* The TSC is usable across cores only when it is invariant (CPUID 0x80000007 EDX bit 8): it then
-   ticks at a constant rate in every P/C-state, and the kernel keeps the cores in step. */
-static int tsc_invariant(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-		return 0;
-	__get_cpuid(0x80000007u, &a, &b, &c, &d);
-	if (!(d & (1u << 8)))
-		return 0;
-	/* RDTSCP is CPUID 0x80000001 EDX bit 27 */
-	__get_cpuid(0x80000001u, &a, &b, &c, &d);
-	return (d >> 27) & 1;
-}
-
 /* valgrind's "client request": a rotation of a register by twice its width, which does nothing
    on a CPU, then xchg of a register with itself; valgrind recognises the sequence and answers
    the request in the third register (RUNNING_ON_VALGRIND, 0x1001: how many valgrinds).  Its
@@ -182,9 +181,67 @@ static void vdso_init(void)
 		vdso_gettime = NULL;
 }
 
-/* MTRACE_CTL_CLOCK: "monotonic" (not the CPU's counter), "counter" (no clock: a count), or
-   "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too coarse to order calls,
-   so the tracer soon falls back to the count, which is what it is there to show). */
+/* ---------------------------------------------------------------------------------------------
+   One thread: the count between reads
+   ------------------------------------------------------------------------------------------- */
+
+/* The clock at an order point of the only thread making calls, and the count restarted from
+   it.  (A stamp at most equal to the last is impossible for a clock that ticks faster than
+   the calls come; taking the next value keeps the thread's order if one is not.) */
+uint64_t mt_solo_read(struct mt_thread_clock *c, int after)
+{
+	uint64_t ts = after ? mt_ticks_after() : mt_ticks_before();
+	c->coarse = mt_clock_coarse();
+	c->left = every - 1;
+	if (ts <= c->last)
+		ts = c->last + 1;
+	return c->last = ts;
+}
+
+/* A thread's first slow path (before its first order point): a second thread ends the count
+   for good.  It stores the end before its first release, which a thread reusing the block
+   acquires (through the allocator's lock or the program's own handoff) before its allocation's
+   order point reads mt_clock_solo. */
+void mt_clock_thread_calls(struct mt_thread_clock *c)
+{
+	if (c->calls)
+		return;
+	c->calls = 1;
+	/* (written twice at most: the line that every call reads stays clean) */
+	struct mt_thread_clock *first = __atomic_load_n(&solo_owner, __ATOMIC_SEQ_CST);
+	if (first == NULL && __atomic_compare_exchange_n(&solo_owner, &first, c, 0,
+							 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	if (first != c && __atomic_load_n(&mt_clock_solo, __ATOMIC_SEQ_CST))
+		__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
+}
+
+void mt_clock_every_call(void)
+{
+	__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Is the count worth it, and safe?  A clock that ticks (not the count, not the coarse clock,
+   which is too slow to order calls), and a coarse clock read from the vDSO, without a system
+   call.  MTRACE_CTL_CLOCK_EVERY: a read once in so many calls (1: every call). */
+static void solo_init(void)
+{
+	const char *e = secure_getenv("MTRACE_CTL_CLOCK_EVERY");
+	if (e && *e) {
+		unsigned long k = strtoul(e, NULL, 10);
+		every = k < 1 ? 1 : k > EVERY_MAX ? EVERY_MAX : (uint32_t)k;
+	}
+	struct kts ts = { 0, 0 };
+	mt_clock_solo = every > 1 && mt_clock_kind != MTRACE_CLOCK_COUNTER &&
+			order_clock == CLOCK_MONOTONIC && vdso_gettime &&
+			vdso_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0;
+}
+
+/* MTRACE_CTL_CLOCK: "monotonic" or "clock_gettime" (not the CPU's counter), "rdtscp" or
+   "lfence-rdtsc" (the TSC read so, where the CPU can: each clock a test may try), "counter" (no
+   clock: a count), or "coarse" (CLOCK_MONOTONIC_COARSE, which ticks every 1 to 10 ms: too
+   coarse to order calls, so the tracer soon falls back to the count, which is what it is there
+   to show). */
 void mt_clock_init(void)
 {
 	vdso_init();
@@ -194,8 +251,12 @@ void mt_clock_init(void)
 #if defined(__aarch64__)
 	kind = MTRACE_CLOCK_CNTVCT;
 #elif defined(__x86_64__) || defined(__i386__)
-	if (tsc_invariant() && !under_valgrind())
-		kind = MTRACE_CLOCK_TSC;
+	enum mt_tsc tsc = under_valgrind() ? MT_TSC_NONE : mt_tsc_best();
+	int forced = mt_tsc_forced(want, tsc);
+	if (forced >= 0)
+		tsc = (enum mt_tsc)forced;
+	kind = tsc == MT_TSC_RDTSCP ? MTRACE_CLOCK_TSC :
+	       tsc == MT_TSC_LFENCE ? MTRACE_CLOCK_TSC_LFENCE : MTRACE_CLOCK_MONOTONIC;
 #endif
 	if (!strcmp(want, "counter")) {
 		mt_clock_kind = MTRACE_CLOCK_COUNTER;
@@ -206,7 +267,7 @@ void mt_clock_init(void)
 		mt_clock_kind = MTRACE_CLOCK_MONOTONIC;
 		return;
 	}
-	if (!strcmp(want, "monotonic"))
+	if (!strcmp(want, "monotonic") || !strcmp(want, "clock_gettime"))
 		kind = MTRACE_CLOCK_MONOTONIC;
 	mt_clock_kind = kind;
 	if (kind != MTRACE_CLOCK_MONOTONIC && !advances(hw_ticks))
@@ -216,6 +277,7 @@ void mt_clock_init(void)
 		if (!advances(order_ns))
 			mt_clock_kind = MTRACE_CLOCK_COUNTER;
 	}
+	solo_init();
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -224,6 +286,7 @@ void mt_clock_init(void)
 
 void mt_clock_fall_back(uint64_t above)
 {
+	mt_clock_every_call();
 	__atomic_store_n(&count, above, __ATOMIC_RELAXED);
 	__atomic_store_n(&mt_clock_kind, MTRACE_CLOCK_COUNTER, __ATOMIC_RELEASE);
 }
@@ -252,12 +315,4 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 		return 1000000000u;
 	}
 	return (uint64_t)((double)(ticks - ticks0) * 1e9 / (double)(ns - ns0));
-}
-
-/* A "before" order point of a thread whose TSC setting may not be known yet. */
-uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
-{
-	if (!c->checked)
-		mt_thread_clock_check(c);
-	return c->notsc ? mt_ticks_soft() : mt_ticks_before();
 }

@@ -5,7 +5,8 @@
  *     RDTSC retires before any later store can become visible, so no fence is needed.
  *   mt_ticks_after(): for a point that must follow what the call did (an allocation's result).
  *     RDTSCP waits until every earlier instruction has executed and earlier loads are globally
- *     visible, so the tick cannot be taken before the allocator read the freed memory.
+ *     visible, so the tick cannot be taken before the allocator read the freed memory; on a CPU
+ *     without RDTSCP, LFENCE then RDTSC waits for the same (MTRACE_CLOCK_TSC_LFENCE).
  * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
  * through the vDSO or the kernel, never through libc (clock.c); where no clock advances, a
  * count taken at each order point (MTRACE_CLOCK_COUNTER).  clock.c chooses, once.
@@ -19,6 +20,7 @@
 #include <x86intrin.h>
 #endif
 #include "mtrace-trace.h"
+#include "internal/mt-tsc.h"
 
 extern int mt_clock_kind;   /* enum mtrace_clock chosen by mt_clock_init() */
 
@@ -32,10 +34,16 @@ void mt_clock_fall_back(uint64_t above);  /* the count from now on, from above *
 uint64_t mt_ticks_soft(void);      /* clock_watch.c: the ticks without the CPU's counter */
 void    *mt_vdso_sym(const char *name);   /* vdso.c: a vDSO function, or NULL */
 
+/* Is the clock the CPU's TSC, however read? */
+static inline int mt_clock_is_tsc(int kind)
+{
+	return kind == MTRACE_CLOCK_TSC || kind == MTRACE_CLOCK_TSC_LFENCE;
+}
+
 static inline uint64_t mt_ticks_before(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1))
+	if (__builtin_expect(mt_clock_is_tsc(mt_clock_kind), 1))
 		return __rdtsc();
 #elif defined(__aarch64__)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
@@ -54,6 +62,10 @@ static inline uint64_t mt_ticks_after(void)
 		unsigned aux;
 		return __rdtscp(&aux);
 	}
+	if (mt_clock_kind == MTRACE_CLOCK_TSC_LFENCE) {
+		mt_lfence();
+		return __rdtsc();
+	}
 #elif defined(__aarch64__)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
 		uint64_t v;
@@ -68,31 +80,71 @@ static inline uint64_t mt_ticks_after(void)
 /* A thread's clock.  A thread the program switched the time-stamp counter off for (PR_SET_TSC)
    would die of SIGSEGV reading it, and so reading CLOCK_MONOTONIC through the vDSO, which reads
    it too: such a thread asks the kernel.  The setting is inherited by a new thread, so it is
-   asked of the kernel at a thread's first slow path (checked). */
+   asked of the kernel at a thread's first slow path (checked).
+
+   While one thread of the process has made traced calls (mt_clock_solo), program order is the
+   causal order: its order points read the clock once in mt_clock_every calls, or when
+   CLOCK_MONOTONIC_COARSE (a load from the vDSO's page, which the kernel's tick updates) moved,
+   so an idle time longer than a tick is never hidden; in between each stamps the last one
+   plus 1.  A call takes more than one tick of any clock, so a count never overtakes the clock.
+   A second thread's first slow path ends it for good, before that thread's first order point:
+   a call whose order point comes after (an allocation's, after the allocator returned) reads
+   the clock. */
 struct mt_thread_clock {
 	uint8_t notsc;                  /* the TSC is off for this thread */
 	uint8_t checked;                /* notsc was asked of the kernel for this thread */
+	uint8_t calls;                  /* the thread has reached the slow path of a traced call */
+	uint32_t left;                  /* solo: order points to stamp from the count */
+	uint64_t last;                  /* solo: the thread's last stamp */
+	uint64_t coarse;                /* solo: CLOCK_MONOTONIC_COARSE at the last clock read */
 };
+extern int mt_clock_solo;           /* one thread has made traced calls (and it is worth it) */
 void mt_thread_clock_check(struct mt_thread_clock *c);      /* sandbox.c: PR_GET_TSC */
 uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c); /* checked first if it was not */
+uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c);   /* clock_watch.c: the TSC off */
+void mt_clock_thread_calls(struct mt_thread_clock *c);      /* a thread's first slow path */
+void mt_clock_every_call(void);     /* durations: no order point from the count */
+uint64_t mt_clock_coarse(void);     /* CLOCK_MONOTONIC_COARSE through the vDSO */
+uint64_t mt_solo_read(struct mt_thread_clock *c, int after);   /* the clock, for the count */
+
+static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
+{
+	if (__builtin_expect(c->left != 0, 1) && mt_clock_coarse() == c->coarse) {
+		c->left--;
+		return ++c->last;
+	}
+	return mt_solo_read(c, after);
+}
 
 /* At an order point of a traced call (its slow path has checked the setting) */
-static inline uint64_t mt_thread_ticks_before(const struct mt_thread_clock *c)
+static inline uint64_t mt_thread_ticks_before(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_before();
+	if (__builtin_expect(c->notsc, 0))
+		return mt_thread_ticks_soft(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_ticks(c, 0);
+	return mt_ticks_before();
 }
 
-static inline uint64_t mt_thread_ticks_after(const struct mt_thread_clock *c)
+static inline uint64_t mt_thread_ticks_after(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc, 0) ? mt_ticks_soft() : mt_ticks_after();
+	if (__builtin_expect(c->notsc, 0))
+		return mt_thread_ticks_soft(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_ticks(c, 1);
+	return mt_ticks_after();
 }
 
-/* A "before" order point anywhere else: the setting may not be known yet (a free's sample may
-   come before the thread's first record) */
+/* A "before" order point anywhere else (a chunk, a sample, a large release): the clock itself,
+   and the setting may not be known yet (a free's sample may come before the thread's first
+   record) */
 static inline uint64_t mt_thread_ticks(struct mt_thread_clock *c)
 {
-	return __builtin_expect(c->notsc | !c->checked, 0) ? mt_thread_ticks_unsure(c)
-							    : mt_ticks_before();
+	if (__builtin_expect(c->notsc | !c->checked, 0))
+		return mt_thread_ticks_unsure(c);
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return mt_solo_read(c, 0);
+	return mt_ticks_before();
 }
 
 /* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library preloaded

@@ -29,10 +29,29 @@ uint64_t mt_ticks_soft(void)
 	if (kind == MTRACE_CLOCK_COUNTER)
 		return mt_clock_read();
 	uint64_t ns = mt_clock_soft_ns();
-	if (kind != MTRACE_CLOCK_TSC || mt_calib.ticks_per_sec == 0)
+	if (!mt_clock_is_tsc(kind) || mt_calib.ticks_per_sec == 0)
 		return ns;
 	return mt_calib.start_ticks + (uint64_t)((double)(int64_t)(ns - mt_calib.start_ns) *
 					     (double)mt_calib.ticks_per_sec / 1e9);
+}
+
+/* A "before" order point of a thread whose TSC setting may not be known yet. */
+uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
+{
+	if (!c->checked)
+		mt_thread_clock_check(c);
+	return c->notsc ? mt_thread_ticks_soft(c) : mt_thread_ticks(c);
+}
+
+/* An order point of a thread with the TSC off.  The count, if the thread counts again later,
+   starts from the clock again, so its stamps stay in order. */
+uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c)
+{
+	uint64_t ts = mt_ticks_soft();
+	c->left = 0;
+	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED) && ts <= c->last)
+		ts = c->last + 1;
+	return c->last = ts;
 }
 
 /* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the
@@ -57,7 +76,7 @@ int64_t mt_clock_start(void)
 uint64_t mt_clock_refine(uint64_t hz)
 {
 	int kind = mt_clock_kind;
-	if ((kind != MTRACE_CLOCK_TSC && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
+	if ((!mt_clock_is_tsc(kind) && kind != MTRACE_CLOCK_CNTVCT) || mt_tls.clk.notsc)
 		return hz;
 	uint64_t ns = mt_monotonic_ns();
 	if (ns - mt_calib.start_ns < 1000000)

@@ -184,6 +184,8 @@ static void init(void)
 	lock_mask_init();
 	hot_init();
 	mt_run.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");
+	if (mt_run.durations)
+		mt_clock_every_call();   /* (a duration is two clock reads) */
 	mt_file_init(env_flag("MTRACE_CTL_PRIVATE"));
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_populate_disable();

@@ -100,7 +100,7 @@ static inline int still_mine(const struct mt_thread *t)
 	return t->gen == mt_hot->gen;
 }
 
-static inline uint64_t start_ticks(const struct mt_thread *t)
+static inline uint64_t start_ticks(struct mt_thread *t)
 {
 	return mt_hot->durations ? mt_thread_ticks_before(&t->clk) : 0;
 }

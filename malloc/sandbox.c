@@ -71,7 +71,7 @@ void mt_thread_clock_check(struct mt_thread_clock *c)
 	c->checked = 1;
 #if defined(__x86_64__) || defined(__i386__)
 	int v = 0;
-	if (mt_clock_kind == MTRACE_CLOCK_TSC && mt_libc.prctl &&
+	if (mt_clock_is_tsc(mt_clock_kind) && mt_libc.prctl &&
 	    mt_libc.prctl(PR_GET_TSC, (unsigned long)&v, 0, 0, 0) == 0)
 		c->notsc = v == PR_TSC_SIGSEGV;
 #endif

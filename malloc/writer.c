@@ -387,6 +387,7 @@ struct mtrace_slot *mt_writer_reserve_slow(struct mt_thread *t, unsigned n, int 
 		t->tid = (uint32_t)gettid();
 	if (!t->clk.checked)
 		mt_thread_clock_check(&t->clk);
+	mt_clock_thread_calls(&t->clk);   /* (before this thread's first order point) */
 	struct mt_lock_state ls;
 	if (t->start_due) {
 		/* the detour start_due set up: the chunk still has room */

@@ -2,7 +2,8 @@
 # a lock: xthread -l); with one shared arena and no tcache the allocator reuses a freed
 # address at once in another thread.  Sorted by order points, the trace
 # must never allocate a live address nor free one twice, and (what lets trace2wl stream with a
-# window of about a chunk a thread) no record may precede its own chunk's timestamp.
+# window of about a chunk a thread) no record may precede its own chunk's timestamp.  The
+# cross-thread checks run on every clock this machine offers, each forced (MTRACE_CTL_CLOCK).
 . tests/lib.sh
 ARGS="4 60000"
 run() { # NAME TUNABLES [env...]   (xthread gets $ARGS)
@@ -32,4 +33,26 @@ run lockfree "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1"
 eq "lockfree: every block freed by the other thread" 300000 "$(awk '$1=="cross_thread_free"{print $2}' "$TMP/lockfree.txt")"
 ge "lockfree: addresses reused across threads (the test has teeth)" 100000 "$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/lockfree.txt")"
 run lockfree-default ""
+
+# every clock the machine has: the TSC read with RDTSCP, with LFENCE+RDTSC, and CLOCK_MONOTONIC
+flags=$(sed -n 's/^flags[[:space:]]*: / /p' /proc/cpuinfo 2>/dev/null | head -n 1)
+has() { case "$flags " in *" $1 "*) return 0 ;; esac; return 1; }
+clock_of() { "$BIN/trace_dump" -H "$1" | sed -n 's/^# clock *\([^,]*\),.*/\1/p'; }
+for c in rdtscp lfence-rdtsc clock_gettime; do
+	case $c in
+	rdtscp) has constant_tsc && has nonstop_tsc && has rdtscp; avail=$? want="x86 TSC" ;;
+	lfence-rdtsc) has constant_tsc && has nonstop_tsc; avail=$? want="x86 TSC (LFENCE+RDTSC)" ;;
+	*) avail=0 want=CLOCK_MONOTONIC ;;
+	esac
+	if [ $avail -ne 0 ]; then echo "# this CPU has no $c clock: not tried"; continue; fi
+	ARGS="4 60000"
+	run "$c-shared" "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1" MTRACE_CTL_CLOCK=$c
+	eq "$c: the header names the clock" "$want" "$(clock_of "$f")"
+	ge "$c-shared: addresses reused across threads (the test has teeth)" 2000 \
+		"$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/$c-shared.txt")"
+	ARGS="-l 300000"
+	run "$c-lockfree" "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1" MTRACE_CTL_CLOCK=$c
+	ge "$c-lockfree: addresses reused across threads (the test has teeth)" 100000 \
+		"$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/$c-lockfree.txt")"
+done
 finish

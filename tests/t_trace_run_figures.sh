@@ -2,7 +2,7 @@
 # timer's unit (--dj-summary: exactly dj's lines); call times as percentiles and whole
 # distributions (--latency); Max RSS is the replay's growth; calls that fail in the replay
 # show; --no-timing times nothing and says so; a timer that counts nanoseconds says so in
-# every output.
+# every output; each timer the CPU offers can be forced, and the Timer line names it.
 . tests/lib.sh
 . tests/lib_trace_run.sh
 make_m
@@ -193,5 +193,19 @@ grep -q '>malloc p99 (ns)<' "$TMP/nscmp.svg" && ok "ns timer: the compare chart'
 MTRACE_RUN_TIMER=clock "$R" --compare glibc,glibc "$TMP/m.wl" >"$TMP/nscmp.txt"
 eq "ns timer: --compare's timed rows say ns" "elapsed (ns) p50 malloc (ns) p99 malloc (ns) p50 free (ns) p99 free (ns) avg malloc (ns) avg calloc (ns) avg realloc (ns) avg free (ns) total call time (ns)" \
 	"$(grep '(ns)' "$TMP/nscmp.txt" | cut -c1-26 | sed 's/ *$//' | paste -sd' ')"
+# --- each timer this machine has, forced: named on the Timer line, in its unit
+flags=$(sed -n 's/^flags[[:space:]]*: / /p' /proc/cpuinfo 2>/dev/null | head -n 1)
+has() { case "$flags " in *" $1 "*) return 0 ;; esac; return 1; }
+for tm in rdtscp lfence-rdtsc clock_gettime; do
+	case $tm in
+	rdtscp) has constant_tsc && has nonstop_tsc && has rdtscp; avail=$?; unit=cycles ;;
+	lfence-rdtsc) has constant_tsc && has nonstop_tsc; avail=$?; unit=cycles ;;
+	*) avail=0 unit=ns ;;
+	esac
+	if [ $avail -ne 0 ]; then echo "# this CPU has no $tm timer: not tried"; continue; fi
+	MTRACE_RUN_TIMER=$tm "$R" "$TMP/m.wl" >"$TMP/tm.txt"
+	eq "timer $tm forced: the Timer line names it" "$tm" "$(sed -n 's/^Timer: \([^ ]*\).*/\1/p' "$TMP/tm.txt")"
+	eq "timer $tm forced: the summary's unit" "$unit" "$(sed -n 's/^Total call time: [0-9,]* //p' "$TMP/tm.txt")"
+done
 eq "--compare of a single run: its corner says so" "(a single run each)" "$(head -n 1 "$TMP/nscmp.txt" | cut -c1-26 | sed 's/ *$//')"
 finish

@@ -30,6 +30,7 @@ mtrace_control remote.c
 mt_allocator_path resolve.c
 mt_boot_arena resolve.c
 mt_clock_kind clock.c
+mt_clock_solo clock.c
 '
 out=${TMPDIR:-/tmp}/owners.$$
 trap 'rm -f "$out"' EXIT

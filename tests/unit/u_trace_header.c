@@ -75,7 +75,7 @@ int main(void)
 		{ "record size 68 in version 2", FIELD(record_size), "bad record size 68" },
 		{ "pointer size 5", FIELD(pointer_size), "bad pointer size 5" },
 		{ "clock none", FIELD(clock), "unknown clock 0" },
-		{ "clock past the last", FIELD(clock), "unknown clock 5" },
+		{ "clock past the last", FIELD(clock), "unknown clock 6" },
 		{ "clock rate 0", FIELD(ticks_per_sec), "clock rate is zero" },
 		{ "an unknown flag", FIELD(flags), "unknown header flags 0x80000018" },
 		{ "exe past the header", FIELD(exe_offset), "executable path lies outside" },

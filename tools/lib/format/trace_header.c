@@ -94,6 +94,7 @@ const char *trace_clock_name(unsigned clock)
 {
 	switch (clock) {
 	case MTRACE_CLOCK_TSC: return "x86 TSC";
+	case MTRACE_CLOCK_TSC_LFENCE: return "x86 TSC (LFENCE+RDTSC)";
 	case MTRACE_CLOCK_MONOTONIC: return "CLOCK_MONOTONIC";
 	case MTRACE_CLOCK_CNTVCT: return "aarch64 CNTVCT";
 	case MTRACE_CLOCK_COUNTER: return "a count of order points";
@@ -104,7 +105,8 @@ const char *trace_clock_name(unsigned clock)
 const char *trace_clock_unit(unsigned clock)
 {
 	switch (clock) {
-	case MTRACE_CLOCK_TSC: return "cycles";
+	case MTRACE_CLOCK_TSC:
+	case MTRACE_CLOCK_TSC_LFENCE: return "cycles";
 	case MTRACE_CLOCK_MONOTONIC: return "ns";
 	default: return "ticks";
 	}
