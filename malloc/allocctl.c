@@ -5,7 +5,7 @@
  * runs without it.  Where the allocator beneath is jemalloc or mimalloc, the writes that its
  * environment could also express are noted as the environment would say them (MALLOC_CONF's
  * keys, MIMALLOC_<NAME>), the last value of each, and written with the trace's settings
- * (mt_header_settings), where trace_run -m traced finds them.
+ * (mt_file_header_settings), where trace_run -m traced finds them.
  *
  * The calls reach us through the slots the program calls them by (gotpatch.c), not by names of
  * ours: a program on glibc probing for jemalloc finds what it finds untraced.  Each wrapper
@@ -135,7 +135,7 @@ static void note(uint32_t *set, int64_t *value, unsigned i, int64_t v)
 	*set |= 1u << i;
 	value[i] = v;
 	if (mt_file.have_file && !mt_file.failed)
-		mt_header_settings();
+		mt_file_header_settings();
 	mt_unlock(&ls);
 }
 

@@ -102,8 +102,8 @@ uint64_t mt_chunk_ticks(void)
 		chunk_stalls = 0;
 	else if (mt_clock_kind != MTRACE_CLOCK_COUNTER && ++chunk_stalls == CHUNK_STALLS) {
 		mt_clock_fall_back(ts + COUNT_MARGIN);
-		mt_header_update(0);
-		mt_info("the clock did not advance between chunks of calls: order points are",
+		mt_file_header_update(0);
+		mt_msg_info("the clock did not advance between chunks of calls: order points are",
 			"counted from here on (the trace has no time)");
 		ts = mt_clock_read();
 	}

@@ -90,13 +90,13 @@ static void lock_mask_init(void)
 		sigdelset(&lock_mask, faults[i]);
 }
 
-void mt_set_active(int on)
+void mt_run_set_active(int on)
 {
 	mt_run.active = on;
 	mt_hot->active = on;
 }
 
-void mt_new_gen(void)
+void mt_run_new_gen(void)
 {
 	mt_hot->gen = ++mt_run.gen;
 }
@@ -122,8 +122,8 @@ void mt_on_file_opened(void)
 void mt_run_fork_child(void)
 {
 	mt_hot->durations = mt_run.durations;
-	mt_set_active(0);
-	mt_new_gen();
+	mt_run_set_active(0);
+	mt_run_new_gen();
 	mt_hot->alive = 1;
 }
 
@@ -132,7 +132,7 @@ void mt_run_resume(void)
 {
 	MT_ASSERT_LOCKED();
 	mt_run.paused = 0;
-	mt_set_active(1);
+	mt_run_set_active(1);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -191,13 +191,13 @@ static void init(void)
 		mt_populate_disable();
 	mt_procstat_init();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
-	mt_messages_init();
+	mt_msg_init();
 	mt_check_bypass();
 	mt_writer_key_init();
 	mt_fork_init();
 }
 
-void mt_init_once(void)
+void mt_run_init_once(void)
 {
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;   /* what initialisation allocates is not the program's */
@@ -210,7 +210,7 @@ void mt_init_once(void)
    ------------------------------------------------------------------------------------------- */
 
 #define API_ENTER()                          \
-	mt_init_once();                      \
+	mt_run_init_once();                      \
 	uint8_t saved_busy = mt_tls.busy;    \
 	mt_tls.busy = 1;                     \
 	struct mt_lock_state ls;             \
@@ -248,7 +248,7 @@ static void make_absolute(char *base, size_t cap)
 }
 
 /* Under lock: open a trace file at base (NULL: the previous one's, or the environment's). */
-int mt_open_base(const char *base)
+int mt_run_open_base(const char *base)
 {
 	MT_ASSERT_LOCKED();
 	if (base == NULL) {
@@ -278,13 +278,13 @@ MT_API int mtrace_init(const char *base)
 		errno = EBUSY;
 		r = -1;
 	} else
-		r = mt_open_base(base);
+		r = mt_run_open_base(base);
 	API_LEAVE(r);
 }
 
 MT_API int mtrace_start(void)
 {
-	mt_init_once();
+	mt_run_init_once();
 	mt_ctl_hook(1);   /* (not under lock: the loader's lock comes with it) */
 	API_ENTER();
 	int r = 0;
@@ -292,7 +292,7 @@ MT_API int mtrace_start(void)
 		errno = EPERM;   /* no system call of ours is allowed any more */
 		r = -1;
 	} else if (!mt_file.have_file)
-		r = mt_open_base(NULL);
+		r = mt_run_open_base(NULL);
 	if (r == 0 && mt_file.failed) {
 		errno = EIO;
 		r = -1;
@@ -319,7 +319,7 @@ MT_API int mtrace_pause(void)
 {
 	API_ENTER();
 	mt_run.paused = 1;
-	mt_set_active(0);
+	mt_run_set_active(0);
 	API_LEAVE(0);
 }
 
@@ -347,7 +347,7 @@ MT_API int mtrace_sync(void)
 		for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi && r == 0; w++)
 			if (mt_win[w] != NULL)
 				r = msync(mt_win[w], MT_WINDOW_SIZE, MS_SYNC);
-		mt_header_update(0);
+		mt_file_header_update(0);
 		if (r == 0)
 			r = mt_fds_sync();   /* (ESTALE: the file cannot be had) */
 	}
@@ -366,9 +366,9 @@ MT_API int mtrace_reset(void)
 		   only zeroed, so a thread finishing a record this instant cannot collide with a
 		   new one */
 		mt_writer_release_locked(&mt_tls);
-		mt_new_gen();
+		mt_run_new_gen();
 		/* readers skip the calls still being written there */
-		mt_header_reset(mt_chunks.next_off);
+		mt_file_header_reset(mt_chunks.next_off);
 		mt_writer_reset_counts();
 		uint64_t from = MTRACE_HEADER_SIZE, to = mt_chunks.next_off;
 		if (to > from && mt_fds_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from,

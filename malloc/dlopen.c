@@ -21,7 +21,7 @@ static MT_NOINLINE void deepbind_warning(const char *file)
 	static int said;
 	if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		return;
-	mt_warn(file ? file : "(the program)",
+	mt_msg_warn(file ? file : "(the program)",
 		"is opened with RTLD_DEEPBIND: its allocator calls bypass the tracer "
 		"and are not recorded", 0);
 }

@@ -337,11 +337,11 @@ void mt_fds_lost(void)
 {
 	MT_ASSERT_LOCKED();
 	if (keep)
-		mt_fail(MTRACE_STOP_UNREACHABLE, "the trace file cannot be reached any more: the "
+		mt_file_fail(MTRACE_STOP_UNREACHABLE, "the trace file cannot be reached any more: the "
 			"program changed its root directory or its user, then closed the tracer's "
 			"descriptors", lost_errno);
 	else
-		mt_fail(MTRACE_STOP_CLOSED, "the trace file was removed or replaced and cannot be "
+		mt_file_fail(MTRACE_STOP_CLOSED, "the trace file was removed or replaced and cannot be "
 			"opened again", lost_errno);
 }
 

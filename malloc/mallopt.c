@@ -31,7 +31,7 @@ MT_API int mallopt(int param, int value)
 				mt_mallopt.mallopt_set |= 1u << i;
 				mt_mallopt.mallopt_value[i] = value;
 				if (mt_file.have_file && !mt_file.failed)
-					mt_header_mallopt();
+					mt_file_header_mallopt();
 				mt_unlock(&ls);
 			}
 	}

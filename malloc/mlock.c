@@ -34,7 +34,7 @@ MT_API int mlockall(int flags)
 		mt_lock(&ls);
 		int had = mt_file.have_file && mt_wnd.win_hi > mt_wnd.win_lo;
 		if (had) {
-			mt_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond "
+			mt_file_fail(MTRACE_STOP_MAP, "the program locks its memory (mlockall) beyond "
 				"what RLIMIT_MEMLOCK allows with the trace's windows: the trace "
 				"ends here", ENOMEM);
 			mt_file_finish(&mt_tls);

@@ -204,7 +204,6 @@ struct mt_file_state {
 	uint32_t file_id;               /* bumped each time a file is opened */
 	int failed;                     /* tracing was stopped by an error */
 	pid_t pid;                      /* the process the trace file belongs to */
-	int quiet;                      /* no informational lines (see mt_info) */
 	int private_header;             /* leave exe/cmdline out */
 	int max_size_bad;               /* MTRACE_CTL_MAX_SIZE is set but not a size: no tracing */
 	uint64_t max_size;              /* MTRACE_CTL_MAX_SIZE: a trace file's cap; 0 none */
@@ -335,11 +334,11 @@ void mt_run_fork_child(void);          /* in a new process: recording off, chunk
 void mt_run_resume(void);              /* under lock: recording on, not paused */
 /* The events that cross modules, each calling every module's part in one place (control.c) */
 void mt_on_file_opened(void);          /* under lock: a trace file was opened (mt_file_open) */
-void mt_set_active(int on);            /* under lock: mt_hot->active and its copy */
-void mt_new_gen(void);                 /* under lock: every chunk goes stale */
-void mt_init_once(void);
+void mt_run_set_active(int on);            /* under lock: mt_hot->active and its copy */
+void mt_run_new_gen(void);                 /* under lock: every chunk goes stale */
+void mt_run_init_once(void);
 /* under lock: NULL the previous base, or the environment's */
-int mt_open_base(const char *base);
+int mt_run_open_base(const char *base);
 
 /* remote.c: switched on and off from outside (include/mtrace-control.h) */
 #include "mtrace-control.h"
@@ -403,21 +402,24 @@ void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);
 
 /* tracefile.c */
-void mt_file_init(int private_header);             /* once, at initialisation */
-void mt_file_fork_child(void);                     /* in a new process */
-void mt_header_forget(const void *lo, size_t len); /* under lock: the program took it over */
-int  mt_file_open(const char *base, pid_t ppid);   /* under lock */
-void mt_file_finish(struct mt_thread *self);       /* under lock */
-void mt_fail(unsigned reason, const char *what, int err);   /* under lock: stop with one warning;
-                                                      reason: enum mtrace_stop_reason */
-void mt_warn(const char *msg1, const char *msg2, int err);
-void mt_info(const char *msg1, const char *msg2);
-void mt_messages_init(void);                       /* once, at initialisation */
-void mt_header_update(int finished);               /* under lock */
-void mt_header_mallopt(void);                      /* under lock: mt_mallopt's settings in */
-void mt_header_settings(void);                     /* under lock: those noted by allocctl.c in */
-void mt_header_reset(uint64_t off);                /* under lock: mtrace_reset discarded below */
-void mt_header_unmap(void);                        /* under lock, or in a new process */
+void mt_file_init(int private_header);          /* once, at initialisation */
+void mt_file_fork_child(void);                  /* in a new process */
+void mt_file_header_forget(const void *lo, size_t len);   /* under lock: the program took it */
+int  mt_file_open(const char *base, pid_t ppid);          /* under lock */
+void mt_file_finish(struct mt_thread *self);              /* under lock */
+/* under lock: stop with one warning; reason: enum mtrace_stop_reason */
+void mt_file_fail(unsigned reason, const char *what, int err);
+void mt_file_header_update(int finished);       /* under lock */
+void mt_file_header_mallopt(void);              /* under lock: mt_mallopt's settings in */
+void mt_file_header_settings(void);             /* under lock: those noted by allocctl.c in */
+void mt_file_header_reset(uint64_t off);        /* under lock: mtrace_reset discarded below */
+void mt_file_header_unmap(void);                /* under lock, or in a new process */
+
+/* messages.c: to the stderr the process started with, one write a message */
+void mt_msg_init(void);                            /* once, at initialisation */
+void mt_msg_warn(const char *msg1, const char *msg2, int err);
+void mt_msg_info(const char *msg1, const char *msg2);   /* when verbose only */
+void mt_msg_stopped(const char *what, int err);    /* tracing stopped: always said */
 size_t mt_fmt_u64(char *buf, unsigned long long v); /* decimal, returns length; no stdio */
 
 /* fds.c: each call on the trace file (under lock) goes through a descriptor checked just

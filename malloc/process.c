@@ -76,7 +76,7 @@ void mt_new_process(void)
 	t->file_id = 0;
 	t->start_due = 0;
 	mt_window_hand_over(retire_window);
-	mt_header_unmap();
+	mt_file_header_unmap();
 	mt_fds_fork_child();
 	int had_file = mt_file.have_file && !mt_file.failed;
 	int was_active = mt_run.active;
@@ -88,7 +88,7 @@ void mt_new_process(void)
 		struct mt_lock_state ls;
 		mt_lock(&ls);
 		if (mt_file_open(mt_names.base, getppid()) == 0)
-			mt_set_active(was_active);
+			mt_run_set_active(was_active);
 		mt_unlock(&ls);
 	}
 	mt_control_fork_child_done();

@@ -26,7 +26,7 @@ static int start_window(const char *base)
 {
 	mt_remote.window = mtrace_control.windows + 1;
 	mt_remote.start_threads = mt_procstat_threads();
-	int r = mt_open_base(base[0] ? base : NULL);
+	int r = mt_run_open_base(base[0] ? base : NULL);
 	int e = errno;
 	mt_remote.window = 0;
 	if (r < 0)
@@ -42,7 +42,7 @@ void mt_control_act(void)
 	int e = errno;   /* (reached from free(), which must leave errno alone) */
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;   /* what this allocates is not the program's */
-	mt_init_once();
+	mt_run_init_once();
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	uint32_t req = __atomic_load_n(&mtrace_control.request, __ATOMIC_ACQUIRE);
@@ -100,6 +100,6 @@ void mt_control_fork_child_done(void)
 /* The preload's constructor, with MTRACE_CTL_START=0: everything but a trace file. */
 void mtrace_init_dormant(void)
 {
-	mt_init_once();
+	mt_run_init_once();
 	mt_ctl_hook(1);   /* (the program's settings are noted while dormant too) */
 }

@@ -305,5 +305,5 @@ void mt_check_bypass(void)
 	m = cat(msg, m, sizeof msg - 1,
 		", which comes before the tracer: those calls are not traced");
 	msg[m] = 0;
-	mt_warn(msg, NULL, 0);
+	mt_msg_warn(msg, NULL, 0);
 }

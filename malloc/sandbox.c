@@ -41,7 +41,7 @@ static void sandbox_coming(void)
 {
 	if (__atomic_load_n(&mt_sandbox.sandboxed, __ATOMIC_ACQUIRE))
 		return;
-	mt_init_once();
+	mt_run_init_once();
 	uint8_t busy = mt_tls.busy;
 	mt_tls.busy = 1;
 	int cancel;
@@ -50,11 +50,11 @@ static void sandbox_coming(void)
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	if (mt_file.have_file && !mt_file.failed) {
-		mt_fail(MTRACE_STOP_SANDBOX, NULL, 0);   /* no failure: nothing to say */
+		mt_file_fail(MTRACE_STOP_SANDBOX, NULL, 0);   /* no failure: nothing to say */
 		mt_file_finish(&mt_tls);
 	}
-	mt_set_active(0);
-	mt_new_gen();
+	mt_run_set_active(0);
+	mt_run_new_gen();
 	mt_unlock(&ls);
 	__atomic_store_n(&mt_sandbox.sandboxed, 1, __ATOMIC_RELEASE);
 	pthread_setcancelstate(cancel, NULL);

@@ -1,7 +1,7 @@
-/* tracefile.c - creating, naming and finishing the trace file; its header; warnings.
+/* tracefile.c - creating, naming and finishing the trace file; its header.
  *
  * No stdio anywhere in here: it may allocate, and it takes locks a program in the middle of a
- * printf may hold.  Messages go to fd 2 with write().
+ * printf may hold.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,22 +23,6 @@ _Static_assert(MT_MAX_SIZE_MIN >= MTRACE_HEADER_SIZE + MT_FIRST_CHUNK,
 
 static struct mtrace_file_header hdr;   /* the open file's header, rewritten as it changes */
 
-/* ---------------------------------------------------------------------------------------------
-   Messages
-   ------------------------------------------------------------------------------------------- */
-
-size_t mt_fmt_u64(char *buf, unsigned long long v)
-{
-	char tmp[24];
-	size_t n = 0, i;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
 static size_t append(char *buf, size_t at, size_t cap, const char *s)
 {
 	size_t n = strlen(s);
@@ -48,129 +32,24 @@ static size_t append(char *buf, size_t at, size_t cap, const char *s)
 	return at + n;
 }
 
-static const char *err_text(int err)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
-	const char *s = strerrordesc_np(err);   /* no locale, no allocation, unlike strerror */
-	if (s)
-		return s;
-#endif
-	return "error";
-}
-
-/* Messages go to the stderr the process started with, and only there: descriptor 2 while it
-   is still that file (a daemon's fd 2 may be a data file of its own by now: then nothing is
-   said).  One write each (so that lines of processes do not mix), of any length.
-   Informational lines ("writing to", "N entries recorded") only when asked:
-   MTRACE_CTL_VERBOSE, or stderr a terminal and MTRACE_CTL_QUIET unset (a user trying the
-   preload by hand sees them; programs whose stderr is read, test suites, never do).  Warnings
-   that tracing stopped always print. */
-static struct { int known; uint64_t dev, ino; } stderr_at_start;   /* known: 1, -1 closed */
-
-static void stderr_init(void)
-{
-	struct stat st;
-	stderr_at_start.known = fstat(2, &st) == 0 ? 1 : -1;
-	stderr_at_start.dev = stderr_at_start.known > 0 ? (uint64_t)st.st_dev : 0;
-	stderr_at_start.ino = stderr_at_start.known > 0 ? (uint64_t)st.st_ino : 0;
-}
-
-void mt_messages_init(void)
-{
-	const char *v = secure_getenv("MTRACE_CTL_VERBOSE"), *q = secure_getenv("MTRACE_CTL_QUIET");
-	int verbose = v && *v && strcmp(v, "0") != 0, quiet = q && *q && strcmp(q, "0") != 0;
-	mt_file.quiet = !verbose && (quiet || !isatty(2));
-	stderr_init();
-}
-
-/* A message, in one write.  A stderr nobody reads any more must not kill the program with
-   SIGPIPE: it is blocked for the write, and the one the write raised is taken back unless one
-   was pending already.  (writev and sigtimedwait are cancellation points: not for us.) */
-static void write_stderr(const struct iovec *iov, int n)
-{
-	int e = errno, cancel;
-	if (stderr_at_start.known == 0)
-		stderr_init();   /* (a message before initialisation: fd 2 is still the first) */
-	if (stderr_at_start.known < 0 || !mt_fds_is(2, stderr_at_start.dev, stderr_at_start.ino)) {
-		errno = e;
-		return;
-	}
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	sigset_t pipe_only, old, pending;
-	sigemptyset(&pipe_only);
-	sigaddset(&pipe_only, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-	int had = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
-	if (writev(2, iov, n) < 0 && errno == EPIPE && !had) {
-		struct timespec none = { 0, 0 };
-		sigtimedwait(&pipe_only, NULL, &none);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_setcancelstate(cancel, NULL);
-	errno = e;
-}
-
-static void say(const char *msg1, const char *msg2, int err)
-{
-	struct iovec iov[6];
-	int n = 0;
-#define PIECE(s) (iov[n].iov_base = (void *)(s), iov[n].iov_len = strlen(s), n++)
-	PIECE("mtracectl: ");
-	PIECE(msg1);
-	if (msg2) {
-		PIECE(" ");
-		PIECE(msg2);
-	}
-	if (err) {
-		PIECE(": ");
-		PIECE(err_text(err));
-	}
-	PIECE("\n");
-#undef PIECE
-	write_stderr(iov, n);
-}
-
-void mt_warn(const char *msg1, const char *msg2, int err)
-{
-	say(msg1, msg2, err);
-}
-
-void mt_info(const char *msg1, const char *msg2)
-{
-	if (!mt_file.quiet)
-		say(msg1, msg2, 0);
-}
-
 /* Under lock: tracing stops for good (for this file); the program goes on untouched.  The
    header says so at once (its block exists, so this needs no space), for a process that never
    stops cleanly: readers then know the records end early, and why.  what: the warning, or
    NULL for an end that is no failure (a sandbox: the process is told nothing). */
-void mt_fail(unsigned reason, const char *what, int err)
+void mt_file_fail(unsigned reason, const char *what, int err)
 {
 	MT_ASSERT_LOCKED();
 	if (mt_file.failed)
 		return;
 	mt_file.failed = 1;
-	mt_set_active(0);
-	mt_new_gen();
+	mt_run_set_active(0);
+	mt_run_new_gen();
 	hdr.flags |= MTRACE_HF_STOPPED_EARLY;
 	hdr.stop_reason = reason;
 	hdr.stop_errno = err;
-	mt_header_update(0);
-	if (what == NULL)
-		return;
-	static const char tail[] = "; tracing stopped, the program goes on";
-	struct iovec iov[6] = { { "mtracectl: ", 11 }, { (void *)what, strlen(what) } };
-	int n = 2;
-	if (err) {
-		iov[n++] = (struct iovec){ ": ", 2 };
-		iov[n].iov_base = (void *)err_text(err);
-		iov[n].iov_len = strlen(iov[n].iov_base);
-		n++;
-	}
-	iov[n++] = (struct iovec){ (void *)tail, sizeof tail - 1 };
-	iov[n++] = (struct iovec){ "\n", 1 };
-	write_stderr(iov, n);
+	mt_file_header_update(0);
+	if (what != NULL)
+		mt_msg_stopped(what, err);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -274,18 +153,18 @@ static void header_init(char *page, pid_t ppid)
 	memcpy(page, &hdr, sizeof hdr);
 }
 
-void mt_header_reset(uint64_t off)
+void mt_file_header_reset(uint64_t off)
 {
 	MT_ASSERT_LOCKED();
 	hdr.reset_off = mt_file.reset_off = off;
-	mt_header_update(0);
+	mt_file_header_update(0);
 }
 
 /* A program may call mallopt at any rate (200,000 times in t_ownfiles): written through the
    header's mapping, which needs no descriptor of ours open (each one opened is a moment a
    thread that closes every descriptor and opens its own could meet); a trace that has failed
    (a full disk among the reasons) keeps it for its last header. */
-void mt_header_mallopt(void)
+void mt_file_header_mallopt(void)
 {
 	MT_ASSERT_LOCKED();
 	hdr.mallopt_set = mt_mallopt.mallopt_set;
@@ -293,12 +172,12 @@ void mt_header_mallopt(void)
 	if (mt_file.hdr_map && !mt_file.failed)
 		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
 	else if (!mt_file.failed)
-		mt_header_update(0);
+		mt_file_header_update(0);
 }
 
-/* As mt_header_mallopt, for the settings made through the allocator's own control interface
+/* As mt_file_header_mallopt, for the settings made through the allocator's own control interface
    (allocctl.c); their strings first, then the header that says how long they are. */
-void mt_header_settings(void)
+void mt_file_header_settings(void)
 {
 	MT_ASSERT_LOCKED();
 	if (!runtime_settings() || mt_file.failed)
@@ -308,11 +187,11 @@ void mt_header_settings(void)
 		memcpy(mt_file.hdr_map + at, runtime, MT_RUNTIME_MAX);
 		memcpy(mt_file.hdr_map, &hdr, sizeof hdr);
 	} else if (mt_fds_pwrite(runtime, MT_RUNTIME_MAX, at) == MT_RUNTIME_MAX)
-		mt_header_update(0);
+		mt_file_header_update(0);
 }
 
 /* The file's first page, mapped shared for the file's life: a trace ends with its header saying
-   why even when no descriptor can be had any more (mt_header_update). */
+   why even when no descriptor can be had any more (mt_file_header_update). */
 static void header_map(void)
 {
 	void *m = mt_fds_map(NULL, MTRACE_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, 0);
@@ -321,7 +200,7 @@ static void header_map(void)
 	mt_file.hdr_map = m != MAP_FAILED ? m : NULL;
 }
 
-void mt_header_unmap(void)
+void mt_file_header_unmap(void)
 {
 	if (mt_file.hdr_map)
 		mt_libc.munmap(mt_file.hdr_map, MTRACE_HEADER_SIZE);
@@ -329,7 +208,7 @@ void mt_header_unmap(void)
 }
 
 /* Under lock: rewrite the header with a refined clock rate, and as finished if asked. */
-void mt_header_update(int finished)
+void mt_file_header_update(int finished)
 {
 	MT_ASSERT_LOCKED();
 	if (!mt_file.have_file)
@@ -420,7 +299,7 @@ void mt_file_fork_child(void)
 
 /* Under lock: the program took [lo, lo + len) over; if the header page was there, it is written
    from now on, not mapped. */
-void mt_header_forget(const void *lo, size_t len)
+void mt_file_header_forget(const void *lo, size_t len)
 {
 	MT_ASSERT_LOCKED();
 	uintptr_t a = (uintptr_t)lo, b = a + len, h = (uintptr_t)mt_file.hdr_map;
@@ -436,18 +315,18 @@ int mt_file_open(const char *base, pid_t ppid)
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < MTRACE_HEADER_SIZE + MT_FIRST_CHUNK) {
-		mt_warn("not tracing: the file size limit (RLIMIT_FSIZE) is too small", NULL, 0);
+		mt_msg_warn("not tracing: the file size limit (RLIMIT_FSIZE) is too small", NULL, 0);
 		errno = EFBIG;
 		return -1;
 	}
 	if (mt_file.max_size_bad) {
-		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number "
+		mt_msg_warn("not tracing: MTRACE_CTL_MAX_SIZE is not a size (bytes, or a number "
 			"with K, M, G or T after it)", NULL, 0);
 		errno = EINVAL;
 		return -1;
 	}
 	if (mt_file.max_size && mt_file.max_size < MT_MAX_SIZE_MIN) {
-		mt_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a "
+		mt_msg_warn("not tracing: MTRACE_CTL_MAX_SIZE is too small for a header and a "
 			"first chunk", NULL, 0);
 		errno = EFBIG;
 		return -1;
@@ -456,9 +335,9 @@ int mt_file_open(const char *base, pid_t ppid)
 		int e = errno;
 		/* (after a change of user, a child may well not be allowed to: no warning) */
 		if ((e == EACCES || e == EPERM) && mt_fds_ids_changed())
-			mt_info("not tracing: cannot create its trace file", mt_file.path);
+			mt_msg_info("not tracing: cannot create its trace file", mt_file.path);
 		else
-			mt_warn("cannot create trace file", mt_file.path, e);
+			mt_msg_warn("cannot create trace file", mt_file.path, e);
 		errno = e;
 		return -1;
 	}
@@ -468,7 +347,7 @@ int mt_file_open(const char *base, pid_t ppid)
 	errno = 0;
 	if (mt_fds_pwrite(page, MTRACE_HEADER_SIZE, 0) != MTRACE_HEADER_SIZE) {
 		int e = errno ? errno : ENOSPC;
-		mt_warn("cannot write trace file", mt_file.path, e);
+		mt_msg_warn("cannot write trace file", mt_file.path, e);
 		mt_fds_remove(mt_file.path);
 		errno = e;
 		return -1;
@@ -478,9 +357,9 @@ int mt_file_open(const char *base, pid_t ppid)
 	mt_file.have_file = 1;
 	mt_file.reset_off = 0;
 	mt_file.file_id++;
-	mt_new_gen();
+	mt_run_new_gen();
 	mt_on_file_opened();
-	mt_info("writing to", mt_file.path);
+	mt_msg_info("writing to", mt_file.path);
 	add_to_manifest();
 	return 0;
 }
@@ -491,9 +370,9 @@ void mt_file_finish(struct mt_thread *self)
 	MT_ASSERT_LOCKED();
 	if (!mt_file.have_file)
 		return;
-	mt_set_active(0);
+	mt_run_set_active(0);
 	mt_writer_release_locked(self);
-	mt_new_gen();
+	mt_run_new_gen();
 	/* the large blocks still allocated and the memory as it ends, in a trace that holds
 	   something (a fork child that only _exits maps no window for it) */
 	int ends = !mt_file.failed && !mt_sandbox.sandboxed &&
@@ -509,7 +388,7 @@ void mt_file_finish(struct mt_thread *self)
 	hdr.live_untracked = mt_large_untracked();
 	unsigned long long recorded = mt_writer_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
-	mt_header_update(1);
+	mt_file_header_update(1);
 	/* every chunk ever handed out lies below next_off, so writers still finishing a record
 	   never touch the part cut off; if this fails the reserved tail stays: unwritten records,
 	   which readers skip.  (A file that can no longer be had is left alone.) */
@@ -517,11 +396,11 @@ void mt_file_finish(struct mt_thread *self)
 		/* what threads still hold maps up to the old end: past the new one, a read (a leak
 		   checker's, a core dump's) would be a SIGBUS a word */
 		mt_window_close_range(mt_chunks.next_off, mt_wnd.reserved_end);
-	mt_header_unmap();
+	mt_file_header_unmap();
 	mt_fds_release();
 	mt_window_unmap_idle();
 	mt_file.have_file = 0;
 	char num[24];
 	num[mt_fmt_u64(num, recorded)] = 0;
-	mt_info(num, "entries recorded");
+	mt_msg_info(num, "entries recorded");
 }

@@ -161,7 +161,7 @@ int mt_window_reserve(uint64_t need_end, int quiet)
 			target = lim;
 		if (target < need_end) {
 			if (!quiet)
-				mt_fail(why, why == MTRACE_STOP_FSIZE ?
+				mt_file_fail(why, why == MTRACE_STOP_FSIZE ?
 					"the file size limit (RLIMIT_FSIZE) is reached" :
 					"the size cap (MTRACE_CTL_MAX_SIZE) is reached", EFBIG);
 			return -1;
@@ -175,7 +175,7 @@ int mt_window_reserve(uint64_t need_end, int quiet)
 			if (errno == ESTALE)
 				mt_fds_lost();
 			else
-				mt_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace",
+				mt_file_fail(MTRACE_STOP_NO_SPACE, "cannot reserve space for the trace",
 					errno);
 			return -1;
 		}
@@ -183,11 +183,11 @@ int mt_window_reserve(uint64_t need_end, int quiet)
 	}
 	if (protect_windows(cur, target, PROT_READ | PROT_WRITE) < 0) {
 		if (!quiet)
-			mt_fail(MTRACE_STOP_MAP, "cannot map the trace file", errno);
+			mt_file_fail(MTRACE_STOP_MAP, "cannot map the trace file", errno);
 		return -1;
 	}
 	mt_wnd.reserved_end = target;
-	mt_header_update(0);   /* a good moment to refine the clock calibration */
+	mt_file_header_update(0);   /* a good moment to refine the clock calibration */
 	return 0;
 }
 
@@ -298,7 +298,7 @@ void mt_window_forget(void *lo, size_t len)
 {
 	MT_ASSERT_LOCKED();
 	uintptr_t a = (uintptr_t)lo, b = a + len;
-	mt_header_forget(lo, len);
+	mt_file_header_forget(lo, len);
 	for (uint32_t w = mt_wnd.win_lo; w < mt_wnd.win_hi; w++) {
 		uintptr_t base = (uintptr_t)mt_win[w];
 		if (base && a < base + MT_WINDOW_SIZE && base < b)
@@ -414,7 +414,7 @@ void mt_window_overlapped(const void *addr, size_t len, const char *what)
 	struct mt_lock_state ls;
 	mt_lock(&ls);
 	if (mt_window_overlaps(addr, len)) {
-		mt_fail(MTRACE_STOP_OVERLAP, what, 0);
+		mt_file_fail(MTRACE_STOP_OVERLAP, what, 0);
 		mt_window_forget((void *)addr, len);
 	}
 	mt_unlock(&ls);

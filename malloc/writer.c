@@ -233,7 +233,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	}
 	if (t->start && t->file_id == mt_file.file_id && t->gen == mt_run.gen &&
 	    mt_file.have_file && !chunk_intact(t)) {
-		mt_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
+		mt_file_fail(MTRACE_STOP_OVERLAP, "the program mapped something over the trace's own "
 			"memory: records written there since its last check are in the program's "
 			"memory", 0);
 		mt_window_forget(t->start, MTRACE_SLOT_SIZE);
@@ -260,7 +260,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		len = wend - off;   /* chunks never straddle windows */
 	uint32_t w = (uint32_t)(off >> mt_wnd.win_shift);
 	if (w >= MT_MAX_WINDOWS) {
-		mt_fail(MTRACE_STOP_TOO_LARGE,
+		mt_file_fail(MTRACE_STOP_TOO_LARGE,
 			"the trace reached the largest size this build supports", EFBIG);
 		return NULL;
 	}
@@ -270,14 +270,14 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		if (errno == ESTALE)
 			mt_fds_lost();
 		else
-			mt_fail(MTRACE_STOP_MAP, mt_mlock.mlock_future ?
+			mt_file_fail(MTRACE_STOP_MAP, mt_mlock.mlock_future ?
 				"cannot map the trace file (the program locks its memory with "
 				"mlockall, beyond RLIMIT_MEMLOCK)" : "cannot map the trace file",
 				errno);
 		return NULL;
 	}
 	if (!t->exiting && held_room() < 0) {
-		mt_fail(MTRACE_STOP_MAP, "cannot map memory for the table of chunks held", errno);
+		mt_file_fail(MTRACE_STOP_MAP, "cannot map memory for the table of chunks held", errno);
 		return NULL;
 	}
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
