@@ -25,7 +25,8 @@
  * usable size is kept as its difference from the request, and what does not fit (realloc, rare
  * wide values, durations) takes two consecutive slots in the 64-byte layout (MTRACE_RF_WIDE).
  * Readers decode every version into struct mtrace_record (mtrace_decode below).  Version 4 is
- * version 3 with LIVE records at the end (MTRACE_HF_LIVE).
+ * version 3 with LIVE records at the end (MTRACE_HF_LIVE).  Version 5 adds the extended records
+ * (call stacks, loaded objects, names: see "Extended records" below).
  *
  * See doc/trace-format.md for the prose version.
  */
@@ -37,7 +38,7 @@
 #define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
 #define MTRACE_MAGIC_LEN        8
 #define MTRACE_BYTE_ORDER_MARK  0x01020304u
-#define MTRACE_FORMAT_VERSION   4               /* what writers write */
+#define MTRACE_FORMAT_VERSION   5               /* what writers write */
 #define MTRACE_FORMAT_OLDEST    1               /* readers read versions OLDEST..VERSION */
 #define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
 #define MTRACE_RECORD_SIZE      64u             /* struct mtrace_record: versions 1 and 2 */
@@ -97,7 +98,11 @@ enum mtrace_clock {
                                        record for each block of at least resident_min bytes
                                        still allocated (as many as its table held: see
                                        live_untracked) */
-#define MTRACE_HF_KNOWN       0x1fffu
+#define MTRACE_HF_STACKS      0x2000u /* version 5: every allocating call's record is preceded by a
+                                       CALLER record naming its call stack (STACK records),
+                                       stack_depth frames at most; OBJECT records say where
+                                       the program's code was loaded */
+#define MTRACE_HF_KNOWN       0x3fffu
 
 /* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
 enum mtrace_stop_reason {
@@ -179,7 +184,10 @@ struct mtrace_file_header {
 	uint64_t live_untracked;        /* version 4, with MTRACE_HF_LIVE: large blocks allocated
 	                                   while recording that the writer's table had no room for:
 	                                   those still allocated at the end have no LIVE record */
-	uint64_t reserved[41];          /* zero; room for later fields without a version change */
+	uint32_t stack_depth;           /* version 5, with MTRACE_HF_STACKS: the most frames a
+	                                   STACK record holds (the capture's --stacks=DEPTH) */
+	uint32_t reserved32;            /* zero */
+	uint64_t reserved[40];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };
 
@@ -251,7 +259,11 @@ struct mtrace_file_header {
 #define MTRACE_CALLS_KEPT(X) \
 	X(CHUNK,          32, "chunk",          NONE,           KEPT,   0, NONE, NONE) \
 	X(MEMORY,         33, "memory",         NONE,           KEPT,   0, NONE, NONE) \
-	X(LIVE,           34, "live",           NONE,           KEPT,   0, NONE, NONE)
+	X(LIVE,           34, "live",           NONE,           KEPT,   0, NONE, NONE) \
+	X(CALLER,         35, "caller",         NONE,           KEPT,   0, NONE, NONE) \
+	X(STACK,          36, "stack",          NONE,           KEPT,   0, NONE, NONE) \
+	X(OBJECT,         37, "object",         NONE,           KEPT,   0, NONE, NONE) \
+	X(SYMBOL,         38, "symbol",         NONE,           KEPT,   0, NONE, NONE)
 #define MTRACE_CALLS(X) MTRACE_CALLS_API(X) MTRACE_CALLS_MAP(X) MTRACE_CALLS_KEPT(X)
 
 /* operands: what a call's fields hold (struct mtrace_record) */
@@ -550,6 +562,21 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 	}
 	rec->flags = s->flags;
 	rec->duration = 0;
+	if (call >= MTRACE_CALL_CALLER && call <= MTRACE_CALL_SYMBOL) {
+		/* CALLER, or an extended record's head: size = x (the id), ptr = a, result = b,
+		   arg2 = its continuation slots (read them from the slots: mtrace_ext_word) */
+		unsigned cont = call == MTRACE_CALL_CALLER ? 0 : s->aux;
+		if (n < 1 + (uint64_t)cont)
+			return 0;
+		rec->tid = tid;
+		rec->err = 0;
+		rec->size = s->x;
+		rec->ptr = s->a;
+		rec->result = s->b;
+		rec->arg2 = cont;
+		rec->usable = 0;
+		return 1 + cont;
+	}
 	if (call == MTRACE_CALL_CHUNK) {
 		rec->tid = s->x;
 		rec->err = 0;
@@ -590,6 +617,101 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 	rec->usable = s->x == MTRACE_X_NO_USABLE ? 0 : asked + s->x;
 	return 1;
 }
+/* ---------------------------------------------------------------------------------------------
+   Version 5: call stacks, loaded objects, names
+   ------------------------------------------------------------------------------------------- */
+
+/*
+ * CALLER (one compact slot), with MTRACE_HF_STACKS: written in the same reservation as the record
+ * of an allocating call (any call with MTRACE_OPD_ALLOC) and immediately before it: x = the id of
+ * the call's stack (0: none could be taken), a = the return address of the allocating call (the
+ * program's code that called the allocator; 0: unknown), aux = 0, ts = 0, b = 0.  A CALLER
+ * belongs to the record that follows it in the same chunk; one followed by anything else (a
+ * process killed between the two commits) belongs to nothing.  Frees have no CALLER.
+ *
+ * STACK, OBJECT and SYMBOL are extended records: a head slot, then aux continuation slots.
+ *     head           call, flags, aux = continuation slots (<= MTRACE_EXT_SLOTS_MAX), x; ts; a; b
+ *     continuation   8 zero bytes (a zero call byte: where the head was never committed, they
+ *                    read as unwritten), then 24 bytes of payload: three 64-bit words
+ * A writer writes the continuation slots before the head's commit word.  Payload words are
+ * integers, swapped like every field; the bytes of strings in them (paths, names) are kept in
+ * order by storing them with mtrace_ext_put_bytes, which a reader undoes with
+ * mtrace_ext_get_bytes after swapping.
+ *
+ * STACK: x = the stack id (1.., each written once in a file), ts = when first met, and its frames,
+ * the innermost first (the allocating call's return address), in a, b, then the payload words;
+ * the first zero ends them.  Frames are return addresses: the call instruction is at frame - 1.
+ * A stack is written by the first thread that meets it, in its own chunk: a CALLER of another
+ * thread may name it before (in file order) its STACK record.
+ *
+ * OBJECT: an object of the program's (the executable, a shared library, the vdso) was loaded
+ * (flags 0) or unloaded (flags MTRACE_OBJ_UNLOADED): x = object id (1.., an unload names its
+ * load's), ts = when, a = load bias (an ELF address + a = the address in the process), b = 0.
+ * Payload word 0 = lowest mapped address, word 1 = end of the mapped range, word 2 = build id
+ * length (<= 64) | path length << 16; then from word 3 the build id's bytes and the path's (no
+ * NUL).  Written at the start of a trace for every object then loaded, and when dlopen or
+ * dlclose changed them (before any STACK with a frame in a new object).
+ *
+ * SYMBOL (written by tools: trace_pack): the name of one address a STACK holds, so the trace
+ * reads alike where its binaries are absent: a = the address (as a frame holds it), x = the
+ * object id it lies in (0: none), b = its line (0: unknown), ts = 0.  Payload word 0 = function
+ * name length | source file name length << 16 | offset of the address in its function << 32
+ * (0xffffffff: unknown), then from word 1 the name's bytes and the file's.
+ */
+#define MTRACE_EXT_SLOTS_MAX   256u          /* continuation slots of one extended record */
+#define MTRACE_EXT_WORDS_MAX   (3u * MTRACE_EXT_SLOTS_MAX)
+#define MTRACE_STACK_DEPTH_MAX 128u          /* frames of a STACK record, at most */
+#define MTRACE_STACK_DEPTH_DEFAULT 64u       /* --stacks without =DEPTH */
+#define MTRACE_OBJ_UNLOADED    0x01u         /* OBJECT flags */
+#define MTRACE_BUILD_ID_MAX    64u
+
+static inline int mtrace_call_is_ext(unsigned call)
+{
+	return call >= MTRACE_CALL_STACK && call <= MTRACE_CALL_SYMBOL;
+}
+
+/* The continuation slots a payload of `words` 64-bit words takes */
+static inline unsigned mtrace_ext_slots(unsigned words)
+{
+	return (words + 2) / 3;
+}
+
+/* Payload word i of the extended record whose head is at h (h[1 + i/3] at hand) */
+static inline uint64_t *mtrace_ext_word(struct mtrace_slot *h, unsigned i)
+{
+	struct mtrace_slot *c = h + 1 + i / 3;
+	return i % 3 == 0 ? &c->ts : i % 3 == 1 ? &c->a : &c->b;
+}
+
+/* Store n bytes from src into payload words from word `at` on, in a way that reads back the
+   same in either byte order once the words are swapped (each word holds 8 bytes, the first in
+   its low byte); the last word's unused bytes are zero.  Returns the word after the last. */
+static inline unsigned mtrace_ext_put_bytes(struct mtrace_slot *h, unsigned at,
+					    const void *src, unsigned n)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	for (unsigned i = 0; i < n; i += 8, at++) {
+		uint64_t w = 0;
+		for (unsigned k = 0; k < 8 && i + k < n; k++)
+			w |= (uint64_t)p[i + k] << (8 * k);
+		*mtrace_ext_word(h, at) = w;
+	}
+	return at;
+}
+
+/* The other way: n bytes from payload words at `at` (host order) into dst; the word after */
+static inline unsigned mtrace_ext_get_bytes(const struct mtrace_slot *h, unsigned at,
+					    void *dst, unsigned n)
+{
+	unsigned char *p = (unsigned char *)dst;
+	for (unsigned i = 0; i < n; i += 8, at++) {
+		uint64_t w = *mtrace_ext_word((struct mtrace_slot *)h, at);
+		for (unsigned k = 0; k < 8 && i + k < n; k++)
+			p[i + k] = (unsigned char)(w >> (8 * k));
+	}
+	return at;
+}
+
 MTRACE_STATIC_ASSERT(sizeof(struct mtrace_file_header) == MTRACE_HEADER_STRINGS,
 		     "header fields fill 512 bytes");
 
