@@ -14,6 +14,11 @@
 #include "units.h"
 #include "wl_reader.h"
 
+/* --follow: how often a growing trace is looked at, and how long a received one (its writer
+   elsewhere) may stay still before it is taken as complete */
+#define FOLLOW_POLL_MS 100
+#define FOLLOW_IDLE_MS 10000
+
 static const char usage_text[] =
 	"Usage: trace2wl [OPTION]... OUTFILE [TRACE]...\n"
 	"  or:  trace2wl [OPTION]... -o OUTFILE [TRACE]...\n"
@@ -33,6 +38,8 @@ static const char usage_text[] =
 	"      --pace-threshold=US  mark where a thread was idle US microseconds or more\n"
 	"                   before its next call (default 1000; 0: nowhere), for\n"
 	"                   trace_run --pace\n"
+	"      --follow     TRACE is still being written: convert what is final as it\n"
+	"                   comes, and finish when its writer is done\n"
 	"  -p, --progress   show progress on stderr (default: when stderr is a terminal)\n"
 	"  -q, --quiet      no summary\n"
 	"  -h, --help       show this help and exit\n"
@@ -273,17 +280,19 @@ int main(int argc, char **argv)
 		{ "dj-format", required_argument, 0, 2 },
 		{ "output", required_argument, 0, 'o' },
 		{ "pace-threshold", required_argument, 0, 1 },
+		{ "follow", no_argument, 0, 3 },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
-	int c, quiet = 0;
+	int c, quiet = 0, follow = 0;
 	const char *dj = NULL, *out = NULL;
 	uint64_t pace_us = 1000;
 	int progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "o:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 2: dj = optarg; break;
+		case 3: follow = 1; break;
 		case 'o': out = optarg; break;
 		case 1:
 			if (parse_u64(optarg, &pace_us) < 0 || pace_us > 3600u * 1000000)
@@ -332,6 +341,9 @@ int main(int argc, char **argv)
 		tool_die_err(&e);
 	out = checked;
 	no_duplicates(inputs, ninputs);
+	for (int i = 0; follow && i < ninputs; i++)
+		if (!strcmp(inputs[i], "-"))
+			tool_die(EXIT_USAGE, "--follow reads a file being written: name it");
 	if (dj)
 		dj = tool_check_output(dj, inputs, ninputs, 0);
 
@@ -347,7 +359,8 @@ int main(int argc, char **argv)
 	struct first_input first = { 0 };
 	for (int i = 0; i < ninputs; i++) {
 		struct trace_reader r;
-		if (trace_open(&r, inputs[i]) < 0) {
+		if ((follow ? trace_open_follow(&r, inputs[i], FOLLOW_POLL_MS, FOLLOW_IDLE_MS)
+			    : trace_open(&r, inputs[i])) < 0) {
 			tool_warn("%s", r.err.msg);
 			trace_close(&r);
 			wl_writer_abort(&w);

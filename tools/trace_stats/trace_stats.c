@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "follow.h"
 #include "stats.h"
 #include "tool.h"
 
@@ -25,6 +26,10 @@ static const char usage_text[] =
 	"      --tsv        tab-separated: section, key, value(s)\n"
 	"      --json       one JSON object per trace\n"
 	"      --diff       two traces side by side, with the difference and the ratio\n"
+	"      --follow     TRACE is still being written: a view of it every second\n"
+	"                   (calls a second by kind, live bytes and blocks, the RSS, the\n"
+	"                   largest blocks, the top call sites) until its writer is done\n"
+	"      --interval=MS  --follow's view every MS milliseconds (default 1000)\n"
 	"  -L, --latency=FILE  the recorded call durations (of one trace) as trace_run\n"
 	"                   --latency writes call times, in the trace's clock ticks:\n"
 	"                   trace_plot draws them beside a replay's\n"
@@ -71,6 +76,8 @@ int main(int argc, char **argv)
 		{ "tsv", no_argument, 0, 1 },
 		{ "json", no_argument, 0, 2 },
 		{ "diff", no_argument, 0, 3 },
+		{ "follow", no_argument, 0, 4 },
+		{ "interval", required_argument, 0, 5 },
 		{ "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
@@ -80,6 +87,8 @@ int main(int argc, char **argv)
 	int c, want_diff = 0, progress = isatty(2);   /* tool_progress's on: 2 with -p */
 	enum report_format fmt = REPORT_TEXT;
 	const char *latency = NULL;
+	int follow = 0;
+	uint64_t interval_ms = 1000;
 	while ((c = getopt_long(argc, argv, "L:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
@@ -88,6 +97,13 @@ int main(int argc, char **argv)
 			fmt = c == 1 ? REPORT_TSV : REPORT_JSON;
 			break;
 		case 3: want_diff = 1; break;
+		case 4: follow = 1; break;
+		case 5:
+			if (parse_u64(optarg, &interval_ms) < 0 || interval_ms < 10 ||
+			    interval_ms > 3600000)
+				tool_die(EXIT_USAGE, "--interval wants milliseconds (10 to 3600000), "
+					 "not '%s'", optarg);
+			break;
 		case 'p': progress = 2; break;
 		case 'L': latency = optarg; break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
@@ -99,6 +115,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "trace_stats: %s\nTry 'trace_stats --help'.\n",
 			want_diff ? "--diff wants exactly two traces" : "no trace given");
 		return EXIT_USAGE;
+	}
+	if (follow) {
+		if (want_diff || latency || fmt != REPORT_TEXT || argc - optind != 1)
+			tool_die(EXIT_USAGE, "--follow takes one trace, and no other output");
+		return stats_follow(argv[optind], (unsigned)interval_ms) < 0 ? EXIT_BADFILE
+									    : EXIT_OK;
 	}
 	if (latency && (want_diff || argc - optind != 1))
 		tool_die(EXIT_USAGE, "--latency takes one trace");

@@ -4,15 +4,49 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "input.h"
 #include "msg.h"
 #include "progress.h"
+#include "trace_follow.h"
 #include "trace_reader_int.h"
 
 /* ---------------------------------------------------------------------------------------------
    Buffered input
    ------------------------------------------------------------------------------------------- */
+
+/* A followed trace (trace_open_follow): *room cut to what is final, waiting until some is or
+   the writer is done (then the header's fields that change at its end are taken).  0, or -1
+   with r->err set. */
+static int follow_room(struct trace_reader *r, size_t *room)
+{
+	for (;;) {
+		const char *why;
+		uint64_t at;
+		int done = trace_follow_poll(r->follow, NULL, NULL, &why, &at);
+		if (done < 0) {
+			r->failed = 1;
+			return trace_fail(r, at, "%s", why ? why : "stopped");
+		}
+		const struct mtrace_file_header *h = trace_follow_header(r->follow);
+		r->hdr.flags = h->flags;
+		r->hdr.ticks_per_sec = h->ticks_per_sec;
+		r->hdr.stop_ticks = h->stop_ticks;
+		r->hdr.calls_recorded = h->calls_recorded;
+		r->hdr.stop_reason = h->stop_reason;
+		r->hdr.stop_errno = h->stop_errno;
+		r->hdr.live_untracked = h->live_untracked;
+		uint64_t stable = trace_follow_stable(r->follow);
+		if (stable > r->bytes_read || done) {
+			if (stable - r->bytes_read < *room && stable > r->bytes_read)
+				*room = (size_t)(stable - r->bytes_read);
+			return 0;
+		}
+		struct timespec t = { r->follow_ms / 1000, (long)(r->follow_ms % 1000) * 1000000 };
+		nanosleep(&t, NULL);
+	}
+}
 
 /* trace_fill's slow half (trace_reader_int.h): a mapped window, or a read into the buffer */
 ssize_t trace_refill(struct trace_reader *r, size_t want)
@@ -28,7 +62,10 @@ ssize_t trace_refill(struct trace_reader *r, size_t want)
 	r->buf_len -= r->buf_pos;
 	r->buf_pos = 0;
 	while (r->buf_len < want && !r->eof) {
-		ssize_t n = read(r->fd, r->buf + r->buf_len, READ_BUF - r->buf_len);
+		size_t room = READ_BUF - r->buf_len;
+		if (r->follow && follow_room(r, &room) < 0)
+			return -1;
+		ssize_t n = read(r->fd, r->buf + r->buf_len, room);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

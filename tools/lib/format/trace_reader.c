@@ -7,12 +7,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "dj_wl.h"
 #include "hint.h"
 #include "input.h"
 #include "msg.h"
 #include "mtrace-workload.h"
+#include "trace_follow.h"
 #include "trace_reader_int.h"
 
 int trace_reader_decompress = 1;
@@ -215,6 +217,38 @@ int trace_open(struct trace_reader *r, const char *path)
 	return 0;
 }
 
+int trace_open_follow(struct trace_reader *r, const char *path, unsigned poll_ms,
+		      unsigned idle_ms)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = fd < 0 ? errno : EINVAL;
+		if (fd >= 0)
+			close(fd);
+		memset(r, 0, sizeof *r);
+		return tool_fail(&r->err, fd < 0 ? EXIT_BADFILE : EXIT_USAGE, "%s: %s", path,
+				 fd < 0 ? strerror(e) : "not a plain file: only a file being "
+				 "written can be followed");
+	}
+	if (open_fd(r, fd, 1, tool_display_name(path), NULL, 0) < 0)
+		return -1;
+	if (r->format != TRACE_FMT_MTRACE || r->compression || !r->slots)
+		return trace_fail(r, 0, "%s: only a trace being written (version 3 or later, not "
+				  "compressed) can be followed", r->compression ? r->compression :
+				  r->format == TRACE_FMT_DJ ? "a dj/malloc trace" : "an older version");
+	/* what was read past the header may not be final: read it again once it is */
+	if (lseek(fd, r->hdr.header_size, SEEK_SET) < 0)
+		return trace_read_failed(r);
+	r->buf_len = r->buf_pos;
+	r->bytes_read = r->hdr.header_size;
+	r->follow = trace_follow_new(fd, &r->hdr, r->swap, idle_ms);
+	r->follow_ms = poll_ms;
+	if (!r->follow)
+		return trace_fail(r, 0, "out of memory");
+	return 0;
+}
+
 int trace_unwritten(struct trace_reader *r, uint64_t at, unsigned n)
 {
 	r->unwritten_bytes += n;
@@ -320,6 +354,8 @@ void trace_close(struct trace_reader *r)
 	free(r->rbuf);
 	free(r->dec);
 	free(r->dec_offs);
+	trace_follow_free(r->follow);
+	r->follow = NULL;
 	r->dec = NULL;
 	r->dec_offs = NULL;
 	r->buf = r->rbuf = NULL;

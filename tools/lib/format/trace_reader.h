@@ -87,6 +87,8 @@ struct trace_reader {
 	void (*progress)(uint64_t bytes, void *arg);
 	void *progress_arg;
 	uint64_t bytes_read;
+	struct trace_follow *follow;    /* trace_open_follow's: the file is still being written */
+	unsigned follow_ms;             /* how often to look at it again */
 	trace_tee_fn *tee;              /* trace_open_stream's */
 	void *tee_arg;
 	int failed;                     /* the input was refused (r->err says why): not a read
@@ -114,6 +116,12 @@ input_copy_fn trace_copy;
 
 /* Open PATH ("-" for stdin) and read its header.  0, or -1 with r->err set. */
 int trace_open(struct trace_reader *r, const char *path);
+/* trace_open for a trace still being written (a plain file, version 3 or later): the reader
+   waits at the end of what is final (trace_follow.h), looking again every poll_ms, and ends
+   when the writer is done, having read what a reader of the finished file reads.  Remote
+   writers (a received file) are done after idle_ms without growth. */
+int trace_open_follow(struct trace_reader *r, const char *path, unsigned poll_ms,
+		      unsigned idle_ms);
 /* The same for fd, a stream of which the first n bytes (at head) are read already; messages
    call it name.  Every byte of the trace (decompressed, if it is compressed), from its first,
    goes to tee as it is read, when tee is not NULL.  fd stays open after trace_close. */
