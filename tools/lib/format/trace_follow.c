@@ -115,6 +115,42 @@ static int maps_file(pid_t pid, dev_t dev, ino_t ino)
 	return found;
 }
 
+/* Is process pid on this machine the trace's writer?  It maps the file (seen once), or it
+   started in the seconds before the trace did (a writer that exec'd since, or exited: the
+   trace of a process on another machine with the same pid would have to have started in the
+   same seconds).  A trace switched on midway has no such start. */
+static int same_start(const struct mtrace_file_header *h)
+{
+	char path[64], buf[1024];
+	if (h->pid <= 0 || (h->flags & MTRACE_HF_MIDWAY))
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)h->pid);
+	FILE *st = fopen(path, "re");
+	if (!st)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, st);
+	fclose(st);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');   /* (the command in parentheses may hold spaces) */
+	unsigned long long start = 0, btime = 0;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	FILE *ps = fopen("/proc/stat", "re");
+	while (ps && fgets(buf, sizeof buf, ps))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	if (ps)
+		fclose(ps);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (!btime || hz <= 0)
+		return 0;
+	double began = (double)btime + (double)start / (double)hz;
+	double traced = (double)h->start_time_ns / 1e9;
+	return began <= traced + 1 && traced - began < 5;
+}
+
 static int thread_gone(pid_t pid, uint32_t tid)
 {
 	char path[64];
@@ -155,6 +191,8 @@ static int writer_done(struct trace_follow *f, int grew)
 		f->local = 1;
 		return 0;
 	}
+	if (!f->local && maps == 0 && same_start(&f->hdr))
+		return 1;   /* (it exec'd or unmapped the file before we looked) */
 	if (f->local)   /* (it exited, exec'd, or unmapped the file: it cannot write any more) */
 		return maps == 0 || (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH);
 	if (grew)
