@@ -320,6 +320,8 @@ void trace_close(struct trace_reader *r)
 	free(r->rbuf);
 	free(r->dec);
 	free(r->dec_offs);
+	free(r->ext);
+	r->ext = NULL;
 	r->dec = NULL;
 	r->dec_offs = NULL;
 	r->buf = r->rbuf = NULL;

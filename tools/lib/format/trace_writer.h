@@ -34,6 +34,38 @@ int trace_writer_allocator(struct trace_writer *w, const char *path);
 int trace_writer_settings(struct trace_writer *w, char *const *settings, int n);
 /* Append a record (its tid is used for the chunks; one thread per file). */
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec);
+/* Version 5 (the header's flags with MTRACE_HF_STACKS, and its stack_depth, set before the first
+   record).  trace_writer_put_caller: rec preceded by its CALLER record (stack id, 0 none; the
+   allocating call's return address, 0 unknown) in one reservation, when rec is an allocating
+   call and the trace has stacks (else rec alone, as trace_writer_put).  The extended records go
+   in the chunk of the last record put (its thread; the pid's before any): trace_writer_put_ext
+   writes a head (call, flags, x, ts, a, b; aux is set here) with nwords payload words (at most
+   MTRACE_EXT_WORDS_MAX); the three below lay out each kind's payload. */
+int trace_writer_put_caller(struct trace_writer *w, const struct mtrace_record *rec,
+			    uint32_t stack, uint64_t ret);
+int trace_writer_put_ext(struct trace_writer *w, const struct mtrace_slot *head,
+			 const uint64_t *words, unsigned nwords);
+/* A STACK: frames innermost first (at most MTRACE_STACK_DEPTH_MAX kept), none of them 0 */
+int trace_writer_stack(struct trace_writer *w, uint32_t id, uint64_t ts, const uint64_t *frames,
+		       unsigned n);
+struct trace_writer_object {
+	uint32_t id;                  /* 1.. ; an unload gives its load's */
+	int unloaded;
+	uint64_t ts, bias, lo, hi;    /* when; load bias; the mapped range [lo, hi) */
+	const void *build_id;         /* build_id_len bytes (<= MTRACE_BUILD_ID_MAX) */
+	unsigned build_id_len;
+	const char *path;             /* NULL: none */
+};
+int trace_writer_object(struct trace_writer *w, const struct trace_writer_object *o);
+struct trace_writer_symbol {
+	uint64_t addr;                /* as a frame holds it */
+	uint32_t object, line;        /* object id (0 none), line (0 unknown) */
+	uint32_t fn_off;              /* addr's offset in its function; UINT32_MAX unknown */
+	const char *name, *file;      /* NULL: unknown; cut to fit one record */
+};
+int trace_writer_symbol(struct trace_writer *w, const struct trace_writer_symbol *y);
+/* The pid the header names (1 if none): the thread of extended records put before any other */
+int32_t trace_writer_pid(struct trace_writer *w);
 int trace_writer_finish(struct trace_writer *w);
 void trace_writer_abort(struct trace_writer *w);
 #endif
