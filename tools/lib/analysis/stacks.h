@@ -42,6 +42,11 @@ const char *trace_stacks_error(const struct trace_stacks *);
    machine (a maintainer's report of a packed trace, tests) */
 void trace_stacks_set_local(struct trace_stacks *, int use_files);
 
+/* A tool that reads through order.c (the reader's ext_fn feeds this table ahead of the calls
+   handed out) keeps every CALLER's stack id until trace_stacks_caller asks for it, once; by
+   default only the last CALLER's is kept (a tool that asks as it reads, in file order) */
+void trace_stacks_keep_callers(struct trace_stacks *, int on);
+
 /* What a frame resolves to, for trace_pack's SYMBOL records */
 struct trace_frame_info {
 	uint32_t object;                /* object id (0: none held the address) */
