@@ -1,5 +1,5 @@
 /* stacks_check - test helper: the call stacks of a trace as tools/lib/analysis/stacks.c reads
- * them.  One line per allocating call: CALL SIZE stack ID: NAME; NAME; ... (innermost first).
+ * them.  One line per allocating call (the first 1,000), once the whole trace is read: CALL SIZE stack ID: NAME; NAME; ... (innermost first).
  *
  *   stacks_check [-l] [-s] TRACE
  *     -l   names from the trace's SYMBOL records and object+offset only (not the files here)
@@ -56,23 +56,29 @@ int main(int argc, char **argv)
 	uint64_t off;
 	int k;
 	char line[8192];
+	/* the names once every record is read (trace_pack's SYMBOL records come last) */
+	static struct { unsigned call; uint64_t size; uint32_t id; } calls[1000];
+	size_t ncalls = 0;
 	while ((k = trace_next(&r, &rec, &off)) > 0) {
 		if (!hook && trace_stacks_add(st, &rec, trace_ext_slots(&r, &rec), off) < 0)
 			tool_die(EXIT_BADFILE, "%s", trace_stacks_error(st));
-		if (!mtrace_call_has(rec.call, MTRACE_OPD_ALLOC))
-			continue;
-		uint32_t id = trace_stacks_caller(st, &rec, off);
+		if (mtrace_call_has(rec.call, MTRACE_OPD_ALLOC) && ncalls < 1000)
+			calls[ncalls++] = (__typeof__(calls[0])){ rec.call, rec.size,
+								 trace_stacks_caller(st, &rec, off) };
+	}
+	if (k < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
+	for (size_t j = 0; j < ncalls; j++) {
 		const uint64_t *f;
-		unsigned n = trace_stacks_frames(st, id, &f);
-		int at = snprintf(line, sizeof line, "%s %llu stack %u:", mtrace_call_name(rec.call),
-				  (unsigned long long)rec.size, id);
+		unsigned n = trace_stacks_frames(st, calls[j].id, &f);
+		int at = snprintf(line, sizeof line, "%s %llu stack %u:",
+				  mtrace_call_name(calls[j].call),
+				  (unsigned long long)calls[j].size, calls[j].id);
 		for (unsigned i = 0; i < n && at < (int)sizeof line; i++)
 			at += snprintf(line + at, sizeof line - (size_t)at, "%s %s",
 				       i ? ";" : "", trace_stacks_name(st, f[i]));
 		puts(line);
 	}
-	if (k < 0)
-		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	printf("stacks %u has %d\n", trace_stacks_count(st), trace_stacks_has(st));
 	trace_stacks_free(st);
 	trace_close(&r);

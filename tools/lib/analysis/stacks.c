@@ -416,6 +416,7 @@ int trace_stacks_resolve(struct trace_stacks *s, uint64_t frame, struct trace_fr
 		info->file = r->file;
 		info->line = r->line;
 		info->fn_off = r->fn_off;
+		info->embedded = 1;
 		return r->name != NULL;
 	}
 	if (!o || !s->use_files || !open_object(s, o))

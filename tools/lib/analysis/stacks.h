@@ -5,7 +5,9 @@
  * and when: a stack's frames resolve against the objects loaded when it was first met, so an
  * unloaded library's frames still name it), the SYMBOL records (names trace_pack embedded) and
  * the stack id of the last CALLER.  Memory is bounded by the trace's own size: each STACK,
- * OBJECT and SYMBOL record is kept once, in about the bytes it takes in the file.
+ * OBJECT and SYMBOL record is kept once, in about the bytes it takes in the file.  Names are
+ * asked for once every record is fed (trace_pack's SYMBOL records come last; a name, once
+ * given, stays).
  */
 #ifndef STACKS_H
 #define STACKS_H
@@ -57,6 +59,7 @@ struct trace_frame_info {
 	const char *file;               /* source file, NULL: unknown */
 	const char *object_path;        /* NULL if no object */
 	uint64_t object_off;            /* frame - object's load bias */
+	int embedded;                   /* the names come from a SYMBOL record */
 };
 /* Resolve frame (SYMBOL records first, then the files): 1 if any name was found, else 0
    (info->object/object_path still say where it lies).  The strings live as long as the table */

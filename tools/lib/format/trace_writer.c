@@ -13,7 +13,7 @@
 
 static int fail(struct trace_writer *w, const char *what)
 {
-	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", w->path, what,
+	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", w->path ? w->path : "the copy", what,
 			 strerror(errno ? errno : EIO));
 }
 
@@ -162,6 +162,7 @@ static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
 	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
 	if (w->in_chunk < n && put_unwritten(w, w->in_chunk) < 0)   /* (a wide record: two slots) */
 		return -1;
+	ts = ts ? ts : w->last_ts;
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
 		struct mtrace_record c = { .tid = tid, .call = MTRACE_CALL_CHUNK,
@@ -179,6 +180,7 @@ static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
 	if (fwrite(s, sizeof s[0], n, w->f) != n)
 		return fail(w, "cannot write");
 	w->tid = tid;
+	w->last_ts = ts;
 	w->pos += n * sizeof s[0];
 	w->in_chunk -= n;
 	w->written++;
@@ -290,6 +292,26 @@ int32_t trace_writer_pid(struct trace_writer *w)
 	const struct mtrace_file_header *h = w->page ? trace_writer_header(w)
 			: (const struct mtrace_file_header *)w->hdr_copy;
 	return h->pid > 0 ? h->pid : 1;
+}
+
+void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_file_header *h,
+			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts)
+{
+	memset(w, 0, sizeof *w);
+	w->out.fd = -1;
+	w->f = f;
+	w->pos = pos;
+	w->tid = tid;
+	w->prev_chunk = prev_chunk;
+	w->last_ts = ts;
+	memcpy(w->hdr_copy, h, sizeof w->hdr_copy);
+}
+
+int trace_writer_append_end(struct trace_writer *w)
+{
+	int rc = put_unwritten(w, w->in_chunk);
+	w->f = NULL;
+	return rc;
 }
 
 int trace_writer_finish(struct trace_writer *w)

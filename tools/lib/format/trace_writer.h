@@ -16,7 +16,8 @@ struct trace_writer {
 	FILE *f;
 	uint64_t in_chunk, chunk_off, prev_chunk, written;
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
-	uint32_t tid;
+	uint32_t tid;                 /* of the last record put */
+	uint64_t last_ts;             /* its clock value: a new chunk's for a record of ts 0 */
 	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
 	struct tool_err err;          /* what failed, and the exit status it calls for */
 };
@@ -66,6 +67,14 @@ struct trace_writer_symbol {
 int trace_writer_symbol(struct trace_writer *w, const struct trace_writer_symbol *y);
 /* The pid the header names (1 if none): the thread of extended records put before any other */
 int32_t trace_writer_pid(struct trace_writer *w);
+/* Append records to the copy of a version-3 or later trace being written to f (its header h,
+   in host order as the copy is; pos bytes in f so far, a whole number of slots past the
+   header), in chunks of thread tid following its chunk at file offset prev_chunk, from clock
+   value ts (trace_pack's names).  trace_writer_append_end writes the rest of the last chunk as unwritten slots; f
+   stays the caller's (w->err says what failed). */
+void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_file_header *h,
+			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts);
+int trace_writer_append_end(struct trace_writer *w);
 int trace_writer_finish(struct trace_writer *w);
 void trace_writer_abort(struct trace_writer *w);
 #endif
