@@ -6,7 +6,7 @@
  * continuation slots, a build id over 64 bytes, lengths past the record, a stack of more than
  * 128 frames, a record across its chunk's end, a truncated one, one in a trace without the
  * stacks flag. */
-#include <sys/stat.h>
+#include <stddef.h>
 #include "unit.h"
 #include "stacks.h"
 #include "trace_reader.h"
@@ -222,6 +222,24 @@ static void check_malformed(void)
 	CHECK(trace_ext_problem(&h, s, msg, sizeof msg) == NULL, "one of 128 accepted");
 	h.version = 4;
 	CHECK(trace_ext_problem(&h, s, msg, sizeof msg) != NULL, "refused in version 4");
+	/* the header: the stacks flag is version 5's, its depth 128 frames at most */
+	struct tool_err err;
+	uint64_t at;
+	mtrace_header_init(&h);
+	h.clock = MTRACE_CLOCK_MONOTONIC;
+	h.ticks_per_sec = 1000000000;
+	h.flags = MTRACE_HF_STACKS;
+	h.stack_depth = MTRACE_STACK_DEPTH_MAX;
+	CHECK(trace_header_check(&h, &at, &err) == 0, "a header of depth 128 accepted");
+	h.stack_depth = MTRACE_STACK_DEPTH_MAX + 1;
+	CHECK(trace_header_check(&h, &at, &err) < 0 &&
+	      at == offsetof(struct mtrace_file_header, stack_depth) &&
+	      strstr(err.msg, "stack depth of 129"), "depth 129 refused at its field: %s",
+	      err.msg);
+	h.stack_depth = 8;
+	h.version = 4;
+	CHECK(trace_header_check(&h, &at, &err) < 0 && strstr(err.msg, "version 4"),
+	      "the stacks flag refused in version 4: %s", err.msg);
 }
 
 int main(void)
