@@ -160,7 +160,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
-	fuzz_replay_maps
+	fuzz_replay_maps fuzz_stacks fuzz_elf_symbols
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 # the harnesses drive trace2wl's converter and trace_run's replay check and maps
 FUZZ_INC  := -Itools/trace2wl -Itools/trace_run
