@@ -65,9 +65,13 @@ mv "$TMP/bin/keep" "$TMP/bin/prog"
 eq "trace_pack: exit 0" 0 "$?"
 grep -q "the names of 4 code addresses added" "$TMP/err" && ok "trace_pack: 4 names added" ||
 	bad "trace_pack: $(cat "$TMP/err")"
+"$BIN/trace_pack" -q -o "$TMP/psw.mtrace.gz" "$TMP/swapped" >/dev/null 2>&1
 rm "$TMP/bin/prog"
 "$C" "$TMP/p.mtrace.gz" >"$TMP/names_p" 2>"$TMP/err"
 check "packed, the binary gone: the same names" cmp "$TMP/names" "$TMP/names_p"
+"$C" -l "$TMP/psw.mtrace.gz" >"$TMP/names_psw" 2>&1
+check "packed in the other byte order, the binary gone: the same names" cmp "$TMP/names" \
+	"$TMP/names_psw"
 "$C" -s -l "$TMP/p.mtrace.gz" >"$TMP/names_pl"
 check "packed, without any file: the same names" cmp "$TMP/names" "$TMP/names_pl"
 "$BIN/trace_pack" -q -o "$TMP/p2.mtrace.gz" "$TMP/p.mtrace.gz" >/dev/null 2>&1

@@ -27,8 +27,8 @@ static int by_value(const void *a, const void *b)
 }
 
 int pack_names(struct trace_stacks *st, FILE *f, const struct mtrace_file_header *h,
-	       uint64_t pos, uint32_t tid, uint64_t last_chunk, uint64_t ts, uint64_t *n,
-	       struct tool_err *err)
+	       uint64_t pos, uint32_t tid, uint64_t last_chunk, uint64_t ts, int swap,
+	       uint64_t *n, struct tool_err *err)
 {
 	struct frames fr = { 0 };
 	*n = 0;
@@ -38,7 +38,7 @@ int pack_names(struct trace_stacks *st, FILE *f, const struct mtrace_file_header
 	}
 	qsort(fr.f, fr.n, sizeof *fr.f, by_value);   /* (the same file for the same trace) */
 	struct trace_writer w;
-	trace_writer_append(&w, f, h, pos, tid, last_chunk, ts);
+	trace_writer_append(&w, f, h, pos, tid, last_chunk, ts, swap);
 	int rc = 0;
 	for (size_t i = 0; i < fr.n && rc == 0; i++) {
 		struct trace_frame_info in;

@@ -10,8 +10,9 @@
 
 /* After the trace's last chunk (of thread tid, at file offset last_chunk), its copy's pos
    bytes in f: a chunk of SYMBOL records, one for each frame of st that has a name and no
-   SYMBOL record yet.  The names appended (*n), 0; or -1 with err set. */
+   SYMBOL record yet, in the copy's byte order (swap: the other one; h in ours).  The names
+   appended (*n), 0; or -1 with err set. */
 int pack_names(struct trace_stacks *st, FILE *f, const struct mtrace_file_header *h,
-	       uint64_t pos, uint32_t tid, uint64_t last_chunk, uint64_t ts, uint64_t *n,
-	       struct tool_err *err);
+	       uint64_t pos, uint32_t tid, uint64_t last_chunk, uint64_t ts, int swap,
+	       uint64_t *n, struct tool_err *err);
 #endif

@@ -177,9 +177,9 @@ int main(int argc, char **argv)
 	}
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
-	/* names go in a copy of the writer's byte order (ours: the reader's header is converted) */
+	/* (the reader's header is in our byte order; the copy in the writer's) */
 	struct mtrace_file_header hdr = r.hdr;
-	int names = !anon && trace_stacks_count(stk) && !r.swap && last_tid;
+	int names = !anon && trace_stacks_count(stk) && last_tid, swap = r.swap;
 	trace_close(&r);
 	u64map_free(&tids);
 
@@ -241,8 +241,8 @@ int main(int argc, char **argv)
 	long pos = fseek(fin, 0, SEEK_END) == 0 ? ftell(fin) : -1;
 	if (names && pos >= (long)hdr.header_size &&
 	    ((uint64_t)pos - hdr.header_size) % MTRACE_SLOT_SIZE == 0 &&
-	    pack_names(stk, fin, &hdr, (uint64_t)pos, last_tid, last_chunk, ts_max, &named,
-		       &err) < 0) {
+	    pack_names(stk, fin, &hdr, (uint64_t)pos, last_tid, last_chunk, ts_max, swap,
+		       &named, &err) < 0) {
 		output_abort(&o);
 		tool_die_err(&err);
 	}

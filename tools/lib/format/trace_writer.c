@@ -177,8 +177,18 @@ static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
 		w->prev_chunk = off;
 		w->in_chunk = PER_CHUNK;
 	}
-	if (fwrite(s, sizeof s[0], n, w->f) != n)
-		return fail(w, "cannot write");
+	for (unsigned i = 0; i < n; i++) {
+		struct mtrace_slot c = s[i];
+		if (w->swap) {   /* (a copy in the other byte order: trace_writer_append) */
+			MTRACE_SWAP(c.aux);
+			MTRACE_SWAP(c.x);
+			MTRACE_SWAP(c.ts);
+			MTRACE_SWAP(c.a);
+			MTRACE_SWAP(c.b);
+		}
+		if (fwrite(&c, sizeof c, 1, w->f) != 1)
+			return fail(w, "cannot write");
+	}
 	w->tid = tid;
 	w->last_ts = ts;
 	w->pos += n * sizeof s[0];
@@ -295,7 +305,7 @@ int32_t trace_writer_pid(struct trace_writer *w)
 }
 
 void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_file_header *h,
-			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts)
+			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts, int swap)
 {
 	memset(w, 0, sizeof *w);
 	w->out.fd = -1;
@@ -304,6 +314,7 @@ void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_fi
 	w->tid = tid;
 	w->prev_chunk = prev_chunk;
 	w->last_ts = ts;
+	w->swap = swap;
 	memcpy(w->hdr_copy, h, sizeof w->hdr_copy);
 }
 

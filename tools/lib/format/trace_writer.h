@@ -18,6 +18,7 @@ struct trace_writer {
 	uint64_t pos;                 /* bytes written: chunk offsets without seeking (pipes) */
 	uint32_t tid;                 /* of the last record put */
 	uint64_t last_ts;             /* its clock value: a new chunk's for a record of ts 0 */
+	int swap;                     /* slots go out in the other byte order (an appended copy) */
 	uint64_t hdr_copy[sizeof(struct mtrace_file_header) / 8];   /* the header, once written */
 	struct tool_err err;          /* what failed, and the exit status it calls for */
 };
@@ -70,10 +71,10 @@ int32_t trace_writer_pid(struct trace_writer *w);
 /* Append records to the copy of a version-3 or later trace being written to f (its header h,
    in host order as the copy is; pos bytes in f so far, a whole number of slots past the
    header), in chunks of thread tid following its chunk at file offset prev_chunk, from clock
-   value ts (trace_pack's names).  trace_writer_append_end writes the rest of the last chunk as unwritten slots; f
+   value ts (trace_pack's names); swap: the copy is in the other byte order.  trace_writer_append_end writes the rest of the last chunk as unwritten slots; f
    stays the caller's (w->err says what failed). */
 void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_file_header *h,
-			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts);
+			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts, int swap);
 int trace_writer_append_end(struct trace_writer *w);
 int trace_writer_finish(struct trace_writer *w);
 void trace_writer_abort(struct trace_writer *w);
