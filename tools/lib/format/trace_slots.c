@@ -30,7 +30,8 @@ static int all_zero(const unsigned char *p, size_t n)
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
    valloc, pvalloc and free in their compact form, inside their chunk.  A trace of mallocs and
    frees in random order would mispredict a branch on the call half the time.  The slots at
-   [p, end) it decoded (into r->dec); it stops at the first it leaves to the general path. */
+   [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves to the
+   general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
 	/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc) */
@@ -44,15 +45,25 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		return 0;
 	if (n > (r->chunk_end - at) / MTRACE_SLOT_SIZE)
 		n = (size_t)((r->chunk_end - at) / MTRACE_SLOT_SIZE);
-	struct mtrace_record *rec = r->dec + r->dec_n;
+	/* version 5's CALLERs that the tool did not ask for: checked and skipped here, so that a
+	   trace with stacks keeps this path */
+	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
+		   !r->ext_fn;
 	uint64_t *offs = r->dec_offs + r->dec_n;
-	for (; k < n; k++, rec++) {
+	size_t m = 0;   /* records decoded of the k slots */
+	for (; k < n; k++) {
 		const struct mtrace_slot *sp =
 			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
-		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS))
+		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS)) {
+			if (call == MTRACE_CALL_CALLER && skip && (flags | sp->aux) == 0) {
+				r->n_ext++;
+				continue;
+			}
 			break;
+		}
+		struct mtrace_record *rec = r->dec + r->dec_n + m;
 		uint64_t is_free = -(uint64_t)(call == MTRACE_CALL_FREE), x = sp->x;
 		rec->tid = r->chunk_tid;
 		rec->call = (uint8_t)call;
@@ -68,10 +79,10 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->duration = 0;
 		if (!trace_call_ok(rec))
 			break;   /* (the general path says what is wrong with it) */
-		offs[k] = at + k * MTRACE_SLOT_SIZE;
+		offs[m++] = at + k * MTRACE_SLOT_SIZE;
 	}
-	r->dec_n += k;
-	r->n_written += k;
+	r->dec_n += m;
+	r->n_written += m;
 	r->buf_pos += k * MTRACE_SLOT_SIZE;
 	r->offset += k * MTRACE_SLOT_SIZE;
 	return k;
