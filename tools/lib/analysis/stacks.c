@@ -295,7 +295,7 @@ uint32_t trace_stacks_caller(const struct trace_stacks *s, const struct mtrace_r
 unsigned trace_stacks_frames(const struct trace_stacks *s, uint32_t id, const uint64_t **f)
 {
 	const uint64_t *v = id ? u64map_get(&s->stacks, id) : NULL;
-	if (!v) {
+	if (!v || !(*v & 0xff)) {   /* (a stack of no frames may come before any frame) */
 		*f = NULL;
 		return 0;
 	}
