@@ -242,9 +242,41 @@ static void check_malformed(void)
 	      "the stacks flag refused in version 4: %s", err.msg);
 }
 
+/* A stack read before its object's record (another thread's chunk, later in the file) */
+static void check_object_after(void)
+{
+	char path[256];
+	struct trace_writer w;
+	snprintf(path, sizeof path, "%s/after.mtrace", unit_tmpdir());
+	if (trace_writer_open(&w, path, 5, NULL) < 0)
+		exit(2);
+	trace_writer_header(&w)->flags |= MTRACE_HF_STACKS;
+	static const uint64_t f[1] = { 0x500010 };
+	struct trace_writer_object o = { .id = 3, .ts = 2, .bias = 0x500000, .lo = 0x500000,
+					 .hi = 0x501000, .path = "/lib/libx.so" };
+	if (trace_writer_stack(&w, 1, 1, f, 1) < 0 || trace_writer_object(&w, &o) < 0 ||
+	    trace_writer_finish(&w) < 0)
+		exit(2);
+	struct trace_reader r;
+	struct trace_stacks *st = trace_stacks_new();
+	trace_stacks_set_local(st, 0);
+	struct mtrace_record rec;
+	uint64_t off;
+	CHECK(trace_open(&r, path) == 0, "opened");
+	r.ext_return = 1;
+	while (trace_next(&r, &rec, &off) > 0)
+		trace_stacks_add(st, &rec, trace_ext_slots(&r, &rec), off);
+	CHECK(strcmp(trace_stacks_name(st, f[0]), "libx.so+0x10") == 0,
+	      "a stack read before its object's record: named by the object (%s)",
+	      trace_stacks_name(st, f[0]));
+	trace_stacks_free(st);
+	trace_close(&r);
+}
+
 int main(void)
 {
 	check_good();
+	check_object_after();
 	check_malformed();
 	return unit_done();
 }

@@ -238,8 +238,8 @@ int main(int argc, char **argv)
 	}
 	uint64_t named = 0;
 	struct tool_err err;
-	long pos = fseek(fin, 0, SEEK_END) == 0 ? ftell(fin) : -1;
-	if (names && pos >= (long)hdr.header_size &&
+	off_t pos = fseeko(fin, 0, SEEK_END) == 0 ? ftello(fin) : -1;
+	if (names && pos >= (off_t)hdr.header_size &&
 	    ((uint64_t)pos - hdr.header_size) % MTRACE_SLOT_SIZE == 0 &&
 	    pack_names(stk, fin, &hdr, (uint64_t)pos, last_tid, last_chunk, ts_max, swap,
 		       &named, &err) < 0) {

@@ -335,14 +335,26 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* The object frame lies in: the one loaded there when its stack was read, else now */
+/* The object frame lies in: the one loaded there when its stack was read; for a frame whose
+   stack came before its object's record in the file (another thread's chunk: the record was
+   written first), the one loaded there now, else the last that was */
 static struct obj *object_of(struct trace_stacks *s, uint64_t frame)
 {
-	const uint64_t *v = u64map_get(&s->frame_obj, frame);
-	if (v)
-		return *v ? &s->objs[*v - 1] : NULL;
+	uint64_t *v = u64map_get(&s->frame_obj, frame);
+	if (v && *v)
+		return &s->objs[*v - 1];
 	const struct rangemap_node *n = rangemap_find(&s->loaded, frame - 1);
-	return n ? &s->objs[n->val] : NULL;
+	size_t i = n ? n->val + 1 : 0;
+	for (size_t k = s->nobjs; !i && k-- > 0;)
+		if (frame - 1 - s->objs[k].lo < s->objs[k].hi - s->objs[k].lo)
+			i = k + 1;
+	if (!i)
+		return NULL;
+	if (v) {   /* (tied to it from now on: its lines looked up with the object's) */
+		*v = i;
+		s->objs[i - 1].nframes++;
+	}
+	return &s->objs[i - 1];
 }
 
 /* o's file opened, once: 1, or 0 (said once when its build id differs) */
@@ -442,6 +454,8 @@ int trace_stacks_resolve(struct trace_stacks *s, uint64_t frame, struct trace_fr
 
 const char *trace_stacks_name(struct trace_stacks *s, uint64_t frame)
 {
+	if (frame == 0)
+		return "0x0";
 	uint64_t *v = u64map_get(&s->names, frame);
 	if (v)
 		return (const char *)(uintptr_t)*v;

@@ -252,6 +252,15 @@ static int load(const char *path, struct sym_table *t, const char **why)
 	return rc;
 }
 
+/* Does t name a C++ function (mangled: _Z...)? */
+static int has_cxx_names(const struct sym_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strncmp(t->names + t->f[i].name, "_Z", 2) == 0)
+			return 1;
+	return 0;
+}
+
 int sym_open(struct sym_file *s, const char *path, const unsigned char *bid, unsigned bid_len,
 	     const char **why)
 {
@@ -265,7 +274,7 @@ int sym_open(struct sym_file *s, const char *path, const unsigned char *bid, uns
 		return -1;
 	}
 	s->ok = 1;
-	if (s->tab.has_lines)
+	if (s->tab.has_lines || has_cxx_names(&s->tab))   /* (addr2line -C demangles) */
 		s->lines_from = strdup(path);
 	/* a separate debug file: /usr/lib/debug/.build-id/xx/rest.debug */
 	const unsigned char *id = bid_len ? bid : s->tab.build_id;

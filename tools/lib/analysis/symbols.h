@@ -32,7 +32,8 @@ const char *sym_table_find(const struct sym_table *t, uint64_t addr, uint64_t *o
 /* An object's file, opened for names */
 struct sym_file {
 	struct sym_table tab;         /* its functions (or its debug file's, when it has one) */
-	char *lines_from;             /* the file addr2line reads (NULL: no line tables) */
+	char *lines_from;             /* the file addr2line reads (NULL: no line tables, nor C++
+	                                 names to demangle) */
 	int ok;                       /* tab holds the file's functions */
 };
 /* Open path, an object whose build id is bid (bid_len 0: unknown): 0, or -1 with *why ("not
