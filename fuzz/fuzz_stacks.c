@@ -1,7 +1,8 @@
 /* Fuzz version 5's call stacks: the trace reader's extended records (returned, through the
  * hook, and skipped) and the stacks table fed with them.  Any input gives records or one error
  * naming an offset, never a crash, a hang or an unbounded allocation; the three ways of reading
- * agree on the error and on the records that are not stack records; every frame of every stack
+ * agree on the records that are not stack records, and reading and mapping a page at a time
+ * on everything; every frame of every stack
  * gets a name (from SYMBOL records and object+offset only: no file of this machine is read). */
 #include <string.h>
 #include "fuzz.h"
@@ -77,8 +78,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[64];
 	int fd = fuzz_file(data, size, path);
 	trace_reader_decompress = 0;
-	struct outcome ret, hook, skip;
+	struct outcome ret, hook, skip, mapped;
+	trace_reader_map_min = 0;            /* mapped, a page a window: records cross windows */
+	trace_reader_map_window = 4096;
+	read_all(path, 0, &mapped);
+	trace_reader_map_min = UINT64_MAX;   /* read */
 	read_all(path, 0, &ret);
+	PROPERTY(ret.k == mapped.k && ret.calls == mapped.calls && ret.sum == mapped.sum &&
+		 strcmp(ret.err, mapped.err) == 0, "read and mapped differ: %d '%s' against %d "
+		 "'%s'", ret.k, ret.err, mapped.k, mapped.err);
 	read_all(path, 1, &hook);
 	read_all(path, 2, &skip);
 	/* the table's own errors (a stack defined twice) come where it reads them: only the
