@@ -1,8 +1,8 @@
 # Call stacks read back (issue 39, the tools' side): a version-5 trace that stackprog writes of
 # itself with the shared writer (its real return addresses, an OBJECT record for itself, one for
 # a library unloaded before the end) names its functions, with file:line where addr2line is
-# installed, through tools/lib/analysis/stacks.c (tests/prog/stacks_check); a stripped copy
-# gives prog+0x...; another binary at the object's path says "build id differs" once; trace_pack
+# installed, through tools/lib/analysis/stacks.c (tests/prog/stacks_check); a C++ name is
+# demangled where addr2line is installed; a stripped copy gives prog+0x...; another binary at the object's path says "build id differs" once; trace_pack
 # embeds the names so that the trace reads the same once the binary is gone; the foreign byte
 # order reads the same; the tools that do not care about stacks read such a trace as before.
 . tests/lib.sh
@@ -52,6 +52,20 @@ if command -v strip >/dev/null; then
 else
 	echo "# strip is not installed (binutils): the stripped copy not checked"
 fi
+# C++ names demangled (a function named _ZN5cache4fillEm): through addr2line, also for a file
+# without line tables; raw without addr2line
+if command -v strip >/dev/null; then
+	strip --strip-debug -o "$TMP/bin/nodebug" "$TMP/bin/prog"
+	"$TMP/bin/nodebug" "$TMP/n.mtrace" >/dev/null
+	"$C" "$TMP/n.mtrace" >"$TMP/names_n"
+	if command -v addr2line >/dev/null; then
+		grep -q '^malloc 33 stack 4: cache::fill(unsigned long); main$' "$TMP/names_n" &&
+			ok "a C++ name demangled (no line tables)" || bad "C++: $(cat "$TMP/names_n")"
+	fi
+	PATH=/nonexistent "$C" "$TMP/n.mtrace" >"$TMP/names_n2"
+	grep -q '^malloc 33 stack 4: _ZN5cache4fillEm; main$' "$TMP/names_n2" &&
+		ok "without addr2line: the C++ name raw" || bad "C++ raw: $(cat "$TMP/names_n2")"
+fi
 # another binary where the object was: its build id differs, said once, frames by offset
 cp "$TMP/bin/prog" "$TMP/bin/keep"
 cp "$TP/stacks_check" "$TMP/bin/prog"
@@ -63,7 +77,7 @@ mv "$TMP/bin/keep" "$TMP/bin/prog"
 # trace_pack embeds the names: the binary gone, the same report
 "$BIN/trace_pack" -o "$TMP/p.mtrace.gz" "$TMP/t.mtrace" >/dev/null 2>"$TMP/err"
 eq "trace_pack: exit 0" 0 "$?"
-grep -q "the names of 4 code addresses added" "$TMP/err" && ok "trace_pack: 4 names added" ||
+grep -q "the names of 6 code addresses added" "$TMP/err" && ok "trace_pack: 6 names added" ||
 	bad "trace_pack: $(cat "$TMP/err")"
 "$BIN/trace_pack" -q -o "$TMP/psw.mtrace.gz" "$TMP/swapped" >/dev/null 2>&1
 rm "$TMP/bin/prog"
@@ -83,10 +97,10 @@ check "packed again: no name added twice" cmp "$TMP/n1" "$TMP/n2"
 eq "--anonymize: no call stacks left" "stacks 0 has 0" "$(cat "$TMP/an")"
 check "--anonymize: no name left" sh -c "! gzip -dc '$TMP/a.mtrace.gz' | grep -q -e alloc_alpha -e stackprog"
 # the tools that do not care skip the new records
-eq "trace_stats: 7 calls" 7 "$("$BIN/trace_stats" --tsv "$TMP/p.mtrace.gz" |
+eq "trace_stats: 8 calls" 8 "$("$BIN/trace_stats" --tsv "$TMP/p.mtrace.gz" |
 	awk -F'\t' '$1 == "calls" && $2 == "total" { print $3 }')"
 "$BIN/trace2wl" -q "$TMP/w.wl" "$TMP/p.mtrace.gz"; eq "trace2wl: exit 0" 0 "$?"
-eq "trace2wl: 7 calls" 7 "$("$TP/wl_check" "$TMP/w.wl" | awk '$1 == "calls" { print $2 }')"
+eq "trace2wl: 8 calls" 8 "$("$TP/wl_check" "$TMP/w.wl" | awk '$1 == "calls" { print $2 }')"
 "$BIN/trace_plot" -o "$TMP/p.svg" "$TMP/p.mtrace.gz" >/dev/null 2>&1; eq "trace_plot: exit 0" 0 "$?"
 "$BIN/trace_run" "$TMP/w.wl" >/dev/null 2>&1; eq "trace_run replays its workload: exit 0" 0 "$?"
 finish

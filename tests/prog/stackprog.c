@@ -7,8 +7,9 @@
  *   stackprog OUT     writes the trace; prints one line per function: NAME FILE:LINE of the
  *                     call it recorded (the line the tests expect addr2line to give)
  *
- * alloc_alpha makes 3 blocks of 100 bytes, alloc_beta 2 of 7,000; each stack is the return
- * address in the function then the one in main.
+ * alloc_alpha makes 3 blocks of 100 bytes, alloc_beta 2 of 7,000, then one of 50 in libgone.so
+ * and one of 33 by a function named as C++ names cache::fill(unsigned long); each stack is the
+ * return address in the function then the one in main.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -65,6 +66,16 @@ static __attribute__((noinline)) void alloc_beta(uint64_t outer)
 	for (int i = 0; i < 2; i++)
 		put_malloc(id, f[0], 7000);
 	printf("alloc_beta %s:%d\n", __FILE__, __LINE__ - 5);
+}
+
+/* A C++ function as the compiler names it (cache::fill(unsigned long)), for demangling */
+static void alloc_gamma(uint64_t outer) __asm__("_ZN5cache4fillEm");
+static __attribute__((noinline, used)) void alloc_gamma(uint64_t outer)
+{
+	uint64_t f[2] = { where(), outer };
+	uint32_t id = next_stack++;
+	put_stack(id, f, 2);
+	put_malloc(id, f[0], 33);
 }
 
 /* The executable's object: the first dl_iterate_phdr names */
@@ -139,7 +150,10 @@ int main(int argc, char **argv)
 	put_malloc(id, f[0], 50);
 	gone.unloaded = 1;
 	gone.ts = ts++;
-	if (trace_writer_object(&w, &gone) < 0 || trace_writer_finish(&w) < 0)
+	if (trace_writer_object(&w, &gone) < 0)
+		tool_die_err(&w.err);
+	alloc_gamma(where());
+	if (trace_writer_finish(&w) < 0)
 		tool_die_err(&w.err);
 	return 0;
 }
