@@ -117,7 +117,7 @@ $(B)/bin/mtracectl: $(MTRACECTL_SRC) $(wildcard mtracectl/*.h) $(B)/libmtools.a 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace \
-	live_check mkwlmem
+	live_check mkwlmem stacks_check
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
@@ -125,6 +125,8 @@ $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 SELFTRACE_SRC := tools/lib/format/trace_writer.c tools/lib/util/output.c tools/lib/util/msg.c
 $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(SELFTRACE_SRC) -o $@ -ldl
+$(B)/tests/stackprog: tests/prog/stackprog.c $(SELFTRACE_SRC) $(HEADERS) | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< $(SELFTRACE_SRC) -o $@
 # setuid-run test: secure mode ignores $$ORIGIN, so an absolute RUNPATH
 $(B)/tests/api_secure: tests/prog/api_secure.c $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,$(abspath $(B)/lib)
@@ -132,7 +134,7 @@ $(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -l:libmtracectl.so \
 		-Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c \
-	slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
+	ext.c slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
 	format/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread
@@ -158,7 +160,7 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
-	fuzz_replay_maps
+	fuzz_replay_maps fuzz_stacks fuzz_elf_symbols
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
 # the harnesses drive trace2wl's converter and trace_run's replay check and maps
 FUZZ_INC  := -Itools/trace2wl -Itools/trace_run

@@ -17,7 +17,8 @@ fi
 # the tools' library sources and include flags, as the Makefile lists them
 LIBSRC=${LIBSRC:?run by make fuzz}
 TOOL_INC=${TOOL_INC:?run by make fuzz}
-HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency fuzz_replay_maps"
+HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency fuzz_replay_maps
+	fuzz_stacks fuzz_elf_symbols"
 # (-D_GNU_SOURCE= as the sources define it, empty: no "redefined" warning for each)
 FCFLAGS="-std=gnu11 -D_GNU_SOURCE= -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -Iinclude $TOOL_INC -Ifuzz"
 # the library as an archive, as make builds it: a harness takes only the objects it calls, so
@@ -48,6 +49,14 @@ MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracec
 "$B/tests/mkfixture" trace-v2threads "$S/trace/v2threads"
 "$B/tests/selftrace" mapped "$S/trace/v2mapped"
 "$B/tests/swap_trace" "$S/trace/v2" "$S/trace/v2-swapped"
+# version 5: call stacks, objects (one unloaded) and the names trace_pack embeds; ELF files
+"$B/tests/stackprog" "$S/trace/stacks" >/dev/null
+"$B/tests/swap_trace" "$S/trace/stacks" "$S/trace/stacks-swapped"
+mkdir -p "$S/stacks" "$S/elf"
+cp "$S/trace/stacks" "$S/trace/stacks-swapped" "$S/stacks/"
+"$B/bin/trace_pack" -q -o - "$S/trace/stacks" | gzip -dc >"$S/stacks/packed"
+cp "$B/tests/stackprog" "$S/elf/"
+strip -o "$S/elf/stripped" "$B/tests/stackprog" 2>/dev/null
 # version 4: large blocks still live at the end
 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/live" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/keeplive" >/dev/null
 for t in "$S"/trace/*; do
@@ -99,5 +108,7 @@ run fuzz_dj_workload "$S/dj"
 run fuzz_import "$S/log"
 run fuzz_latency "$S/lat"
 run fuzz_replay_maps "$S/maps"
+run fuzz_stacks "$S/stacks"
+run fuzz_elf_symbols "$S/elf"
 echo "fuzz: $failed harness(es) with findings"
 [ $failed -eq 0 ]

@@ -636,7 +636,8 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
  * A writer writes the continuation slots before the head's commit word.  Payload words are
  * integers, swapped like every field; the bytes of strings in them (paths, names) are kept in
  * order by storing them with mtrace_ext_put_bytes, which a reader undoes with
- * mtrace_ext_get_bytes after swapping.
+ * mtrace_ext_get_bytes after swapping.  Each string of a record starts on a word of its own
+ * (the word mtrace_ext_put_bytes returns after the one before).
  *
  * STACK: x = the stack id (1.., each written once in a file), ts = when first met, and its frames,
  * the innermost first (the allocating call's return address), in a, b, then the payload words;

@@ -55,10 +55,15 @@ int main(int argc, char **argv)
 	fwrite(page, 1, hs, out);
 	if (h.version >= 3) {   /* 32-byte slots: a wide record's second slot with its first */
 		struct mtrace_slot sl;
-		int second = 0;
+		unsigned second = 0;   /* slots that go with the record before: swapped as well */
 		while (fread(&sl, sizeof sl, 1, in) == 1) {
 			if (sl.call != MTRACE_CALL_UNWRITTEN || second) {
-				second = !second && (sl.flags & MTRACE_RF_WIDE);
+				if (second)
+					second--;
+				else if (mtrace_call_is_ext(sl.call))
+					second = sl.aux;   /* (version 5: continuation slots) */
+				else
+					second = (sl.flags & MTRACE_RF_WIDE) != 0;
 				MTRACE_SWAP(sl.aux);
 				MTRACE_SWAP(sl.x);
 				MTRACE_SWAP(sl.ts);

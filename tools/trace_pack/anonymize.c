@@ -1,5 +1,6 @@
 /* anonymize.c - see anonymize.h.  What an anonymized trace keeps of its header: the format's
- * fields, the clock's rate, the flags (with MTRACE_HF_PRIVATE), why and when tracing stopped,
+ * fields, the clock's rate, the flags (with MTRACE_HF_PRIVATE, without MTRACE_HF_STACKS: no
+ * call stacks, loaded objects or names), why and when tracing stopped,
  * the program's mallopt calls, the allocators' settings that anon_settings keeps and the
  * allocator's file name.  Its records keep every size, flag, error and duration; addresses,
  * thread ids and times are replaced, consistently, so that conversion and replay give the same
@@ -73,6 +74,10 @@ static void anon_header(const struct trace_reader *r, uint64_t base, unsigned ch
 	struct mtrace_file_header h = r->hdr;
 	h.exe_offset = h.exe_len = h.cmdline_offset = h.cmdline_len = 0;
 	h.flags |= MTRACE_HF_PRIVATE;
+	/* the call stacks say what code ran, and the objects' paths where: their records read as
+	   unwritten slots (the reader skips them unasked) */
+	h.flags &= ~MTRACE_HF_STACKS;
+	h.stack_depth = 0;
 	h.pid = h.ppid = 0;
 	h.start_time_ns = 0;
 	/* the clock's readings say how long the machine has been up: they count from base */

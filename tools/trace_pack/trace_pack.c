@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "anonymize.h"
+#include "names.h"
 #include "textout.h"
 #include "tool.h"
 #include "trace_reader.h"
@@ -126,11 +127,29 @@ int main(int argc, char **argv)
 	trace_progress_start(&pr, progress, &r);
 	r.progress = tool_progress;
 	r.progress_arg = &pr;
-	while ((k = trace_next(&r, &rec, NULL)) > 0) {
+	/* version 5: the stacks, whose frames get names (not under --anonymize: see names.h) */
+	struct trace_stacks *stk = trace_stacks_new();
+	if (!stk)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	trace_stacks_set_name(stk, r.name);
+	r.ext_return = !anon;
+	uint64_t off, last_chunk = 0, ts_max = 0;
+	uint32_t last_tid = 0;
+	while ((k = trace_next(&r, &rec, &off)) > 0) {
+		if (rec.call >= MTRACE_CALL_CALLER && rec.call <= MTRACE_CALL_SYMBOL) {
+			if (trace_stacks_add(stk, &rec, trace_ext_slots(&r, &rec), off) < 0)
+				tool_die(EXIT_BADFILE, "%s", trace_stacks_error(stk));
+			continue;
+		}
+		if (rec.ts > ts_max)
+			ts_max = rec.ts;
 		if (rec.ts < first_ts)
 			first_ts = rec.ts;
-		if (rec.call == MTRACE_CALL_CHUNK)
+		if (rec.call == MTRACE_CALL_CHUNK) {
+			last_chunk = off;
+			last_tid = rec.tid;
 			continue;
+		}
 		calls++;
 		u64map_add(&tids, rec.tid);
 		if (rec.ts < tmin)
@@ -158,6 +177,9 @@ int main(int argc, char **argv)
 	}
 	int32_t pid = r.hdr.pid;
 	int is_compressed = r.compression != NULL;
+	/* (the reader's header is in our byte order; the copy in the writer's) */
+	struct mtrace_file_header hdr = r.hdr;
+	int names = !anon && trace_stacks_count(stk) && last_tid, swap = r.swap;
 	trace_close(&r);
 	u64map_free(&tids);
 
@@ -214,10 +236,24 @@ int main(int argc, char **argv)
 		if (src >= 0)
 			close(src);
 	}
+	uint64_t named = 0;
+	struct tool_err err;
+	off_t pos = fseeko(fin, 0, SEEK_END) == 0 ? ftello(fin) : -1;
+	if (names && pos >= (off_t)hdr.header_size &&
+	    ((uint64_t)pos - hdr.header_size) % MTRACE_SLOT_SIZE == 0 &&
+	    pack_names(stk, fin, &hdr, (uint64_t)pos, last_tid, last_chunk, ts_max, swap,
+		       &named, &err) < 0) {
+		output_abort(&o);
+		tool_die_err(&err);
+	}
+	trace_stacks_free(stk);
 	if (fflush(fin) != 0 || ferror(fin)) {
 		output_abort(&o);
 		tool_die(EXIT_SYSTEM, "cannot write the temporary copy: %s", strerror(errno));
 	}
+	if (named && !quiet)
+		fprintf(stderr, "trace_pack: %s: the names of %s code addresses added\n",
+			tool_display_name(in), fmt_commas(c1, named));
 	rewind(fin);
 
 	/* 4. compress */

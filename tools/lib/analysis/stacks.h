@@ -5,7 +5,9 @@
  * and when: a stack's frames resolve against the objects loaded when it was first met, so an
  * unloaded library's frames still name it), the SYMBOL records (names trace_pack embedded) and
  * the stack id of the last CALLER.  Memory is bounded by the trace's own size: each STACK,
- * OBJECT and SYMBOL record is kept once, in about the bytes it takes in the file.
+ * OBJECT and SYMBOL record is kept once, in about the bytes it takes in the file.  Names are
+ * asked for once every record is fed (trace_pack's SYMBOL records come last; a name, once
+ * given, stays).
  */
 #ifndef STACKS_H
 #define STACKS_H
@@ -42,6 +44,11 @@ const char *trace_stacks_error(const struct trace_stacks *);
    machine (a maintainer's report of a packed trace, tests) */
 void trace_stacks_set_local(struct trace_stacks *, int use_files);
 
+/* A tool that reads through order.c (the reader's ext_fn feeds this table ahead of the calls
+   handed out) keeps every CALLER's stack id until trace_stacks_caller asks for it, once; by
+   default only the last CALLER's is kept (a tool that asks as it reads, in file order) */
+void trace_stacks_keep_callers(struct trace_stacks *, int on);
+
 /* What a frame resolves to, for trace_pack's SYMBOL records */
 struct trace_frame_info {
 	uint32_t object;                /* object id (0: none held the address) */
@@ -52,6 +59,7 @@ struct trace_frame_info {
 	const char *file;               /* source file, NULL: unknown */
 	const char *object_path;        /* NULL if no object */
 	uint64_t object_off;            /* frame - object's load bias */
+	int embedded;                   /* the names come from a SYMBOL record */
 };
 /* Resolve frame (SYMBOL records first, then the files): 1 if any name was found, else 0
    (info->object/object_path still say where it lies).  The strings live as long as the table */

@@ -42,6 +42,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->start_threads);
 	MTRACE_SWAP(h->window);
 	MTRACE_SWAP(h->live_untracked);
+	MTRACE_SWAP(h->stack_depth);
 }
 
 void trace_swap_record(struct mtrace_record *rec)
@@ -148,6 +149,13 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, struct 
 		what = "clock rate is zero";
 	else if (AT(flags), h->flags & ~MTRACE_HF_KNOWN)
 		tool_fail(err, EXIT_BADFILE, "unknown header flags 0x%x", (unsigned)h->flags);
+	else if (AT(flags), (h->flags & MTRACE_HF_STACKS) && h->version < 5)
+		tool_fail(err, EXIT_BADFILE, "the call stacks flag in a version %u trace",
+			  (unsigned)h->version);
+	else if (AT(stack_depth), (h->flags & MTRACE_HF_STACKS) &&
+		 h->stack_depth > MTRACE_STACK_DEPTH_MAX)
+		tool_fail(err, EXIT_BADFILE, "a stack depth of %u frames (at most %u)",
+			  (unsigned)h->stack_depth, MTRACE_STACK_DEPTH_MAX);
 	else if (AT(exe_offset), string_outside(h, h->exe_offset, h->exe_len))
 		what = "executable path lies outside the header";
 	else if (AT(cmdline_offset), string_outside(h, h->cmdline_offset, h->cmdline_len))

@@ -356,6 +356,8 @@ void trace_close(struct trace_reader *r)
 	free(r->dec_offs);
 	trace_follow_free(r->follow);
 	r->follow = NULL;
+	free(r->ext);
+	r->ext = NULL;
 	r->dec = NULL;
 	r->dec_offs = NULL;
 	r->buf = r->rbuf = NULL;

@@ -81,6 +81,19 @@ struct trace_reader {
 	uint64_t *dec_offs;             /* next to hand out, and their file offsets */
 	size_t dec_n, dec_i;
 	struct mtrace_record scratch;   /* trace_next_ref's record when it is not in place */
+	/* Version 5's CALLER and extended records (STACK, OBJECT, SYMBOL), always checked: with
+	   ext_return set (after trace_open) they are returned in file order, an extended record
+	   in a run of its own (trace_ext_slots); with ext_fn set they go to it as they are read
+	   (before the records read with them are handed out: for tools that read through
+	   order.c), and are not returned; with neither they are skipped (tools that do not care
+	   never see them).  ext_fn returns 0, or -1 to stop reading (with ext_err set). */
+	int ext_return;
+	int (*ext_fn)(void *arg, const struct mtrace_record *rec,
+		      const struct mtrace_slot *slots, uint64_t off);
+	void *ext_arg;
+	const char *ext_err;            /* ext_fn's message when it failed ("FILE: offset N: ..") */
+	struct mtrace_slot *ext;        /* the last extended record's slots (room for 257) */
+	uint64_t n_ext;                 /* CALLER and extended records read */
 	int eof;
 	/* called after each read from the input with the bytes read so far (set after
 	   trace_open; tool_progress fits) - every consumer of the reader gets progress alike */
@@ -250,6 +263,19 @@ static inline int trace_next_run(struct trace_reader *r, const struct mtrace_rec
 	r->n_written += more;
 	return 1;
 }
+
+/* The slots of the extended record trace_next last returned (head, then rec->arg2 continuation
+   slots; host order), valid until the next call; NULL if it returned another kind */
+static inline const struct mtrace_slot *trace_ext_slots(const struct trace_reader *r,
+							const struct mtrace_record *rec)
+{
+	return mtrace_call_is_ext(rec->call) && r->ext && r->ext->call == rec->call ? r->ext : 0;
+}
+
+/* What is wrong with the CALLER or extended record whose head is at s (its continuation slots
+   after it, host order) in a trace of header h, or NULL: a constant, or msg (cap bytes) */
+const char *trace_ext_problem(const struct mtrace_file_header *h, const struct mtrace_slot *s,
+			      char *msg, size_t cap);
 
 /* Every record read (and checked) to the end: 0, or -1 with r->err set */
 int trace_read_all(struct trace_reader *r);

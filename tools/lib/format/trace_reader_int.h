@@ -57,6 +57,15 @@ void trace_map_end(struct trace_reader *r);
 ssize_t trace_map_fill(struct trace_reader *r, size_t want);
 
 /* ---------------------------------------------------------------------------------------------
+   Version 3 slots and version 5's extended records (trace_slots.c, trace_ext.c)
+   ------------------------------------------------------------------------------------------- */
+
+void trace_swap_slot(struct mtrace_slot *s);
+/* The need slots at p (a CALLER or an extended record's, at file offset at) into r->ext, in
+   host order, checked: 0, or -1 with r->err set */
+int trace_ext_read(struct trace_reader *r, const unsigned char *p, unsigned need, uint64_t at);
+
+/* ---------------------------------------------------------------------------------------------
    dj/malloc traces (trace_dj.c)
    ------------------------------------------------------------------------------------------- */
 

@@ -19,6 +19,8 @@ static const char *check_memory_record(const struct trace_reader *r,
 	const struct mtrace_file_header *h = &r->hdr;
 	unsigned call = rec->call;
 	int mapping = call > MTRACE_CALL_LAST_API && call <= MTRACE_CALL_LAST_MAP;
+	if (call >= MTRACE_CALL_CALLER && call <= MTRACE_CALL_SYMBOL)   /* (trace_ext.c) */
+		return r->slots ? NULL : "a call-stack record in a trace of 64-byte records";
 	if (mapping && (h->version < 2 || !(h->flags & MTRACE_HF_MAPPINGS))) {
 		snprintf(msg, cap, "a %s record in a trace that does not record mappings "
 			 "(version %u, no mappings flag)", mtrace_call_name(call),

@@ -9,7 +9,7 @@
    the thread of every record up to the chunk's end.
    ------------------------------------------------------------------------------------------- */
 
-static void swap_slot(struct mtrace_slot *s)
+void trace_swap_slot(struct mtrace_slot *s)
 {
 	MTRACE_SWAP(s->aux);
 	MTRACE_SWAP(s->x);
@@ -30,7 +30,8 @@ static int all_zero(const unsigned char *p, size_t n)
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
    valloc, pvalloc and free in their compact form, inside their chunk.  A trace of mallocs and
    frees in random order would mispredict a branch on the call half the time.  The slots at
-   [p, end) it decoded (into r->dec); it stops at the first it leaves to the general path. */
+   [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves to the
+   general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
 	/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc) */
@@ -44,15 +45,25 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		return 0;
 	if (n > (r->chunk_end - at) / MTRACE_SLOT_SIZE)
 		n = (size_t)((r->chunk_end - at) / MTRACE_SLOT_SIZE);
-	struct mtrace_record *rec = r->dec + r->dec_n;
+	/* version 5's CALLERs that the tool did not ask for: checked and skipped here, so that a
+	   trace with stacks keeps this path */
+	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
+		   !r->ext_fn;
 	uint64_t *offs = r->dec_offs + r->dec_n;
-	for (; k < n; k++, rec++) {
+	size_t m = 0;   /* records decoded of the k slots */
+	for (; k < n; k++) {
 		const struct mtrace_slot *sp =
 			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
-		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS))
+		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS)) {
+			if (call == MTRACE_CALL_CALLER && skip && (flags | sp->aux) == 0) {
+				r->n_ext++;
+				continue;
+			}
 			break;
+		}
+		struct mtrace_record *rec = r->dec + r->dec_n + m;
 		uint64_t is_free = -(uint64_t)(call == MTRACE_CALL_FREE), x = sp->x;
 		rec->tid = r->chunk_tid;
 		rec->call = (uint8_t)call;
@@ -68,10 +79,10 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->duration = 0;
 		if (!trace_call_ok(rec))
 			break;   /* (the general path says what is wrong with it) */
-		offs[k] = at + k * MTRACE_SLOT_SIZE;
+		offs[m++] = at + k * MTRACE_SLOT_SIZE;
 	}
-	r->dec_n += k;
-	r->n_written += k;
+	r->dec_n += m;
+	r->n_written += m;
 	r->buf_pos += k * MTRACE_SLOT_SIZE;
 	r->offset += k * MTRACE_SLOT_SIZE;
 	return k;
@@ -101,6 +112,7 @@ int trace_decode_run(struct trace_reader *r)
 			if (r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
 		}
+		size_t want = 2 * MTRACE_SLOT_SIZE;   /* a record the slots at hand end in */
 		while (p < end) {
 			struct mtrace_slot s[2];
 			memcpy(&s[0], p, MTRACE_SLOT_SIZE);
@@ -120,7 +132,7 @@ int trace_decode_run(struct trace_reader *r)
 				continue;
 			}
 			if (r->swap)
-				swap_slot(&s[0]);
+				trace_swap_slot(&s[0]);
 			unsigned need = 1;
 			if (s[0].flags & MTRACE_RF_WIDE) {
 				need = 2;
@@ -128,23 +140,62 @@ int trace_decode_run(struct trace_reader *r)
 					break;   /* its second slot: after a refill */
 				memcpy(&s[1], p + MTRACE_SLOT_SIZE, MTRACE_SLOT_SIZE);
 				if (r->swap)
-					swap_slot(&s[1]);
+					trace_swap_slot(&s[1]);
 				if (s[1].call || s[1].flags || s[1].aux)
 					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide "
 							  "record's second slot that is not one");
 			}
-			int chunk = s[0].call == MTRACE_CALL_CHUNK;
+			unsigned call = s[0].call;
+			int stk = call >= MTRACE_CALL_CALLER && call <= MTRACE_CALL_SYMBOL;
+			if (stk) {
+				/* an extended record is returned in a run of its own */
+				if (call != MTRACE_CALL_CALLER && r->ext_return && r->dec_n)
+					return (int)r->dec_n;
+				need = 1 + (call == MTRACE_CALL_CALLER ? 0 : s[0].aux);
+				if (need > 1 + MTRACE_EXT_SLOTS_MAX)
+					return trace_fail(r, at, "a %s record of %u continuation "
+							  "slots (at most %u)",
+							  mtrace_call_name(call), need - 1,
+							  MTRACE_EXT_SLOTS_MAX);
+				if ((size_t)(end - p) < need * MTRACE_SLOT_SIZE) {
+					want = need * MTRACE_SLOT_SIZE;
+					break;   /* the rest of it: after a refill */
+				}
+				if (trace_ext_read(r, p, need, at) < 0)
+					return -1;
+			}
+			int chunk = call == MTRACE_CALL_CHUNK;
 			if (chunk && r->dec_n)
 				return (int)r->dec_n;   /* a chunk record comes alone */
 			if (!chunk &&
 			    (r->chunk_end == 0 || at + need * MTRACE_SLOT_SIZE > r->chunk_end))
 				return trace_fail(r, at, r->chunk_end == 0 || at >= r->chunk_end
-						  ? "a record outside any chunk"
+						  ? "a record outside any chunk" : need > 2
+						  ? "an extended record across its chunk's end"
 						  : "a wide record across its chunk's end");
 			struct mtrace_record *rec = &r->dec[r->dec_n];
-			mtrace_decode(s, need, r->chunk_tid, rec);
+			mtrace_decode(stk ? r->ext : s, need, r->chunk_tid, rec);
 			if (!trace_fast_ok(rec) && trace_record_check(r, rec, at) < 0)
 				return -1;
+			if (stk) {
+				p += need * MTRACE_SLOT_SIZE;
+				r->buf_pos += need * MTRACE_SLOT_SIZE;
+				r->offset += need * MTRACE_SLOT_SIZE;
+				r->n_ext++;
+				if (r->ext_fn && r->ext_fn(r->ext_arg, rec, need > 1 ? r->ext : NULL,
+							   at) < 0) {
+					r->failed = 1;
+					return tool_fail(&r->err, EXIT_BADFILE, "%s", r->ext_err ?
+							 r->ext_err : "stopped");
+				}
+				if (!r->ext_return || r->ext_fn)
+					continue;
+				r->dec_offs[r->dec_n++] = at;
+				r->n_written++;
+				if (need > 1 || r->dec_n == TRACE_DEC)
+					return (int)r->dec_n;
+				continue;
+			}
 			if (chunk) {
 				r->chunk_tid = rec->tid;
 				r->chunk_end = at + rec->size;
@@ -161,12 +212,12 @@ int trace_decode_run(struct trace_reader *r)
 		if (p < end) {
 			/* a wide record's first slot is the last at hand: its second, or the end */
 			/* (fewer only at the end of the file) */
-			have = trace_fill(r, 2 * MTRACE_SLOT_SIZE);
+			have = trace_fill(r, want);
 			if (have < 0)
 				return trace_read_failed(r);
-			if ((size_t)have < 2 * MTRACE_SLOT_SIZE)
-				return trace_fail(r, r->offset, "truncated record (%zd of %u "
-						  "bytes)", have, 2 * MTRACE_SLOT_SIZE);
+			if ((size_t)have < want)
+				return trace_fail(r, r->offset, "truncated record (%zd of %zu "
+						  "bytes)", have, want);
 		}
 	}
 }

@@ -13,7 +13,7 @@
 
 static int fail(struct trace_writer *w, const char *what)
 {
-	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", w->path, what,
+	return tool_fail(&w->err, EXIT_SYSTEM, "%s: %s: %s", w->path ? w->path : "the copy", what,
 			 strerror(errno ? errno : EIO));
 }
 
@@ -154,21 +154,19 @@ static int put_wide64(struct trace_writer *w, const struct mtrace_record *rec)
 	return 0;
 }
 
-int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
+/* n slots of one record (or of a CALLER and its call: one reservation) of thread tid, in the
+   current chunk, or in a new one from clock value ts */
+static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
+		     const struct mtrace_slot *s, unsigned n)
 {
-	if (put_header(w) < 0)
-		return -1;
 	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
-	if (h->version < 3)
-		return put_wide64(w, rec);
-	struct mtrace_slot s[2];
-	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s);
 	if (w->in_chunk < n && put_unwritten(w, w->in_chunk) < 0)   /* (a wide record: two slots) */
 		return -1;
+	ts = ts ? ts : w->last_ts;
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
-		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK,
-					   .ts = rec->ts, .ptr = w->prev_chunk,
+		struct mtrace_record c = { .tid = tid, .call = MTRACE_CALL_CHUNK,
+					   .ts = ts, .ptr = w->prev_chunk,
 					   .size = (PER_CHUNK + 1) * MTRACE_SLOT_SIZE,
 					   .arg2 = (uint32_t)h->pid };
 		struct mtrace_slot cs[2];
@@ -179,12 +177,152 @@ int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 		w->prev_chunk = off;
 		w->in_chunk = PER_CHUNK;
 	}
-	if (fwrite(s, sizeof s[0], n, w->f) != n)
-		return fail(w, "cannot write");
+	for (unsigned i = 0; i < n; i++) {
+		struct mtrace_slot c = s[i];
+		if (w->swap) {   /* (a copy in the other byte order: trace_writer_append) */
+			MTRACE_SWAP(c.aux);
+			MTRACE_SWAP(c.x);
+			MTRACE_SWAP(c.ts);
+			MTRACE_SWAP(c.a);
+			MTRACE_SWAP(c.b);
+		}
+		if (fwrite(&c, sizeof c, 1, w->f) != 1)
+			return fail(w, "cannot write");
+	}
+	w->tid = tid;
+	w->last_ts = ts;
 	w->pos += n * sizeof s[0];
 	w->in_chunk -= n;
 	w->written++;
 	return 0;
+}
+
+int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
+{
+	return trace_writer_put_caller(w, rec, 0, 0);
+}
+
+int trace_writer_put_caller(struct trace_writer *w, const struct mtrace_record *rec,
+			    uint32_t stack, uint64_t ret)
+{
+	if (put_header(w) < 0)
+		return -1;
+	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
+	if (h->version < 3)
+		return put_wide64(w, rec);
+	struct mtrace_slot s[3] = { { .call = MTRACE_CALL_CALLER, .x = stack, .a = ret } };
+	int caller = (h->flags & MTRACE_HF_STACKS) && mtrace_call_has(rec->call,
+								       MTRACE_OPD_ALLOC);
+	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s + caller);
+	return put_slots(w, rec->tid, rec->ts, s, n + (unsigned)caller);
+}
+
+int trace_writer_put_ext(struct trace_writer *w, const struct mtrace_slot *head,
+			 const uint64_t *words, unsigned nwords)
+{
+	if (put_header(w) < 0)
+		return -1;
+	if (nwords > MTRACE_EXT_WORDS_MAX || !mtrace_call_is_ext(head->call)) {
+		errno = EINVAL;
+		return fail(w, "an extended record too long");
+	}
+	static struct mtrace_slot s[1 + MTRACE_EXT_SLOTS_MAX];   /* (tools are one thread) */
+	unsigned cont = mtrace_ext_slots(nwords);
+	memset(s, 0, (1 + cont) * sizeof s[0]);
+	s[0] = *head;
+	s[0].aux = (uint16_t)cont;
+	for (unsigned i = 0; i < nwords; i++)
+		*mtrace_ext_word(s, i) = words[i];
+	return put_slots(w, w->tid ? w->tid : (uint32_t)trace_writer_pid(w), head->ts, s, 1 + cont);
+}
+
+/* n bytes as payload words from word `at` on (mtrace_ext_put_bytes' layout): the word after */
+static unsigned put_bytes(uint64_t *words, unsigned at, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+	for (size_t i = 0; i < n; i += 8, at++) {
+		uint64_t v = 0;
+		for (unsigned k = 0; k < 8 && i + k < n; k++)
+			v |= (uint64_t)p[i + k] << (8 * k);
+		words[at] = v;
+	}
+	return at;
+}
+
+int trace_writer_stack(struct trace_writer *w, uint32_t id, uint64_t ts, const uint64_t *frames,
+		       unsigned n)
+{
+	uint64_t words[MTRACE_STACK_DEPTH_MAX];
+	if (n > MTRACE_STACK_DEPTH_MAX)
+		n = MTRACE_STACK_DEPTH_MAX;
+	struct mtrace_slot head = { .call = MTRACE_CALL_STACK, .x = id, .ts = ts,
+				    .a = n > 0 ? frames[0] : 0, .b = n > 1 ? frames[1] : 0 };
+	unsigned nw = n > 2 ? n - 2 : 0;
+	memcpy(words, frames + 2, nw * sizeof *words);
+	return trace_writer_put_ext(w, &head, words, nw);
+}
+
+int trace_writer_object(struct trace_writer *w, const struct trace_writer_object *o)
+{
+	uint64_t words[MTRACE_EXT_WORDS_MAX] = { o->lo, o->hi };
+	size_t path = o->path ? strlen(o->path) : 0, bid = o->build_id_len;
+	if (bid > MTRACE_BUILD_ID_MAX || path > 0xffff || 3 + (bid + 7) / 8 + (path + 7) / 8 >
+	    MTRACE_EXT_WORDS_MAX) {
+		errno = ENAMETOOLONG;
+		return fail(w, "an object's build id or path too long");
+	}
+	words[2] = bid | path << 16;
+	unsigned at = put_bytes(words, 3, o->build_id, bid);
+	at = put_bytes(words, at, o->path, path);
+	struct mtrace_slot head = { .call = MTRACE_CALL_OBJECT, .x = o->id, .ts = o->ts,
+				    .flags = o->unloaded ? MTRACE_OBJ_UNLOADED : 0, .a = o->bias };
+	return trace_writer_put_ext(w, &head, words, at);
+}
+
+int trace_writer_symbol(struct trace_writer *w, const struct trace_writer_symbol *y)
+{
+	uint64_t words[MTRACE_EXT_WORDS_MAX];
+	size_t name = y->name ? strlen(y->name) : 0, file = y->file ? strlen(y->file) : 0;
+	/* (a name or file too long for one record is cut: a name for people) */
+	size_t room = (MTRACE_EXT_WORDS_MAX - 1) * 8;
+	if (name > 0xffff || name > room / 2)
+		name = room / 2 < 0xffff ? room / 2 : 0xffff;
+	if (file > 0xffff || file > room / 2)
+		file = room / 2 < 0xffff ? room / 2 : 0xffff;
+	words[0] = name | file << 16 | (uint64_t)y->fn_off << 32;
+	unsigned at = put_bytes(words, 1, y->name, name);
+	at = put_bytes(words, at, y->file, file);
+	struct mtrace_slot head = { .call = MTRACE_CALL_SYMBOL, .x = y->object, .a = y->addr,
+				    .b = y->line };
+	return trace_writer_put_ext(w, &head, words, at);
+}
+
+int32_t trace_writer_pid(struct trace_writer *w)
+{
+	const struct mtrace_file_header *h = w->page ? trace_writer_header(w)
+			: (const struct mtrace_file_header *)w->hdr_copy;
+	return h->pid > 0 ? h->pid : 1;
+}
+
+void trace_writer_append(struct trace_writer *w, FILE *f, const struct mtrace_file_header *h,
+			 uint64_t pos, uint32_t tid, uint64_t prev_chunk, uint64_t ts, int swap)
+{
+	memset(w, 0, sizeof *w);
+	w->out.fd = -1;
+	w->f = f;
+	w->pos = pos;
+	w->tid = tid;
+	w->prev_chunk = prev_chunk;
+	w->last_ts = ts;
+	w->swap = swap;
+	memcpy(w->hdr_copy, h, sizeof w->hdr_copy);
+}
+
+int trace_writer_append_end(struct trace_writer *w)
+{
+	int rc = put_unwritten(w, w->in_chunk);
+	w->f = NULL;
+	return rc;
 }
 
 int trace_writer_finish(struct trace_writer *w)
