@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "follow.h"
+#include "stacks.h"
 #include "tool.h"
 #include "trace_follow.h"
 #include "trace_reader.h"
@@ -34,7 +35,7 @@ struct view {
 	struct u64map early;            /* address -> ts of a free met before its allocation */
 	struct u64map site_bytes;       /* caller's return address -> bytes allocated */
 	uint64_t caller, caller_off;    /* the last CALLER record: its address, its offset */
-	int stacks;
+	struct trace_stacks *st;        /* the objects and names, to name the sites */
 };
 
 static void alloc_block(struct view *v, uint64_t p, uint64_t bytes, uint64_t ts)
@@ -74,7 +75,13 @@ static int each_record(void *arg, const struct mtrace_record *rec, const struct 
 {
 	struct view *v = arg;
 	unsigned call = rec->call;
-	(void)s;
+	if (mtrace_call_is_ext(call)) {
+		if (trace_stacks_add(v->st, rec, s, off) < 0) {
+			tool_warn("%s", trace_stacks_error(v->st));
+			return -1;
+		}
+		return 0;
+	}
 	if (call == MTRACE_CALL_CALLER) {
 		v->caller = rec->ptr;
 		v->caller_off = off;
@@ -169,9 +176,11 @@ static void print_view(struct view *v, double seconds, double since, int done, i
 		printf("\n");
 	}
 	n = top(&v->site_bytes, SITES, val, key);
-	for (unsigned i = 0; i < n; i++)
-		printf("%s0x%llx  %s allocated\n", i ? "           " : "sites      ",
-		       (unsigned long long)key[i], units_bytes(a, sizeof a, val[i]));
+	for (unsigned i = 0; i < n; i++) {
+		/* (names cut to the 80 columns of a terminal) */
+		printf("%s%9s  %.55s\n", i ? "           " : "sites      ",
+		       units_bytes(a, sizeof a, val[i]), trace_stacks_name(v->st, key[i]));
+	}
 	if (!done)
 		printf("\n");
 	fflush(stdout);
@@ -193,7 +202,10 @@ int stats_follow(const char *path, unsigned interval_ms)
 		trace_close(&r);
 		return -1;
 	}
-	struct view v = { .r = &r, .stacks = !!(r.hdr.flags & MTRACE_HF_STACKS) };
+	struct view v = { .r = &r, .st = trace_stacks_new() };
+	if (!v.st)
+		tool_die(EXIT_SYSTEM, "out of memory");
+	trace_stacks_set_name(v.st, r.name);
 	int tty = isatty(1), done = 0;
 	double last = now_s();
 	while (!done) {
@@ -222,6 +234,7 @@ int stats_follow(const char *path, unsigned interval_ms)
 	u64map_free(&v.blocks);
 	u64map_free(&v.early);
 	u64map_free(&v.site_bytes);
+	trace_stacks_free(v.st);
 	trace_close(&r);
 	return done < 0 ? -1 : 0;
 }
