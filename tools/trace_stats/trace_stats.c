@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"      --follow     TRACE is still being written: a view of it every second\n"
 	"                   (calls a second by kind, live bytes and blocks, the RSS, the\n"
 	"                   largest blocks, the top call sites) until its writer is done\n"
-	"      --interval=MS  --follow's view every MS milliseconds (default 1000)\n"
+	"  -i, --interval=MS  --follow's view every MS milliseconds (default 1000)\n"
 	"  -L, --latency=FILE  the recorded call durations (of one trace) as trace_run\n"
 	"                   --latency writes call times, in the trace's clock ticks:\n"
 	"                   trace_plot draws them beside a replay's\n"
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, 0, 2 },
 		{ "diff", no_argument, 0, 3 },
 		{ "follow", no_argument, 0, 4 },
-		{ "interval", required_argument, 0, 5 },
+		{ "interval", required_argument, 0, 'i' },
 		{ "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 	const char *latency = NULL;
 	int follow = 0;
 	uint64_t interval_ms = 1000;
-	while ((c = getopt_long(argc, argv, "L:phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "L:i:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
 			if (fmt != REPORT_TEXT && fmt != (c == 1 ? REPORT_TSV : REPORT_JSON))
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 			break;
 		case 3: want_diff = 1; break;
 		case 4: follow = 1; break;
-		case 5:
+		case 'i':
 			if (parse_u64(optarg, &interval_ms) < 0 || interval_ms < 10 ||
 			    interval_ms > 3600000)
 				tool_die(EXIT_USAGE, "--interval wants milliseconds (10 to 3600000), "
