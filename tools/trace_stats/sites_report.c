@@ -130,12 +130,16 @@ static void text_report(const struct sites *s, struct site *v, size_t n,
 	int width = tool_tty_width(1);
 	if (width < TEXT_MIN_WIDTH)
 		width = TEXT_MIN_WIDTH;
-	printf("%s: call sites, each %s%u innermost frame%s of its stacks (%u recorded at "
-	       "most)\n", s->name, o->depth == 1 ? "the " : "", o->depth,
-	       o->depth == 1 ? "" : "s", s->depth);
+	if (o->depth == 1)
+		printf("Call sites: each a stack's innermost frame");
+	else
+		printf("Call sites: each a stack's %u innermost frames", o->depth);
+	printf(" (stacks of %u at most)\n  trace ", s->depth);
+	print_cut(s->name, (size_t)width - 8);
+	putchar('\n');
 	printf("  %s calls allocated %s in %s blocks\n", fmt_commas(a, s->calls),
 	       units_bytes(b, sizeof b, s->bytes), fmt_commas(c, s->blocks));
-	printf("  ideal RSS peak %s in %s blocks at call %s; %s in %s blocks live at the end\n",
+	printf("  ideal RSS peak %s in %s blocks, at call %s\n  live at the end %s in %s blocks\n",
 	       units_bytes(d, sizeof d, s->peak_b), fmt_commas(a, s->peak_n),
 	       fmt_commas(b, s->peak_call), units_bytes(e, sizeof e, s->end_b),
 	       fmt_commas(c, s->end_n));
