@@ -111,6 +111,17 @@ static void touch(struct sites *s, struct site *x)
 	}
 }
 
+/* Block v is no longer live (freed, or its free missing): off its site's live figures */
+static void block_gone(struct sites *s, uint64_t v)
+{
+	struct sblock *b = live_block(&s->live, v);
+	struct site *x = &s->v[b->site];
+	touch(s, x);
+	x->live_n--;
+	x->live_b -= b->size;
+	live_release_block(&s->live, v);
+}
+
 static int block_new(struct sites *s, uint64_t a, uint64_t size, uint64_t site, uint64_t idx)
 {
 	int64_t i = live_new_block(&s->live);
@@ -125,14 +136,8 @@ static int block_new(struct sites *s, uint64_t a, uint64_t size, uint64_t site, 
 	int k = live_add(&s->live, a, addrmap_hash(a), (uint64_t)i, size, idx, &old);
 	if (k < 0)
 		return -1;
-	if (k & LIVE_REPLACED) {   /* its free is missing (as trace_stats counts it) */
-		struct sblock *b = live_block(&s->live, old);
-		struct site *y = &s->v[b->site];
-		touch(s, y);
-		y->live_n--;
-		y->live_b -= b->size;
-		live_release_block(&s->live, old);
-	}
+	if (k & LIVE_REPLACED)   /* its free is missing (as trace_stats counts it) */
+		block_gone(s, old);
 	if (k & LIVE_PEAK) {
 		s->epoch++;
 		s->peak_b = s->live.bytes;
@@ -145,14 +150,8 @@ static int block_new(struct sites *s, uint64_t a, uint64_t size, uint64_t site, 
 static void block_end(struct sites *s, uint64_t a)
 {
 	uint64_t v;
-	if (!live_remove(&s->live, a, addrmap_hash(a), &v))
-		return;
-	struct sblock *b = live_block(&s->live, v);
-	struct site *x = &s->v[b->site];
-	touch(s, x);
-	x->live_n--;
-	x->live_b -= b->size;
-	live_release_block(&s->live, v);
+	if (live_remove(&s->live, a, addrmap_hash(a), &v))
+		block_gone(s, v);
 }
 
 struct pass { struct sites *s; struct order *o; uint64_t idx; };
