@@ -16,8 +16,8 @@ struct callers {
 };
 
 /* Write record r of the log's current line, after its CALLER (and the STACK, OBJECT and
-   SYMBOL records its caller needs first) when the log has callers.  0, or -1 with w->err, or
-   with log->err for a caller that is not glibc's shape. */
+   SYMBOL records its caller needs first) when the log has callers (trace_writer.h's version-5
+   records).  0, or -1 with w->err, or with log->err for a caller not of glibc's shape. */
 int callers_put(struct callers *c, struct mtrace_log *log, const struct mtrace_record *r);
 void callers_free(struct callers *c);
 #endif

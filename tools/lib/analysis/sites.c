@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "order.h"
 #include "progress.h"
 #include "sites.h"
@@ -24,26 +23,6 @@ static int oom(struct tool_err *e)
    First pass: the stacks, objects and names, in file order
    ------------------------------------------------------------------------------------------- */
 
-/* The slots of extended record rec at off (head and continuation), read again from the file
-   into buf (MTRACE_EXT_SLOTS_MAX + 1), in host order; NULL for any other record */
-static const struct mtrace_slot *ext_slots(struct trace_reader *r, const struct mtrace_record *rec,
-					   uint64_t off, struct mtrace_slot *buf)
-{
-	if (!mtrace_call_is_ext(rec->call))
-		return NULL;
-	size_t n = (1 + (size_t)rec->arg2) * MTRACE_SLOT_SIZE;
-	if (pread(r->fd, buf, n, (off_t)off) != (ssize_t)n)
-		return NULL;
-	for (size_t i = 0; r->swap && i <= rec->arg2; i++) {
-		MTRACE_SWAP(buf[i].aux);
-		MTRACE_SWAP(buf[i].x);
-		MTRACE_SWAP(buf[i].ts);
-		MTRACE_SWAP(buf[i].a);
-		MTRACE_SWAP(buf[i].b);
-	}
-	return buf;
-}
-
 static int read_stacks(const char *path, struct sites *s, struct tool_err *e)
 {
 	struct trace_reader r;
@@ -60,13 +39,13 @@ static int read_stacks(const char *path, struct sites *s, struct tool_err *e)
 				 s->name);
 	}
 	s->depth = r.hdr.stack_depth;
-	static struct mtrace_slot buf[MTRACE_EXT_SLOTS_MAX + 1];
+	r.ext_return = 1;
 	struct mtrace_record rec;
 	uint64_t off;
 	int k;
 	while ((k = trace_next(&r, &rec, &off)) > 0)
 		if ((rec.call == MTRACE_CALL_CALLER || mtrace_call_is_ext(rec.call)) &&
-		    trace_stacks_add(s->st, &rec, ext_slots(&r, &rec, off, buf), off) < 0) {
+		    trace_stacks_add(s->st, &rec, trace_ext_slots(&r, &rec), off) < 0) {
 			trace_close(&r);
 			return tool_fail(e, EXIT_BADFILE, "%s", trace_stacks_error(s->st));
 		}
@@ -233,6 +212,7 @@ static int read_calls(const char *path, struct sites *s, int progress, struct to
 		trace_close(&r);
 		return -1;
 	}
+	r.ext_return = 1;   /* (the CALLER records: each names the stack of its thread's next call) */
 	struct order o;
 	struct pass p = { s, &o, 0 };
 	struct tool_progress pr;

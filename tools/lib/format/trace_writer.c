@@ -163,21 +163,12 @@ int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec)
 		return put_wide64(w, rec);
 	struct mtrace_slot s[2];
 	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s);
-	return trace_writer_put_slots(w, s, n, rec->tid, rec->ts);
-}
-
-int trace_writer_put_slots(struct trace_writer *w, const struct mtrace_slot *s, unsigned n,
-			   uint32_t tid, uint64_t ts)
-{
-	if (put_header(w) < 0)
-		return -1;
-	const struct mtrace_file_header *h = (const struct mtrace_file_header *)w->hdr_copy;
-	if (w->in_chunk < n && put_unwritten(w, w->in_chunk) < 0)   /* (n slots in one chunk) */
+	if (w->in_chunk < n && put_unwritten(w, w->in_chunk) < 0)   /* (a wide record: two slots) */
 		return -1;
 	if (w->in_chunk == 0) {
 		uint64_t off = w->pos;
-		struct mtrace_record c = { .tid = tid, .call = MTRACE_CALL_CHUNK,
-					   .ts = ts, .ptr = w->prev_chunk,
+		struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CHUNK,
+					   .ts = rec->ts, .ptr = w->prev_chunk,
 					   .size = (PER_CHUNK + 1) * MTRACE_SLOT_SIZE,
 					   .arg2 = (uint32_t)h->pid };
 		struct mtrace_slot cs[2];

@@ -34,10 +34,6 @@ int trace_writer_allocator(struct trace_writer *w, const char *path);
 int trace_writer_settings(struct trace_writer *w, char *const *settings, int n);
 /* Append a record (its tid is used for the chunks; one thread per file). */
 int trace_writer_put(struct trace_writer *w, const struct mtrace_record *rec);
-/* Append n slots (version 3 and later) as they are, in one chunk (n <= 2048): a CALLER with
-   its call's record, an extended record.  The chunk's thread is tid, its time ts. */
-int trace_writer_put_slots(struct trace_writer *w, const struct mtrace_slot *s, unsigned n,
-			   uint32_t tid, uint64_t ts);
 int trace_writer_finish(struct trace_writer *w);
 void trace_writer_abort(struct trace_writer *w);
 #endif
