@@ -121,6 +121,31 @@ printf '+ 0x1000 10\n' >"$TMP/plain.log"
 grep -q 'recorded without --stacks: mtracectl --stacks' "$TMP/plain.err" && ok "no stacks: says how to record them" ||
 	bad "no stacks: $(cat "$TMP/plain.err")"
 
+# --- the same program under glibc's mtrace(), imported ---------------------------------------
+dbg=$(ls /lib/*/libc_malloc_debug.so.0 /usr/lib/*/libc_malloc_debug.so.0 /lib/libc_malloc_debug.so.0 2>/dev/null | head -n 1)
+if [ -z "$dbg" ]; then
+	echo "# no libc_malloc_debug.so.0 (glibc before 2.34 or another libc): sites_prog's mtrace() log not made"
+else
+	MALLOC_TRACE="$TMP/sp.log" LD_PRELOAD="$dbg" timeout -k 5 60 "$TP/sites_prog" mtrace
+	"$BIN/trace_import" "$TMP/sp.log" "$TMP/sp.tr" 2>/dev/null; eq "mtrace() log: imported" 0 "$?"
+	"$S" --sites --top=1000 "$TMP/sp.tr" >"$TMP/sp.txt"
+	for f in "39.1 KiB *40 *40 *1000 B  cache_fill" "5.86 KiB *30 *30 *200 B  parse" \
+		"5.86 KiB *20 *20 *300 B  build" "1000 B *10 *10 *100 B  leak_some"; do
+		grep -q "$f\$" "$TMP/sp.txt" && ok "mtrace() log: ${f##* } by name, bytes, blocks, calls" ||
+			bad "mtrace() log: no '$f'"
+	done
+	"$S" --sites --top=1000 --json "$TMP/sp.tr" >"$TMP/sp.json"
+	if [ $have_py = 1 ]; then
+		for f in "cache_fill 40000 40 40" "parse 6000 30 30" "build 6000 20 20" "leak_some 1000 10 10"; do
+			set -- $f
+			eq "mtrace() log: $1's bytes, calls, blocks, bytes at the peak" "$2 $3 $4 $2" \
+				"$(jsite "$TMP/sp.json" allocated $1 bytes calls blocks peak_bytes)"
+		done
+		eq "mtrace() log: leak_some's leak, the only one" "1000 10 1" \
+			"$(jsite "$TMP/sp.json" leaks leak_some leak_bytes leak_blocks) $(jsite "$TMP/sp.json" - - sites.leaks | grep -o "'site'" | wc -l)"
+	fi
+fi
+
 # --- a program traced with --stacks ------------------------------------------------------------
 if ! "$BIN/mtracectl" --help 2>&1 | grep -q -- '--stacks'; then
 	echo "# mtracectl has no --stacks (the capture, issue 39a, is not in this tree): sites_prog not traced"

@@ -6,8 +6,13 @@
  *   build       20 x malloc(300)       freed at the end
  *   leak_some   10 x malloc(100)       never freed
  * Every block is allocated before the first free: the ideal-RSS peak holds all 100.
+ *   sites_prog mtrace   the same under glibc's mtrace() (with libc_malloc_debug.so preloaded
+ *                       and MALLOC_TRACE set: a log whose callers name the functions, which
+ *                       the build exports for dladdr)
  */
+#include <mcheck.h>
 #include <stdlib.h>
+#include <string.h>
 
 void *sink[100];
 
@@ -35,8 +40,10 @@ __attribute__((noinline)) void leak_some(void **v)
 		v[i] = malloc(100);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "mtrace"))
+		mtrace();
 	cache_fill(sink);
 	parse(sink + 40);
 	build(sink + 70);

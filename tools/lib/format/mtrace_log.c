@@ -158,10 +158,19 @@ int mtrace_log_caller(const char *text, size_t len, struct mtrace_caller *c)
 		const char *sign = pre - 1;
 		while (sign > f && sign[-1] != '+' && sign[-1] != '-')
 			sign--;
-		uint64_t off;
-		if (sign > f && sign[-1] == '+' && number(sign, (size_t)(pre - 1 - sign), &off) == 0 &&
-		    off < UINT32_MAX)
-			c->off = (uint32_t)off;
+		/* (hexadecimal, "0x" or not: glibc 2.36 writes "func+1e") */
+		char hex[24];
+		size_t hn = (size_t)(pre - 1 - sign);
+		if (sign > f && sign[-1] == '+' && hn && hn < sizeof hex - 2) {
+			memcpy(hex, "0x", 2);
+			memcpy(hex + 2, sign, hn);
+			hex[hn + 2] = 0;
+			uint64_t off;
+			const char *h = hn > 2 && sign[0] == '0' && (sign[1] | 0x20) == 'x' ? hex + 2
+											  : hex;
+			if (number(h, strlen(h), &off) == 0 && off < UINT32_MAX)
+				c->off = (uint32_t)off;
+		}
 		c->func = f;
 		c->func_len = sign > f ? (size_t)(sign - 1 - f) : (size_t)(pre - 1 - f);
 		pre = f - 1;   /* the '(' */

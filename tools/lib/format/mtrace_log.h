@@ -25,7 +25,7 @@ struct mtrace_log {
 int mtrace_log_line(struct mtrace_log *l, const char *text, size_t len,
 		    int (*put)(void *ctx, const struct mtrace_record *), void *ctx);
 /* A caller as glibc writes it: "[0xADDR]", "OBJECT:[0xADDR]" or "OBJECT:(FUNC+0xOFF)[0xADDR]"
-   (FUNC-0xOFF before the symbol).  0 and its parts (obj, func: pointers into text and lengths,
+   (FUNC-0xOFF before the symbol; the offset in hexadecimal with or without "0x").  0 and its parts (obj, func: pointers into text and lengths,
    0 when absent; off UINT32_MAX when unknown), or -1 if it is none of these. */
 struct mtrace_caller {
 	const char *obj, *func;
