@@ -150,7 +150,7 @@ fi
 if ! "$BIN/mtracectl" --help 2>&1 | grep -q -- '--stacks'; then
 	echo "# mtracectl has no --stacks (the capture, issue 39a, is not in this tree): sites_prog not traced"
 else
-	"$BIN/mtracectl" -q --stacks -o "$TMP/p" -- "$TP/sites_prog" >/dev/null 2>&1
+	timeout -k 5 60 "$BIN/mtracectl" -q --stacks -o "$TMP/p" -- "$TP/sites_prog" >/dev/null 2>&1
 	t=$(one_file "$TMP/p.*")
 	"$S" --sites --top=1000 --json "$t" >"$TMP/p.json"; eq "prog: --sites exit 0" 0 "$?"
 	"$S" --sites --top=1000 "$t" >"$TMP/p.txt"
