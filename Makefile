@@ -142,6 +142,8 @@ $(B)/tests/static_%: tests/prog/static_%.c | dirs
 	-$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -static $< -o $@ || cp /bin/true $@.nostatic
 $(B)/tests/nopie_%: tests/prog/nopie_%.c | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin -fno-pie -no-pie $< -o $@
+$(B)/tests/sites_prog: tests/prog/sites_prog.c | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin -rdynamic $< -o $@
 $(B)/tests/ctor_dep: tests/prog/ctor_dep.c $(B)/tests/libctor.so | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/lib%.so: tests/prog/lib%.c | dirs

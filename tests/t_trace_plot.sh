@@ -118,7 +118,7 @@ head -c 3000 "$t" >"$TMP/cut"
 "$PL" -k pie "$t" 2>"$TMP/err"; eq "unknown kind: exit 2" 2 "$?"
 # the charts it knows (its registry, named in that error) are the ones --help describes
 known=$(sed -n "s/.*unknown --kind 'pie' (\(.*\))\$/\1/p" "$TMP/err" | tr -d ,)
-helped=$("$PL" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' | xargs)
+helped=$("$PL" --help | sed -n 's/^  \([a-z][a-z-]*\)  .*/\1/p' | xargs)
 eq "every chart known is in --help, and only those" "$known" "$helped"
 "$PL" --help | grep -q '^Usage: trace_plot' && ok "--help" || bad "--help"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callers.h"
 #include "mtrace_log.h"
 #include "tool.h"
 #include "trace_writer.h"
@@ -16,7 +17,10 @@ static const char usage_text[] =
 	"size\", \"- ptr\", \"< old\" / \"> new size\" pairs, \"! ptr size\", \"= Start\" / \"=\n"
 	"End\") into an mtrace trace, so existing logs can be looked at, converted and\n"
 	"replayed.  The log has no threads or times: the trace is one thread, in the\n"
-	"log's order.  LOG - reads standard input.\n"
+	"log's order.  The \"@ caller\" of each line (\"[0xADDR]\", \"OBJECT:[0xADDR]\",\n"
+	"\"OBJECT:(FUNC+0xOFF)[0xADDR]\") is kept as a one-frame call stack, named by\n"
+	"the function and object the log gives: trace_stats --sites reports by them.\n"
+	"LOG - reads standard input.\n"
 	"\n"
 	"  -o, --output=FILE  write the trace to FILE (else the second operand is\n"
 	"                     OUTFILE)\n"
@@ -31,9 +35,12 @@ static const char usage_text[] =
 	"standard output. Exit status: 0 done; 1 the log is missing or malformed (the\n"
 	"error names the line); 2 bad command line; 3 the output could not be written.\n";
 
+struct import { struct mtrace_log log; struct callers callers; };
+
 static int put(void *ctx, const struct mtrace_record *r)
 {
-	return trace_writer_put(ctx, r);
+	struct import *im = ctx;
+	return callers_put(&im->callers, &im->log, r);
 }
 
 /* A log line's longest: glibc writes "@ CALLER" (a path and a symbol, a long C++ one at most a
@@ -97,7 +104,9 @@ int main(int argc, char **argv)
 	struct trace_writer w;
 	if (trace_writer_open(&w, out, (int32_t)pid, exe) < 0)
 		tool_die_err(&w.err);
-	struct mtrace_log log = { 0 };
+	static struct import im;
+	im.callers.w = &w;
+	struct mtrace_log *log = &im.log;
 	static char line[LINE_MAX_BYTES];
 	ssize_t n;
 	struct tool_progress pr;
@@ -116,11 +125,11 @@ int main(int argc, char **argv)
 		bytes += (uint64_t)n + 1;
 		if ((++lines & 0xffff) == 0)
 			tool_progress(bytes, &pr);
-		if (mtrace_log_line(&log, line, (size_t)n, put, &w) < 0) {
+		if (mtrace_log_line(log, line, (size_t)n, put, &im) < 0) {
 			tool_progress_end(&pr);
 			trace_writer_abort(&w);
 			const char *wrote = w.err.msg;   /* the writer's failure, if it was */
-			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log.err.msg,
+			tool_die(*wrote ? EXIT_SYSTEM : EXIT_BADFILE, "%s: %s%s%s", in, log->err.msg,
 				 *wrote ? ": " : "", wrote);
 		}
 	}
@@ -129,10 +138,11 @@ int main(int argc, char **argv)
 		trace_writer_abort(&w);
 		tool_die(EXIT_BADFILE, "%s: %s", in, strerror(errno));
 	}
-	if (mtrace_log_end(&log) < 0) {
+	if (mtrace_log_end(log) < 0) {
 		trace_writer_abort(&w);
-		tool_die(EXIT_BADFILE, "%s: %s", in, log.err.msg);
+		tool_die(EXIT_BADFILE, "%s: %s", in, log->err.msg);
 	}
+	callers_free(&im.callers);
 	if (w.written == 0)
 		fprintf(stderr, "trace_import: %s: no allocator calls in the log\n", in);
 	if (trace_writer_finish(&w) < 0)

@@ -4,6 +4,7 @@
 #define PLOT_H
 #include <stdint.h>
 #include <stdio.h>
+#include "sites.h"
 #include "svg.h"
 #include "live.h"
 #include "wl_reader.h"
@@ -61,4 +62,13 @@ void plot_rss_program(struct svg *sv, char **paths, int n, const char **labels,
 void plot_rss(struct svg *sv, char **paths, int n, const char **labels, int h, int vmsize);
 void plot_compare(struct svg *sv, const char *path, int h);
 void plot_latency(struct svg *sv, char **paths, int n, const char **labels, int h);
+/* ---------------------------------------------------------------------------------------------
+   A flame graph of a trace taken with stacks (plot_flame.c)
+   ------------------------------------------------------------------------------------------- */
+struct flame;
+/* Read the trace at path (a file: read twice); exits naming it if it is bad or has no stacks */
+struct flame *plot_flame_read(const char *path, enum sites_what what, int progress);
+/* The height its stacks take */
+int plot_flame_height(const struct flame *f);
+void plot_flame(struct svg *s, const struct flame *f, int h);
 #endif

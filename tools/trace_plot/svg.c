@@ -420,6 +420,30 @@ void svg_bar_panel(struct svg *s, double top, double height, const char *const *
 		     "middle", "xtitle", 0, fit(buf2, sizeof buf2, xlabel, s->px1 - s->px0));
 }
 
+void svg_note(struct svg *s, double y, const char *t)
+{
+	char buf[600];
+	text(s, s->w / 2, y, "middle", "note", 0, fit(buf, sizeof buf, t, s->w - 20));
+}
+
+void svg_box(struct svg *s, double x, double y, double w, double h, const char *fill,
+	     const char *label, const char *tip)
+{
+	fprintf(s->f, "<g class=\"box\"><title>");
+	esc(s->f, tip);
+	fprintf(s->f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		   "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.5\"/>", x, y, w, h, fill);
+	char buf[600];
+	double room = w - 6;
+	if (label && room >= 3 * CHAR_EM * FS) {   /* (three characters, or nothing) */
+		fprintf(s->f, "<text class=\"boxlabel\" x=\"%.2f\" y=\"%.1f\" fill=\"%s\">",
+			x + 3, y + h / 2 + FS * 0.35, palette_text);
+		esc(s->f, fit(buf, sizeof buf, label, room));
+		fputs("</text>", s->f);
+	}
+	fputs("</g>\n", s->f);
+}
+
 void svg_end(struct svg *s)
 {
 	close_panel(s);

@@ -49,6 +49,12 @@ void svg_bar_panel(struct svg *s, double top, double height, const char *const *
 /* The height the names of svg_bar_panel take under its bars (so a caller can share out the
    chart's height). */
 double svg_names_height(const struct svg *s, const char *const *names, size_t n);
+/* A line of text (class "note") centred at y: what a chart shows, cut to the width */
+void svg_note(struct svg *s, double y, const char *t);
+/* A box (a flame graph's frame, class "box"): a rect filled with fill, its label inside, cut
+   to the box's width (none where three characters do not fit), tip its tooltip (<title>) */
+void svg_box(struct svg *s, double x, double y, double w, double h, const char *fill,
+	     const char *label, const char *tip);
 void svg_end(struct svg *s);
 
 /* the colours of series, in the order they are given out */

@@ -34,6 +34,9 @@ static const char usage_text[] =
 	"  latency   (`trace_run --latency`, `trace_stats --latency` files) each call\n"
 	"            class's time against its percentile (50%, 90%, 99%, 99.9%, ...);\n"
 	"            several runs overlaid\n"
+	"  flame     (a trace taken with mtracectl --stacks) a flame graph of the bytes\n"
+	"            live at the ideal-RSS peak by call stack (--flame)\n"
+	"  flame-leaks  the same of the bytes never freed (--flame=leaks)\n"
 	"\n"
 	"  -k, --kind=KIND      one of the above\n"
 	"  -o, --output=FILE    the SVG (default: the first INPUT's name + .KIND.svg; -\n"
@@ -45,6 +48,8 @@ static const char usage_text[] =
 	"  -W, --width=N        width in pixels (default 900; 300 at least)\n"
 	"      --height=N       height in pixels (default 560; 300 at least)\n"
 	"      --vmsize         rss: VmSize too, in a panel of its own\n"
+	"      --flame[=WHAT]   --kind=flame (WHAT peak, the default) or flame-leaks\n"
+	"                       (WHAT leaks)\n"
 	"  -p, --progress       show progress even when standard error is not a terminal\n"
 	"                       (on a terminal it shows after a second)\n"
 	"  -h, --help           show this help and exit\n"
@@ -65,11 +70,13 @@ struct job {
 	int n;
 	const char **labels;
 	int h, vmsize;
+	int h_given;                    /* --height: else a flame graph is as high as its stacks */
 	struct tracepass *tp;           /* a trace's chart: its pass */
 	struct wl_reader program;       /* rss: a workload among the inputs, the program */
 	char *timelines[256];           /* rss: the others */
 	int ntimelines;
 	char exe[256];                  /* the program traced, for the title */
+	struct flame *flame;            /* a flame graph's stacks */
 };
 
 /* A chart: its --kind name, the text inputs it is guessed from by their first bytes, CHART_*
@@ -132,6 +139,32 @@ static void read_timelines(struct job *j)
 	}
 }
 
+/* A flame graph: its stacks, and the height they take if more than asked */
+static void read_flame_of(struct job *j, enum sites_what what)
+{
+	j->flame = plot_flame_read(j->paths[0], what, progress);
+	int need = plot_flame_height(j->flame);
+	if (need > j->h || !j->h_given)
+		j->h = need;
+	const char *slash = strrchr(j->paths[0], '/');
+	snprintf(j->exe, sizeof j->exe, "%s", tool_display_name(slash ? slash + 1 : j->paths[0]));
+}
+
+static void read_flame(struct job *j)
+{
+	read_flame_of(j, SITES_PEAK);
+}
+
+static void read_flame_leaks(struct job *j)
+{
+	read_flame_of(j, SITES_LEAKS);
+}
+
+static void draw_flame(struct svg *s, struct job *j)
+{
+	plot_flame(s, j->flame, j->h);
+}
+
 static void draw_live(struct svg *s, struct job *j)
 {
 	plot_live(s, j->tp, j->h);
@@ -181,6 +214,10 @@ static const struct chart charts[] = {
 	{ "compare", compare_heads, 0, NULL, "allocators compared", NULL, draw_compare },
 	{ "latency", latency_heads, CHART_MANY, NULL, "call times, percentiles", NULL,
 	  draw_latency },
+	{ "flame", NULL, 0, read_flame, "bytes live at the ideal-RSS peak by call stack", NULL,
+	  draw_flame },
+	{ "flame-leaks", NULL, 0, read_flame_leaks, "bytes never freed by call stack", NULL,
+	  draw_flame },
 };
 #define NCHARTS (sizeof charts / sizeof *charts)
 
@@ -248,7 +285,7 @@ static const struct chart *guess_chart(const char *path)
 	return c ? c : &charts[0];
 }
 
-enum { OPT_VMSIZE = 256, OPT_LABEL, OPT_HEIGHT };
+enum { OPT_VMSIZE = 256, OPT_LABEL, OPT_HEIGHT, OPT_FLAME };
 
 int main(int argc, char **argv)
 {
@@ -262,12 +299,13 @@ int main(int argc, char **argv)
 		{ "height", required_argument, 0, OPT_HEIGHT },
 		{ "progress", no_argument, 0, 'p' },
 		{ "vmsize", no_argument, 0, OPT_VMSIZE },
+		{ "flame", optional_argument, 0, OPT_FLAME },
 		{ "help", no_argument, 0, 'h' },
 		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *kind = NULL, *out = NULL, *title = NULL, *labels[64] = { 0 };
-	int nlabels = 0, c, vmsize = 0;
+	int nlabels = 0, c, vmsize = 0, h_given = 0;
 	uint64_t w = 900, h = 560;
 	progress = isatty(2);
 	while ((c = getopt_long(argc, argv, "k:o:t:W:phV", longopts, NULL)) != -1) {
@@ -283,9 +321,17 @@ int main(int argc, char **argv)
 		case OPT_HEIGHT:
 			if (parse_u64(optarg, &h) < 0 || h < 300 || h > 10000)
 				tool_die(EXIT_USAGE, "--height: 300 to 10000");
+			h_given = 1;
 			break;
 		case 'p': progress = 2; break;
 		case OPT_VMSIZE: vmsize = 1; break;
+		case OPT_FLAME:
+			if (optarg && strcmp(optarg, "peak") && strcmp(optarg, "leaks"))
+				tool_die(EXIT_USAGE, "--flame wants peak or leaks, not '%s'", optarg);
+			if (kind && strncmp(kind, "flame", 5))
+				tool_die(EXIT_USAGE, "--flame and --kind=%s: choose one", kind);
+			kind = optarg && !strcmp(optarg, "leaks") ? "flame-leaks" : "flame";
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'trace_plot --help'.\n", stderr); return EXIT_USAGE;
@@ -346,6 +392,7 @@ int main(int argc, char **argv)
 	j.labels = labels;
 	j.h = (int)h;
 	j.vmsize = vmsize;
+	j.h_given = h_given;
 	if (ch->read)   /* read (and fail) before writing anything */
 		ch->read(&j);
 	char t[600];
@@ -355,7 +402,7 @@ int main(int argc, char **argv)
 		title = t;
 	}
 	struct svg s;
-	svg_begin(&s, f, (int)w, (int)h, title);
+	svg_begin(&s, f, (int)w, j.h, title);
 	ch->draw(&s, &j);
 	svg_end(&s);
 	if (output_commit(&o) < 0)

@@ -7,12 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "follow.h"
+#include "sites_report.h"
 #include "stats.h"
 #include "tool.h"
 
 static const char usage_text[] =
 	"Usage: trace_stats [OPTION]... TRACE...\n"
 	"       trace_stats --diff TRACE_A TRACE_B\n"
+	"       trace_stats --sites [--depth=N] [--top=N] [--json] TRACE\n"
+	"       trace_stats --collapsed [--what=peak|leaks|calls|allocated] TRACE\n"
 	"Statistics of each trace (mtrace, dj/malloc, or compressed): calls by type and\n"
 	"by thread, request sizes and lifetimes (power-of-two histograms), the ideal RSS\n"
 	"peak and when it happened, blocks live at the end (leaks at stop) with the\n"
@@ -30,6 +33,15 @@ static const char usage_text[] =
 	"                   (calls a second by kind, live bytes and blocks, the RSS, the\n"
 	"                   largest blocks, the top call sites) until its writer is done\n"
 	"  -i, --interval=MS  --follow's view every MS milliseconds (default 1000)\n"
+	"      --sites      the top call sites of a trace taken with mtracectl --stacks:\n"
+	"                   by bytes live at the ideal-RSS peak, by bytes never freed,\n"
+	"                   by calls and by bytes allocated\n"
+	"      --depth=N    a site is the N innermost frames of a stack (default 1)\n"
+	"      --top=N      the sites each ranking lists (default 10)\n"
+	"      --collapsed  one line per call stack, \"outer;...;inner BYTES\": the folded\n"
+	"                   format flamegraph.pl, speedscope and inferno read\n"
+	"      --what=W     what --collapsed weighs: peak (bytes live at the ideal-RSS\n"
+	"                   peak, the default), leaks, calls or allocated (bytes)\n"
 	"  -L, --latency=FILE  the recorded call durations (of one trace) as trace_run\n"
 	"                   --latency writes call times, in the trace's clock ticks:\n"
 	"                   trace_plot draws them beside a replay's\n"
@@ -78,6 +90,11 @@ int main(int argc, char **argv)
 		{ "diff", no_argument, 0, 3 },
 		{ "follow", no_argument, 0, 4 },
 		{ "interval", required_argument, 0, 'i' },
+		{ "sites", no_argument, 0, 6 },
+		{ "collapsed", no_argument, 0, 7 },
+		{ "what", required_argument, 0, 8 },
+		{ "depth", required_argument, 0, 9 },
+		{ "top", required_argument, 0, 10 },
 		{ "progress", no_argument, 0, 'p' },
 		{ "latency", required_argument, 0, 'L' },
 		{ "help", no_argument, 0, 'h' },
@@ -89,6 +106,9 @@ int main(int argc, char **argv)
 	const char *latency = NULL;
 	int follow = 0;
 	uint64_t interval_ms = 1000;
+	struct sites_opts so = { .what = SITES_PEAK, .depth = 1, .top = 10 };
+	int want_sites = 0, what_given = 0, top_given = 0;
+	uint64_t v;
 	while ((c = getopt_long(argc, argv, "L:i:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 1: case 2:
@@ -103,6 +123,28 @@ int main(int argc, char **argv)
 			    interval_ms > 3600000)
 				tool_die(EXIT_USAGE, "--interval wants milliseconds (10 to 3600000), "
 					 "not '%s'", optarg);
+			break;
+		case 6: want_sites = 1; break;
+		case 7: so.collapsed = 1; break;
+		case 8:
+			for (so.what = 0; so.what < SITES_WHATS; so.what++)
+				if (!strcmp(optarg, sites_what_names[so.what]))
+					break;
+			if (so.what == SITES_WHATS)
+				tool_die(EXIT_USAGE, "--what wants peak, leaks, calls or allocated, "
+					 "not '%s'", optarg);
+			what_given = 1;
+			break;
+		case 9: case 10:
+			if (parse_u64(optarg, &v) < 0 || v == 0 ||
+			    v > (c == 9 ? MTRACE_STACK_DEPTH_MAX : 1000000))
+				tool_die(EXIT_USAGE, "--%s wants a number from 1 to %u, not '%s'",
+					 c == 9 ? "depth" : "top",
+					 c == 9 ? MTRACE_STACK_DEPTH_MAX : 1000000, optarg);
+			if (c == 9)
+				so.depth = (unsigned)v, so.depth_given = 1;
+			else
+				so.top = (unsigned)v, top_given = 1;
 			break;
 		case 'p': progress = 2; break;
 		case 'L': latency = optarg; break;
@@ -122,6 +164,27 @@ int main(int argc, char **argv)
 		return stats_follow(argv[optind], (unsigned)interval_ms) < 0 ? EXIT_BADFILE
 									    : EXIT_OK;
 	}
+	if (want_sites || so.collapsed) {
+		if (want_sites && so.collapsed)
+			tool_die(EXIT_USAGE, "--sites and --collapsed: choose one");
+		if (follow || want_diff || latency || fmt == REPORT_TSV || (so.collapsed && fmt == REPORT_JSON))
+			tool_die(EXIT_USAGE, "--%s takes neither --follow, --diff, --latency nor --tsv%s",
+				 want_sites ? "sites" : "collapsed",
+				 so.collapsed ? " nor --json" : "");
+		if (argc - optind != 1)
+			tool_die(EXIT_USAGE, "--%s takes one trace", want_sites ? "sites" : "collapsed");
+		so.json = fmt == REPORT_JSON;
+		/* (a pipe or a compressed trace made a file: it is read twice) */
+		const char *in = input_reopenable(argv[optind], trace_head_check, trace_copy, 1,
+						  progress);
+		int rc = report_sites(in, &so, progress);
+		input_release(in);
+		if (fflush(stdout) != 0)
+			tool_die(EXIT_SYSTEM, "cannot write output: %s", strerror(errno));
+		return rc;
+	}
+	if (what_given || so.depth_given || top_given)
+		tool_die(EXIT_USAGE, "--what, --depth and --top are for --sites and --collapsed");
 	if (latency && (want_diff || argc - optind != 1))
 		tool_die(EXIT_USAGE, "--latency takes one trace");
 	if (latency)
