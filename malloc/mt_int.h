@@ -176,6 +176,7 @@ struct mt_hot {
 	volatile int active;            /* recording now */
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
 	int durations;                  /* MTRACE_HF_DURATIONS */
+	unsigned stacks;                /* MTRACE_HF_STACKS: frames a stack holds at most; 0 off */
 	volatile int alive;             /* 1 in the process that set the page up */
 	uint64_t sample_due;            /* the clock at which a memory sample is next due */
 };
@@ -192,6 +193,7 @@ struct mt_run_state {
 	int active;
 	uint32_t gen;
 	int durations;
+	unsigned stacks;
 	int hot_wipes;                  /* mt_hot is a MADV_WIPEONFORK page (Linux 4.14) */
 	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
 	int paused;
@@ -482,6 +484,15 @@ static inline void mt_memory_before_release(struct mt_thread *t, size_t size)
 void mt_large_add(const void *p, uint64_t size);    /* allocated and recorded */
 void mt_large_remove(const void *p);                /* before the allocator takes it back */
 void mt_large_file_open(void);                      /* under lock */
+
+/* stacks.c: the call stacks of a file (STACK records) and each allocating call's CALLER */
+struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_start,
+				      uintptr_t ret);    /* n slots after a CALLER, or NULL */
+void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
+uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
+/* unwind.c: up to max return addresses of the calling thread, ret (the allocator call's own)
+   first; the frames found */
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret);
 uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
 void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 
