@@ -1,0 +1,70 @@
+/* stacks: three functions allocate known bytes (1111 three times by malloc, 2222 twice by
+ * calloc, 3333 once by realloc), a signal handler allocates 4444, and with "fork" a child
+ * allocates 5555 in a function of its own; each function's address is printed first
+ * ("NAME ADDRESS", the test finds its size with nm), for t_stacks.sh to check that each call's
+ * CALLER names a stack whose frame 0 lies in the function that made it.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *volatile keep[16];
+
+__attribute__((noinline)) void alloc_one(void)
+{
+	for (int i = 0; i < 3; i++)
+		keep[i] = malloc(1111);
+}
+
+__attribute__((noinline)) void alloc_two(void)
+{
+	for (int i = 0; i < 2; i++)
+		keep[3 + i] = calloc(2, 1111);
+}
+
+__attribute__((noinline)) void alloc_three(void)
+{
+	keep[5] = realloc(NULL, 3333);
+}
+
+__attribute__((noinline)) void on_signal(int sig)
+{
+	(void)sig;
+	free(malloc(4444));   /* (glibc's malloc is safe here: the program is not inside it) */
+}
+
+__attribute__((noinline)) void child_alloc(void)
+{
+	keep[6] = malloc(5555);
+}
+
+int main(int argc, char **argv)
+{
+	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n",
+	       (void *)alloc_one, (void *)alloc_two, (void *)alloc_three, (void *)on_signal,
+	       (void *)child_alloc);
+	fflush(stdout);
+	alloc_one();
+	alloc_two();
+	alloc_three();
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			child_alloc();
+			alloc_one();
+			_exit(0);
+		}
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	}
+	for (int i = 0; i < 6; i++)
+		free(keep[i]);
+	puts("stacks ok");
+	return 0;
+}
