@@ -101,6 +101,7 @@ int trace_decode_run(struct trace_reader *r)
 			if (r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
 		}
+		unsigned want = 2;   /* slots of the record cut by the end of those at hand */
 		while (p < end) {
 			struct mtrace_slot s[2];
 			memcpy(&s[0], p, MTRACE_SLOT_SIZE);
@@ -132,6 +133,17 @@ int trace_decode_run(struct trace_reader *r)
 				if (s[1].call || s[1].flags || s[1].aux)
 					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide "
 							  "record's second slot that is not one");
+			} else if (mtrace_call_is_ext(s[0].call)) {
+				/* version 5: a head and its continuation slots, handed out
+				   as the head (their payload is read from the file) */
+				if (s[0].aux > MTRACE_EXT_SLOTS_MAX)
+					return trace_fail(r, at, "an extended record of %u "
+							  "slots", 1u + s[0].aux);
+				need = 1u + s[0].aux;
+				if ((size_t)(end - p) < need * MTRACE_SLOT_SIZE) {
+					want = need;
+					break;   /* the rest: after a refill */
+				}
 			}
 			int chunk = s[0].call == MTRACE_CALL_CHUNK;
 			if (chunk && r->dec_n)
@@ -161,12 +173,12 @@ int trace_decode_run(struct trace_reader *r)
 		if (p < end) {
 			/* a wide record's first slot is the last at hand: its second, or the end */
 			/* (fewer only at the end of the file) */
-			have = trace_fill(r, 2 * MTRACE_SLOT_SIZE);
+			have = trace_fill(r, want * MTRACE_SLOT_SIZE);
 			if (have < 0)
 				return trace_read_failed(r);
-			if ((size_t)have < 2 * MTRACE_SLOT_SIZE)
+			if ((size_t)have < want * MTRACE_SLOT_SIZE)
 				return trace_fail(r, r->offset, "truncated record (%zd of %u "
-						  "bytes)", have, 2 * MTRACE_SLOT_SIZE);
+						  "bytes)", have, want * MTRACE_SLOT_SIZE);
 		}
 	}
 }
