@@ -1,7 +1,8 @@
 # stacks: with --stacks every allocating call's CALLER names a stack whose frame 0 lies in the
-# function that made the call (a signal handler's too), each stack a file names is defined in
-# that file (a fork child's anew), and the program behaves as untraced; without it the header
-# has no MTRACE_HF_STACKS and the trace no CALLER or STACK record.
+# function that made the call (a signal handler's too), a stack unwinds to main through code
+# with no frame pointers, a C++ new's holds the function that called it, each stack a file
+# names is defined in that file (a fork child's anew), and the program behaves as untraced;
+# without it the header has no MTRACE_HF_STACKS and the trace no CALLER or STACK record.
 . tests/lib.sh
 prog=$TP/stacks
 "$prog" fork >"$TMP/plain"
@@ -13,7 +14,7 @@ eq "traced with stacks: nothing on stderr" "" "$(cat "$TMP/err")"
 # each function's range in the process: its address there, its size from the symbol table
 nm -S "$prog" | awk 'NR == FNR { size[$4] = $2; next }
 	$1 in size { printf "%s %s %s\n", $1, $2, size[$1] }' - "$TMP/out" >"$TMP/ranges"
-eq "the functions' ranges found" 5 "$(grep -c . "$TMP/ranges")"
+eq "the functions' ranges found" 9 "$(grep -c . "$TMP/ranges")"
 # per file: CALLER a in the range of the function named for its call's size, and every id it
 # names defined by a STACK whose frame 0 is that a; prints "SIZE FUNCTION-OR-NONE" a call and
 # "undefined ID" / "mismatch ID"
@@ -25,7 +26,11 @@ where() {
 		return v }
 	BEGIN { while ((getline l < ranges) > 0) { split(l, f, " "); n++; name[n] = f[1]
 			lo[n] = hex(f[2]); hi[n] = lo[n] + hex(f[3]) } }
-	$4 == "stack" && $5 ~ /:$/ { id = $5; sub(/:/, "", id); frame0[id] = hex($6); next }
+	function fname(a,   i) { for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) return name[i]
+		return "-" }
+	$4 == "stack" && $5 ~ /:$/ { id = $5; sub(/:/, "", id); frame0[id] = hex($6)
+		fr[id] = ""; for (i = 6; i <= NF; i++) fr[id] = fr[id] " " fname(hex($i) - 1)
+		next }
 	$4 == "caller:" { id = $6; sub(/,/, "", id); a = hex($9); pending = 1
 		if (!(id in frame0)) print "undefined " id
 		else if (frame0[id] != a) print "mismatch " id
@@ -33,7 +38,7 @@ where() {
 	pending { pending = 0; call = $0; sub(/^ *[0-9]+ +[-0-9.]+ +[0-9]+ +/, "", call)
 		sz = call; sub(/\).*/, "", sz); sub(/.*[(, ]/, "", sz)
 		fn = "none"; for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) fn = name[i]
-		print sz, fn }'
+		print sz, fn; if (id in fr) print "frames " sz fr[id] }'
 }
 parent=$(one_file "$TMP/s.$(ls "$TMP" | sed -n 's/^s\.\([0-9]*\)$/\1/p' | sort -n | head -n 1)")
 child=$(one_file "$TMP/s.$(ls "$TMP" | sed -n 's/^s\.\([0-9]*\)$/\1/p' | sort -n | tail -n 1)")
@@ -43,6 +48,9 @@ eq "malloc(1111): 3 calls from alloc_one" 3 "$(grep -c '^1111 alloc_one$' "$TMP/
 eq "calloc(2, 1111): 2 calls from alloc_two" 2 "$(grep -c '^1111 alloc_two$' "$TMP/pw")"
 eq "realloc(0, 3333): 1 call from alloc_three" 1 "$(grep -c '^3333 alloc_three$' "$TMP/pw")"
 eq "malloc(4444) in a signal handler: from on_signal" 1 "$(grep -c '^4444 on_signal$' "$TMP/pw")"
+# the chain, unwound from the .eh_frame tables (no frame pointers): nest3 nest2 nest1 main
+eq "malloc(6666): its stack nest3, nest2, nest1, main (then libc)" "frames 6666 nest3 nest2 nest1 main" \
+	"$(grep '^frames 6666 ' "$TMP/pw" | cut -d' ' -f1-6)"
 eq "parent: every stack named is defined, frame 0 its caller's" 0 "$(grep -c '^undefined\|^mismatch' "$TMP/pw")"
 where "$child" >"$TMP/cw"
 eq "child: malloc(5555) from child_alloc" 1 "$(grep -c '^5555 child_alloc$' "$TMP/cw")"
@@ -60,6 +68,16 @@ eq "mtracectl --stacks=5: MTRACE_HF_STACKS" 8192 $(( $(flags "$d") & 8192 ))
 eq "mtracectl --stacks=5: CALLER records" 1 "$("$BIN/trace_dump" "$d" | grep -c 'caller: .*' | awk '{ print ($1 >= 7) }')"
 "$BIN/mtracectl" -q --stacks=0 -o "$TMP/z" "$prog" >/dev/null 2>&1
 eq "mtracectl --stacks=0: a usage error" 2 "$?"
+
+# C++: operator new (libstdc++) calls malloc; the function that called new is in the stack
+cxx=$TP/stacks_cxx
+MTRACE_CTL_STACKS=8 traced "$TMP/c" "$cxx" >"$TMP/out"
+nm -S "$cxx" | awk 'NR == FNR { size[$4] = $2; next }
+	$1 in size { printf "%s %s %s\n", $1, $2, size[$1] }' - "$TMP/out" >"$TMP/ranges"
+eq "C++: make_widgets found" 1 "$(grep -c . "$TMP/ranges")"
+c=$(one_file "$TMP/c.*")
+where "$c" >"$TMP/xw"
+check "C++: new char[7777]'s stack holds make_widgets" grep -q '^frames 7777 .*make_widgets' "$TMP/xw"
 
 # without stacks: nothing of them
 traced "$TMP/n" "$prog" >/dev/null

@@ -1,8 +1,9 @@
 /* stacks: three functions allocate known bytes (1111 three times by malloc, 2222 twice by
  * calloc, 3333 once by realloc), a signal handler allocates 4444, and with "fork" a child
- * allocates 5555 in a function of its own; each function's address is printed first
- * ("NAME ADDRESS", the test finds its size with nm), for t_stacks.sh to check that each call's
- * CALLER names a stack whose frame 0 lies in the function that made it.
+ * allocates 5555 in a function of its own, and nest1 -> nest2 -> nest3 allocate 6666; each
+ * function's address is printed first ("NAME ADDRESS", the test finds its size with nm), for
+ * t_stacks.sh to check that each call's CALLER names a stack whose frame 0 lies in the function
+ * that made it.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +37,26 @@ __attribute__((noinline)) void on_signal(int sig)
 	free(malloc(4444));   /* (glibc's malloc is safe here: the program is not inside it) */
 }
 
+/* a chain of calls down to malloc(6666), for a stack deeper than its first frame (built with
+   the default flags: -O2, no frame pointers) */
+__attribute__((noinline)) void nest3(void)
+{
+	keep[7] = malloc(6666);
+	__asm__ volatile("");   /* (no tail call) */
+}
+
+__attribute__((noinline)) void nest2(void)
+{
+	nest3();
+	__asm__ volatile("");
+}
+
+__attribute__((noinline)) void nest1(void)
+{
+	nest2();
+	__asm__ volatile("");
+}
+
 __attribute__((noinline)) void child_alloc(void)
 {
 	keep[6] = malloc(5555);
@@ -43,13 +64,15 @@ __attribute__((noinline)) void child_alloc(void)
 
 int main(int argc, char **argv)
 {
-	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n",
+	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n"
+	       "nest1 %p\nnest2 %p\nnest3 %p\nmain %p\n",
 	       (void *)alloc_one, (void *)alloc_two, (void *)alloc_three, (void *)on_signal,
-	       (void *)child_alloc);
+	       (void *)child_alloc, (void *)nest1, (void *)nest2, (void *)nest3, (void *)main);
 	fflush(stdout);
 	alloc_one();
 	alloc_two();
 	alloc_three();
+	nest1();
 	signal(SIGUSR1, on_signal);
 	raise(SIGUSR1);
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
@@ -63,6 +86,7 @@ int main(int argc, char **argv)
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 1;
 	}
+	free(keep[7]);
 	for (int i = 0; i < 6; i++)
 		free(keep[i]);
 	puts("stacks ok");
