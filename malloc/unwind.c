@@ -363,8 +363,7 @@ static int rule_of(uintptr_t pc, struct rule *r)
 
 static __thread uintptr_t stack_lo, stack_hi __attribute__((tls_model("initial-exec")));
 
-/* [lo, hi) of the mapping holding sp, read from /proc/self/maps without libc's buffers */
-static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+static int read_maps(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -400,6 +399,18 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 		*lo = a;
 		*hi = b;
 	}
+	return found;
+}
+
+/* [lo, hi) of the mapping holding sp, read from /proc/self/maps without libc's buffers; under
+   the lock, as every descriptor of the tracer's, so that no fork() child inherits it (signals
+   blocked meanwhile: once a thread, not across the unwind) */
+static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
+{
+	struct mt_lock_state ls;
+	mt_lock(&ls);
+	int found = read_maps(sp, lo, hi);
+	mt_unlock(&ls);
 	return found;
 }
 
