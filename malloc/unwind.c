@@ -165,7 +165,9 @@ static int run_cfa(struct cur *c, struct cfa_state *s, const struct cfa_state *i
 		uint64_t reg, delta = 0;
 		switch (op & 0xc0) {
 		case 0x40: delta = (op & 0x3f) * code_align; goto advance;
-		case 0x80: set_reg(s, op & 0x3f, AT_OFFSET, (int64_t)uleb(c) * data_align); continue;
+		case 0x80:
+			set_reg(s, op & 0x3f, AT_OFFSET, (int64_t)uleb(c) * data_align);
+			continue;
 		case 0xc0:
 			reg = op & 0x3f;
 			set_reg(s, reg, reg == DW_RA ? init->ra_at : init->bp_at,
@@ -216,7 +218,9 @@ static int run_cfa(struct cur *c, struct cfa_state *s, const struct cfa_state *i
 		case 0x14: reg = uleb(c); (void)uleb(c); set_reg(s, reg, AT_UNKNOWN, 0); break;
 		case 0x15: reg = uleb(c); (void)sleb(c); set_reg(s, reg, AT_UNKNOWN, 0); break;
 		case 0x2e: (void)uleb(c); break;   /* GNU_args_size */
-		case 0x2f: reg = uleb(c); set_reg(s, reg, AT_OFFSET, -(int64_t)uleb(c) * data_align);
+		case 0x2f:
+			reg = uleb(c);
+			set_reg(s, reg, AT_OFFSET, -(int64_t)uleb(c) * data_align);
 			break;
 		default: return 0;
 		}
@@ -300,7 +304,7 @@ static int find_rule(uintptr_t pc, struct rule *out)
 				(void)fixed(&ci, 1);
 			else if (*a == 'P') {
 				unsigned penc = (unsigned)fixed(&ci, 1);
-				(void)enc_ptr(&ci, penc & 0x7f, 0);   /* (skipped, indirect or not) */
+				(void)enc_ptr(&ci, penc & 0x7f, 0);   /* (skipped) */
 			} else if (*a == 'S')
 				return 0;   /* a signal frame: the stack ends here */
 			else if (*a != 'B' && *a != 'G')

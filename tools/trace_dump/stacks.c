@@ -53,7 +53,8 @@ int print_stack_record(const struct trace_reader *r, const struct mtrace_record 
 		printf("object %" PRIu64 " %s, bias %#" PRIx64, x->size,
 		       (x->flags & MTRACE_OBJ_UNLOADED) ? "unloaded" : "loaded", x->ptr);
 		if (nw >= 3) {
-			unsigned idlen = (unsigned)(w[2] & 0xffff), plen = (unsigned)(w[2] >> 16 & 0xffff);
+			unsigned idlen = (unsigned)(w[2] & 0xffff);
+			unsigned plen = (unsigned)(w[2] >> 16 & 0xffff);
 			printf(", mapped %#" PRIx64 "-%#" PRIx64, w[0], w[1]);
 			if (idlen <= MTRACE_BUILD_ID_MAX && 3 + (idlen + plen + 7) / 8 <= nw) {
 				unsigned char b[MTRACE_BUILD_ID_MAX + 4096 + 8];
