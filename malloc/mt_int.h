@@ -491,8 +491,11 @@ struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_s
 void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
 uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
 /* unwind.c: up to max return addresses of the calling thread, ret (the allocator call's own)
-   first; the frames found */
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret);
+   first; the frames found.  *missed set if a pc had no rule known (code not met before) */
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed);
+/* objects.c: OBJECT records for the objects loaded, in a new file or if maybe_new, and for
+   those gone (before the STACK records that name their code) */
+void mt_objects_check(struct mt_thread *t, uint32_t gen, int maybe_new);
 uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
 void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 

@@ -126,8 +126,9 @@ MT_NOINLINE struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned 
 {
 	uintptr_t f[MTRACE_STACK_DEPTH_MAX];
 	uint32_t g = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
-	unsigned nf = mt_unwind(f, mt_hot->stacks, ret);
-	int fresh = 0;
+	int missed = 0, fresh = 0;
+	unsigned nf = mt_unwind(f, mt_hot->stacks, ret, &missed);
+	mt_objects_check(t, g, missed);
 	uint32_t id = nf ? stack_id(stack_hash(f, nf, g), &fresh) : 0;
 	if (fresh)
 		write_stack(t, id, f, nf, g);

@@ -342,14 +342,16 @@ static int find_rule(uintptr_t pc, struct rule *out)
 	return 1;
 }
 
-/* The rule for pc, from the table or found and kept there (a failure is kept too) */
-static int rule_of(uintptr_t pc, struct rule *r)
+/* The rule for pc, from the table or found and kept there (a failure is kept too); *missed set
+   when it was not in the table */
+static int rule_of(uintptr_t pc, struct rule *r, int *missed)
 {
 	uint64_t h = pc_hash(pc), tag = (h >> 13) | 1;
 	uint64_t *e = &rules[h & (RULE_SLOTS - 1)];
 	uint64_t w = __atomic_load_n(e, __ATOMIC_RELAXED);
 	if (w >> TAG_SHIFT != (tag & ((1ull << 30) - 1))) {
 		int ok = find_rule(pc, r);
+		*missed = 1;
 		if (ok < 0)
 			return 0;
 		w = (tag & ((1ull << 30) - 1)) << TAG_SHIFT | (ok ? rule_pack(r) : 0);
@@ -423,7 +425,7 @@ static inline int readable(uintptr_t a, uintptr_t lo, uintptr_t hi)
 	return a >= lo && a <= hi - 8 && !(a & 7);
 }
 
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret)
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed)
 {
 	if (max == 0 || ret == 0)
 		return 0;
@@ -443,7 +445,7 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret)
 	int past_own = 0;
 	while (n < max) {
 		struct rule r;
-		if (!rule_of(pc - 1, &r))
+		if (!rule_of(pc - 1, &r, missed))
 			break;
 		uintptr_t cfa = (r.bp ? bp : sp) + (intptr_t)r.off8 * 8;
 		uintptr_t ra_at = cfa + (intptr_t)r.ra8 * 8, bp_at = cfa + (intptr_t)r.bp8 * 8;
@@ -469,8 +471,9 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret)
 
 #else
 
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret)
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed)
 {
+	(void)missed;
 	if (max == 0 || ret == 0)
 		return 0;
 	frames[0] = ret;
