@@ -2,7 +2,8 @@
 # function that made the call (a signal handler's too), a stack unwinds to main through code
 # with no frame pointers, a C++ new's holds the function that called it, each stack a file
 # names is defined in that file (a fork child's anew), and the program behaves as untraced;
-# without it the header has no MTRACE_HF_STACKS and the trace no CALLER or STACK record.
+# OBJECT records name the objects loaded, dlopen'ed and dlclose'd; without it the header has no
+# MTRACE_HF_STACKS and the trace no CALLER or STACK record.
 . tests/lib.sh
 prog=$TP/stacks
 "$prog" fork >"$TMP/plain"
@@ -79,9 +80,40 @@ c=$(one_file "$TMP/c.*")
 where "$c" >"$TMP/xw"
 check "C++: new char[7777]'s stack holds make_widgets" grep -q '^frames 7777 .*make_widgets' "$TMP/xw"
 
+# libraries: one dlopen'ed and kept, one dlclose'd before the end: OBJECT load records for both,
+# an unload record for the second, each call's frame 0 in its library's function and range
+MTRACE_CTL_STACKS=16 traced "$TMP/l" "$prog" dl >"$TMP/out"
+eq "dl: the program's output" "stacks ok" "$(tail -n 1 "$TMP/out")"
+for lib in keep gone; do
+	nm -S "$TP/libstk_$lib.so" | awk 'NR == FNR { size[$4] = $2; next }
+		$1 in size { printf "%s %s %s\n", $1, $2, size[$1] }' - "$TMP/out"
+done >"$TMP/ranges"
+eq "dl: the libraries' functions found" 2 "$(grep -c . "$TMP/ranges")"
+l=$(one_file "$TMP/l.*")
+"$BIN/trace_dump" "$l" >"$TMP/ld"
+where "$l" >"$TMP/lw"
+eq "dl: malloc(8888) from stk_keep_alloc" 1 "$(grep -c '^8888 stk_keep_alloc$' "$TMP/lw")"
+eq "dl: malloc(9999) from stk_gone_alloc" 1 "$(grep -c '^9999 stk_gone_alloc$' "$TMP/lw")"
+keep_id=$(awk '/object [0-9]* loaded.*libstk_keep.so$/ { print $5 }' "$TMP/ld")
+gone_id=$(awk '/object [0-9]* loaded.*libstk_gone.so$/ { print $5 }' "$TMP/ld")
+check "dl: OBJECT load records of both libraries" test -n "$keep_id" -a -n "$gone_id"
+eq "dl: an unload record for the library closed" 1 "$(grep -c "object $gone_id unloaded" "$TMP/ld")"
+eq "dl: none for the library kept" 0 "$(grep -c "object $keep_id unloaded" "$TMP/ld")"
+check "dl: every library loaded has a build id" test "$(grep -c 'object [0-9]* loaded.*build id none' "$TMP/ld")" = 0
+# the frame of malloc(9999) lies in the mapped range its OBJECT record gives
+range=$(awk '/object [0-9]* loaded.*libstk_gone.so$/ { sub(/,$/, "", $10); print $10 }' "$TMP/ld")
+f0=$(awk '$4 == "caller:" { a = $9 } $4 ~ /^malloc\(9999\)/ { print a }' "$TMP/ld")
+inside=$(awk -v r="$range" -v a="$f0" 'function hex(s,   v, i) { v = 0; s = tolower(s)
+	sub(/^0x/, "", s); for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef",
+	substr(s, i, 1)) - 1; return v }
+	BEGIN { split(r, b, "-"); print (hex(a) >= hex(b[1]) && hex(a) < hex(b[2])) }')
+eq "dl: malloc(9999)'s frame 0 inside libstk_gone.so's mapped range" 1 "$inside"
+check "dl: valid trace" "$BIN/trace_dump" -c "$l"
+
 # without stacks: nothing of them
 traced "$TMP/n" "$prog" >/dev/null
 n=$(one_file "$TMP/n.*")
 eq "no --stacks: no MTRACE_HF_STACKS" 0 $(( $(flags "$n") & 8192 ))
-eq "no --stacks: no CALLER or STACK record" 0 "$("$BIN/trace_dump" "$n" | grep -c 'caller: \|  stack [0-9]*:')"
+eq "no --stacks: no CALLER, STACK or OBJECT record" 0 \
+	"$("$BIN/trace_dump" "$n" | grep -c 'caller: \|  stack [0-9]*:\|  object [0-9]* ')"
 finish

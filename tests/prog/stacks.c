@@ -5,6 +5,8 @@
  * t_stacks.sh to check that each call's CALLER names a stack whose frame 0 lies in the function
  * that made it.
  */
+#include <dlfcn.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,38 @@ __attribute__((noinline)) void child_alloc(void)
 	keep[6] = malloc(5555);
 }
 
+/* "dl": libstk_keep.so (kept) and libstk_gone.so (closed after its call), beside the program;
+   each function's address printed as the others' */
+static int libraries(const char *argv0)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	snprintf(dir, sizeof dir, "%s", argv0);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return 1;
+	*slash = 0;
+	snprintf(path, sizeof path, "%s/libstk_keep.so", dir);
+	void *keep_lib = dlopen(path, RTLD_NOW);
+	snprintf(path, sizeof path, "%s/libstk_gone.so", dir);
+	void *gone_lib = dlopen(path, RTLD_NOW);
+	if (keep_lib == NULL || gone_lib == NULL)
+		return 1;
+	void *(*k)(void) = (void *(*)(void))dlsym(keep_lib, "stk_keep_alloc");
+	void *(*g)(void) = (void *(*)(void))dlsym(gone_lib, "stk_gone_alloc");
+	if (k == NULL || g == NULL)
+		return 1;
+	printf("stk_keep_alloc %p\nstk_gone_alloc %p\n", (void *)k, (void *)g);
+	fflush(stdout);
+	keep[8] = k();
+	keep[9] = g();
+	dlclose(gone_lib);
+	keep[10] = malloc(1234);   /* (after the dlclose: the unload is seen by a later stack) */
+	free(keep[10]);
+	free(keep[8]);
+	free(keep[9]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n"
@@ -75,6 +109,8 @@ int main(int argc, char **argv)
 	nest1();
 	signal(SIGUSR1, on_signal);
 	raise(SIGUSR1);
+	if (argc > 1 && strcmp(argv[1], "dl") == 0 && libraries(argv[0]))
+		return 1;
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		pid_t pid = fork();
 		if (pid == 0) {
