@@ -496,6 +496,7 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed);
 /* objects.c: OBJECT records for the objects loaded, in a new file or if maybe_new, and for
    those gone (before the STACK records that name their code) */
 void mt_objects_check(struct mt_thread *t, uint32_t gen, int maybe_new);
+void mt_objects_fork_child(void);                   /* first thing in a new process */
 uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
 void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 

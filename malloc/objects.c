@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -74,7 +75,8 @@ static void write_object(struct mt_thread *t, uint32_t id, const struct dl_phdr_
 		idlen = build_id(info, &bid);
 		path = info->dlpi_name ? info->dlpi_name : "";
 		if (!path[0] && !mt_file.private_header) {
-			long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
+			long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe,
+					 sizeof exe - 1);
 			exe[n > 0 ? n : 0] = 0;
 			path = exe;
 		}
@@ -162,4 +164,11 @@ void mt_objects_check(struct mt_thread *t, uint32_t g, int maybe_new)
 	__atomic_store_n(&gen_listed, g, __ATOMIC_RELAXED);
 	__atomic_store_n(&listed, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+}
+
+/* In a new process: a thread of the parent's that was listing the objects is not here */
+void mt_objects_fork_child(void)
+{
+	__atomic_store_n(&scanning, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&listed, 0, __ATOMIC_RELAXED);
 }
