@@ -134,6 +134,8 @@ struct mt_thread {
 	                                   next calls come to mt_writer_reserve_slow until one
 	                                   allocates */
 	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
+	uint8_t no_call;                /* the slots it reserves now hold no call (a STACK or OBJECT
+	                                   record): an exiting thread's are not counted */
 };
 #define MT_BUSY_OWN 2
 #define MT_BUSY_NESTED 3   /* recording a mapping call the allocator made inside a traced call,

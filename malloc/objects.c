@@ -86,7 +86,9 @@ static void write_object(struct mt_thread *t, uint32_t id, const struct dl_phdr_
 	if (lo > hi)
 		lo = hi = 0;
 	unsigned words = 3 + (idlen + plen + 7) / 8, cont = mtrace_ext_slots(words);
+	t->no_call = 1;
 	struct mtrace_slot *h = mt_reserve_n(t, 1 + cont, 1);
+	t->no_call = 0;
 	if (h == NULL)
 		return;
 	for (unsigned c = 1; c <= cont; c++) {

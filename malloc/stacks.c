@@ -98,8 +98,13 @@ static void write_stack(struct mt_thread *t, uint32_t id, const uintptr_t *f, un
 			uint32_t g)
 {
 	unsigned words = n > 2 ? n - 2 : 0, cont = mtrace_ext_slots(words);
+	t->no_call = 1;
 	struct mtrace_slot *h = mt_reserve_n(t, 1 + cont, 1);
-	if (h == NULL || __atomic_load_n(&gen, __ATOMIC_ACQUIRE) != g)
+	t->no_call = 0;
+	if (h == NULL)
+		return;
+	t->extra = (uint16_t)(t->extra + 1 + cont);   /* (no call record, written or not) */
+	if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != g)
 		return;   /* (slots of another file's id left unwritten: they read as nothing) */
 	for (unsigned c = 1; c <= cont; c++) {
 		h[c].call = 0;   /* (a zero call byte: alone it reads as unwritten) */
@@ -113,7 +118,6 @@ static void write_stack(struct mt_thread *t, uint32_t id, const uintptr_t *f, un
 	h->a = f[0];
 	h->b = n > 1 ? f[1] : 0;
 	h->ts = mt_thread_ticks_after(&t->clk);
-	t->extra = (uint16_t)(t->extra + 1 + cont);
 	mt_commit(h, MTRACE_CALL_STACK, 0, cont, id);
 }
 

@@ -225,7 +225,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted
 		   here */
-		mt_writer_count_released(t->chunk_off, 1);
+		mt_writer_count_released(t->chunk_off, !t->no_call);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;
 		t->end = t->cur;
@@ -290,7 +290,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_chunks.next_off = off + len;
 	if (t->exiting)
-		mt_writer_count_released(off, 1);   /* the record handed out below (nothing can
+		mt_writer_count_released(off, !t->no_call);   /* the record handed out below (nothing can
 		                                       fail now) */
 	else
 		t->held_ix = held_add(off, (uint32_t)len);
