@@ -24,9 +24,11 @@ now_ns() { date +%s%N; }
 # of the process's memory; mtrace-dormant is the preload with MTRACE_CTL_START=0: loaded,
 # recording nothing until switched on from outside; mtrace-clock-KIND is mtrace with its clock
 # forced (MTRACE_CTL_CLOCK=KIND: rdtscp, lfence-rdtsc, clock_gettime), mtrace-every1 with the
-# clock read at every order point even while one thread makes calls (MTRACE_CTL_CLOCK_EVERY=1).
+# clock read at every order point even while one thread makes calls (MTRACE_CTL_CLOCK_EVERY=1);
+# mtrace-stacks records every allocating call's stack (MTRACE_CTL_STACKS=64), beside heaptrack,
+# which does too.
 ONLY=${TRACERS:-}
-TRACERS="untraced mtrace-dormant mtrace mtrace-nosamples mtrace-nothread"
+TRACERS="untraced mtrace-dormant mtrace mtrace-nosamples mtrace-nothread mtrace-stacks"
 command -v heaptrack >/dev/null 2>&1 && TRACERS="$TRACERS heaptrack"
 LTTWRAP=$(ls /usr/lib/*/liblttng-ust-libc-wrapper.so* /usr/lib/liblttng-ust-libc-wrapper.so* 2>/dev/null | head -n 1)
 if [ -n "$ONLY" ]; then
@@ -55,6 +57,7 @@ run() {
 	mtrace-dormant) MTRACE_CTL_START=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-nosamples) MTRACE_CTL_MEMORY_MS=0 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-clock-*) MTRACE_CTL_CLOCK=${tr#mtrace-clock-} MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
+	mtrace-stacks) MTRACE_CTL_STACKS=64 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	mtrace-every1) MTRACE_CTL_CLOCK_EVERY=1 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/t" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1 ;;
 	heaptrack) heaptrack -o "$DIR/ht" "$@" >/dev/null 2>&1 ;;
 	lttng-ust) LD_PRELOAD="$LTTWRAP" "$@" >/dev/null 2>&1 ;;
@@ -89,10 +92,10 @@ bench() {
 	echo
 }
 
-# bytes a call of a trace of COMMAND
+# bytes a call of a trace of COMMAND ($STACKS: with stacks of that depth)
 trace_bytes() {
 	rm -f "$DIR"/sz.*
-	MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/sz" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1
+	MTRACE_CTL_STACKS=${STACKS:-0} MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$DIR/sz" LD_PRELOAD="$LIB" "$@" >/dev/null 2>&1
 	for f in "$DIR"/sz.*; do
 		echo "$(stat -c %s "$f") $("$ROOT/$B/tests/trace_count" "$f" | awk '$1 == "calls" { print $2 }')"
 	done | awk '{ b += $1; c += $2 } END { if (c) printf "%.2f", b / c }'
@@ -130,6 +133,7 @@ if [ -n "$PY" ]; then
 	PRE=
 	TRACERS=$all
 	pybytes=$(trace_bytes "$PY" "$ROOT/bench/py_alloc.py" "$PYN")
+	pybytes_stacks=$(STACKS=64 trace_bytes "$PY" "$ROOT/bench/py_alloc.py" "$PYN")
 	unset PYTHONMALLOC
 	echo "(python: $pycalls allocator calls per run)"
 fi
@@ -174,6 +178,16 @@ for name in "mbench, 1 thread" "mbench, 2 threads" "python3 (PYTHONMALLOC=malloc
 	d=$(res "$name" mtrace-dormant 4); r=$(res "$name" mtrace-dormant 3)
 	[ -n "$d" ] && printf '  %-30s dormant: %+5.1f ns a call, %5.3fx untraced (target: 2 ns or less; python 1.02x)\n' "$name" "$d" "$r"
 done
+# call stacks (issue 39): what mtrace --stacks adds a call beside heaptrack, which records them too
+for name in "mbench, 1 thread" "mbench, 2 threads" "python3 (PYTHONMALLOC=malloc)"; do
+	s=$(res "$name" mtrace-stacks 4); p=$(res "$name" heaptrack 4)
+	[ -n "$s" ] || continue
+	printf '  %-30s stacks: mtrace --stacks adds %6.1f ns a call' "$name" "$s"
+	[ -n "$p" ] && printf ', heaptrack %6.1f ns: %4.1fx what mtrace adds (target: 3x or more)' \
+		"$p" "$(echo "$p / $s" | bc -l)"
+	echo
+done
+[ -n "${pybytes_stacks:-}" ] && printf '  trace size with stacks: python %s bytes a call\n' "$pybytes_stacks"
 for name in "mbench, 1 thread" "mbench, 2 threads"; do
 	ns=$(res "$name" mtrace 4)
 	for peer in lttng-ust heaptrack; do

@@ -115,6 +115,7 @@ void mt_on_file_opened(void)
 	mt_populate_file_opened();
 	mt_memory_file_open();
 	mt_large_file_open();
+	mt_stacks_file_open();
 }
 
 /* In a new process: the page of mt_hot is its own (a wiped one is set up again), recording
@@ -122,6 +123,7 @@ void mt_on_file_opened(void)
 void mt_run_fork_child(void)
 {
 	mt_hot->durations = mt_run.durations;
+	mt_hot->stacks = mt_run.stacks;
 	mt_run_set_active(0);
 	mt_run_new_gen();
 	mt_hot->alive = 1;
@@ -143,6 +145,23 @@ static int env_flag(const char *name)
 {
 	const char *v = secure_getenv(name);
 	return v != NULL && *v != 0 && strcmp(v, "0") != 0;
+}
+
+/* MTRACE_CTL_STACKS: a depth (0 or unset: no stacks; past the most: the most; not a number:
+   the default) */
+static unsigned env_depth(const char *name)
+{
+	const char *v = secure_getenv(name);
+	if (v == NULL || *v == 0)
+		return 0;
+	unsigned long d = 0;
+	for (const char *c = v; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return MTRACE_STACK_DEPTH_DEFAULT;
+		if (d <= MTRACE_STACK_DEPTH_MAX)
+			d = d * 10 + (unsigned long)(*c - '0');
+	}
+	return d > MTRACE_STACK_DEPTH_MAX ? MTRACE_STACK_DEPTH_MAX : (unsigned)d;
 }
 
 static void copy_env(char *dst, size_t cap, const char *name, const char *dflt)
@@ -186,6 +205,7 @@ static void init(void)
 	mt_run.durations = mt_hot->durations = env_flag("MTRACE_CTL_DURATIONS");
 	if (mt_run.durations)
 		mt_clock_every_call();   /* (a duration is two clock reads) */
+	mt_run.stacks = mt_hot->stacks = env_depth("MTRACE_CTL_STACKS");
 	mt_file_init(env_flag("MTRACE_CTL_PRIVATE"));
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_populate_disable();
@@ -366,6 +386,7 @@ MT_API int mtrace_reset(void)
 		   only zeroed, so a thread finishing a record this instant cannot collide with a
 		   new one */
 		mt_writer_release_locked(&mt_tls);
+		mt_stacks_file_open();   /* (first: see mt_stacks_reserve) */
 		mt_run_new_gen();
 		/* readers skip the calls still being written there */
 		mt_file_header_reset(mt_chunks.next_off);

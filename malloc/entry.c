@@ -129,6 +129,17 @@ static inline struct mtrace_slot *reserve_call(struct mt_thread *t, unsigned ns,
 	return r;
 }
 
+/* An allocating call's slots: as reserve_call's, after a CALLER slot when stacks are recorded
+   (stacks.c).  ret: the return address of the allocator call in the program. */
+static inline struct mtrace_slot *reserve_alloc(struct mt_thread *t, unsigned ns, int may_start,
+						unsigned *n, void *ret)
+{
+	if (MT_LIKELY(!mt_hot->stacks))
+		return reserve_call(t, ns, may_start, n);
+	*n = MT_UNLIKELY(mt_hot->durations) ? 2 : ns;
+	return mt_stacks_reserve(t, *n, may_start, (uintptr_t)ret);
+}
+
 /* Record into r (n slots, reserved before any clock was read: a chunk's records never precede
    its ts) an allocating call whose result is p.  Its order point is read last, after the body
    is stored: RDTSCP waits for every earlier instruction, so what it waits for is done first. */
@@ -189,7 +200,8 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 	}                                                                                \
 	t->busy = 1;                                                                     \
 	unsigned ns;                                                                     \
-	struct mtrace_slot *r = reserve_call(t, SLOTS, 1, &ns);                         \
+	struct mtrace_slot *r = reserve_alloc(t, SLOTS, 1, &ns,                          \
+					      __builtin_return_address(0));              \
 	uint64_t t0 = start_ticks(t);                                                    \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
@@ -251,8 +263,9 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 	}
 	t->busy = 1;
 	unsigned n;
-	struct mtrace_slot *r = reserve_call(
-		t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0), 1, &n);
+	struct mtrace_slot *r = reserve_alloc(
+		t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0), 1, &n,
+		__builtin_return_address(0));
 	uint64_t t0 = start_ticks(t);
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
@@ -352,7 +365,7 @@ MT_API void *realloc(void *old, size_t size)
 	   free */
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
 	unsigned n;
-	struct mtrace_slot *r = reserve_call(t, 2, 0, &n);
+	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0));
 	uint64_t t0 = mt_thread_ticks_before(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
@@ -385,7 +398,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	}
 	t->busy = 1;
 	unsigned ns;
-	struct mtrace_slot *r = reserve_call(t, 2, 0, &ns);
+	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &ns, __builtin_return_address(0));
 	size_t large;   /* (reallocarray's arg2 is the element size: no room for resident bytes) */
 	unsigned pflags = ptr_info(old, &large);
 	if (MT_UNLIKELY(large))

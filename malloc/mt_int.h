@@ -134,6 +134,8 @@ struct mt_thread {
 	                                   next calls come to mt_writer_reserve_slow until one
 	                                   allocates */
 	uint32_t held_ix;               /* its chunk's entry among those held (writer.c) */
+	uint8_t no_call;                /* the slots it reserves now hold no call (a STACK or OBJECT
+	                                   record): an exiting thread's are not counted */
 };
 #define MT_BUSY_OWN 2
 #define MT_BUSY_NESTED 3   /* recording a mapping call the allocator made inside a traced call,
@@ -176,6 +178,7 @@ struct mt_hot {
 	volatile int active;            /* recording now */
 	volatile uint32_t gen;          /* bumped by every start/stop/pause/reset: stale chunks */
 	int durations;                  /* MTRACE_HF_DURATIONS */
+	unsigned stacks;                /* MTRACE_HF_STACKS: frames a stack holds at most; 0 off */
 	volatile int alive;             /* 1 in the process that set the page up */
 	uint64_t sample_due;            /* the clock at which a memory sample is next due */
 };
@@ -192,6 +195,7 @@ struct mt_run_state {
 	int active;
 	uint32_t gen;
 	int durations;
+	unsigned stacks;
 	int hot_wipes;                  /* mt_hot is a MADV_WIPEONFORK page (Linux 4.14) */
 	int hot_set;                    /* mt_hot was set up: a zero alive means a new process */
 	int paused;
@@ -482,6 +486,19 @@ static inline void mt_memory_before_release(struct mt_thread *t, size_t size)
 void mt_large_add(const void *p, uint64_t size);    /* allocated and recorded */
 void mt_large_remove(const void *p);                /* before the allocator takes it back */
 void mt_large_file_open(void);                      /* under lock */
+
+/* stacks.c: the call stacks of a file (STACK records) and each allocating call's CALLER */
+struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_start,
+				      uintptr_t ret);    /* n slots after a CALLER, or NULL */
+void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
+uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
+/* unwind.c: up to max return addresses of the calling thread, ret (the allocator call's own)
+   first; the frames found.  *missed set if a pc had no rule known (code not met before) */
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed);
+/* objects.c: OBJECT records for the objects loaded, in a new file or if maybe_new, and for
+   those gone (before the STACK records that name their code) */
+void mt_objects_check(struct mt_thread *t, uint32_t gen, int maybe_new);
+void mt_objects_fork_child(void);                   /* first thing in a new process */
 uint64_t mt_large_untracked(void);                  /* blocks the table had no room for */
 void mt_large_finish(struct mt_thread *t);          /* under lock: their LIVE records */
 

@@ -225,7 +225,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 		/* glibc frees an exiting thread's state after its last destructor, into a chunk it
 		   never gives back: so such a thread gets its records one at a time, counted
 		   here */
-		mt_writer_count_released(t->chunk_off, 1);
+		mt_writer_count_released(t->chunk_off, !t->no_call);
 		struct mtrace_slot *r = t->cur;
 		t->cur += n;
 		t->end = t->cur;
@@ -254,10 +254,17 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	uint32_t want = t->exiting ? MT_EXIT_CHUNK : MT_FIRST_CHUNK;
 	if (prev && !t->exiting && t->chunk_len)
 		want = t->chunk_len >= MT_CHUNK / 2 ? MT_CHUNK : t->chunk_len * 2;
+	while (want < (n + 1) * MTRACE_SLOT_SIZE)
+		want *= 2;   /* (a STACK record takes up to 44 slots) */
 	uint64_t len = want;
 	uint64_t wend = ((off >> mt_wnd.win_shift) + 1) << mt_wnd.win_shift;
-	if (off + len > wend)
+	if (off + len > wend) {
 		len = wend - off;   /* chunks never straddle windows */
+		if (len < (n + 1) * MTRACE_SLOT_SIZE) {
+			off = wend;   /* too short for the record: left unwritten, zeros */
+			len = want;
+		}
+	}
 	uint32_t w = (uint32_t)(off >> mt_wnd.win_shift);
 	if (w >= MT_MAX_WINDOWS) {
 		mt_file_fail(MTRACE_STOP_TOO_LARGE,
@@ -283,7 +290,7 @@ static struct mtrace_slot *take_chunk(struct mt_thread *t, unsigned n, int may_s
 	char *base = mt_win[w] + (off & (MT_WINDOW_SIZE - 1));
 	mt_chunks.next_off = off + len;
 	if (t->exiting)
-		mt_writer_count_released(off, 1);   /* the record handed out below (nothing can
+		mt_writer_count_released(off, !t->no_call);   /* the record handed out below (nothing can
 		                                       fail now) */
 	else
 		t->held_ix = held_add(off, (uint32_t)len);

@@ -47,6 +47,8 @@ static const char usage_text[] =
 	"                     default $MTRACE_CTL_FILE or /tmp/mtrace.out\n"
 	"  -d, --durations    record how long every call took (costs a second clock\n"
 	"                     read)\n"
+	"      --stacks[=DEPTH]  record the call stack of every allocating call, DEPTH\n"
+	"                     frames at most (default 64, at most 128)\n"
 	"  -P, --private      leave the executable path and command line out of the\n"
 	"                     traces\n"
 	"      --no-thread    never start the thread that populates the trace's pages\n"
@@ -298,7 +300,7 @@ int main(int argc, char **argv)
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
-	       OPT_WAIT, OPT_ONLY };
+	       OPT_WAIT, OPT_ONLY, OPT_STACKS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -310,9 +312,11 @@ int main(int argc, char **argv)
 		{ "for", required_argument, 0, OPT_FOR },
 		{ "wait", required_argument, 0, OPT_WAIT },
 		{ "only", required_argument, 0, OPT_ONLY },
+		{ "stacks", optional_argument, 0, OPT_STACKS },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL, *only = NULL;
+	char stacks[16] = "";
 	uint64_t cap;
 	int durations = 0, private_hdr = 0, no_thread = 0, dormant = 0, remote = 0, c;
 	unsigned long for_ms = 0;
@@ -325,6 +329,17 @@ int main(int argc, char **argv)
 		case 'd': durations = 1; break;
 		case 'P': private_hdr = 1; break;
 		case OPT_NO_THREAD: no_thread = 1; break;
+		case OPT_STACKS: {
+			char *end;
+			unsigned long d = optarg ? strtoul(optarg, &end, 10) :
+				MTRACE_STACK_DEPTH_DEFAULT;
+			if (optarg && (*end || !*optarg || optarg[0] == '-' || d == 0 ||
+				       d > MTRACE_STACK_DEPTH_MAX))
+				tool_die(EXIT_USAGE, "--stacks=%s: a depth from 1 to %u", optarg,
+					 MTRACE_STACK_DEPTH_MAX);
+			snprintf(stacks, sizeof stacks, "%lu", d);
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case OPT_LIB: lib_opt = optarg; break;
 		case 'S':
@@ -446,6 +461,8 @@ int main(int argc, char **argv)
 		setenv("MTRACE_CTL_DURATIONS", "1", 1);
 	if (private_hdr)
 		setenv("MTRACE_CTL_PRIVATE", "1", 1);
+	if (stacks[0])
+		setenv("MTRACE_CTL_STACKS", stacks, 1);
 	if (no_thread)
 		setenv("MTRACE_CTL_NOTHREAD", "1", 1);
 	if (max_size)

@@ -228,8 +228,6 @@ static void print_call(const struct mtrace_record *x, unsigned opd)
 	printf(f, v[0], v[1], v[2], v[3]);
 }
 
-/* a record met in global order: its place in the file is not known */
-#define NO_OFFSET UINT64_MAX
 
 /* The records' column heads; with the file offset unless --sorted */
 static void print_columns(void)
@@ -246,7 +244,9 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 {
 	if (off != NO_OFFSET)
 		printf("%10" PRIu64 " ", off);
-	if (opt.ticks)
+	if (x->call == MTRACE_CALL_CALLER)   /* (no time of its own: its call's) */
+		printf("%*s %7u  ", opt.ticks ? 20 : 14, "-", x->tid);
+	else if (opt.ticks)
 		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);
 	else
 		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
@@ -258,7 +258,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	}
 	if (api)
 		print_call(x, opd);
-	else if (print_memory_record(x) == 2)
+	else if (print_stack_record(r, x, off) || print_memory_record(x) == 2)
 		return;
 	if (api && (opd & MTRACE_OPD_RESULT)) {
 		if (x->flags & MTRACE_RF_FAILED)
@@ -354,6 +354,8 @@ static int on_sorted(void *ctx, const struct order_ev *ev, size_t n)
 			s->samples++;
 		else if (x->call == MTRACE_CALL_LIVE)
 			s->lives++;
+		else if (x->call >= MTRACE_CALL_CALLER && x->call <= MTRACE_CALL_SYMBOL)
+			;   /* (no call) */
 		/* (thread + 1: n leaves key 0 out) */
 		else if (*(x->call <= MTRACE_CALL_LAST_API ? &s->calls : &s->maps) += 1,
 			 u64map_add(&s->threads, (uint64_t)ev[i].thread + 1) < 0)
@@ -460,7 +462,8 @@ static int dump(const char *path)
 			samples++;
 		else if (x.call == MTRACE_CALL_LIVE)
 			lives++;
-		else if (x.call != MTRACE_CALL_CHUNK) {
+		else if (x.call != MTRACE_CALL_CHUNK &&
+			 (x.call < MTRACE_CALL_CALLER || x.call > MTRACE_CALL_SYMBOL)) {
 			*(x.call <= MTRACE_CALL_LAST_API ? &calls : &maps) += 1;
 			u64map_add(&tids, (nc ? *nc : 0) << 32 | x.tid);
 		}

@@ -1,0 +1,81 @@
+/* stacks.c - trace_dump's lines for the records of call stacks and loaded objects (version 5):
+ * CALLER, STACK and OBJECT, their continuation slots read from the file again.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "dump.h"
+#include "trace_reader.h"
+
+/* The payload words of the extended record at file offset off (cont continuation slots) into
+   w, read from the file again (the reader hands out the head only); the words read, 0 where the
+   input cannot be read twice (a pipe, a compressed file) */
+static unsigned ext_words(const struct trace_reader *r, uint64_t off, unsigned cont, uint64_t *w)
+{
+	struct mtrace_slot sl[1 + MTRACE_EXT_SLOTS_MAX];
+	size_t len = (1 + (size_t)cont) * sizeof sl[0];
+	if (off == NO_OFFSET || r->compression || cont > MTRACE_EXT_SLOTS_MAX ||
+	    pread(r->fd, sl, len, (off_t)off) != (ssize_t)len)
+		return 0;
+	for (unsigned i = 0; i < 3 * cont; i++) {
+		uint64_t v = *mtrace_ext_word(sl, i);
+		w[i] = r->swap ? __builtin_bswap64(v) : v;
+	}
+	return 3 * cont;
+}
+
+/* CALLER, STACK and OBJECT records (version 5): 1 if x is one (its line printed) */
+int print_stack_record(const struct trace_reader *r, const struct mtrace_record *x,
+			      uint64_t off)
+{
+	static uint64_t w[MTRACE_EXT_WORDS_MAX];
+	unsigned nw;
+	switch (x->call) {
+	case MTRACE_CALL_CALLER:
+		printf("caller: stack %" PRIu64 ", called from %#" PRIx64 "\n", x->size, x->ptr);
+		return 1;
+	case MTRACE_CALL_STACK:
+		nw = ext_words(r, off, (unsigned)x->arg2, w);
+		printf("stack %" PRIu64 ":", x->size);
+		if (x->ptr)
+			printf(" %#" PRIx64, x->ptr);
+		if (x->ptr && x->result)
+			printf(" %#" PRIx64, x->result);
+		for (unsigned i = 0; x->result && i < nw && w[i]; i++)
+			printf(" %#" PRIx64, w[i]);
+		if (x->arg2 && !nw)
+			printf(" (and %" PRIu64 " slots of frames not read)", x->arg2);
+		putchar('\n');
+		return 1;
+	case MTRACE_CALL_OBJECT: {
+		nw = ext_words(r, off, (unsigned)x->arg2, w);
+		printf("object %" PRIu64 " %s, bias %#" PRIx64, x->size,
+		       (x->flags & MTRACE_OBJ_UNLOADED) ? "unloaded" : "loaded", x->ptr);
+		if (nw >= 3) {
+			unsigned idlen = (unsigned)(w[2] & 0xffff);
+			unsigned plen = (unsigned)(w[2] >> 16 & 0xffff);
+			printf(", mapped %#" PRIx64 "-%#" PRIx64, w[0], w[1]);
+			if (idlen <= MTRACE_BUILD_ID_MAX && 3 + (idlen + plen + 7) / 8 <= nw) {
+				unsigned char b[MTRACE_BUILD_ID_MAX + 4096 + 8];
+				struct mtrace_slot sl[1 + MTRACE_EXT_SLOTS_MAX];
+				for (unsigned i = 0; i < nw; i++)
+					*mtrace_ext_word(sl, i) = w[i];
+				if (idlen + plen < sizeof b) {
+					mtrace_ext_get_bytes(sl, 3, b, idlen + plen);
+					printf(", build id ");
+					for (unsigned i = 0; i < idlen; i++)
+						printf("%02x", b[i]);
+					if (!idlen)
+						printf("none");
+					printf(", %.*s", (int)plen, (const char *)b + idlen);
+				}
+			}
+		}
+		putchar('\n');
+		return 1;
+	}
+	}
+	return 0;
+}
+
