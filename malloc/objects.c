@@ -85,7 +85,7 @@ static void write_object(struct mt_thread *t, uint32_t id, const struct dl_phdr_
 	}
 	if (lo > hi)
 		lo = hi = 0;
-	unsigned words = 3 + (idlen + plen + 7) / 8, cont = mtrace_ext_slots(words);
+	unsigned words = 3 + (idlen + 7) / 8 + (plen + 7) / 8, cont = mtrace_ext_slots(words);
 	t->no_call = 1;
 	struct mtrace_slot *h = mt_reserve_n(t, 1 + cont, 1);
 	t->no_call = 0;
@@ -100,11 +100,9 @@ static void write_object(struct mt_thread *t, uint32_t id, const struct dl_phdr_
 	*mtrace_ext_word(h, 0) = lo;
 	*mtrace_ext_word(h, 1) = hi;
 	*mtrace_ext_word(h, 2) = idlen | (uint64_t)plen << 16;
-	/* the build id's bytes, then the path's, as one run of bytes */
-	uint8_t buf[MTRACE_BUILD_ID_MAX + MT_OBJ_PATH_MAX];
-	__builtin_memcpy(buf, bid ? bid : (const uint8_t *)"", idlen);
-	__builtin_memcpy(buf + idlen, path, plen);
-	mtrace_ext_put_bytes(h, 3, buf, idlen + plen);
+	/* the build id's bytes, then the path's, each from a word of its own */
+	mtrace_ext_put_bytes(h, mtrace_ext_put_bytes(h, 3, bid ? bid : (const uint8_t *)"", idlen),
+			     path, plen);
 	h->a = info ? info->dlpi_addr : 0;
 	h->b = 0;
 	h->ts = mt_thread_ticks_after(&t->clk);

@@ -1,5 +1,5 @@
 /* stacks.c - trace_dump's lines for the records of call stacks and loaded objects (version 5):
- * CALLER, STACK and OBJECT, their continuation slots read from the file again.
+ * CALLER, STACK and OBJECT, their continuation slots as the reader hands them out.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -8,20 +8,17 @@
 #include "dump.h"
 #include "trace_reader.h"
 
-/* The payload words of the extended record at file offset off (cont continuation slots) into
-   w, read from the file again (the reader hands out the head only); the words read, 0 where the
-   input cannot be read twice (a pipe, a compressed file) */
-static unsigned ext_words(const struct trace_reader *r, uint64_t off, unsigned cont, uint64_t *w)
+/* The payload words of the extended record x the reader just returned into w (host order):
+   the words, 0 if the reader gave no slots */
+static unsigned ext_words(const struct trace_reader *r, const struct mtrace_record *x,
+			  uint64_t *w)
 {
-	struct mtrace_slot sl[1 + MTRACE_EXT_SLOTS_MAX];
-	size_t len = (1 + (size_t)cont) * sizeof sl[0];
-	if (off == NO_OFFSET || r->compression || cont > MTRACE_EXT_SLOTS_MAX ||
-	    pread(r->fd, sl, len, (off_t)off) != (ssize_t)len)
+	const struct mtrace_slot *sl = trace_ext_slots(r, x);
+	unsigned cont = (unsigned)x->arg2;
+	if (!sl || cont > MTRACE_EXT_SLOTS_MAX)
 		return 0;
-	for (unsigned i = 0; i < 3 * cont; i++) {
-		uint64_t v = *mtrace_ext_word(sl, i);
-		w[i] = r->swap ? __builtin_bswap64(v) : v;
-	}
+	for (unsigned i = 0; i < 3 * cont; i++)
+		w[i] = *mtrace_ext_word((struct mtrace_slot *)sl, i);
 	return 3 * cont;
 }
 
@@ -36,7 +33,7 @@ int print_stack_record(const struct trace_reader *r, const struct mtrace_record 
 		printf("caller: stack %" PRIu64 ", called from %#" PRIx64 "\n", x->size, x->ptr);
 		return 1;
 	case MTRACE_CALL_STACK:
-		nw = ext_words(r, off, (unsigned)x->arg2, w);
+		nw = ext_words(r, x, w);
 		printf("stack %" PRIu64 ":", x->size);
 		if (x->ptr)
 			printf(" %#" PRIx64, x->ptr);
@@ -49,20 +46,23 @@ int print_stack_record(const struct trace_reader *r, const struct mtrace_record 
 		putchar('\n');
 		return 1;
 	case MTRACE_CALL_OBJECT: {
-		nw = ext_words(r, off, (unsigned)x->arg2, w);
+		nw = ext_words(r, x, w);
 		printf("object %" PRIu64 " %s, bias %#" PRIx64, x->size,
 		       (x->flags & MTRACE_OBJ_UNLOADED) ? "unloaded" : "loaded", x->ptr);
 		if (nw >= 3) {
 			unsigned idlen = (unsigned)(w[2] & 0xffff);
 			unsigned plen = (unsigned)(w[2] >> 16 & 0xffff);
 			printf(", mapped %#" PRIx64 "-%#" PRIx64, w[0], w[1]);
-			if (idlen <= MTRACE_BUILD_ID_MAX && 3 + (idlen + plen + 7) / 8 <= nw) {
+			/* (each string from a word of its own) */
+			unsigned at = 3 + (idlen + 7) / 8;
+			if (idlen <= MTRACE_BUILD_ID_MAX && at + (plen + 7) / 8 <= nw) {
 				unsigned char b[MTRACE_BUILD_ID_MAX + 4096 + 8];
 				struct mtrace_slot sl[1 + MTRACE_EXT_SLOTS_MAX];
 				for (unsigned i = 0; i < nw; i++)
 					*mtrace_ext_word(sl, i) = w[i];
 				if (idlen + plen < sizeof b) {
-					mtrace_ext_get_bytes(sl, 3, b, idlen + plen);
+					mtrace_ext_get_bytes(sl, 3, b, idlen);
+					mtrace_ext_get_bytes(sl, at, b + idlen, plen);
 					printf(", build id ");
 					for (unsigned i = 0; i < idlen; i++)
 						printf("%02x", b[i]);

@@ -453,6 +453,7 @@ static int dump(const char *path)
 	struct u64map tids = { 0 };
 	struct u64map chains = { 0 };   /* tid -> first chunks met */
 	int rc;
+	r.ext_return = 1;   /* (the records of call stacks too, in file order) */
 	while (shown < opt.limit && (rc = trace_next(&r, &x, &off)) > 0) {
 		uint64_t *nc = u64map_get(&chains, x.tid);
 		if (x.call == MTRACE_CALL_CHUNK && x.ptr == 0 &&
