@@ -148,6 +148,10 @@ $(B)/tests/ctor_dep: tests/prog/ctor_dep.c $(B)/tests/libctor.so | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/tests -lctor -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/lib%.so: tests/prog/lib%.c | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin -fPIC -shared $< -o $@
+# (every call site its own: no merged tails, no tail calls)
+$(B)/tests/manystacks: tests/prog/manystacks.c | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -O1 -fno-crossjumping -fno-tree-tail-merge \
+		-fno-optimize-sibling-calls -fno-inline $< -o $@
 $(B)/tests/%: tests/prog/%.c | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/%: tests/prog/%.cc | dirs

@@ -186,7 +186,9 @@ struct mtrace_file_header {
 	                                   those still allocated at the end have no LIVE record */
 	uint32_t stack_depth;           /* version 5, with MTRACE_HF_STACKS: the most frames a
 	                                   STACK record holds (the capture's --stacks=DEPTH) */
-	uint32_t reserved32;            /* zero */
+	uint32_t stacks_dropped;        /* version 5, with MTRACE_HF_STACKS: allocating calls whose
+	                                   stack the writer's table had no room for (their CALLER
+	                                   names stack 0), at most UINT32_MAX */
 	uint64_t reserved[40];          /* zero; room for later fields without a version change */
 	/* 512 bytes so far; the strings follow inside header_size */
 };

@@ -388,6 +388,8 @@ void mt_file_finish(struct mt_thread *self)
 			mt_memory_sample_last(self, r);
 	}
 	hdr.live_untracked = mt_large_untracked();
+	uint64_t dropped = mt_stacks_dropped();
+	hdr.stacks_dropped = dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped;
 	unsigned long long recorded = mt_writer_count_records();   /* before the idle windows go */
 	hdr.calls_recorded = recorded;
 	mt_file_header_update(1);

@@ -116,4 +116,15 @@ n=$(one_file "$TMP/n.*")
 eq "no --stacks: no MTRACE_HF_STACKS" 0 $(( $(flags "$n") & 8192 ))
 eq "no --stacks: no CALLER, STACK or OBJECT record" 0 \
 	"$("$BIN/trace_dump" "$n" | grep -c 'caller: \|  stack [0-9]*:\|  object [0-9]* ')"
+# more distinct stacks (65,536) than the tracer's table holds: the calls it had no room for
+# name stack 0, the header counts them, trace_dump -H and trace_stats --sites say so
+MTRACE_CTL_STACKS=8 traced "$TMP/many" "$TP/manystacks"
+eq "65,536 stacks: the program's exit" 0 "$?"
+m=$(one_file "$TMP/many.*")
+zero=$("$BIN/trace_dump" "$m" | grep -c 'caller: stack 0,')
+ge "65,536 stacks: some calls found the table full" 1 "$zero"
+eq "the header counts them" "$zero" \
+	"$("$BIN/trace_dump" -H "$m" | sed -n 's/^# stacks *\([0-9,]*\) allocating calls found.*/\1/p' | tr -d ,)"
+check "trace_stats --sites says how many calls have no stack" \
+	sh -c "'$BIN/trace_stats' --sites '$m' | grep -q 'calls have no stack'"
 finish

@@ -120,6 +120,9 @@ static void print_header(const struct trace_reader *r)
 		printf("# untracked %s large blocks had no room in the tracer's table: those live "
 		       "at the end say nothing of their resident bytes\n",
 		       fmt_commas(n1, h->live_untracked));
+	if ((h->flags & MTRACE_HF_STACKS) && h->stacks_dropped)
+		printf("# stacks    %s allocating calls found the tracer's table of stacks full: "
+		       "their stack is not known\n", fmt_commas(n1, h->stacks_dropped));
 	if (h->flags & MTRACE_HF_MIDWAY)
 		printf("# midway    switched on from outside (window %u), %u threads alive then: "
 		       "blocks freed here may come from before it\n",

@@ -143,6 +143,9 @@ static void text_report(const struct sites *s, struct site *v, size_t n,
 	       units_bytes(d, sizeof d, s->peak_b), fmt_commas(a, s->peak_n),
 	       fmt_commas(b, s->peak_call), units_bytes(e, sizeof e, s->end_b),
 	       fmt_commas(c, s->end_n));
+	if (s->dropped)
+		printf("  %s calls have no stack: the tracer's table of stacks was full\n",
+		       fmt_commas(a, s->dropped));
 	for (int w = 0; w < SITES_WHATS; w++) {
 		sites_sort(v, n, (enum sites_what)w);
 		text_table(v, n, (enum sites_what)w, o->top, width);
@@ -181,9 +184,11 @@ static void json_report(const struct sites *s, struct site *v, size_t n,
 {
 	fputs("{\"trace\": ", stdout);
 	print_json_string(stdout, s->name);
-	printf(", \"depth\": %u, \"stack_depth\": %u, \"calls\": %llu, \"blocks\": %llu, "
+	printf(", \"depth\": %u, \"stack_depth\": %u, \"stacks_dropped\": %u, "
+	       "\"calls\": %llu, \"blocks\": %llu, "
 	       "\"bytes\": %llu,\n \"peak\": {\"bytes\": %llu, \"blocks\": %llu, \"call\": %llu}, "
 	       "\"end\": {\"bytes\": %llu, \"blocks\": %llu},\n \"sites\": {", o->depth, s->depth,
+	       s->dropped,
 	       (unsigned long long)s->calls, (unsigned long long)s->blocks,
 	       (unsigned long long)s->bytes, (unsigned long long)s->peak_b,
 	       (unsigned long long)s->peak_n, (unsigned long long)s->peak_call,

@@ -39,6 +39,7 @@ static int read_stacks(const char *path, struct sites *s, struct tool_err *e)
 				 s->name);
 	}
 	s->depth = r.hdr.stack_depth;
+	s->dropped = r.hdr.stacks_dropped;
 	r.ext_return = 1;
 	struct mtrace_record rec;
 	uint64_t off;

@@ -41,6 +41,7 @@ struct sites {
 	uint64_t peak_b, peak_n, peak_call;   /* the ideal-RSS peak: bytes, blocks, which call */
 	uint64_t end_b, end_n;
 	uint32_t depth;               /* the header's stack_depth */
+	uint32_t dropped;             /* and its stacks_dropped */
 	/* (while reading) */
 	struct u64map index;          /* stack id + 1 -> index in v + 1 */
 	struct live live;             /* address -> block: size and index in v */

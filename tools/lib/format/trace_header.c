@@ -43,6 +43,7 @@ void trace_swap_header(struct mtrace_file_header *h)
 	MTRACE_SWAP(h->window);
 	MTRACE_SWAP(h->live_untracked);
 	MTRACE_SWAP(h->stack_depth);
+	MTRACE_SWAP(h->stacks_dropped);
 }
 
 void trace_swap_record(struct mtrace_record *rec)

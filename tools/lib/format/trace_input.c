@@ -37,6 +37,7 @@ static int follow_room(struct trace_reader *r, size_t *room)
 		r->hdr.stop_reason = h->stop_reason;
 		r->hdr.stop_errno = h->stop_errno;
 		r->hdr.live_untracked = h->live_untracked;
+		r->hdr.stacks_dropped = h->stacks_dropped;
 		uint64_t stable = trace_follow_stable(r->follow);
 		if (stable > r->bytes_read || done) {
 			if (stable - r->bytes_read < *room && stable > r->bytes_read)
