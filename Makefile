@@ -55,7 +55,7 @@ LDLIBS   := -ldl -pthread
 
 MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
-TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot
+TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot trace_recv
 TOOL_MAINS := $(foreach t,$(TOOLS),tools/$(t)/$(t).c)
 TLIB_SRC   := $(filter-out $(TOOL_MAINS),$(wildcard tools/lib/*/*.c tools/*/*.c))
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
