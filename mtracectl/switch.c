@@ -429,7 +429,7 @@ static int window(pid_t pid, uint64_t addr, const char *base, unsigned long for_
 }
 
 int switch_main(int what, const char *pid_arg, const char *base, unsigned long for_ms,
-		unsigned wait_ms, int quiet)
+		unsigned wait_ms, int quiet, char *started, size_t cap)
 {
 	char err[PATH_MAX * 4 + 600];
 	uint64_t p, addr;
@@ -458,5 +458,8 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 			"request stands, and takes effect at its next call\n", (int)pid, wait_ms);
 		return EXIT_NOANSWER;
 	}
-	return answer(pid, &c, cmd == MTRACE_CMD_STOP ? "stop" : "start", quiet);
+	int r = answer(pid, &c, cmd == MTRACE_CMD_STOP ? "stop" : "start", quiet);
+	if (r == 0 && started && cmd == MTRACE_CMD_START)
+		snprintf(started, cap, "%.*s", (int)sizeof c.file, c.file);
+	return r;
 }
