@@ -52,6 +52,7 @@ struct sfile {
 	struct qent *q;         /* frames not acknowledged: q[qhead..qn) */
 	size_t qhead, qn, qcap, qsend;   /* qsend: the next to send on this connection */
 	uint64_t seq, acked, unacked_bytes;
+	int named;              /* FILE sent on this connection */
 	int ended;              /* END queued */
 	int done;               /* END acknowledged */
 };
@@ -293,7 +294,7 @@ static void greet(void)
 	memcpy(p + 12, hostname, hl);
 	put_frame(MTS_HELLO, 0, p, (uint32_t)(12 + hl));
 	for (size_t i = 0; i < nfiles; i++)
-		files[i].qsend = files[i].qhead;
+		files[i].qsend = files[i].qhead, files[i].named = 0;
 }
 
 /* The next frame to send into frame_buf: 1, or 0 when there is none */
@@ -306,7 +307,8 @@ static int next_frame(void)
 			continue;
 		turn = (turn + k + 1) % nfiles;
 		frame_len = frame_pos = 0;
-		if (f->qsend == f->qhead) {   /* the first of this connection: name the file */
+		if (!f->named) {   /* the first of this connection: name the file */
+			f->named = 1;
 			unsigned char p[10 + MTS_NAME_MAX + 1], o[8];
 			char name[MTS_NAME_MAX + 1];
 			const char *slash = strrchr(f->path, '/');
