@@ -158,10 +158,10 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
-	fuzz_replay_maps
+	fuzz_replay_maps fuzz_stream
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
-# the harnesses drive trace2wl's converter and trace_run's replay check and maps
-FUZZ_INC  := -Itools/trace2wl -Itools/trace_run
+# the harnesses drive trace2wl's converter, trace_run's replay check and maps, trace_recv's reader
+FUZZ_INC  := -Itools/trace2wl -Itools/trace_run -Itools/trace_recv
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $(FUZZ_INC) $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 

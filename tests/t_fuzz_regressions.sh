@@ -2,7 +2,7 @@
 # through its harness without a crash, hang or property violation.
 . tests/lib.sh
 n=0
-for h in fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_replay_maps; do
+for h in fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_replay_maps fuzz_stream; do
 	files=$(ls fuzz/regressions/$h/* fuzz/corpus/$h/* 2>/dev/null)
 	# always at least the generated fixtures, so the harness itself is exercised
 	"$TP/mkfixture" trace-edge "$TMP/$h.edge"; "$TP/mkfixture" wl-deadlock "$TMP/$h.wl"
@@ -10,5 +10,5 @@ for h in fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_impo
 	eq "$h: $(echo $files | wc -w) kept inputs and 2 fixtures run clean" 0 "$?"
 	n=$((n + 1))
 done
-eq "all six harnesses ran" 6 "$n"
+eq "all seven harnesses ran" 7 "$n"
 finish
