@@ -77,6 +77,9 @@ static const char usage_text[] =
 	"      --send-wait=SECONDS  after the program ended, how long to go on trying to\n"
 	"                     deliver what is not acknowledged (default 60); then the\n"
 	"                     local files keep it and mtracectl exits 125\n"
+	"      --no-keep      with --send: give the local files' blocks back once the\n"
+	"                     collector has them (holes punched: the files keep their\n"
+	"                     size), so that the disk holds only what is in flight\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
@@ -328,7 +331,7 @@ int main(int argc, char **argv)
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
-	       OPT_WAIT, OPT_ONLY, OPT_SEND, OPT_SEND_WAIT };
+	       OPT_WAIT, OPT_ONLY, OPT_SEND, OPT_SEND_WAIT, OPT_NO_KEEP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -342,6 +345,7 @@ int main(int argc, char **argv)
 		{ "only", required_argument, 0, OPT_ONLY },
 		{ "send", required_argument, 0, OPT_SEND },
 		{ "send-wait", required_argument, 0, OPT_SEND_WAIT },
+		{ "no-keep", no_argument, 0, OPT_NO_KEEP },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL, *only = NULL;
@@ -397,6 +401,7 @@ int main(int argc, char **argv)
 					 optarg);
 			so.dest = optarg;
 			break;
+		case OPT_NO_KEEP: so.no_keep = 1; break;
 		case OPT_SEND_WAIT:
 			if (parse_u64(optarg, &send_wait_s) < 0 || send_wait_s > 86400 * 30)
 				tool_die(EXIT_USAGE, "--send-wait wants seconds, not '%s'", optarg);
@@ -406,6 +411,8 @@ int main(int argc, char **argv)
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
+	if (so.no_keep && !so.dest)
+		tool_die(EXIT_USAGE, "--no-keep goes with --send");
 	so.quiet = quiet;
 	so.give_up_s = (unsigned)send_wait_s;
 	if (remote) {

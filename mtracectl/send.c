@@ -52,6 +52,7 @@ struct sfile {
 	struct qent *q;         /* frames not acknowledged: q[qhead..qn) */
 	size_t qhead, qn, qcap, qsend;   /* qsend: the next to send on this connection */
 	uint64_t seq, acked, unacked_bytes;
+	uint64_t punched;       /* --no-keep: blocks below were given back (or kept for good) */
 	int named;              /* FILE sent on this connection */
 	int ended;              /* END queued */
 	int done;               /* END acknowledged */
@@ -218,12 +219,63 @@ final:;
 	f->ended = 1;
 }
 
+/* ---------------------------------------------------------------------------------------------
+   --no-keep: the local file's acknowledged blocks given back
+   ------------------------------------------------------------------------------------------- */
+
+/* A thread's chunk is 64 KiB at most, and holds its unwritten tail: below a hole (or the scanned
+   end) by more than that, no chunk is still held, which the tracer may read again (to count a
+   stopping thread's records).  What lies within it of a hole is kept for good. */
+#define HELD_CHUNK_MAX (64u * 1024)
+
+static void punch(struct sfile *f, uint64_t a, uint64_t b)
+{
+	a = (a + 4095) & ~(uint64_t)4095;
+	b &= ~(uint64_t)4095;
+	if (a < b)
+		fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a, (off_t)(b - a));
+}
+
+static void give_back(struct sfile *f)
+{
+	if (!f->hsize)
+		return;
+	if (!f->punched)
+		f->punched = f->hsize;   /* (the header's page stays) */
+	uint64_t lim = f->scanned;
+	for (size_t i = f->qhead; i < f->qn; i++)
+		if (f->q[i].type == Q_DATA && f->q[i].off < lim)
+			lim = f->q[i].off;
+	if (f->done) {   /* all of it acknowledged, the writer gone */
+		struct stat st;
+		lim = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : f->punched;
+	} else
+		lim = lim > HELD_CHUNK_MAX ? lim - HELD_CHUNK_MAX : 0;
+	uint64_t p = f->punched;
+	if (lim <= p)
+		return;
+	for (size_t i = 0; i < f->nholes && !f->done; i++) {
+		const struct range *h = &f->holes[i];
+		uint64_t zone = h->a > HELD_CHUNK_MAX ? h->a - HELD_CHUNK_MAX : 0;
+		if (h->b <= p)
+			continue;
+		if (zone >= lim)
+			break;
+		if (zone > p)
+			punch(f, p, zone);
+		p = h->b > p ? h->b : p;
+	}
+	if (lim > p)
+		punch(f, p, lim);
+	f->punched = lim;
+}
+
 static void add_file(const char *path)
 {
 	for (size_t i = 0; i < nfiles; i++)
 		if (!strcmp(files[i].path, path))
 			return;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, (opt->no_keep ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return;   /* (gone already: nothing of it to send) */
 	files = grow(files, &capfiles, nfiles, sizeof *files);
@@ -452,8 +504,11 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 	for (;;) {
 		if (mfd >= 0)
 			read_manifest(mfd, line, sizeof line, &nline);
-		for (size_t i = 0; i < nfiles; i++)
+		for (size_t i = 0; i < nfiles; i++) {
 			follow(&files[i], tree_ended);
+			if (opt->no_keep)
+				give_back(&files[i]);
+		}
 		if ((tree_ended || (file && nfiles && files[0].ended)) && all_done())
 			break;
 		if (file && !tree_ended && kill(pid, 0) < 0 && errno == ESRCH)

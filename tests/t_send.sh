@@ -97,6 +97,20 @@ for k in $kids; do wait "$k" || st=$?; done
 eq "ten senders at once: their status" 0 "$st"
 eq "... ten traces received byte for byte" "10 traces, 10 identical" "$(same "$TMP/l6" "$TMP/r1")"
 
+# --no-keep: the local file keeps its size but gives its blocks back once acknowledged; what the
+# collector has is the whole trace
+mkdir "$TMP/l8"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l8" --send="127.0.0.1:$port" --no-keep -- "$TP/threads" 2 2 10 \
+	300000 >/dev/null
+eq "--no-keep: status" 0 $?
+f=$(ls "$TMP"/l8/*)
+g=$(ls "$TMP"/r1/*/"$(basename "$f")")
+size=$(stat -c %s "$f") kept=$(( $(stat -c %b "$f") * 512 ))
+check "... the local file keeps its size, $size bytes, the same as the received one" \
+	test "$size" -eq "$(stat -c %s "$g")" -a "$size" -gt 16000000
+check "... but holds $kept bytes of disk (< 1 MiB)" test "$kept" -lt 1048576
+ge "... the received trace has every call" 600040 "$(count "$g" calls)"
+
 # no collector ever: the local files keep the traces, mtracectl says so and exits 125
 mkdir "$TMP/l7"
 timeout -k 5 120 "$CTL" -q -o "$TMP/l7" --send="127.0.0.1:1" --send-wait=1 -- "$TP/threads" 2 2 10 \
