@@ -80,6 +80,9 @@ static const char usage_text[] =
 	"      --no-keep      with --send: give the local files' blocks back once the\n"
 	"                     collector has them (holes punched: the files keep their\n"
 	"                     size), so that the disk holds only what is in flight\n"
+	"      --backlog=SIZE with --send: when more than SIZE bytes (K, M, G, T after\n"
+	"                     the number) are not acknowledged, the link down too long,\n"
+	"                     the traces stop, their headers saying why\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
@@ -331,7 +334,8 @@ int main(int argc, char **argv)
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
-	       OPT_WAIT, OPT_ONLY, OPT_SEND, OPT_SEND_WAIT, OPT_NO_KEEP };
+	       OPT_WAIT, OPT_ONLY, OPT_SEND, OPT_SEND_WAIT, OPT_NO_KEEP,
+	       OPT_BACKLOG };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -346,6 +350,7 @@ int main(int argc, char **argv)
 		{ "send", required_argument, 0, OPT_SEND },
 		{ "send-wait", required_argument, 0, OPT_SEND_WAIT },
 		{ "no-keep", no_argument, 0, OPT_NO_KEEP },
+		{ "backlog", required_argument, 0, OPT_BACKLOG },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL, *only = NULL;
@@ -402,6 +407,11 @@ int main(int argc, char **argv)
 			so.dest = optarg;
 			break;
 		case OPT_NO_KEEP: so.no_keep = 1; break;
+		case OPT_BACKLOG:
+			if (mt_parse_size(optarg, &so.backlog) < 0 || so.backlog == 0)
+				tool_die(EXIT_USAGE, "--backlog wants a size (bytes, or a number with "
+					 "K, M, G or T after it), not '%s'", optarg);
+			break;
 		case OPT_SEND_WAIT:
 			if (parse_u64(optarg, &send_wait_s) < 0 || send_wait_s > 86400 * 30)
 				tool_die(EXIT_USAGE, "--send-wait wants seconds, not '%s'", optarg);
@@ -411,8 +421,8 @@ int main(int argc, char **argv)
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
-	if (so.no_keep && !so.dest)
-		tool_die(EXIT_USAGE, "--no-keep goes with --send");
+	if ((so.no_keep || so.backlog) && !so.dest)
+		tool_die(EXIT_USAGE, "--no-keep and --backlog go with --send");
 	so.quiet = quiet;
 	so.give_up_s = (unsigned)send_wait_s;
 	if (remote) {

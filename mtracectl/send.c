@@ -26,6 +26,7 @@
 #include "mtrace-stream.h"
 #include "mtrace-trace.h"
 #include "send.h"
+#include "switch.h"
 
 #define SLOT MTRACE_SLOT_SIZE
 #define SCAN_MAX (1u << 20)    /* bytes of a file read at once */
@@ -54,6 +55,7 @@ struct sfile {
 	uint64_t seq, acked, unacked_bytes;
 	uint64_t punched;       /* --no-keep: blocks below were given back (or kept for good) */
 	int named;              /* FILE sent on this connection */
+	int stop_asked;         /* --backlog: its tracer was asked to stop */
 	int ended;              /* END queued */
 	int done;               /* END acknowledged */
 };
@@ -470,6 +472,31 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+/* --backlog: past it, every tracer still writing is asked to stop (once each) */
+static void check_backlog(void)
+{
+	static int said;
+	uint64_t left = 0;
+	for (size_t i = 0; i < nfiles; i++)
+		left += files[i].unacked_bytes;
+	if (!opt->backlog || left <= opt->backlog)
+		return;
+	for (size_t i = 0; i < nfiles; i++) {
+		struct sfile *f = &files[i];
+		char err[4096];
+		if (f->stop_asked || f->ended || !f->hsize)
+			continue;
+		f->stop_asked = 1;
+		if (switch_stop_backlog(f->pid, err, sizeof err) < 0)
+			fprintf(stderr, "mtracectl: cannot stop the trace of process %d: %s\n",
+				(int)f->pid, err);
+		else if (!said++)
+			fprintf(stderr, "mtracectl: %llu bytes of the traces not acknowledged by %s "
+				"passed --backlog: the traces stop (their headers say why)\n",
+				(unsigned long long)left, opt->dest);
+	}
+}
+
 static int all_done(void)
 {
 	for (size_t i = 0; i < nfiles; i++)
@@ -509,6 +536,7 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 			if (opt->no_keep)
 				give_back(&files[i]);
 		}
+		check_backlog();
 		if ((tree_ended || (file && nfiles && files[0].ended)) && all_done())
 			break;
 		if (file && !tree_ended && kill(pid, 0) < 0 && errno == ESRCH)

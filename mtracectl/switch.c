@@ -284,6 +284,19 @@ static int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *ba
 	}
 }
 
+int switch_stop_backlog(pid_t pid, char *err, size_t cap)
+{
+	uint64_t addr;
+	struct mtrace_control c;
+	if (switch_find(pid, &addr, err, cap) < 0)
+		return -1;
+	if (switch_request(pid, addr, MTRACE_CMD_STOP_BACKLOG, NULL, 0, &c) < 0) {
+		snprintf(err, cap, "process %d: %s", (int)pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
    mtracectl --start, --stop, --status, --for
    ------------------------------------------------------------------------------------------- */

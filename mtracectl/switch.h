@@ -11,4 +11,7 @@
    bytes; NULL: not wanted). */
 int switch_main(int what, const char *pid_arg, const char *base, unsigned long for_ms,
 		unsigned wait_ms, int quiet, char *started, size_t cap);
+/* Ask process pid's tracer to stop with MTRACE_STOP_BACKLOG (carried out at its next allocator
+   call; no wait): 0, or -1 with err said */
+int switch_stop_backlog(pid_t pid, char *err, size_t cap);
 #endif

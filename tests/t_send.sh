@@ -119,6 +119,30 @@ eq "no collector: exit status" 125 $?
 check "... said: $(tail -n 1 "$TMP/err7")" grep -q 'the local files keep them' "$TMP/err7"
 check "... the local trace is there" test -s "$(ls "$TMP"/l7/* | head -n 1)"
 
+# --backlog: the collector never answers; once more than 1 MiB is unacknowledged, the traces
+# still written stop (the shell's, at its next allocator call after it is asked), their
+# headers saying why; the program goes on
+mkdir "$TMP/l9"
+mkfifo "$TMP/go9"
+setsid timeout -k 5 120 "$CTL" -q -o "$TMP/l9" --send="127.0.0.1:1" --backlog=1M --send-wait=1 \
+	-- sh -c "$TP/threads 1 1 10 100000 >/dev/null; read x <$TMP/go9; $TP/threads 1 1 1 1 >/dev/null
+	echo went on" >"$TMP/out9" 2>"$TMP/err9" &
+spid=$!
+pgids="$pgids $spid"
+i=0
+while ! grep -q 'passed --backlog' "$TMP/err9" && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo go >"$TMP/go9"
+wait "$spid"
+eq "--backlog passed: the program goes on" "went on" "$(cat "$TMP/out9")"
+check "... mtracectl says so: $(grep -F "passed --backlog" "$TMP/err9" | head -n 1)" grep -q 'passed --backlog: the traces stop' \
+	"$TMP/err9"
+nstop=0
+for f in "$TMP"/l9/*; do
+	"$BIN/trace_dump" -H "$f" | grep -q -F "stopped early, as what was not yet sent to the collector passed the bound (mtracectl --backlog)" &&
+		nstop=$((nstop + 1))
+done
+eq "... the shell's trace stopped early, its header saying why" 1 "$nstop"
+
 # malformed streams on standard input: refused, naming the offset, nothing written outside
 hello='MTSTREAM\001\000\002\000hx'
 mkdir "$TMP/bad"
