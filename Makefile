@@ -55,7 +55,7 @@ LDLIBS   := -ldl -pthread
 
 MALLOC_SRC := $(wildcard malloc/*.c)
 MALLOC_OBJ := $(MALLOC_SRC:%.c=$(B)/%.o)
-TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot
+TOOLS      := trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot trace_recv
 TOOL_MAINS := $(foreach t,$(TOOLS),tools/$(t)/$(t).c)
 TLIB_SRC   := $(filter-out $(TOOL_MAINS),$(wildcard tools/lib/*/*.c tools/*/*.c))
 TLIB_OBJ   := $(TLIB_SRC:%.c=$(B)/%.o)
@@ -166,10 +166,10 @@ $(B)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(B)/libmtools.a | dirs
 
 # fuzz harnesses with a plain driver: every kept crashing input runs in `make check`
 FUZZ_HARNESSES := fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency \
-	fuzz_replay_maps fuzz_stacks fuzz_elf_symbols
+	fuzz_replay_maps fuzz_stacks fuzz_elf_symbols fuzz_stream
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(B)/fuzz/%)
-# the harnesses drive trace2wl's converter and trace_run's replay check and maps
-FUZZ_INC  := -Itools/trace2wl -Itools/trace_run
+# the harnesses drive trace2wl's converter, trace_run's replay check and maps, trace_recv's reader
+FUZZ_INC  := -Itools/trace2wl -Itools/trace_run -Itools/trace_recv
 $(B)/fuzz/%: fuzz/%.c fuzz/driver.c fuzz/fuzz.h $(B)/libmtools.a | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) -D_GNU_SOURCE -Ifuzz $(FUZZ_INC) $< fuzz/driver.c -o $@ $(B)/libmtools.a -pthread -lm
 

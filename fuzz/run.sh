@@ -18,7 +18,7 @@ fi
 LIBSRC=${LIBSRC:?run by make fuzz}
 TOOL_INC=${TOOL_INC:?run by make fuzz}
 HARNESSES="fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_latency fuzz_replay_maps
-	fuzz_stacks fuzz_elf_symbols"
+	fuzz_stacks fuzz_elf_symbols fuzz_stream"
 # (-D_GNU_SOURCE= as the sources define it, empty: no "redefined" warning for each)
 FCFLAGS="-std=gnu11 -D_GNU_SOURCE= -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -Iinclude $TOOL_INC -Ifuzz"
 # the library as an archive, as make builds it: a harness takes only the objects it calls, so
@@ -110,5 +110,7 @@ run fuzz_latency "$S/lat"
 run fuzz_replay_maps "$S/maps"
 run fuzz_stacks "$S/stacks"
 run fuzz_elf_symbols "$S/elf"
+mkdir -p "$S/stream"   # (its seeds: fuzz/corpus/fuzz_stream, a stream mtracectl --send wrote)
+run fuzz_stream "$S/stream"
 echo "fuzz: $failed harness(es) with findings"
 [ $failed -eq 0 ]

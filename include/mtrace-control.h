@@ -25,6 +25,8 @@ enum mtrace_control_cmd {
 	MTRACE_CMD_NONE  = 0,
 	MTRACE_CMD_START = 1,           /* record into a new trace file (base: where; "": as set) */
 	MTRACE_CMD_STOP  = 2,           /* finish the trace file and go dormant again */
+	MTRACE_CMD_STOP_BACKLOG = 3,    /* stop recording, MTRACE_STOP_BACKLOG in the header (the
+	                                   sender's backlog is full); the file stays open */
 };
 
 enum mtrace_control_state {

@@ -119,7 +119,9 @@ enum mtrace_stop_reason {
 	                                   trace's memory */
 	MTRACE_STOP_UNREACHABLE = 9,    /* the program changed its root directory or its user, then
 	                                   closed the descriptors the tracer kept for the file */
-	MTRACE_STOP_MAX         = 9
+	MTRACE_STOP_BACKLOG     = 10,   /* what the sender (mtracectl --send) had not delivered
+	                                   passed its bound (--backlog): the link was down too long */
+	MTRACE_STOP_MAX         = 10
 };
 
 /* mallopt parameters (glibc's malloc.h numbers) a header records the program's settings of */

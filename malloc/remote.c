@@ -64,6 +64,12 @@ void mt_control_act(void)
 				mt_file_finish(&mt_tls);
 			else
 				err = EALREADY;
+		} else if (cmd == MTRACE_CMD_STOP_BACKLOG) {
+			if (mt_file.have_file && !mt_file.failed)
+				mt_file_fail(MTRACE_STOP_BACKLOG, "what the sender has not delivered "
+					     "passed its bound (mtracectl --backlog)", 0);
+			else
+				err = EALREADY;
 		} else
 			err = EINVAL;
 		mtrace_control.error = err;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "hint.h"
 #include "report.h"
+#include "send.h"
 #include "signals.h"
 #include "switch.h"
 #include "tool.h"
@@ -35,6 +36,8 @@
 static const char usage_text[] =
 	"Usage: mtracectl [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
 	"  or:  mtracectl --start|--stop|--status|--for=DURATION [-o BASE] PID\n"
+	"  or:  mtracectl --send=DEST [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
+	"  or:  mtracectl --start --send=DEST [-o BASE] PID\n"
 	"Run PROGRAM with every malloc, free, calloc, realloc, reallocarray,\n"
 	"posix_memalign, aligned_alloc, memalign, valloc and pvalloc call traced, one\n"
 	"trace file per process. With --dormant the tracer is loaded but records nothing\n"
@@ -67,6 +70,21 @@ static const char usage_text[] =
 	"      --wait=SECONDS how long --start, --stop and --for wait for PID's next\n"
 	"                     allocator call, which carries the request out (default 5)\n"
 	"      --lib=PATH     the preload library (default: found next to this program)\n"
+	"      --send=DEST    send every trace, as it is written, to a collector\n"
+	"                     (trace_recv): DEST is HOST:PORT, or |COMMAND run by sh -c\n"
+	"                     with the stream on its standard input and output\n"
+	"                     ('|ssh HOST trace_recv -o DIR -'); the program never waits\n"
+	"                     for it; a dropped link is resumed where it was\n"
+	"                     acknowledged\n"
+	"      --send-wait=SECONDS  after the program ended, how long to go on trying to\n"
+	"                     deliver what is not acknowledged (default 60); then the\n"
+	"                     local files keep it and mtracectl exits 125\n"
+	"      --no-keep      with --send: give the local files' blocks back once the\n"
+	"                     collector has them (holes punched: the files keep their\n"
+	"                     size), so that the disk holds only what is in flight\n"
+	"      --backlog=SIZE with --send: when more than SIZE bytes (K, M, G, T after\n"
+	"                     the number) are not acknowledged, the link down too long,\n"
+	"                     the traces stop, their headers saying why\n"
 	"  -h, --help         show this help and exit\n"
 	"  -V, --version      show the version and exit\n"
 	"\n"
@@ -295,12 +313,31 @@ static void make_manifest(void)
 		 strerror(e ? e : ENAMETOOLONG));
 }
 
+/* mtracectl --start --send=DEST PID: start recording, then send the trace until PID ends or the
+   trace is stopped, and the collector has it all */
+static int send_started(const struct send_opts *so, const char *pid_arg, const char *base,
+			unsigned wait_ms)
+{
+	char file[PATH_MAX + 256] = "";
+	int r = switch_main('s', pid_arg, base, 0, wait_ms, quiet, file, sizeof file);
+	if (r || !file[0])
+		return r;
+	int done_fd;
+	pid_t s = send_start(so, NULL, file, (pid_t)atoi(pid_arg), &done_fd);
+	if (s < 0)
+		tool_die(EXIT_TOOL, "cannot start the sender: %s", strerror(errno));
+	r = send_wait(s);
+	close(done_fd);
+	return r ? EXIT_TOOL : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	tool_set_name("mtracectl", argv);
 	/* the long-only options' codes: below any letter's */
 	enum { OPT_LIB = 1, OPT_NO_THREAD, OPT_DORMANT, OPT_START, OPT_STOP, OPT_STATUS, OPT_FOR,
-	       OPT_WAIT, OPT_ONLY, OPT_STACKS };
+	       OPT_WAIT, OPT_ONLY, OPT_STACKS, OPT_SEND, OPT_SEND_WAIT, OPT_NO_KEEP,
+	       OPT_BACKLOG };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "durations", no_argument, 0, 'd' },
 		{ "private", no_argument, 0, 'P' }, { "quiet", no_argument, 0, 'q' },
@@ -313,6 +350,10 @@ int main(int argc, char **argv)
 		{ "wait", required_argument, 0, OPT_WAIT },
 		{ "only", required_argument, 0, OPT_ONLY },
 		{ "stacks", optional_argument, 0, OPT_STACKS },
+		{ "send", required_argument, 0, OPT_SEND },
+		{ "send-wait", required_argument, 0, OPT_SEND_WAIT },
+		{ "no-keep", no_argument, 0, OPT_NO_KEEP },
+		{ "backlog", required_argument, 0, OPT_BACKLOG },
 		{ 0, 0, 0, 0 },
 	};
 	const char *output = NULL, *lib_opt = NULL, *max_size = NULL, *only = NULL;
@@ -320,7 +361,8 @@ int main(int argc, char **argv)
 	uint64_t cap;
 	int durations = 0, private_hdr = 0, no_thread = 0, dormant = 0, remote = 0, c;
 	unsigned long for_ms = 0;
-	uint64_t wait_s = 5;
+	uint64_t wait_s = 5, send_wait_s = 60;
+	struct send_opts so = { 0 };
 	/* '+': options end at PROGRAM, whose own options are its business */
 	while ((c = getopt_long(argc, argv, "+o:dPqS:hV", longopts, NULL)) != -1) {
 		int what = c == OPT_START ? 's' : c == OPT_STOP ? 'x' : c == OPT_STATUS ? 'i' : 'f';
@@ -373,18 +415,42 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &wait_s) < 0 || wait_s > 86400)
 				tool_die(EXIT_USAGE, "--wait wants seconds, not '%s'", optarg);
 			break;
+		case OPT_SEND:
+			if (!link_dest_ok(optarg))
+				tool_die(EXIT_USAGE, "--send wants HOST:PORT or |COMMAND, not '%s'",
+					 optarg);
+			so.dest = optarg;
+			break;
+		case OPT_NO_KEEP: so.no_keep = 1; break;
+		case OPT_BACKLOG:
+			if (mt_parse_size(optarg, &so.backlog) < 0 || so.backlog == 0)
+				tool_die(EXIT_USAGE, "--backlog wants a size (bytes, or a number with "
+					 "K, M, G or T after it), not '%s'", optarg);
+			break;
+		case OPT_SEND_WAIT:
+			if (parse_u64(optarg, &send_wait_s) < 0 || send_wait_s > 86400 * 30)
+				tool_die(EXIT_USAGE, "--send-wait wants seconds, not '%s'", optarg);
+			break;
 		case 'h': fputs(usage_text, stdout); return EXIT_OK;
 		case 'V': tool_version();
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}
 	}
+	if ((so.no_keep || so.backlog) && !so.dest)
+		tool_die(EXIT_USAGE, "--no-keep and --backlog go with --send");
+	so.quiet = quiet;
+	so.give_up_s = (unsigned)send_wait_s;
 	if (remote) {
 		if (optind != argc - 1)
 			tool_die(EXIT_USAGE,
 				 "--start, --stop, --status and --for take one process id");
 		char absb[PATH_MAX + 2];
 		const char *b = output ? absolute_base(output, absb, sizeof absb) : NULL;
-		return switch_main(remote, argv[optind], b, for_ms, (unsigned)wait_s * 1000, quiet);
+		if (so.dest && remote != 's')
+			tool_die(EXIT_USAGE, "--send goes with --start, or a program to run");
+		return so.dest ? send_started(&so, argv[optind], b, (unsigned)wait_s * 1000)
+			       : switch_main(remote, argv[optind], b, for_ms,
+					     (unsigned)wait_s * 1000, quiet, NULL, 0);
 	}
 	if (optind == argc) {
 		fputs("mtracectl: no program given\nTry 'mtracectl --help'.\n", stderr);
@@ -451,6 +517,13 @@ int main(int argc, char **argv)
 		tool_die(EXIT_SYSTEM, "out of memory");
 
 	make_manifest();
+	int send_done = -1;
+	pid_t sender = 0;
+	if (so.dest) {   /* (before the environment is the program's) */
+		sender = send_start(&so, manifest, NULL, 0, &send_done);
+		if (sender < 0)
+			tool_die(EXIT_TOOL, "cannot start the sender: %s", strerror(errno));
+	}
 
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("MTRACE_CTL_MANIFEST", manifest, 1);
@@ -488,9 +561,16 @@ int main(int argc, char **argv)
 	int status = wait_program(pid, &old_mask);
 	if (status < 0)
 		tool_die(EXIT_TOOL, "waiting for %s: %s", prog_argv[0], strerror(errno));
+	int undelivered = 0;
+	if (sender > 0) {   /* the tree ended: the sender finishes the files and delivers them */
+		close(send_done);
+		undelivered = send_wait(sender) != 0;
+	}
 	if (!quiet)
 		report_traces(manifest);
 	tool_remove_temps();
+	if (undelivered)
+		return EXIT_TOOL;
 	if (WIFSIGNALED(status)) {
 		/* as a shell: SIGPIPE is how a pipeline's writer ends when its reader has had
 		   enough (prog | head), and SIGINT is the user's own ^C - neither is news */

@@ -284,6 +284,19 @@ static int switch_request(pid_t pid, uint64_t addr, unsigned cmd, const char *ba
 	}
 }
 
+int switch_stop_backlog(pid_t pid, char *err, size_t cap)
+{
+	uint64_t addr;
+	struct mtrace_control c;
+	if (switch_find(pid, &addr, err, cap) < 0)
+		return -1;
+	if (switch_request(pid, addr, MTRACE_CMD_STOP_BACKLOG, NULL, 0, &c) < 0) {
+		snprintf(err, cap, "process %d: %s", (int)pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
    mtracectl --start, --stop, --status, --for
    ------------------------------------------------------------------------------------------- */
@@ -429,7 +442,7 @@ static int window(pid_t pid, uint64_t addr, const char *base, unsigned long for_
 }
 
 int switch_main(int what, const char *pid_arg, const char *base, unsigned long for_ms,
-		unsigned wait_ms, int quiet)
+		unsigned wait_ms, int quiet, char *started, size_t cap)
 {
 	char err[PATH_MAX * 4 + 600];
 	uint64_t p, addr;
@@ -458,5 +471,8 @@ int switch_main(int what, const char *pid_arg, const char *base, unsigned long f
 			"request stands, and takes effect at its next call\n", (int)pid, wait_ms);
 		return EXIT_NOANSWER;
 	}
-	return answer(pid, &c, cmd == MTRACE_CMD_STOP ? "stop" : "start", quiet);
+	int r = answer(pid, &c, cmd == MTRACE_CMD_STOP ? "stop" : "start", quiet);
+	if (r == 0 && started && cmd == MTRACE_CMD_START)
+		snprintf(started, cap, "%.*s", (int)sizeof c.file, c.file);
+	return r;
 }

@@ -3,7 +3,7 @@
 . tests/lib.sh
 n=0
 for h in fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_import fuzz_replay_maps \
-	fuzz_stacks fuzz_elf_symbols; do
+	fuzz_stacks fuzz_elf_symbols fuzz_stream; do
 	files=$(ls fuzz/regressions/$h/* fuzz/corpus/$h/* 2>/dev/null)
 	# always at least the generated fixtures, so the harness itself is exercised
 	"$TP/mkfixture" trace-edge "$TMP/$h.edge"; "$TP/mkfixture" wl-deadlock "$TMP/$h.wl"
@@ -16,5 +16,5 @@ for h in fuzz_trace_reader fuzz_convert fuzz_workload fuzz_dj_workload fuzz_impo
 	eq "$h: $(echo $files | wc -w) kept inputs and 2 fixtures run clean" 0 "$?"
 	n=$((n + 1))
 done
-eq "all eight harnesses ran" 8 "$n"
+eq "all nine harnesses ran" 9 "$n"
 finish

@@ -2,7 +2,7 @@
 # file of its folder that holds it) appears in its --help and in its manual page; --version and
 # --help exit 0; --help fits a terminal of 80 columns.
 . tests/lib.sh
-for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot mtracectl; do
+for t in trace_dump trace2wl trace_run trace_stats trace_import trace_pack trace_plot trace_recv mtracectl; do
 	dir=$ROOT/tools/$t
 	[ "$t" = mtracectl ] && dir=$ROOT/mtracectl
 	src=$(grep -l 'longopts\[\] = {' "$dir"/*.c | head -n 1)

@@ -80,6 +80,8 @@ const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_
 			"trace's own memory",
 		[MTRACE_STOP_UNREACHABLE] = "the program changed its root directory or its user, "
 			"then closed the descriptors the tracer kept to reach the file",
+		[MTRACE_STOP_BACKLOG] = "what was not yet sent to the collector passed the bound "
+			"(mtracectl --backlog): the link was down too long",
 	};
 	const char *what = h->stop_reason <= MTRACE_STOP_MAX ? why[h->stop_reason]
 			   : "of a failure this reader does not know";

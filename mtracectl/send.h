@@ -1,0 +1,38 @@
+/* send.h - mtracectl --send: a process that follows the traces of the traced tree and sends
+ * what is committed of them to a collector (send.c), over a link (send_link.c). */
+#ifndef SEND_H
+#define SEND_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct link {
+	const char *dest;       /* HOST:PORT, or |COMMAND */
+	int fd;                 /* -1: down */
+	pid_t child;            /* COMMAND's process (group), or 0 */
+	unsigned char in[4096]; /* what the collector sent, not yet a whole frame */
+	size_t nin;
+};
+
+/* 1 if dest is HOST:PORT or |COMMAND */
+int link_dest_ok(const char *dest);
+/* Connect (or run COMMAND): 0, or -1 with why said */
+int link_open(struct link *l, char *why, size_t cap);
+void link_close(struct link *l);
+
+struct send_opts {
+	const char *dest;
+	uint64_t backlog;       /* --backlog: unacknowledged bytes that stop the traces; 0: none */
+	int no_keep;            /* --no-keep: punch out of the local files what is acknowledged */
+	int quiet;
+	unsigned give_up_s;     /* after the tree ended, how long to try to deliver the rest */
+};
+
+/* Start the sender process.  It follows the files named in manifest (one a line, as the
+   tracers append them), or the one file `file` of process `pid` when manifest is NULL.  Returns
+   its pid; *done_fd is the descriptor to close once the traced tree has ended. */
+pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, pid_t pid,
+		 int *done_fd);
+/* Wait for the sender: 0 when everything was delivered, else non-zero (it said why) */
+int send_wait(pid_t sender);
+#endif

@@ -1,0 +1,165 @@
+# mtracectl --send and trace_recv (issue 40): every trace of the tree arrives byte for byte (cmp)
+# over TCP and over a command's pipe, through a link cut mid-stream, a collector killed and
+# started again, a program killed by SIGKILL, ten senders at once; malformed streams are refused
+# naming their offset.  Loopback only; every background process in its own group, killed.
+. tests/lib.sh
+R=$BIN/trace_recv
+CTL=$BIN/mtracectl
+pgids=""
+trap 'for g in $pgids; do kill -9 -- -$g 2>/dev/null; done; rm -rf "$TMP"' EXIT
+
+# start_recv DIR OUT [PORT]: a collector in its own group listening on loopback; its port in $port
+start_recv() {
+	setsid timeout -k 5 300 "$R" -q -o "$1" --listen "127.0.0.1:${3:-0}" >"$2" 2>"$2.err" &
+	rpid=$!
+	pgids="$pgids $rpid"
+	i=0
+	while ! grep -q '^listening' "$2" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$2")
+}
+# same LOCALDIR RECVDIR: "N same" when each of the N local traces has an identical received one
+same() {
+	n=0 s=0
+	for f in "$1"/*; do
+		n=$((n + 1))
+		g=$(ls "$2"/*/"$(basename "$f")" 2>/dev/null | head -n 1)
+		[ -n "$g" ] && cmp -s "$f" "$g" && s=$((s + 1))
+	done
+	echo "$n traces, $s identical"
+}
+
+untraced=$("$TP/threads" 16 4 3000 20000)
+
+# TCP
+start_recv "$TMP/r1" "$TMP/r1.out"
+mkdir "$TMP/l1"
+out=$(timeout -k 5 120 "$CTL" -q -o "$TMP/l1" --send="127.0.0.1:$port" -- "$TP/threads" 16 4 3000 20000)
+eq "over TCP: the program's output as untraced" "$untraced" "$out"
+eq "... and every trace received byte for byte" "1 traces, 1 identical" "$(same "$TMP/l1" "$TMP/r1")"
+
+# |COMMAND, a tree that forks and execs: one stream carries every process's trace
+mkdir "$TMP/l2"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l2" --send="|$R -q -o $TMP/r2 -" -- "$TP/forker" exec >/dev/null
+eq "over a command's pipe, fork and exec: the traces received" "3 traces, 3 identical" \
+	"$(same "$TMP/l2" "$TMP/r2")"
+
+# a link cut three times mid-stream (after 150000 bytes each time) is resumed
+setsid timeout -k 5 300 "$TP/cutproxy" "$port" 150000 3 >"$TMP/proxy" 2>&1 &
+pgids="$pgids $!"
+i=0
+while ! grep -q '^port' "$TMP/proxy" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+pport=$(sed -n 's/^port //p' "$TMP/proxy")
+mkdir "$TMP/l3"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l3" --send="127.0.0.1:$pport" -- "$TP/threads" 16 4 3000 20000 \
+	>/dev/null
+eq "a link cut 3 times mid-stream" "cut 3" "$(tail -n 1 "$TMP/proxy")"
+eq "... resumed: every trace received byte for byte" "1 traces, 1 identical" \
+	"$(same "$TMP/l3" "$TMP/r1")"
+
+# the collector killed while a trace is being written (the shell's, waiting), then started again
+# on its port while the program goes on: the sender sends what was not acknowledged
+mkdir "$TMP/l4"
+mkfifo "$TMP/go"
+setsid timeout -k 5 200 "$CTL" -q -o "$TMP/l4" --send="127.0.0.1:$port" -- sh -c \
+	"$TP/threads 8 4 2000 5000 >/dev/null; : >$TMP/phase1; read x <$TMP/go
+	 $TP/threads 8 4 2000 5000 >/dev/null" &
+spid=$!
+pgids="$pgids $spid"
+i=0
+while [ ! -e "$TMP/phase1" ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+kill -9 -"$rpid"
+wait "$rpid" 2>/dev/null
+echo go >"$TMP/go"
+start_recv "$TMP/r1" "$TMP/r1b.out" "$port"
+wait "$spid"
+eq "collector killed and restarted mid-trace: mtracectl's status" 0 $?
+eq "... every trace received byte for byte" "$(ls "$TMP/l4" | wc -l) traces, $(ls "$TMP/l4" | wc -l) identical" \
+	"$(same "$TMP/l4" "$TMP/r1")"
+
+# the program killed by SIGKILL: its trace, never finished, arrives as it is on disk
+mkdir "$TMP/l5"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l5" --send="127.0.0.1:$port" -- sh -c \
+	"$TP/threads 4 4 1000 3000 >/dev/null; kill -9 \$\$"
+eq "a program killed by SIGKILL: mtracectl says so" 137 $?
+eq "... its trace and its child's received byte for byte" "2 traces, 2 identical" \
+	"$(same "$TMP/l5" "$TMP/r1")"
+
+# ten senders at once into one collector
+mkdir "$TMP/l6"
+kids=""
+for k in 1 2 3 4 5 6 7 8 9 10; do
+	timeout -k 5 200 "$CTL" -q -o "$TMP/l6" --send="127.0.0.1:$port" -- "$TP/threads" 4 4 2000 \
+		2000 >/dev/null &
+	kids="$kids $!"
+done
+st=0
+for k in $kids; do wait "$k" || st=$?; done
+eq "ten senders at once: their status" 0 "$st"
+eq "... ten traces received byte for byte" "10 traces, 10 identical" "$(same "$TMP/l6" "$TMP/r1")"
+
+# --no-keep: the local file keeps its size but gives its blocks back once acknowledged; what the
+# collector has is the whole trace
+mkdir "$TMP/l8"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l8" --send="127.0.0.1:$port" --no-keep -- "$TP/threads" 2 2 10 \
+	300000 >/dev/null
+eq "--no-keep: status" 0 $?
+f=$(ls "$TMP"/l8/*)
+g=$(ls "$TMP"/r1/*/"$(basename "$f")")
+size=$(stat -c %s "$f") kept=$(( $(stat -c %b "$f") * 512 ))
+check "... the local file keeps its size, $size bytes, the same as the received one" \
+	test "$size" -eq "$(stat -c %s "$g")" -a "$size" -gt 16000000
+check "... but holds $kept bytes of disk (< 1 MiB)" test "$kept" -lt 1048576
+ge "... the received trace has every call" 600040 "$(count "$g" calls)"
+
+# no collector ever: the local files keep the traces, mtracectl says so and exits 125
+mkdir "$TMP/l7"
+timeout -k 5 120 "$CTL" -q -o "$TMP/l7" --send="127.0.0.1:1" --send-wait=1 -- "$TP/threads" 2 2 10 \
+	>/dev/null 2>"$TMP/err7"
+eq "no collector: exit status" 125 $?
+check "... said: $(tail -n 1 "$TMP/err7")" grep -q 'the local files keep them' "$TMP/err7"
+check "... the local trace is there" test -s "$(ls "$TMP"/l7/* | head -n 1)"
+
+# --backlog: the collector never answers; once more than 1 MiB is unacknowledged, the traces
+# still written stop (the shell's, at its next allocator call after it is asked), their
+# headers saying why; the program goes on
+mkdir "$TMP/l9"
+mkfifo "$TMP/go9"
+setsid timeout -k 5 120 "$CTL" -q -o "$TMP/l9" --send="127.0.0.1:1" --backlog=1M --send-wait=1 \
+	-- sh -c "$TP/threads 1 1 10 100000 >/dev/null; read x <$TMP/go9; $TP/threads 1 1 1 1 >/dev/null
+	echo went on" >"$TMP/out9" 2>"$TMP/err9" &
+spid=$!
+pgids="$pgids $spid"
+i=0
+while ! grep -q 'passed --backlog' "$TMP/err9" && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+echo go >"$TMP/go9"
+wait "$spid"
+eq "--backlog passed: the program goes on" "went on" "$(cat "$TMP/out9")"
+check "... mtracectl says so: $(grep -F "passed --backlog" "$TMP/err9" | head -n 1)" grep -q 'passed --backlog: the traces stop' \
+	"$TMP/err9"
+nstop=0
+for f in "$TMP"/l9/*; do
+	"$BIN/trace_dump" -H "$f" | grep -q -F "stopped early, as what was not yet sent to the collector passed the bound (mtracectl --backlog)" &&
+		nstop=$((nstop + 1))
+done
+eq "... the shell's trace stopped early, its header saying why" 1 "$nstop"
+
+# malformed streams on standard input: refused, naming the offset, nothing written outside
+hello='MTSTREAM\001\000\002\000hx'
+mkdir "$TMP/bad"
+bad_stream() {   # DESCRIPTION EXPECTED-MESSAGE PRINTF-FORMAT
+	printf "$3" >"$TMP/bad.in"
+	"$R" -o "$TMP/bad" - <"$TMP/bad.in" >"$TMP/bad.ack" 2>"$TMP/bad.err"
+	st=$?
+	eq "$1: exit status" 1 $st
+	check "... message: $(head -n 1 "$TMP/bad.err")" grep -q "^trace_recv: <stdin>.*$2" "$TMP/bad.err"
+}
+bad_stream "not a stream" "offset 0: not a frame head" 'GET / HTTP/1.0\r\n\r\n'
+bad_stream "a name with a slash" "offset 30: a trace name that is not one plain file name" \
+	"\001\000\000\000\000\000\000\000\016\000\000\000\000\000\000\000$hello\002\000\000\000\001\000\000\000\020\000\000\000\000\000\000\000\000\000\000\000\001\000\000\000\006\000../abc"
+check "... nothing written outside DIR" test ! -e "$TMP/abc"
+bad_stream "a frame cut short" "offset 30: the stream ends inside a frame" \
+	"\001\000\000\000\000\000\000\000\016\000\000\000\000\000\000\000$hello\002\000\000\000\001\000\000\000\020\000\000\000"
+bad_stream "a frame larger than the bound" "offset 30: not a frame head" \
+	"\001\000\000\000\000\000\000\000\016\000\000\000\000\000\000\000$hello\003\000\000\000\001\000\000\000\000\000\000\001\000\000\000\000"
+check "... the collector still runs after all this" kill -0 "$rpid"
+finish
