@@ -194,6 +194,8 @@ bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
 	@B=$(B) sh bench/replay.sh
 	@echo
 	@B=$(B) sh bench/fidelity.sh
+	@echo
+	@B=$(B) sh bench/send.sh
 $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(call quiet,CC,$@)$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
