@@ -431,7 +431,7 @@ int main(int argc, char **argv)
 			if (parse_u64(optarg, &send_wait_s) < 0 || send_wait_s > 86400 * 30)
 				tool_die(EXIT_USAGE, "--send-wait wants seconds, not '%s'", optarg);
 			break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'mtracectl --help'.\n", stderr); return EXIT_USAGE;
 		}

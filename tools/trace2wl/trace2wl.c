@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 			break;
 		case 'p': progress = 2; break;
 		case 'q': quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace2wl --help'.\n", stderr); return EXIT_USAGE;
 		}

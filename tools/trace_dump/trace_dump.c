@@ -542,7 +542,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--from wants a call number "
 					 "(1 is a stream's first), not '%s'", optarg);
 			break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_dump --help'.\n", stderr); return EXIT_USAGE;
 		}

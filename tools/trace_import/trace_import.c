@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 			break;
 		case 2: exe = optarg; break;
 		case 'p': progress = 2; break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_import --help'.\n", stderr); return EXIT_USAGE;
 		}

@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--flame and --kind=%s: choose one", kind);
 			kind = optarg && !strcmp(optarg, "leaks") ? "flame-leaks" : "flame";
 			break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_plot --help'.\n", stderr); return EXIT_USAGE;
 		}

@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 				tool_die(EXIT_USAGE, "--max-conn wants 1 to 4096, not '%s'", optarg);
 			break;
 		case 'q': quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_recv --help'.\n", stderr); return EXIT_USAGE;
 		}

@@ -229,7 +229,7 @@ int run_opts_parse(int argc, char **argv, struct run_opts *o, int *workload)
 				tool_die(EXIT_USAGE, "--csv and --json: choose one");
 			o->format = ch == 2 ? "csv" : "json";
 			break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_run --help'.\n", stderr); return EXIT_USAGE;
 		}

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 			break;
 		case 'p': progress = 2; break;
 		case 'L': latency = optarg; break;
-		case 'h': fputs(usage_text, stdout); return EXIT_OK;
+		case 'h': tool_help(usage_text);
 		case 'V': tool_version();
 		default: fputs("Try 'trace_stats --help'.\n", stderr); return EXIT_USAGE;
 		}

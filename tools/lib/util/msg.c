@@ -89,6 +89,18 @@ void tool_die_err(const struct tool_err *e)
 	tool_die(e->status, "%s", e->msg);
 }
 
+void tool_help(const char *text)
+{
+	/* (a help longer than stdio's buffer is written before exit: its error said here) */
+	if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+		int e = errno;
+		dying = 1;
+		fprintf(stderr, "%s: cannot write output: %s\n", tool_name, strerror(e));
+		_exit(EXIT_SYSTEM);
+	}
+	exit(EXIT_OK);
+}
+
 void tool_version(void)
 {
 	printf("%s (mtrace) %s\n", tool_name, MTRACE_PKG_VERSION);

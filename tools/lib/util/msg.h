@@ -26,6 +26,8 @@ void tool_set_name(const char *name, char **argv);
 void tool_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tool_version(void) __attribute__((noreturn));
+/* Print a --help text on standard output and exit 0 (3, saying why, if it cannot be written) */
+void tool_help(const char *text) __attribute__((noreturn));
 
 /* A failure library code reports to the tool's main, which decides to exit: the exit status
    it calls for and what to say (without the tool's name). */
