@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "trace_follow.h"
-#include "trace_reader.h"
+#include "trace_reader_int.h"
 
 #define CHUNK_LEN_MAX ((uint64_t)16 << 20)   /* a writer's chunks are 64 KiB at most */
 
@@ -204,15 +204,6 @@ static int writer_done(struct trace_follow *f, int grew)
    Records
    ------------------------------------------------------------------------------------------- */
 
-static void swap_slot(struct mtrace_slot *s)
-{
-	MTRACE_SWAP(s->aux);
-	MTRACE_SWAP(s->x);
-	MTRACE_SWAP(s->ts);
-	MTRACE_SWAP(s->a);
-	MTRACE_SWAP(s->b);
-}
-
 /* The record at off (in chunk c, or the chunk record itself when c is NULL) read into f->slots:
    the slots it takes, 0 if it is not committed yet, -1 if it is not a record (*why) */
 static int read_record(struct trace_follow *f, uint64_t off, uint64_t end, const char **why)
@@ -224,7 +215,7 @@ static int read_record(struct trace_follow *f, uint64_t off, uint64_t end, const
 	if (s->call == MTRACE_CALL_UNWRITTEN)
 		return 0;
 	if (f->swap)
-		swap_slot(s);
+		trace_swap_slot(s);
 	unsigned n = s->flags & MTRACE_RF_WIDE ? 2 : mtrace_call_is_ext(s->call) ? 1u + s->aux : 1;
 	if (n > 1 + MTRACE_EXT_SLOTS_MAX) {
 		*why = "an extended record longer than a record can be";
@@ -240,7 +231,7 @@ static int read_record(struct trace_follow *f, uint64_t off, uint64_t end, const
 			return 0;
 		if (f->swap)
 			for (unsigned i = 1; i < n; i++)
-				swap_slot(&s[i]);
+				trace_swap_slot(&s[i]);
 	}
 	return (int)n;
 }
