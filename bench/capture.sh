@@ -40,8 +40,13 @@ if [ -n "$LTTWRAP" ] && command -v lttng >/dev/null 2>&1; then
 	if lttng create mtbench --output="$DIR/lttng" >/dev/null 2>&1 &&
 	   lttng enable-event -u 'lttng_ust_libc:*' >/dev/null 2>&1 && lttng start >/dev/null 2>&1; then
 		LTTNG_UP=1
-		TRACERS="$TRACERS lttng-ust"
+		case " $TRACERS " in *" lttng-ust "*) ;; *) TRACERS="$TRACERS lttng-ust" ;; esac
 	fi
+fi
+# without a recording session the wrapper's figure would be its dormant cost: leave it out
+if [ -z "${LTTNG_UP:-}" ] && case " $TRACERS " in *" lttng-ust "*) true ;; *) false ;; esac; then
+	echo "(lttng-ust left out: no LTTng session could be started, or its libc wrapper is missing)"
+	TRACERS=$(echo "$TRACERS" | tr ' ' '\n' | grep -vx lttng-ust | tr '\n' ' ')
 fi
 
 # run TRACER COMMAND... : run once, print elapsed ns.  $PRE, when set, runs first, untimed.
@@ -154,7 +159,7 @@ mbytes=$(trace_bytes "$MB" 1 "$OPS")
 # call's order point and the stores of its record, timed back to back (bench/clockcost).  The
 # targets are set against it and against the peers, all from this one run.
 CLK=$ROOT/$B/bench/clockcost
-res() { awk -F'|' -v n="$1" -v t="$2" -v f="$3" '$1 == n && $2 == t { print $f }' "$DIR/results"; }
+res() { awk -F'|' -v n="$1" -v t="$2" -v f="$3" '$1 == n && $2 == t { print $f; exit }' "$DIR/results"; }
 echo
 echo "Against the targets (this run):"
 printf '  trace size: mbench %s bytes a call, python %s (target: 32 or less)\n' "$mbytes" "${pybytes:-?}"
