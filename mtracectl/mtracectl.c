@@ -313,6 +313,26 @@ static void make_manifest(void)
 		 strerror(e ? e : ENAMETOOLONG));
 }
 
+/* The trace process pid says it writes to (name), opened as reached from here: its name is
+   from its root (and its working directory), which may not be ours (a container).  The file
+   must be the trace of pid: its descriptor, or -1 said. */
+static int trace_of(pid_t pid, const char *name, int writable)
+{
+	char path[PATH_MAX + 300];
+	snprintf(path, sizeof path, "/proc/%d/%s/%s", (int)pid, name[0] == '/' ? "root" : "cwd",
+		 name);
+	struct mtrace_file_header h;
+	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
+	    !memcmp(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) && h.pid == (int32_t)pid)
+		return fd;
+	fprintf(stderr, "mtracectl: process %d: %s: %s\n", (int)pid, path,
+		fd < 0 ? strerror(errno) : "not its trace");
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* mtracectl --start --send=DEST PID: start recording, then send the trace until PID ends or the
    trace is stopped, and the collector has it all */
 static int send_started(const struct send_opts *so, const char *pid_arg, const char *base,
@@ -322,10 +342,14 @@ static int send_started(const struct send_opts *so, const char *pid_arg, const c
 	int r = switch_main('s', pid_arg, base, 0, wait_ms, quiet, file, sizeof file);
 	if (r || !file[0])
 		return r;
-	int done_fd;
-	pid_t s = send_start(so, NULL, file, (pid_t)atoi(pid_arg), &done_fd);
+	pid_t pid = (pid_t)atoi(pid_arg);
+	int fd = trace_of(pid, file, so->no_keep), done_fd;
+	if (fd < 0)
+		return EXIT_TOOL;
+	pid_t s = send_start(so, NULL, file, fd, pid, &done_fd);
 	if (s < 0)
 		tool_die(EXIT_TOOL, "cannot start the sender: %s", strerror(errno));
+	close(fd);
 	r = send_wait(s);
 	close(done_fd);
 	return r ? EXIT_TOOL : EXIT_OK;
@@ -520,7 +544,7 @@ int main(int argc, char **argv)
 	int send_done = -1;
 	pid_t sender = 0;
 	if (so.dest) {   /* (before the environment is the program's) */
-		sender = send_start(&so, manifest, NULL, 0, &send_done);
+		sender = send_start(&so, manifest, NULL, -1, 0, &send_done);
 		if (sender < 0)
 			tool_die(EXIT_TOOL, "cannot start the sender: %s", strerror(errno));
 	}

@@ -272,12 +272,14 @@ static void give_back(struct sfile *f)
 	f->punched = lim;
 }
 
-static void add_file(const char *path)
+/* Follow path, open as fd (-1: open it here) */
+static void add_file(const char *path, int fd)
 {
 	for (size_t i = 0; i < nfiles; i++)
 		if (!strcmp(files[i].path, path))
 			return;
-	int fd = open(path, (opt->no_keep ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, (opt->no_keep ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return;   /* (gone already: nothing of it to send) */
 	files = grow(files, &capfiles, nfiles, sizeof *files);
@@ -302,7 +304,7 @@ static void read_manifest(int mfd, char *line, size_t cap, size_t *nline)
 			}
 			line[*nline] = 0;
 			if (*nline)
-				add_file(line);
+				add_file(line, -1);
 			*nline = 0;
 		}
 }
@@ -510,7 +512,7 @@ static int all_done(void)
 
 /* Follow manifest's files (or file, of process pid) until the tree ended (done_fd closed, or
    pid gone) and the collector acknowledged all of them: 0, or 1 when it never did */
-static int sender(const char *manifest, const char *file, pid_t pid, int done_fd)
+static int sender(const char *manifest, const char *file, int file_fd, pid_t pid, int done_fd)
 {
 	struct link l = { .dest = opt->dest, .fd = -1 };
 	int mfd = manifest ? open(manifest, O_RDONLY | O_CLOEXEC) : -1, tree_ended = 0;
@@ -527,7 +529,7 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 	line[255] = 0;
 	plain_name(hostname, sizeof hostname, line);
 	if (file)
-		add_file(file);
+		add_file(file, file_fd);
 	for (;;) {
 		if (mfd >= 0)
 			read_manifest(mfd, line, sizeof line, &nline);
@@ -588,8 +590,8 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 	return 0;
 }
 
-pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, pid_t pid,
-		 int *done_fd)
+pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, int file_fd,
+		 pid_t pid, int *done_fd)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -605,7 +607,7 @@ pid_t send_start(const struct send_opts *o, const char *manifest, const char *fi
 		signal(SIGTSTP, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
 		opt = o;
-		_exit(sender(manifest, file, pid, p[0]));
+		_exit(sender(manifest, file, file_fd, pid, p[0]));
 	}
 	close(p[0]);
 	*done_fd = p[1];

@@ -29,10 +29,11 @@ struct send_opts {
 };
 
 /* Start the sender process.  It follows the files named in manifest (one a line, as the
-   tracers append them), or the one file `file` of process `pid` when manifest is NULL.  Returns
-   its pid; *done_fd is the descriptor to close once the traced tree has ended. */
-pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, pid_t pid,
-		 int *done_fd);
+   tracers append them), or when manifest is NULL the one file `file` of process `pid`, open as
+   file_fd (the caller's to close).  Returns its pid; *done_fd is the descriptor to close once
+   the traced tree has ended. */
+pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, int file_fd,
+		 pid_t pid, int *done_fd);
 /* Wait for the sender: 0 when everything was delivered, else non-zero (it said why) */
 int send_wait(pid_t sender);
 #endif

@@ -143,6 +143,37 @@ for f in "$TMP"/l9/*; do
 done
 eq "... the shell's trace stopped early, its header saying why" 1 "$nstop"
 
+# --start --send PID: the trace the process names is reached through its root, not ours.  The
+# program runs in a mount namespace of its own, a tmpfs over the directory where, seen from
+# mtracectl, a decoy of the trace's name lies
+mkdir "$TMP/d10"
+if unshare -m true 2>/dev/null; then
+	setsid timeout -k 5 120 unshare -m sh -c "mount -t tmpfs none '$TMP/d10' &&
+		MTRACE_CTL_START=0 MTRACE_CTL_FILE='$TMP/d10/win' LD_PRELOAD='$LIB' \
+		exec '$TP/windows' --idle" >"$TMP/idle10" 2>&1 &
+	pgids="$pgids $!"
+	i=0
+	while ! grep -q "^idle " "$TMP/idle10" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	ipid=$(sed -n 's/^idle //p' "$TMP/idle10")
+	w="win.$ipid.w0001"
+	echo decoy >"$TMP/d10/$w"
+	timeout -k 5 120 "$CTL" -q --start --send="127.0.0.1:$port" "$ipid" >"$TMP/out10" 2>&1 &
+	cpid=$!
+	i=0
+	while ! [ -s "/proc/$ipid/root$TMP/d10/$w" ] && [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	"$CTL" -q --stop "$ipid"
+	cp "/proc/$ipid/root$TMP/d10/$w" "$TMP/own10"
+	kill -9 "$ipid"
+	wait "$cpid"
+	eq "--start --send PID: status" 0 $?
+	check "... the trace of the process (in a namespace of its own) received byte for byte, \
+not the file of its name seen from mtracectl" cmp -s "$TMP/own10" "$(ls "$TMP"/r1/*/"$w")"
+else
+	ok "--start --send PID in a mount namespace of its own: skipped, unshare -m is refused here"
+fi
+
 # malformed streams on standard input: refused, naming the offset, nothing written outside
 hello='MTSTREAM\001\000\002\000hx'
 mkdir "$TMP/bad"
