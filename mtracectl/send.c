@@ -26,6 +26,7 @@
 #include "mtrace-stream.h"
 #include "mtrace-trace.h"
 #include "send.h"
+#include "stream_pack.h"
 #include "switch.h"
 
 #define SLOT MTRACE_SLOT_SIZE
@@ -62,9 +63,13 @@ struct sfile {
 
 static struct sfile *files;
 static size_t nfiles, capfiles;
-static unsigned char *scan_buf, *frame_buf;
+static unsigned char *scan_buf, *frame_buf, *pack_buf;
 static size_t frame_len, frame_pos;     /* the frame being written */
 static const struct send_opts *opt;
+static unsigned version;                /* the connection's (HELLO): 2 packs DATA */
+static int raw_only;                    /* the collector reads version 1 only */
+static int refused;                     /* ... and --send-compress=slots: nothing is sent */
+static uint64_t sent_raw, sent_wire;    /* DATA bytes, and what they took on the wire */
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
 {
@@ -344,8 +349,9 @@ static void greet(void)
 	unsigned char p[12 + MTS_NAME_MAX + 16];
 	size_t hl = strlen(hostname);
 	frame_len = frame_pos = 0;
+	version = opt->compress == SEND_COMPRESS_NONE || raw_only ? 1 : MTS_VERSION;
 	memcpy(p, MTS_MAGIC, MTS_MAGIC_LEN);
-	mts_put16(p + 8, MTS_VERSION);
+	mts_put16(p + 8, (uint16_t)version);
 	mts_put16(p + 10, (uint16_t)hl);
 	memcpy(p + 12, hostname, hl);
 	put_frame(MTS_HELLO, 0, p, (uint32_t)(12 + hl));
@@ -392,10 +398,21 @@ static int next_frame(void)
 			if (got < 0)
 				got = 0;
 			memset(p + 16 + got, 0, e->len - (size_t)got);
-			len += e->len;
+			size_t packed = e->type == Q_DATA && version >= 2 ?
+				mts_pack(p + 16, e->len, pack_buf, MTS_PACK_BOUND(MTS_DATA_MAX)) : 0;
+			unsigned type = e->type == Q_HEADER ? MTS_HEADER : MTS_DATA;
+			if (packed) {
+				mts_put32(p + 16, (uint32_t)e->len);
+				mts_put32(p + 20, MTS_CODEC_SLOTS);
+				memcpy(p + 24, pack_buf, packed);
+				len += 8 + packed;
+				type = MTS_ZDATA;
+			} else
+				len += e->len;
+			if (e->type == Q_DATA)
+				sent_raw += e->len, sent_wire += MTS_HEAD_SIZE + len;
 			mts_put64(p, e->type == Q_HEADER ? size : e->off);
-			mts_put_head(h, e->type == Q_HEADER ? MTS_HEADER : MTS_DATA, f->id,
-				     (uint32_t)len);
+			mts_put_head(h, type, f->id, (uint32_t)len);
 		}
 		frame_len += MTS_HEAD_SIZE + len;
 		return 1;
@@ -421,6 +438,18 @@ static void acked(uint32_t id, uint64_t seq)
 		f->qhead = f->qn = f->qsend = 0;
 }
 
+/* The collector refused a version-2 HELLO: it reads no compressed frames.  The next
+   connection is uncompressed, or, compression required, there is none.  -1 (dropped) */
+static int older_collector(const struct link *l)
+{
+	raw_only = 1;
+	refused = opt->compress == SEND_COMPRESS_SLOTS;
+	fprintf(stderr, "mtracectl: the collector %s reads no compressed frames (an older "
+		"trace_recv): %s\n", l->dest, refused ? "--send-compress=slots sends nothing to "
+		"it, the local files keep the traces" : "sending uncompressed");
+	return -1;
+}
+
 /* What the collector said: 0, or -1 (the connection is to be dropped) */
 static int read_link(struct link *l)
 {
@@ -442,8 +471,11 @@ static int read_link(struct link *l)
 			if (h[0] == MTS_ACK && len == 8)
 				acked(mts_get32(h + 4), mts_get64(h + MTS_HEAD_SIZE));
 			else if (h[0] == MTS_ERROR) {
+				const char *t = (const char *)h + MTS_HEAD_SIZE;
+				if (version >= 2 && len >= 15 && !memcmp(t, "stream version ", 15))
+					return older_collector(l);
 				fprintf(stderr, "mtracectl: the collector %s says: %.*s\n", l->dest,
-					(int)len, (const char *)h + MTS_HEAD_SIZE);
+					(int)len, t);
 				return -1;
 			}
 			o += MTS_HEAD_SIZE + len;
@@ -522,7 +554,8 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 	char why[512] = "", lastwhy[512] = "";
 	scan_buf = malloc(SCAN_MAX);
 	frame_buf = malloc(2 * (MTS_HEAD_SIZE + MTS_PAYLOAD_MAX));
-	if (!scan_buf || !frame_buf)
+	pack_buf = malloc(MTS_PACK_BOUND(MTS_DATA_MAX));
+	if (!scan_buf || !frame_buf || !pack_buf)
 		return 3;
 	if (gethostname(line, 256) < 0)
 		snprintf(line, sizeof line, "localhost");
@@ -543,7 +576,7 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 			break;
 		if (file && !tree_ended && kill(pid, 0) < 0 && errno == ESRCH)
 			tree_ended = 1, ended_at = now_ms();
-		if (l.fd < 0 && now_ms() >= retry_at) {
+		if (l.fd < 0 && !refused && now_ms() >= retry_at) {
 			if (link_open(&l, why, sizeof why) == 0) {
 				greet();
 				backoff = 100;
@@ -556,17 +589,19 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 				backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 : BACKOFF_MAX_MS;
 			}
 		}
-		if (l.fd >= 0 && (write_link(&l) < 0 || read_link(&l) < 0)) {
+		/* (read even when a write failed: the collector's ERROR says why it closed) */
+		if (l.fd >= 0 && (write_link(&l) < 0) + (read_link(&l) < 0)) {
 			link_close(&l);
 			retry_at = now_ms() + backoff;
 		}
-		if (tree_ended && now_ms() - ended_at > opt->give_up_s * 1000ull) {
+		if (tree_ended && (refused || now_ms() - ended_at > opt->give_up_s * 1000ull)) {
 			uint64_t left = 0;
 			for (size_t i = 0; i < nfiles; i++)
 				left += files[i].unacked_bytes;
-			fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of the traces "
-				"in %u s: the local files keep them\n", opt->dest,
-				(unsigned long long)left, opt->give_up_s);
+			if (!refused)   /* (else said already) */
+				fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of the "
+					"traces in %u s: the local files keep them\n", opt->dest,
+					(unsigned long long)left, opt->give_up_s);
 			link_close(&l);
 			return 1;
 		}
@@ -587,6 +622,10 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 	}
 	/* shut our side: the collector sees the stream end between frames */
 	link_close(&l);
+	if (!opt->quiet && sent_wire)
+		fprintf(stderr, "mtracectl: sent %llu bytes of traces as %llu on the wire (%.2fx)\n",
+			(unsigned long long)sent_raw, (unsigned long long)sent_wire,
+			(double)sent_raw / (double)sent_wire);
 	return 0;
 }
 

@@ -20,8 +20,15 @@ int link_dest_ok(const char *dest);
 int link_open(struct link *l, char *why, size_t cap);
 void link_close(struct link *l);
 
+enum send_compress {
+	SEND_COMPRESS_AUTO,     /* the slots codec when the collector reads it, else none */
+	SEND_COMPRESS_NONE,
+	SEND_COMPRESS_SLOTS     /* required: a collector that cannot read it is not sent to */
+};
+
 struct send_opts {
 	const char *dest;
+	int compress;           /* enum send_compress */
 	uint64_t backlog;       /* --backlog: unacknowledged bytes that stop the traces; 0: none */
 	int no_keep;            /* --no-keep: punch out of the local files what is acknowledged */
 	int quiet;
