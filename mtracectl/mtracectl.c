@@ -110,7 +110,6 @@ static const char usage_text[] =
 	"such process, no tracer in it, or not allowed to inspect it (the kernel's\n"
 	"ptrace rules).\n";
 
-#define EXIT_TOOL    125
 #define EXIT_NOTRACE 126
 #define EXIT_NORUN   127
 
@@ -316,48 +315,6 @@ static void make_manifest(void)
 		 strerror(e ? e : ENAMETOOLONG));
 }
 
-/* The trace process pid says it writes to (name), opened as reached from here: its name is
-   from its root (and its working directory), which may not be ours (a container).  The file
-   must be the trace of pid: its descriptor, or -1 said. */
-static int trace_of(pid_t pid, const char *name, int writable)
-{
-	char path[PATH_MAX + 300];
-	snprintf(path, sizeof path, "/proc/%d/%s/%s", (int)pid, name[0] == '/' ? "root" : "cwd",
-		 name);
-	struct mtrace_file_header h;
-	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h &&
-	    !memcmp(h.magic, MTRACE_MAGIC, MTRACE_MAGIC_LEN) && h.pid == (int32_t)pid)
-		return fd;
-	fprintf(stderr, "mtracectl: process %d: %s: %s\n", (int)pid, path,
-		fd < 0 ? strerror(errno) : "not its trace");
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-/* mtracectl --start --send=DEST PID: start recording, then send the trace until PID ends or the
-   trace is stopped, and the collector has it all */
-static int send_started(const struct send_opts *so, const char *pid_arg, const char *base,
-			unsigned wait_ms)
-{
-	char file[PATH_MAX + 256] = "";
-	int r = switch_main('s', pid_arg, base, 0, wait_ms, quiet, file, sizeof file);
-	if (r || !file[0])
-		return r;
-	pid_t pid = (pid_t)atoi(pid_arg);
-	int fd = trace_of(pid, file, so->no_keep), done_fd;
-	if (fd < 0)
-		return EXIT_TOOL;
-	pid_t s = send_start(so, NULL, file, fd, pid, &done_fd);
-	if (s < 0)
-		tool_die(EXIT_TOOL, "cannot start the sender: %s", strerror(errno));
-	close(fd);
-	r = send_wait(s);
-	close(done_fd);
-	return r ? EXIT_TOOL : EXIT_OK;
-}
-
 int main(int argc, char **argv)
 {
 	tool_set_name("mtracectl", argv);
@@ -490,7 +447,7 @@ int main(int argc, char **argv)
 		const char *b = output ? absolute_base(output, absb, sizeof absb) : NULL;
 		if (so.dest && remote != 's')
 			tool_die(EXIT_USAGE, "--send goes with --start, or a program to run");
-		return so.dest ? send_started(&so, argv[optind], b, (unsigned)wait_s * 1000)
+		return so.dest ? send_started(&so, argv[optind], b, (unsigned)wait_s * 1000, quiet)
 			       : switch_main(remote, argv[optind], b, for_ms,
 					     (unsigned)wait_s * 1000, quiet, NULL, 0);
 	}

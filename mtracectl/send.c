@@ -26,40 +26,11 @@
 #include "mtrace-stream.h"
 #include "mtrace-trace.h"
 #include "send.h"
+#include "send_int.h"
 #include "stream_pack.h"
-#include "switch.h"
 
 #define SLOT MTRACE_SLOT_SIZE
 #define SCAN_MAX (1u << 20)    /* bytes of a file read at once */
-
-enum { Q_DATA, Q_HEADER, Q_END };
-struct qent {
-	uint64_t seq, off, len;
-	int type;
-};
-struct range {
-	uint64_t a, b;
-};
-
-struct sfile {
-	char path[PATH_MAX];
-	uint32_t id;
-	int fd;
-	pid_t pid;              /* the writer's, from the header */
-	uint32_t hsize;         /* 0: the header is not readable yet */
-	unsigned char *hdr;     /* the header as last queued */
-	uint64_t scanned;       /* every slot below is sent or in a hole */
-	struct range *holes;
-	size_t nholes, capholes;
-	struct qent *q;         /* frames not acknowledged: q[qhead..qn) */
-	size_t qhead, qn, qcap, qsend;   /* qsend: the next to send on this connection */
-	uint64_t seq, acked, unacked_bytes;
-	uint64_t punched;       /* --no-keep: blocks below were given back (or kept for good) */
-	int named;              /* FILE sent on this connection */
-	int stop_asked;         /* --backlog: its tracer was asked to stop */
-	int ended;              /* END queued */
-	int done;               /* END acknowledged */
-};
 
 static struct sfile *files;
 static size_t nfiles, capfiles;
@@ -224,57 +195,6 @@ final:;
 		queue(f, Q_HEADER, 0, f->hsize);
 	queue(f, Q_END, 0, 0);
 	f->ended = 1;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   --no-keep: the local file's acknowledged blocks given back
-   ------------------------------------------------------------------------------------------- */
-
-/* A thread's chunk is 64 KiB at most, and holds its unwritten tail: below a hole (or the scanned
-   end) by more than that, no chunk is still held, which the tracer may read again (to count a
-   stopping thread's records).  What lies within it of a hole is kept for good. */
-#define HELD_CHUNK_MAX (64u * 1024)
-
-static void punch(struct sfile *f, uint64_t a, uint64_t b)
-{
-	a = (a + 4095) & ~(uint64_t)4095;
-	b &= ~(uint64_t)4095;
-	if (a < b)
-		fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a, (off_t)(b - a));
-}
-
-static void give_back(struct sfile *f)
-{
-	if (!f->hsize)
-		return;
-	if (!f->punched)
-		f->punched = f->hsize;   /* (the header's page stays) */
-	uint64_t lim = f->scanned;
-	for (size_t i = f->qhead; i < f->qn; i++)
-		if (f->q[i].type == Q_DATA && f->q[i].off < lim)
-			lim = f->q[i].off;
-	if (f->done) {   /* all of it acknowledged, the writer gone */
-		struct stat st;
-		lim = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : f->punched;
-	} else
-		lim = lim > HELD_CHUNK_MAX ? lim - HELD_CHUNK_MAX : 0;
-	uint64_t p = f->punched;
-	if (lim <= p)
-		return;
-	for (size_t i = 0; i < f->nholes && !f->done; i++) {
-		const struct range *h = &f->holes[i];
-		uint64_t zone = h->a > HELD_CHUNK_MAX ? h->a - HELD_CHUNK_MAX : 0;
-		if (h->b <= p)
-			continue;
-		if (zone >= lim)
-			break;
-		if (zone > p)
-			punch(f, p, zone);
-		p = h->b > p ? h->b : p;
-	}
-	if (lim > p)
-		punch(f, p, lim);
-	f->punched = lim;
 }
 
 /* Follow path, open as fd (-1: open it here) */
@@ -506,31 +426,6 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* --backlog: past it, every tracer still writing is asked to stop (once each) */
-static void check_backlog(void)
-{
-	static int said;
-	uint64_t left = 0;
-	for (size_t i = 0; i < nfiles; i++)
-		left += files[i].unacked_bytes;
-	if (!opt->backlog || left <= opt->backlog)
-		return;
-	for (size_t i = 0; i < nfiles; i++) {
-		struct sfile *f = &files[i];
-		char err[4096];
-		if (f->stop_asked || f->ended || !f->hsize)
-			continue;
-		f->stop_asked = 1;
-		if (switch_stop_backlog(f->pid, err, sizeof err) < 0)
-			fprintf(stderr, "mtracectl: cannot stop the trace of process %d: %s\n",
-				(int)f->pid, err);
-		else if (!said++)
-			fprintf(stderr, "mtracectl: %llu bytes of the traces not acknowledged by %s "
-				"passed --backlog: the traces stop (their headers say why)\n",
-				(unsigned long long)left, opt->dest);
-	}
-}
-
 static int all_done(void)
 {
 	for (size_t i = 0; i < nfiles; i++)
@@ -569,9 +464,9 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 		for (size_t i = 0; i < nfiles; i++) {
 			follow(&files[i], tree_ended);
 			if (opt->no_keep)
-				give_back(&files[i]);
+				send_give_back(&files[i]);
 		}
-		check_backlog();
+		send_check_backlog(files, nfiles, opt);
 		if ((tree_ended || (file && nfiles && files[0].ended)) && all_done())
 			break;
 		if (file && !tree_ended && kill(pid, 0) < 0 && errno == ESRCH)
@@ -632,14 +527,15 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, int file_fd,
 		 pid_t pid, int *done_fd)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	int p[2], ask = -1;
+	if (pipe2(p, O_CLOEXEC) < 0 || (manifest && send_stopper_start(&ask) < 0))
 		return -1;
 	pid_t s = fork();
 	if (s < 0)
 		return -1;
 	if (s == 0) {
 		close(p[1]);
+		send_stop_through(ask);
 		/* the terminal's ^C is for the program: the sender ends when the tree has */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
@@ -649,6 +545,8 @@ pid_t send_start(const struct send_opts *o, const char *manifest, const char *fi
 		_exit(sender(manifest, file, file_fd, pid, p[0]));
 	}
 	close(p[0]);
+	if (ask >= 0)
+		close(ask);
 	*done_fd = p[1];
 	return s;
 }
@@ -659,5 +557,6 @@ int send_wait(pid_t sender_pid)
 	while (waitpid(sender_pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 3;
+	send_stopper_join();
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -6,7 +6,9 @@
 R=$BIN/trace_recv
 CTL=$BIN/mtracectl
 pgids=""
-trap 'for g in $pgids; do kill -9 -- -$g 2>/dev/null; done; rm -rf "$TMP"' EXIT
+yama_was=
+trap 'for g in $pgids; do kill -9 -- -$g 2>/dev/null; done
+	[ -n "$yama_was" ] && echo "$yama_was" >/proc/sys/kernel/yama/ptrace_scope; rm -rf "$TMP"' EXIT
 
 # start_recv DIR OUT [PORT]: a collector in its own group listening on loopback; its port in $port
 start_recv() {
@@ -181,6 +183,41 @@ for f in "$TMP"/l9/*; do
 		nstop=$((nstop + 1))
 done
 ge "... the traces still written stopped early (the shell's, and the program's if it still ran), their headers saying why" 1 "$nstop"
+
+# --backlog where Yama's ptrace_scope is 1: only an ancestor may write to a process, and the
+# sender is the program's sibling; mtracectl, its parent, makes the stop.  As a user without
+# CAP_SYS_PTRACE (which passes Yama), the scope set for the test and restored on exit.
+Y=/proc/sys/kernel/yama/ptrace_scope
+if [ -w "$Y" ] && [ "$(cat "$Y")" -le 1 ] && command -v setpriv >/dev/null; then
+	yama_was=$(cat "$Y")
+	echo 1 >"$Y"
+	chmod 711 "$TMP"
+	mkdir -m 777 "$TMP/l11"
+	mkfifo -m 666 "$TMP/go11"
+	setsid timeout -k 5 120 setpriv --reuid=65534 --regid=65534 --clear-groups env \
+		TMPDIR="$TMP/l11" "$CTL" -q -o "$TMP/l11/t" --send="127.0.0.1:1" --backlog=1M \
+		--send-wait=1 -- sh -c "$TP/threads 1 1 10 100000 >/dev/null; read x <$TMP/go11
+		$TP/threads 1 1 1 1 >/dev/null" >/dev/null 2>"$TMP/err11" &
+	spid=$!
+	pgids="$pgids $spid"
+	i=0
+	while ! grep -q 'passed --backlog' "$TMP/err11" && [ $i -lt 1200 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	echo go >"$TMP/go11"
+	wait "$spid"
+	echo "$yama_was" >"$Y"
+	yama_was=
+	nstop=0
+	for f in "$TMP"/l11/t.*; do
+		"$BIN/trace_dump" -H "$f" | grep -q -F "(mtracectl --backlog)" && nstop=$((nstop + 1))
+	done
+	ge "--backlog under Yama ptrace_scope 1, not root: the traces stopped" 1 "$nstop"
+	check "... nothing refused: $(grep -F 'cannot stop' "$TMP/err11" | head -n 1)" \
+		test -z "$(grep -F 'cannot stop' "$TMP/err11")"
+else
+	ok "--backlog under Yama ptrace_scope 1: skipped, $Y cannot be set here (no Yama, or no root)"
+fi
 
 # --start --send PID: the trace the process names is reached through its root, not ours.  The
 # program runs in a mount namespace of its own, a tmpfs over the directory where, seen from
