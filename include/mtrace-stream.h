@@ -49,8 +49,8 @@ enum mts_type {
 	MTS_RESUME = 6,    /* s->r  u64 the lowest offset sent again */
 	MTS_ACK    = 7,    /* r->s  u64 seq: every frame of file id up to seq is on disk */
 	MTS_ERROR  = 8,    /* both  text; id 0: the whole connection */
-	MTS_ZDATA  = 9,    /* s->r  (version 2) u64 offset, u64 seq, u32 raw length (1..MTS_DATA_MAX),
-	                          u32 codec, the range's bytes packed */
+	MTS_ZDATA  = 9,    /* s->r  (version 2) u64 offset, u64 seq, u32 raw length
+	                          (1..MTS_DATA_MAX), u32 codec, the range's bytes packed */
 	MTS_TYPE_MAX = 9
 };
 

@@ -417,8 +417,8 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "slots"))
 				so.compress = SEND_COMPRESS_SLOTS;
 			else
-				tool_die(EXIT_USAGE, "--send-compress wants auto, none or slots, not "
-					 "'%s'", optarg);
+				tool_die(EXIT_USAGE, "--send-compress wants auto, none or "
+					 "slots, not '%s'", optarg);
 			compress_given = 1;
 			break;
 		case OPT_BACKLOG:

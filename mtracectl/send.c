@@ -31,6 +31,7 @@
 
 #define SLOT MTRACE_SLOT_SIZE
 #define SCAN_MAX (1u << 20)    /* bytes of a file read at once */
+#define PACK_CAP MTS_PACK_BOUND(MTS_DATA_MAX)   /* a DATA range packed, at most */
 
 static struct sfile *files;
 static size_t nfiles, capfiles;
@@ -318,8 +319,8 @@ static int next_frame(void)
 			if (got < 0)
 				got = 0;
 			memset(p + 16 + got, 0, e->len - (size_t)got);
-			size_t packed = e->type == Q_DATA && version >= 2 ?
-				mts_pack(p + 16, e->len, pack_buf, MTS_PACK_BOUND(MTS_DATA_MAX)) : 0;
+			size_t packed = e->type != Q_DATA || version < 2 ? 0 :
+				mts_pack(p + 16, e->len, pack_buf, PACK_CAP);
 			unsigned type = e->type == Q_HEADER ? MTS_HEADER : MTS_DATA;
 			if (packed) {
 				mts_put32(p + 16, (uint32_t)e->len);
@@ -449,7 +450,7 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 	char why[512] = "", lastwhy[512] = "";
 	scan_buf = malloc(SCAN_MAX);
 	frame_buf = malloc(2 * (MTS_HEAD_SIZE + MTS_PAYLOAD_MAX));
-	pack_buf = malloc(MTS_PACK_BOUND(MTS_DATA_MAX));
+	pack_buf = malloc(PACK_CAP);
 	if (!scan_buf || !frame_buf || !pack_buf)
 		return 3;
 	if (gethostname(line, 256) < 0)
@@ -494,9 +495,9 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 			for (size_t i = 0; i < nfiles; i++)
 				left += files[i].unacked_bytes;
 			if (!refused)   /* (else said already) */
-				fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of the "
-					"traces in %u s: the local files keep them\n", opt->dest,
-					(unsigned long long)left, opt->give_up_s);
+				fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of "
+					"the traces in %u s: the local files keep them\n",
+					opt->dest, (unsigned long long)left, opt->give_up_s);
 			link_close(&l);
 			return 1;
 		}
@@ -518,8 +519,8 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 	/* shut our side: the collector sees the stream end between frames */
 	link_close(&l);
 	if (!opt->quiet && sent_wire)
-		fprintf(stderr, "mtracectl: sent %llu bytes of traces as %llu on the wire (%.2fx)\n",
-			(unsigned long long)sent_raw, (unsigned long long)sent_wire,
+		fprintf(stderr, "mtracectl: sent %llu bytes of traces as %llu on the wire "
+			"(%.2fx)\n", (unsigned long long)sent_raw, (unsigned long long)sent_wire,
 			(double)sent_raw / (double)sent_wire);
 	return 0;
 }

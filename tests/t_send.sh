@@ -182,7 +182,8 @@ for f in "$TMP"/l9/*; do
 	"$BIN/trace_dump" -H "$f" | grep -q -F "stopped early, as what was not yet sent to the collector passed the bound (mtracectl --backlog)" &&
 		nstop=$((nstop + 1))
 done
-ge "... the traces still written stopped early (the shell's, and the program's if it still ran), their headers saying why" 1 "$nstop"
+ge "... the traces still written stopped early (the shell's, and the program's if it still ran), \
+their headers saying why" 1 "$nstop"
 
 # --backlog where Yama's ptrace_scope is 1: only an ancestor may write to a process, and the
 # sender is the program's sibling; mtracectl, its parent, makes the stop.  As a user without
@@ -210,13 +211,15 @@ if [ -w "$Y" ] && [ "$(cat "$Y")" -le 1 ] && command -v setpriv >/dev/null; then
 	yama_was=
 	nstop=0
 	for f in "$TMP"/l11/t.*; do
-		"$BIN/trace_dump" -H "$f" | grep -q -F "(mtracectl --backlog)" && nstop=$((nstop + 1))
+		"$BIN/trace_dump" -H "$f" | grep -q -F "(mtracectl --backlog)" &&
+			nstop=$((nstop + 1))
 	done
 	ge "--backlog under Yama ptrace_scope 1, not root: the traces stopped" 1 "$nstop"
 	check "... nothing refused: $(grep -F 'cannot stop' "$TMP/err11" | head -n 1)" \
 		test -z "$(grep -F 'cannot stop' "$TMP/err11")"
 else
-	ok "--backlog under Yama ptrace_scope 1: skipped, $Y cannot be set here (no Yama, or no root)"
+	ok "--backlog under Yama ptrace_scope 1: skipped, $Y cannot be set here (no Yama, or \
+no root)"
 fi
 
 # --start --send PID: the trace the process names is reached through its root, not ours.  The

@@ -191,8 +191,8 @@ static int frame(struct rconn *c, unsigned type, uint32_t id, const unsigned cha
 	if (type == MTS_ZDATA) {
 		uint32_t raw = mts_get32(p + 16), codec = mts_get32(p + 20);
 		if (c->version < 2 || codec != MTS_CODEC_SLOTS)
-			return refuse(c, "file %u: compressed DATA (codec %u) in a version %u stream",
-				      id, codec, c->version);
+			return refuse(c, "file %u: compressed DATA (codec %u) in a version %u "
+				      "stream", id, codec, c->version);
 		if (raw == 0 || raw > MTS_DATA_MAX)
 			return refuse(c, "file %u: compressed DATA of %u bytes", id, raw);
 		if (mts_unpack(p + 24, len - 24, unpacked, raw) < 0)
