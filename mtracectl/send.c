@@ -529,7 +529,7 @@ pid_t send_start(const struct send_opts *o, const char *manifest, const char *fi
 		 pid_t pid, int *done_fd)
 {
 	int p[2], ask = -1;
-	if (pipe2(p, O_CLOEXEC) < 0 || (manifest && send_stopper_start(&ask) < 0))
+	if (pipe2(p, O_CLOEXEC) < 0 || (manifest && o->backlog && send_stopper_start(&ask) < 0))
 		return -1;
 	pid_t s = fork();
 	if (s < 0)
