@@ -319,8 +319,9 @@ static int next_frame(void)
 			if (got < 0)
 				got = 0;
 			memset(p + 16 + got, 0, e->len - (size_t)got);
-			size_t packed = e->type != Q_DATA || version < 2 ? 0 :
-				mts_pack(p + 16, e->len, pack_buf, PACK_CAP);
+			/* (packed, smaller by more than ZDATA's 8 bytes more: within the bound) */
+			size_t packed = e->type != Q_DATA || version < 2 || e->len <= 8 ? 0 :
+				mts_pack(p + 16, e->len, pack_buf, e->len - 8);
 			unsigned type = e->type == Q_HEADER ? MTS_HEADER : MTS_DATA;
 			if (packed) {
 				mts_put32(p + 16, (uint32_t)e->len);
