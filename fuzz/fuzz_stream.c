@@ -1,12 +1,14 @@
 /* Fuzz trace_recv's stream reader (tools/trace_recv/recv_conn.c): any bytes, in any pieces, are
  * taken or refused with a message naming the offset, and every file written lies in DIR/HOST/
- * with a plain name. */
+ * with a plain name.  The same bytes packed by the codec of compressed frames unpack to
+ * themselves. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "fuzz.h"
 #include "recv_conn.h"
+#include "stream_pack.h"
 
 /* Check what is under dir (HOST directories holding regular files only), and remove it */
 static void check_and_clear(int dirfd)
@@ -48,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!mkdtemp(tmpl) || (dirfd = open(tmpl, O_RDONLY | O_DIRECTORY)) < 0)
 			abort();
 	}
+	static unsigned char packed[MTS_PACK_BOUND(4096)], back[4096];
+	size_t k = size < sizeof back ? size : sizeof back;
+	size_t pk = mts_pack(data, k, packed, sizeof packed);
+	PROPERTY(!pk || (pk < k && mts_unpack(packed, pk, back, k) == 0 && !memcmp(back, data, k)),
+		 "%zu bytes packed to %zu do not unpack to themselves", k, pk);
 	if (rc_init(&c, dirfd, "fuzz") < 0)
 		return 0;
 	/* pieces of 1 + the first byte's value: frames cut anywhere */

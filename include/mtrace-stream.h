@@ -14,6 +14,13 @@
  * the receiver then keeps what it has, else it starts the file over), and a RESUME frame saying
  * the lowest offset it sends again.  Writing at offsets makes sending a range twice harmless.
  *
+ * A version-2 stream may carry a DATA range compressed, as ZDATA: the raw range's length, then
+ * its bytes packed by a codec (MTS_CODEC_*), each frame decodable alone so that resending one
+ * needs nothing before it.  The receiver unpacks into one buffer of MTS_DATA_MAX bytes: a frame
+ * saying more, or whose packed bytes do not make exactly that length, is refused.  A version-1
+ * receiver refuses a version-2 HELLO ("stream version 2 (this trace_recv reads 1)"): the sender
+ * then goes on in version 1, uncompressed, or stops when compression was required.
+ *
  * ERROR carries a line of text either way (a full disk on the receiver, a malformed frame); the
  * side that sends it closes the connection.  Frames are bounded (MTS_PAYLOAD_MAX): a receiver
  * needs one frame's buffer per connection.
@@ -24,7 +31,8 @@
 
 #define MTS_MAGIC          "MTSTREAM"      /* HELLO's payload begins with it: 8 bytes */
 #define MTS_MAGIC_LEN      8
-#define MTS_VERSION        1
+#define MTS_VERSION        2               /* what senders announce when they may compress */
+#define MTS_VERSION_OLDEST 1               /* receivers read versions OLDEST..VERSION */
 #define MTS_HEAD_SIZE      16u
 #define MTS_DATA_MAX       (1u << 20)      /* bytes of a DATA frame's range */
 #define MTS_PAYLOAD_MAX    (MTS_DATA_MAX + 16u)
@@ -41,7 +49,14 @@ enum mts_type {
 	MTS_RESUME = 6,    /* s->r  u64 the lowest offset sent again */
 	MTS_ACK    = 7,    /* r->s  u64 seq: every frame of file id up to seq is on disk */
 	MTS_ERROR  = 8,    /* both  text; id 0: the whole connection */
-	MTS_TYPE_MAX = 8
+	MTS_ZDATA  = 9,    /* s->r  (version 2) u64 offset, u64 seq, u32 raw length
+	                          (1..MTS_DATA_MAX), u32 codec, the range's bytes packed */
+	MTS_TYPE_MAX = 9
+};
+
+enum mts_codec {
+	MTS_CODEC_SLOTS = 1     /* 32-byte units XORed with the one before, zero bytes dropped
+	                           (tools/lib/format/stream_pack.h) */
 };
 
 #define MTS_FILE_RESUME    0x1u    /* part of the file was acknowledged before: keep it */

@@ -26,45 +26,22 @@
 #include "mtrace-stream.h"
 #include "mtrace-trace.h"
 #include "send.h"
-#include "switch.h"
+#include "send_int.h"
+#include "stream_pack.h"
 
 #define SLOT MTRACE_SLOT_SIZE
 #define SCAN_MAX (1u << 20)    /* bytes of a file read at once */
-
-enum { Q_DATA, Q_HEADER, Q_END };
-struct qent {
-	uint64_t seq, off, len;
-	int type;
-};
-struct range {
-	uint64_t a, b;
-};
-
-struct sfile {
-	char path[PATH_MAX];
-	uint32_t id;
-	int fd;
-	pid_t pid;              /* the writer's, from the header */
-	uint32_t hsize;         /* 0: the header is not readable yet */
-	unsigned char *hdr;     /* the header as last queued */
-	uint64_t scanned;       /* every slot below is sent or in a hole */
-	struct range *holes;
-	size_t nholes, capholes;
-	struct qent *q;         /* frames not acknowledged: q[qhead..qn) */
-	size_t qhead, qn, qcap, qsend;   /* qsend: the next to send on this connection */
-	uint64_t seq, acked, unacked_bytes;
-	uint64_t punched;       /* --no-keep: blocks below were given back (or kept for good) */
-	int named;              /* FILE sent on this connection */
-	int stop_asked;         /* --backlog: its tracer was asked to stop */
-	int ended;              /* END queued */
-	int done;               /* END acknowledged */
-};
+#define PACK_CAP MTS_PACK_BOUND(MTS_DATA_MAX)   /* a DATA range packed, at most */
 
 static struct sfile *files;
 static size_t nfiles, capfiles;
-static unsigned char *scan_buf, *frame_buf;
+static unsigned char *scan_buf, *frame_buf, *pack_buf;
 static size_t frame_len, frame_pos;     /* the frame being written */
 static const struct send_opts *opt;
+static unsigned version;                /* the connection's (HELLO): 2 packs DATA */
+static int raw_only;                    /* the collector reads version 1 only */
+static int refused;                     /* ... and --send-compress=slots: nothing is sent */
+static uint64_t sent_raw, sent_wire;    /* DATA bytes, and what they took on the wire */
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
 {
@@ -221,63 +198,14 @@ final:;
 	f->ended = 1;
 }
 
-/* ---------------------------------------------------------------------------------------------
-   --no-keep: the local file's acknowledged blocks given back
-   ------------------------------------------------------------------------------------------- */
-
-/* A thread's chunk is 64 KiB at most, and holds its unwritten tail: below a hole (or the scanned
-   end) by more than that, no chunk is still held, which the tracer may read again (to count a
-   stopping thread's records).  What lies within it of a hole is kept for good. */
-#define HELD_CHUNK_MAX (64u * 1024)
-
-static void punch(struct sfile *f, uint64_t a, uint64_t b)
-{
-	a = (a + 4095) & ~(uint64_t)4095;
-	b &= ~(uint64_t)4095;
-	if (a < b)
-		fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)a, (off_t)(b - a));
-}
-
-static void give_back(struct sfile *f)
-{
-	if (!f->hsize)
-		return;
-	if (!f->punched)
-		f->punched = f->hsize;   /* (the header's page stays) */
-	uint64_t lim = f->scanned;
-	for (size_t i = f->qhead; i < f->qn; i++)
-		if (f->q[i].type == Q_DATA && f->q[i].off < lim)
-			lim = f->q[i].off;
-	if (f->done) {   /* all of it acknowledged, the writer gone */
-		struct stat st;
-		lim = fstat(f->fd, &st) == 0 ? (uint64_t)st.st_size : f->punched;
-	} else
-		lim = lim > HELD_CHUNK_MAX ? lim - HELD_CHUNK_MAX : 0;
-	uint64_t p = f->punched;
-	if (lim <= p)
-		return;
-	for (size_t i = 0; i < f->nholes && !f->done; i++) {
-		const struct range *h = &f->holes[i];
-		uint64_t zone = h->a > HELD_CHUNK_MAX ? h->a - HELD_CHUNK_MAX : 0;
-		if (h->b <= p)
-			continue;
-		if (zone >= lim)
-			break;
-		if (zone > p)
-			punch(f, p, zone);
-		p = h->b > p ? h->b : p;
-	}
-	if (lim > p)
-		punch(f, p, lim);
-	f->punched = lim;
-}
-
-static void add_file(const char *path)
+/* Follow path, open as fd (-1: open it here) */
+static void add_file(const char *path, int fd)
 {
 	for (size_t i = 0; i < nfiles; i++)
 		if (!strcmp(files[i].path, path))
 			return;
-	int fd = open(path, (opt->no_keep ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		fd = open(path, (opt->no_keep ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return;   /* (gone already: nothing of it to send) */
 	files = grow(files, &capfiles, nfiles, sizeof *files);
@@ -302,7 +230,7 @@ static void read_manifest(int mfd, char *line, size_t cap, size_t *nline)
 			}
 			line[*nline] = 0;
 			if (*nline)
-				add_file(line);
+				add_file(line, -1);
 			*nline = 0;
 		}
 }
@@ -342,8 +270,9 @@ static void greet(void)
 	unsigned char p[12 + MTS_NAME_MAX + 16];
 	size_t hl = strlen(hostname);
 	frame_len = frame_pos = 0;
+	version = opt->compress == SEND_COMPRESS_NONE || raw_only ? 1 : MTS_VERSION;
 	memcpy(p, MTS_MAGIC, MTS_MAGIC_LEN);
-	mts_put16(p + 8, MTS_VERSION);
+	mts_put16(p + 8, (uint16_t)version);
 	mts_put16(p + 10, (uint16_t)hl);
 	memcpy(p + 12, hostname, hl);
 	put_frame(MTS_HELLO, 0, p, (uint32_t)(12 + hl));
@@ -390,10 +319,22 @@ static int next_frame(void)
 			if (got < 0)
 				got = 0;
 			memset(p + 16 + got, 0, e->len - (size_t)got);
-			len += e->len;
+			/* (packed, smaller by more than ZDATA's 8 bytes more: within the bound) */
+			size_t packed = e->type != Q_DATA || version < 2 || e->len <= 8 ? 0 :
+				mts_pack(p + 16, e->len, pack_buf, e->len - 8);
+			unsigned type = e->type == Q_HEADER ? MTS_HEADER : MTS_DATA;
+			if (packed) {
+				mts_put32(p + 16, (uint32_t)e->len);
+				mts_put32(p + 20, MTS_CODEC_SLOTS);
+				memcpy(p + 24, pack_buf, packed);
+				len += 8 + packed;
+				type = MTS_ZDATA;
+			} else
+				len += e->len;
+			if (e->type == Q_DATA)
+				sent_raw += e->len, sent_wire += MTS_HEAD_SIZE + len;
 			mts_put64(p, e->type == Q_HEADER ? size : e->off);
-			mts_put_head(h, e->type == Q_HEADER ? MTS_HEADER : MTS_DATA, f->id,
-				     (uint32_t)len);
+			mts_put_head(h, type, f->id, (uint32_t)len);
 		}
 		frame_len += MTS_HEAD_SIZE + len;
 		return 1;
@@ -419,6 +360,18 @@ static void acked(uint32_t id, uint64_t seq)
 		f->qhead = f->qn = f->qsend = 0;
 }
 
+/* The collector refused a version-2 HELLO: it reads no compressed frames.  The next
+   connection is uncompressed, or, compression required, there is none.  -1 (dropped) */
+static int older_collector(const struct link *l)
+{
+	raw_only = 1;
+	refused = opt->compress == SEND_COMPRESS_SLOTS;
+	fprintf(stderr, "mtracectl: the collector %s reads no compressed frames (an older "
+		"trace_recv): %s\n", l->dest, refused ? "--send-compress=slots sends nothing to "
+		"it, the local files keep the traces" : "sending uncompressed");
+	return -1;
+}
+
 /* What the collector said: 0, or -1 (the connection is to be dropped) */
 static int read_link(struct link *l)
 {
@@ -440,8 +393,11 @@ static int read_link(struct link *l)
 			if (h[0] == MTS_ACK && len == 8)
 				acked(mts_get32(h + 4), mts_get64(h + MTS_HEAD_SIZE));
 			else if (h[0] == MTS_ERROR) {
+				const char *t = (const char *)h + MTS_HEAD_SIZE;
+				if (version >= 2 && len >= 15 && !memcmp(t, "stream version ", 15))
+					return older_collector(l);
 				fprintf(stderr, "mtracectl: the collector %s says: %.*s\n", l->dest,
-					(int)len, (const char *)h + MTS_HEAD_SIZE);
+					(int)len, t);
 				return -1;
 			}
 			o += MTS_HEAD_SIZE + len;
@@ -472,31 +428,6 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* --backlog: past it, every tracer still writing is asked to stop (once each) */
-static void check_backlog(void)
-{
-	static int said;
-	uint64_t left = 0;
-	for (size_t i = 0; i < nfiles; i++)
-		left += files[i].unacked_bytes;
-	if (!opt->backlog || left <= opt->backlog)
-		return;
-	for (size_t i = 0; i < nfiles; i++) {
-		struct sfile *f = &files[i];
-		char err[4096];
-		if (f->stop_asked || f->ended || !f->hsize)
-			continue;
-		f->stop_asked = 1;
-		if (switch_stop_backlog(f->pid, err, sizeof err) < 0)
-			fprintf(stderr, "mtracectl: cannot stop the trace of process %d: %s\n",
-				(int)f->pid, err);
-		else if (!said++)
-			fprintf(stderr, "mtracectl: %llu bytes of the traces not acknowledged by %s "
-				"passed --backlog: the traces stop (their headers say why)\n",
-				(unsigned long long)left, opt->dest);
-	}
-}
-
 static int all_done(void)
 {
 	for (size_t i = 0; i < nfiles; i++)
@@ -510,7 +441,7 @@ static int all_done(void)
 
 /* Follow manifest's files (or file, of process pid) until the tree ended (done_fd closed, or
    pid gone) and the collector acknowledged all of them: 0, or 1 when it never did */
-static int sender(const char *manifest, const char *file, pid_t pid, int done_fd)
+static int sender(const char *manifest, const char *file, int file_fd, pid_t pid, int done_fd)
 {
 	struct link l = { .dest = opt->dest, .fd = -1 };
 	int mfd = manifest ? open(manifest, O_RDONLY | O_CLOEXEC) : -1, tree_ended = 0;
@@ -520,28 +451,29 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 	char why[512] = "", lastwhy[512] = "";
 	scan_buf = malloc(SCAN_MAX);
 	frame_buf = malloc(2 * (MTS_HEAD_SIZE + MTS_PAYLOAD_MAX));
-	if (!scan_buf || !frame_buf)
+	pack_buf = malloc(PACK_CAP);
+	if (!scan_buf || !frame_buf || !pack_buf)
 		return 3;
 	if (gethostname(line, 256) < 0)
 		snprintf(line, sizeof line, "localhost");
 	line[255] = 0;
 	plain_name(hostname, sizeof hostname, line);
 	if (file)
-		add_file(file);
+		add_file(file, file_fd);
 	for (;;) {
 		if (mfd >= 0)
 			read_manifest(mfd, line, sizeof line, &nline);
 		for (size_t i = 0; i < nfiles; i++) {
 			follow(&files[i], tree_ended);
 			if (opt->no_keep)
-				give_back(&files[i]);
+				send_give_back(&files[i]);
 		}
-		check_backlog();
+		send_check_backlog(files, nfiles, opt);
 		if ((tree_ended || (file && nfiles && files[0].ended)) && all_done())
 			break;
 		if (file && !tree_ended && kill(pid, 0) < 0 && errno == ESRCH)
 			tree_ended = 1, ended_at = now_ms();
-		if (l.fd < 0 && now_ms() >= retry_at) {
+		if (l.fd < 0 && !refused && now_ms() >= retry_at) {
 			if (link_open(&l, why, sizeof why) == 0) {
 				greet();
 				backoff = 100;
@@ -554,17 +486,19 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 				backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 : BACKOFF_MAX_MS;
 			}
 		}
-		if (l.fd >= 0 && (write_link(&l) < 0 || read_link(&l) < 0)) {
+		/* (read even when a write failed: the collector's ERROR says why it closed) */
+		if (l.fd >= 0 && (write_link(&l) < 0) + (read_link(&l) < 0)) {
 			link_close(&l);
 			retry_at = now_ms() + backoff;
 		}
-		if (tree_ended && now_ms() - ended_at > opt->give_up_s * 1000ull) {
+		if (tree_ended && (refused || now_ms() - ended_at > opt->give_up_s * 1000ull)) {
 			uint64_t left = 0;
 			for (size_t i = 0; i < nfiles; i++)
 				left += files[i].unacked_bytes;
-			fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of the traces "
-				"in %u s: the local files keep them\n", opt->dest,
-				(unsigned long long)left, opt->give_up_s);
+			if (!refused)   /* (else said already) */
+				fprintf(stderr, "mtracectl: %s never acknowledged %llu bytes of "
+					"the traces in %u s: the local files keep them\n",
+					opt->dest, (unsigned long long)left, opt->give_up_s);
 			link_close(&l);
 			return 1;
 		}
@@ -585,29 +519,36 @@ static int sender(const char *manifest, const char *file, pid_t pid, int done_fd
 	}
 	/* shut our side: the collector sees the stream end between frames */
 	link_close(&l);
+	if (!opt->quiet && sent_wire)
+		fprintf(stderr, "mtracectl: sent %llu bytes of traces as %llu on the wire "
+			"(%.2fx)\n", (unsigned long long)sent_raw, (unsigned long long)sent_wire,
+			(double)sent_raw / (double)sent_wire);
 	return 0;
 }
 
-pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, pid_t pid,
-		 int *done_fd)
+pid_t send_start(const struct send_opts *o, const char *manifest, const char *file, int file_fd,
+		 pid_t pid, int *done_fd)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	int p[2], ask = -1;
+	if (pipe2(p, O_CLOEXEC) < 0 || (manifest && o->backlog && send_stopper_start(&ask) < 0))
 		return -1;
 	pid_t s = fork();
 	if (s < 0)
 		return -1;
 	if (s == 0) {
 		close(p[1]);
+		send_stop_through(ask);
 		/* the terminal's ^C is for the program: the sender ends when the tree has */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGQUIT, SIG_IGN);
 		signal(SIGTSTP, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
 		opt = o;
-		_exit(sender(manifest, file, pid, p[0]));
+		_exit(sender(manifest, file, file_fd, pid, p[0]));
 	}
 	close(p[0]);
+	if (ask >= 0)
+		close(ask);
 	*done_fd = p[1];
 	return s;
 }
@@ -618,5 +559,6 @@ int send_wait(pid_t sender_pid)
 	while (waitpid(sender_pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 3;
+	send_stopper_join();
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "recv_conn.h"
+#include "stream_pack.h"
 
 int rc_name_ok(const char *name, size_t len)
 {
@@ -24,8 +25,14 @@ int rc_name_ok(const char *name, size_t len)
 	return 1;
 }
 
+/* ZDATA's range unpacked: one buffer for every connection (a frame is unpacked and written
+   before the next is read) */
+static unsigned char *unpacked;
+
 int rc_init(struct rconn *c, int dirfd, const char *peer)
 {
+	if (!unpacked && !(unpacked = malloc(MTS_DATA_MAX)))
+		return -1;
 	memset(c, 0, sizeof *c);
 	c->dirfd = dirfd;
 	c->peer = peer;
@@ -147,9 +154,10 @@ static int frame(struct rconn *c, unsigned type, uint32_t id, const unsigned cha
 			return refuse(c, "a second HELLO");
 		if (len < 12 || memcmp(p, MTS_MAGIC, MTS_MAGIC_LEN) || len != 12u + mts_get16(p + 10))
 			return refuse(c, "not an mtrace stream");
-		if (mts_get16(p + 8) != MTS_VERSION)
-			return refuse(c, "stream version %u (this trace_recv reads %u)",
-				      mts_get16(p + 8), MTS_VERSION);
+		c->version = mts_get16(p + 8);
+		if (c->version < MTS_VERSION_OLDEST || c->version > MTS_VERSION)
+			return refuse(c, "stream version %u (this trace_recv reads %u to %u)",
+				      c->version, MTS_VERSION_OLDEST, MTS_VERSION);
 		if (!rc_name_ok((const char *)p + 12, len - 12u))
 			return refuse(c, "a host name that is not one plain file name");
 		memcpy(c->host, p + 12, len - 12u);
@@ -172,7 +180,7 @@ static int frame(struct rconn *c, unsigned type, uint32_t id, const unsigned cha
 		return refuse(c, "file id %u was never opened", id);
 	if (type == MTS_RESUME)
 		return len == 8 ? 0 : refuse(c, "RESUME frame of %u bytes", len);
-	if (len < 16 || (type == MTS_END && len != 16))
+	if (len < 16 || (type == MTS_END && len != 16) || (type == MTS_ZDATA && len < 24))
 		return refuse(c, "frame of type %u, %u bytes", type, len);
 	uint64_t off = mts_get64(p), seq = mts_get64(p + 8);
 	if (seq <= f->seq)
@@ -180,7 +188,19 @@ static int frame(struct rconn *c, unsigned type, uint32_t id, const unsigned cha
 			      (unsigned long long)f->seq);
 	if (off > OFF_MAX || (type == MTS_HEADER && len - 16 > off))
 		return refuse(c, "file %u: offset or size %llu", id, (unsigned long long)off);
-	if (type == MTS_DATA || type == MTS_HEADER) {
+	if (type == MTS_ZDATA) {
+		uint32_t raw = mts_get32(p + 16), codec = mts_get32(p + 20);
+		if (c->version < 2 || codec != MTS_CODEC_SLOTS)
+			return refuse(c, "file %u: compressed DATA (codec %u) in a version %u "
+				      "stream", id, codec, c->version);
+		if (raw == 0 || raw > MTS_DATA_MAX)
+			return refuse(c, "file %u: compressed DATA of %u bytes", id, raw);
+		if (mts_unpack(p + 24, len - 24, unpacked, raw) < 0)
+			return refuse(c, "file %u: compressed DATA that does not unpack to its %u "
+				      "bytes", id, raw);
+		if (put(c, f, unpacked, raw, off) < 0)
+			return -1;
+	} else if (type == MTS_DATA || type == MTS_HEADER) {
 		if (type == MTS_DATA && len - 16 > MTS_DATA_MAX)
 			return refuse(c, "DATA of %u bytes", len - 16);
 		if (put(c, f, p + 16, len - 16, type == MTS_DATA ? off : 0) < 0)

@@ -20,6 +20,7 @@ struct rconn {
 	int dirfd;              /* DIR */
 	const char *peer;       /* "ADDR:PORT" or "<stdin>", for messages */
 	char host[MTS_NAME_MAX + 1];   /* HELLO's, sanitized; "" before it */
+	unsigned version;       /* HELLO's */
 	uint64_t off;           /* stream bytes taken so far */
 	size_t have;            /* bytes of the current frame in buf */
 	unsigned char *buf;     /* MTS_HEAD_SIZE + MTS_PAYLOAD_MAX */
