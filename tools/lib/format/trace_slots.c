@@ -27,6 +27,18 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
+/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc): fast_slots' */
+enum { FAST_CALLS = 1u << MTRACE_CALL_MALLOC | 1u << MTRACE_CALL_FREE |
+		    1u << MTRACE_CALL_VALLOC | 1u << MTRACE_CALL_PVALLOC };
+
+/* Is the slot at p (native order) one fast_slots takes, by its call and flags? */
+static inline int fast_call(const unsigned char *p)
+{
+	const struct mtrace_slot *sp = (const struct mtrace_slot *)(const void *)p;
+	unsigned call = sp->call;
+	return call < 8 && (FAST_CALLS >> call & 1) && !(sp->flags & ~TRACE_FAST_FLAGS);
+}
+
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
    valloc, pvalloc and free in their compact form, inside their chunk.  A trace of mallocs and
    frees in random order would mispredict a branch on the call half the time.  The slots at
@@ -34,9 +46,6 @@ static int all_zero(const unsigned char *p, size_t n)
    general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
-	/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc) */
-	enum { FAST_CALLS = 1u << MTRACE_CALL_MALLOC | 1u << MTRACE_CALL_FREE |
-			    1u << MTRACE_CALL_VALLOC | 1u << MTRACE_CALL_PVALLOC };
 	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE, k = 0;
 	if (n > room)
 		n = room;
@@ -56,7 +65,7 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
-		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS)) {
+		if (!fast_call(p + k * MTRACE_SLOT_SIZE)) {
 			if (call == MTRACE_CALL_CALLER && skip && (flags | sp->aux) == 0) {
 				r->n_ext++;
 				continue;
@@ -208,6 +217,13 @@ int trace_decode_run(struct trace_reader *r)
 			r->offset += need * MTRACE_SLOT_SIZE;
 			if (chunk || r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
+			/* back to the fast path after the record it left (python's callocs, one call
+			   in ten, had sent the rest of each buffer down this path) */
+			if (!r->swap && p < end && fast_call(p)) {
+				p += fast_slots(r, p, end) * MTRACE_SLOT_SIZE;
+				if (r->dec_n == TRACE_DEC)
+					return (int)r->dec_n;
+			}
 		}
 		if (p < end) {
 			/* a wide record's first slot is the last at hand: its second, or the end */
