@@ -190,7 +190,10 @@ HOT int do_free(struct convert *c, struct convert_state *m, const struct order_e
 	uint64_t a[1] = { s };
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
 		return -1;
-	if (__builtin_expect(m->resident.n != 0, 0) &&
+	/* only a block of res_min bytes or more (its slot's size, res_min set once) has a
+	   RESIDENT waiting: no lookup for the others (python's frees, while one large block
+	   lived, each probed the map) */
+	if (__builtin_expect(m->slots[s].size >= m->res_min, 0) &&
 	    convert_resident_release(c, m, s, e->rec) < 0)
 		return -1;
 	release_slot(m, x, s);
@@ -226,7 +229,7 @@ static int do_release(struct convert *c, struct convert_state *m, const struct o
 	if (r->ptr == 0)
 		c->st.realloc_null++;
 	else if (live_remove(&m->live, r->ptr, addrmap_hash(r->ptr), &so)) {
-		if (m->resident.n && convert_resident_release(c, m, so, r) < 0)
+		if (m->slots[so].size >= m->res_min && convert_resident_release(c, m, so, r) < 0)
 			return -1;
 	} else
 		c->st.realloc_unknown++;
