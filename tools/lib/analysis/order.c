@@ -355,6 +355,41 @@ static int merge_two(struct order *o, struct order_merge *m, uint64_t upto)
 	return 0;
 }
 
+/* Part of drain_some, its common case: q's first events are plain calls before lim, in its
+   head segment.  Hands them out with only the batch written per event, at most max, up to the
+   segment's last record (left to advance(), which moves to the next one).  Returns the number
+   handed out. */
+static size_t run_plain(struct order *o, struct order_merge *m, struct queue *q, uint64_t lim,
+			uint64_t max)
+{
+	if (q->ev.kind != ORDER_CALL)
+		return 0;
+	struct seg *s = q->head;
+	const struct mtrace_record *r = q->ev.rec, *last = &s->r[s->n - 1];
+	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
+	if ((uint64_t)(oend - out) > max)
+		oend = out + max;
+	uint64_t last_t = m->last_t, late = 0;
+	const uint32_t id = q->ev.thread;
+	for (; out < oend && r != last && r->ts < lim && is_plain(r); r++) {
+		__builtin_prefetch(r + MERGE_AHEAD);
+		uint64_t t = r->ts;
+		*out++ = (struct order_ev){ r, t, id, ORDER_CALL };
+		late += (t < last_t) & !(r->flags & MTRACE_RF_OWN);   /* (as in hand_out) */
+		last_t = t > last_t ? t : last_t;
+	}
+	size_t n = (size_t)(out - start);
+	if (n) {
+		set_first(q, r);
+		s->pos = (uint32_t)(r - s->r);
+		m->nbatch += (uint32_t)n;
+		m->pending -= n;
+		m->last_t = last_t;
+		o->late += late;
+	}
+	return n;
+}
+
 /* Hand out events while the first is not after upto, at most max of them. */
 static int drain_some(struct order *o, struct order_merge *m, uint64_t upto, uint64_t max)
 {
@@ -374,7 +409,18 @@ static int drain_some(struct order *o, struct order_merge *m, uint64_t upto, uin
 			if (m->nheap > 2 && key_less(&m->heap[2], rival))
 				rival = &m->heap[2];
 		}
+		/* below lim, an event comes before the rival's and is not after upto */
+		uint64_t lim = rival && rival->t <= upto ? rival->t
+			       : upto == UINT64_MAX ? UINT64_MAX : upto + 1;
 		for (;;) {
+			size_t k = run_plain(o, m, q, lim, max);
+			if (k) {
+				max -= k;
+				if (m->nbatch == BATCH && flush(o, m) < 0)
+					return -1;
+				if (!max || q->ev.t > upto || (rival && !ev_before(q, rival)))
+					break;   /* (q is not empty: the run left its last record) */
+			}
 			if (hand_out(o, m, q) < 0)
 				return -1;
 			max--;
