@@ -31,16 +31,18 @@ static int all_zero(const unsigned char *p, size_t n)
 enum { FAST_CALLS = 1u << MTRACE_CALL_MALLOC | 1u << MTRACE_CALL_FREE |
 		    1u << MTRACE_CALL_VALLOC | 1u << MTRACE_CALL_PVALLOC };
 
-/* Is the slot at p (native order) one fast_slots takes, by its call and flags? */
+/* Is the slot at p (native order) one fast_slots takes, by its call and flags?  A failed call
+   is not: so every record it takes passes trace_call_ok with no check of its own. */
 static inline int fast_call(const unsigned char *p)
 {
 	const struct mtrace_slot *sp = (const struct mtrace_slot *)(const void *)p;
 	unsigned call = sp->call;
-	return call < 8 && (FAST_CALLS >> call & 1) && !(sp->flags & ~TRACE_FAST_FLAGS);
+	return call < 8 && (FAST_CALLS >> call & 1) &&
+	       !(sp->flags & ~(TRACE_FAST_FLAGS & ~MTRACE_RF_FAILED));
 }
 
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
-   valloc, pvalloc and free in their compact form, inside their chunk.  A trace of mallocs and
+   valloc, pvalloc and free in their compact form, not failed, inside their chunk.  A trace of mallocs and
    frees in random order would mispredict a branch on the call half the time.  The slots at
    [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves to the
    general path. */
@@ -59,6 +61,10 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
 		   !r->ext_fn;
 	uint64_t *offs = r->dec_offs + r->dec_n;
+	/* a pointer and the thread in locals: the records' stores could alias the reader's fields,
+	   which the compiler would load again for every record */
+	struct mtrace_record *rec = r->dec + r->dec_n;
+	const uint32_t tid = r->chunk_tid;
 	size_t m = 0;   /* records decoded of the k slots */
 	for (; k < n; k++) {
 		const struct mtrace_slot *sp =
@@ -72,22 +78,21 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 			}
 			break;
 		}
-		struct mtrace_record *rec = r->dec + r->dec_n + m;
 		uint64_t is_free = -(uint64_t)(call == MTRACE_CALL_FREE), x = sp->x;
-		rec->tid = r->chunk_tid;
+		uint64_t a = sp->a, b = sp->b;
+		rec->tid = tid;
 		rec->call = (uint8_t)call;
 		rec->flags = (uint8_t)flags;
 		/* (a free has no errno: as mtrace_decode) */
 		rec->err = (uint16_t)(sp->aux & ~is_free);
 		rec->ts = sp->ts;
-		rec->ptr = sp->a & is_free;
-		rec->result = sp->a & ~is_free;
-		rec->size = sp->b & ~is_free;
-		rec->arg2 = sp->b & is_free;
-		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (sp->b + x) & ~is_free;
+		rec->ptr = a & is_free;
+		rec->result = a & ~is_free;
+		rec->size = b & ~is_free;
+		rec->arg2 = b & is_free;
+		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (b + x) & ~is_free;
 		rec->duration = 0;
-		if (!trace_call_ok(rec))
-			break;   /* (the general path says what is wrong with it) */
+		rec++;
 		offs[m++] = at + k * MTRACE_SLOT_SIZE;
 	}
 	r->dec_n += m;
