@@ -120,6 +120,19 @@ static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t hash, u
 	return 1;
 }
 
+/* remove the live block of entry x, which addrmap_find gave for a key not 0 with no insertion
+   that rehashed since (one into an empty entry moves none): 1 and its number, or 0 if it
+   is not live */
+static inline int addrmap_take_at(struct addrmap *m, struct addrmap_entry *x, uint64_t *val)
+{
+	if (x->val == ADDRMAP_DEAD)
+		return 0;
+	*val = x->val;
+	x->val = ADDRMAP_DEAD;
+	m->live--;
+	return 1;
+}
+
 /* key now holds val (< ADDRMAP_DEAD); *old gets what it held: 1 it was live, 0 not, -1 no memory */
 static inline int addrmap_swap(struct addrmap *m, uint64_t key, uint64_t hash, uint64_t val,
 			       uint64_t *old)
