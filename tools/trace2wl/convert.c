@@ -56,7 +56,8 @@ static __attribute__((noinline)) int new_block(struct convert_state *m, struct o
 		struct slotinfo *n = realloc(m->slots, cap * sizeof *n);
 		if (!n)
 			return -1;
-		memset(n + m->cap_slots, 0, (cap - m->cap_slots) * sizeof *n);
+		/* (not cleared: nothing reads a slot before bind() writes it, and pages not
+		   touched yet stay out of memory) */
 		m->slots = n;
 		m->cap_slots = cap;
 		live_table(&m->live, n);
