@@ -48,7 +48,7 @@ static inline int fast_call(const unsigned char *p)
    general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
-	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE, k = 0;
+	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE;
 	if (n > room)
 		n = room;
 	uint64_t at = r->offset;
@@ -60,18 +60,17 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	   trace with stacks keeps this path */
 	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
 		   !r->ext_fn;
-	uint64_t *offs = r->dec_offs + r->dec_n;
-	/* a pointer and the thread in locals: the records' stores could alias the reader's fields,
+	/* pointers and the thread in locals: the records' stores could alias the reader's fields,
 	   which the compiler would load again for every record */
+	uint64_t *offs = r->dec_offs + r->dec_n, *o = offs;
 	struct mtrace_record *rec = r->dec + r->dec_n;
 	const uint32_t tid = r->chunk_tid;
-	size_t m = 0;   /* records decoded of the k slots */
-	for (; k < n; k++) {
-		const struct mtrace_slot *sp =
-			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
+	const struct mtrace_slot *start = (const struct mtrace_slot *)(const void *)p,
+				 *sp = start, *send = start + n;
+	for (; sp < send; sp++, at += MTRACE_SLOT_SIZE) {
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
-		if (!fast_call(p + k * MTRACE_SLOT_SIZE)) {
+		if (!fast_call((const unsigned char *)sp)) {
 			if (call == MTRACE_CALL_CALLER && skip && (flags | sp->aux) == 0) {
 				r->n_ext++;
 				continue;
@@ -93,8 +92,9 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (b + x) & ~is_free;
 		rec->duration = 0;
 		rec++;
-		offs[m++] = at + k * MTRACE_SLOT_SIZE;
+		*o++ = at;
 	}
+	size_t m = (size_t)(o - offs), k = (size_t)(sp - start);   /* records of the k slots */
 	r->dec_n += m;
 	r->n_written += m;
 	r->buf_pos += k * MTRACE_SLOT_SIZE;
