@@ -35,7 +35,8 @@ grep -q 'repaired: 1 allocations of a still-live address' "$TMP/sum" && ok "inve
 "$TP/wl_check" "$TMP/many.wl" >"$TMP/chk"; eq "many live: replayable (wl_check)" 0 "$?"
 eq "many live: 159,092 calls, 50,000 live at once, no violation" "159092 50000 0" \
 	"$(awk '$1 == "calls" || $1 == "peak_live_slots" || $1 == "violations" { printf "%s%s", s, $2; s = " " }' "$TMP/chk")"
-grep -q 'skipped: 7,143 frees' "$TMP/sum" && ok "many live: the 7,143 second frees skipped" || bad "many live: $(cat "$TMP/sum")"
+grep -q 'skipped: 7,143 frees' "$TMP/sum" && ok "many live: the 7,143 second frees skipped" ||
+	bad "many live: $(cat "$TMP/sum")"
 
 # a record handed out after a later one (the trace broke its promise that none precedes its
 # chunk): counted, by trace2wl and trace_stats alike, and every call still there

@@ -378,8 +378,9 @@ static int drain_some(struct order *o, struct order_merge *m, uint64_t upto, uin
 				max -= k;
 				if (m->nbatch == BATCH && flush(o, m) < 0)
 					return -1;
+				/* (q is not empty: the run left its segment's last record) */
 				if (!max || q->ev.t > upto || (rival && !ev_before(q, rival)))
-					break;   /* (q is not empty: the run left its last record) */
+					break;
 			}
 			if (hand_out(o, m, q) < 0)
 				return -1;

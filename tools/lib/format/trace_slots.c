@@ -42,10 +42,10 @@ static inline int fast_call(const unsigned char *p)
 }
 
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
-   valloc, pvalloc and free in their compact form, not failed, inside their chunk.  A trace of mallocs and
-   frees in random order would mispredict a branch on the call half the time.  The slots at
-   [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves to the
-   general path. */
+   valloc, pvalloc and free in their compact form, not failed, inside their chunk.  A trace of
+   mallocs and frees in random order would mispredict a branch on the call half the time.  The
+   slots at [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves
+   to the general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
 	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE;
@@ -222,8 +222,8 @@ int trace_decode_run(struct trace_reader *r)
 			r->offset += need * MTRACE_SLOT_SIZE;
 			if (chunk || r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
-			/* back to the fast path after the record it left (python's callocs, one call
-			   in ten, had sent the rest of each buffer down this path) */
+			/* back to the fast path after the record it left: one calloc (python makes
+			   one call in ten) does not send the rest of the buffer down this path */
 			if (!r->swap && p < end && fast_call(p)) {
 				p += fast_slots(r, p, end) * MTRACE_SLOT_SIZE;
 				if (r->dec_n == TRACE_DEC)
