@@ -17,6 +17,11 @@
  *                                 mapping, 8,000 pairs more each, and the blocks and mapping
  *                                 released by the other thread with resident bytes
  *                                 (expectations in t_fidelity.sh)
+ *   mkfixture trace-manylive OUT  50,000 blocks live, then each freed in a shuffled order,
+ *                                 every 7th twice, every 11th allocated and freed again, and a
+ *                                 new block after each (the address map outgrows the caches
+ *                                 and is rebuilt while frees go on): 159,092 calls kept,
+ *                                 7,143 frees of blocks not live (t_trace2wl.sh)
  *   mkfixture trace-repeat OUT N  N MiB of one record again and again, in chunks of 64 KiB: a
  *                                 compression bomb that is a valid trace
  *   mkfixture wl-ok|wl-racy|wl-deadlock|wl-never|wl-badslot|wl-badthread OUT   small workloads
@@ -189,6 +194,35 @@ static void write_v2threads(void)
 	c[n++] = (struct call){ 200, MTRACE_CALL_MUNMAP, 0, 0, t++, M + 2 * MiB, 0, 2 * MiB, 0, 0 };
 	resident_min = 65536;
 	write_mtrace_flags(c, n, MTRACE_HF_MAPPINGS | MTRACE_HF_RESIDENT);
+	free(c);
+}
+
+/* 50,000 blocks, then the frees described at the top */
+static void write_manylive(void)
+{
+	enum { N = 50000 };
+	struct call *c = calloc(5 * N, sizeof *c);
+	size_t n = 0;
+	uint64_t t = 10, a = 0x10000000, b = 0x40000000;
+	if (!c)
+		die("out of memory");
+	for (uint64_t k = 0; k < N; k++)
+		c[n++] = (struct call){ 1, MTRACE_CALL_MALLOC, 0, 0, t++, 0, a + 32 * k, 16, 0, 0 };
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t k = i * 7919 % N;   /* (7919 is prime: each k once) */
+		c[n++] = (struct call){ 1, MTRACE_CALL_FREE, 0, 0, t++, a + 32 * k, 0, 0, 0, 0 };
+		if (k % 7 == 0)
+			c[n++] = (struct call){ 1, MTRACE_CALL_FREE, 0, 0, t++, a + 32 * k,
+						0, 0, 0, 0 };
+		if (k % 11 == 0) {
+			c[n++] = (struct call){ 1, MTRACE_CALL_MALLOC, 0, 0, t++,
+						0, a + 32 * k, 48, 0, 0 };
+			c[n++] = (struct call){ 1, MTRACE_CALL_FREE, 0, 0, t++, a + 32 * k,
+						0, 0, 0, 0 };
+		}
+		c[n++] = (struct call){ 1, MTRACE_CALL_MALLOC, 0, 0, t++, 0, b + 32 * i, 16, 0, 0 };
+	}
+	write_mtrace(c, n);
 	free(c);
 }
 
@@ -503,6 +537,8 @@ int main(int argc, char **argv)
 		write_stalls(39, 1);
 	else if (!strcmp(argv[1], "trace-stalls"))
 		write_stalls(3, 0);
+	else if (!strcmp(argv[1], "trace-manylive"))
+		write_manylive();
 	else if (!strcmp(argv[1], "trace-repeat"))
 		write_repeat();
 	else

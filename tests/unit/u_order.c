@@ -247,49 +247,71 @@ static uint64_t rnd(void)
 	return x;
 }
 
-/* 16 threads taking chunks of random lengths as the clock runs, some calls reallocs that take
-   a while; what each thread was left to fill of its last chunk stays unwritten */
+/* Threads taking chunks of random lengths as the clock runs, some calls reallocs that take
+   a while; what each thread was left to fill of its last chunk stays unwritten.  Each chunk's
+   ts is after the last one's and before its records', so that every record of a tick is read
+   before a chunk lets that tick out: ties between threads go to the lower index. */
 #define NT 16
-static void random_threads(void)
+struct shape {
+	const char *name;
+	uint32_t threads;        /* at most NT */
+	uint32_t burst;          /* calls a thread makes in a row: 1 to this */
+	uint32_t chunk;          /* records a chunk holds: 1 to this */
+	uint64_t step;           /* ticks between calls: 0 to this - 1, plus min_step */
+	uint64_t min_step;
+};
+
+static void random_threads(const struct shape *sh)
 {
 	struct order o;
 	reset();
 	struct { uint32_t at, left; uint64_t busy, seq; } th[NT + 1] = { 0 };
 	static uint64_t expect_events;
 	uint64_t now = 1, calls = 0;
+	uint32_t t = 1, burst = 0;   /* the thread making calls, and how many more */
 	expect_events = 0;
-	while (nslots < SLOTS - 16) {
-		uint32_t tid = 1 + (uint32_t)(rnd() % NT);
-		now += 1 + rnd() % 3;
-		if (th[tid].busy > now)
+	while (nslots < SLOTS - sh->chunk - 2) {
+		if (burst == 0) {
+			t = 1 + (uint32_t)(rnd() % sh->threads);
+			burst = 1 + (uint32_t)(rnd() % sh->burst);
+		}
+		burst--;
+		now += sh->min_step + rnd() % sh->step;
+		if (th[t].busy > now) {
+			burst = 0;
 			continue;            /* in a realloc still */
-		if (th[tid].left == 0) {
-			uint32_t n = 2 + (uint32_t)(rnd() % 12);
-			th[tid].at = chunk(tid, now, n, th[tid].seq == 0);
-			th[tid].left = n - 1;
+		}
+		if (th[t].left == 0) {
+			uint32_t n = 2 + (uint32_t)(rnd() % sh->chunk);
+			th[t].at = chunk(t, now, n, th[t].seq == 0);
+			th[t].left = n - 1;
 			now++;
 		}
-		struct mtrace_record r = call(tid, MTRACE_CALL_MALLOC, now, 0, th[tid].seq + 1);
-		r.ptr = th[tid].seq++;     /* the thread's own order, kept in ptr */
+		struct mtrace_record r = call(t, MTRACE_CALL_MALLOC, now, 0, th[t].seq + 1);
+		r.ptr = th[t].seq++;     /* the thread's own order, kept in ptr */
 		if (rnd() % 4 == 0) {
 			r.call = MTRACE_CALL_REALLOC;
 			r.duration = rnd() % 40;
-			th[tid].busy = now + r.duration;
+			th[t].busy = now + r.duration;
 			expect_events++;
 		}
-		file[th[tid].at++] = r;
-		th[tid].left--;
+		file[th[t].at++] = r;
+		th[t].left--;
 		calls++;
 		expect_events++;
 	}
 	int rc = run(&o, trace_file("random.trace", MTRACE_HF_CHUNK_BOUND));
-	CHECK(rc == 0,
-	      "%llu calls of %d threads in chunks: ordered (%s)", (unsigned long long)calls, NT,
-	      rc ? o.err.msg : "no error");
+	CHECK(rc == 0, "%s: %llu calls of %u threads in chunks: ordered (%s)", sh->name,
+	      (unsigned long long)calls, sh->threads, rc ? o.err.msg : "no error");
 	CHECK(ngot == expect_events && o.records == calls,
 	      "... every call handed out, reallocs twice (%zu events of %llu)", ngot,
 	      (unsigned long long)expect_events);
 	CHECK(sorted(), "... in order of their order points");
+	int bad_tie = 0;
+	for (size_t i = 1; i < ngot; i++)
+		bad_tie += got[i].t == got[i - 1].t && got[i].thread < got[i - 1].thread;
+	CHECK(bad_tie == 0, "... at the same order point, the lower thread index first (%d not)",
+	      bad_tie);
 	CHECK(o.late == 0, "... none late (%llu)", (unsigned long long)o.late);
 	/* each thread's records in its own order; a realloc's result at ts + duration, after its
 	   release and before the thread's next call */
@@ -318,7 +340,7 @@ static void random_threads(void)
 	CHECK(bad_result == 0,
 	      "... each realloc's result at ts + duration, after its release, before the thread's "
 	      "next call (%d not)", bad_result);
-	CHECK(bad_index == 0 && o.nthreads == NT && nnew == NT,
+	CHECK(bad_index == 0 && o.nthreads == sh->threads && nnew == sh->threads,
 	      "... one index a thread, as new_thread was told (%u threads)", o.nthreads);
 	order_free(&o);
 }
@@ -355,7 +377,12 @@ int main(void)
 {
 	two_threads();
 	late();
-	random_threads();
+	/* calls a tick or more apart, in short chunks */
+	random_threads(&(struct shape){ "interleaved", NT, 1, 12, 3, 1 });
+	/* runs of calls from one thread, longer than a queue's segment (127 records), many in
+	   the same tick as another thread's; a third thread beside the two the merge takes */
+	random_threads(&(struct shape){ "runs", 3, 300, 400, 2, 0 });
+	random_threads(&(struct shape){ "runs of one thread", 1, 300, 400, 2, 0 });
 	errors();
 	return unit_done();
 }

@@ -56,7 +56,8 @@ static __attribute__((noinline)) int new_block(struct convert_state *m, struct o
 		struct slotinfo *n = realloc(m->slots, cap * sizeof *n);
 		if (!n)
 			return -1;
-		memset(n + m->cap_slots, 0, (cap - m->cap_slots) * sizeof *n);
+		/* (not cleared: nothing reads a slot before bind() writes it, and pages not
+		   touched yet stay out of memory) */
 		m->slots = n;
 		m->cap_slots = cap;
 		live_table(&m->live, n);
@@ -169,7 +170,9 @@ HOT int do_alloc(struct convert *c, struct convert_state *m, const struct order_
 	return bind(c, m, x, r->result, h, (uint64_t)s, bytes);
 }
 
-HOT int do_free(struct convert *c, struct convert_state *m, const struct order_ev *e, uint64_t h)
+/* at: ptr's map entry, found ahead (NULL: none; it is checked) */
+HOT int do_free(struct convert *c, struct convert_state *m, const struct order_ev *e, uint64_t h,
+		struct addrmap_entry *at)
 {
 	uint32_t x = e->thread;
 	uint64_t ptr = e->rec->ptr;
@@ -181,7 +184,12 @@ HOT int do_free(struct convert *c, struct convert_state *m, const struct order_e
 	uint64_t s;
 	if (__builtin_expect(e->rec->result != 0, 0))
 		h = addrmap_hash(ptr);   /* (a free with a result: only in a hostile trace) */
-	if (!live_remove(&m->live, ptr, h, &s)) {
+	/* an entry found ahead (for this event or, stale, an earlier one) is ptr's if it is in
+	   today's table (a rehash maps another; entries of both are 16 bytes from a page) and
+	   holds ptr */
+	const struct addrmap *am = &m->live.addr;
+	if (at && (uintptr_t)at - (uintptr_t)am->e < am->cap * sizeof *am->e && at->key == ptr
+	    ? !live_remove_at(&m->live, at, &s) : !live_remove(&m->live, ptr, h, &s)) {
 		c->st.skipped_free++;
 		return 0;
 	}
@@ -190,7 +198,10 @@ HOT int do_free(struct convert *c, struct convert_state *m, const struct order_e
 	uint64_t a[1] = { s };
 	if (emit(c, m, x, MTRACE_WL_FREE, 1, a) < 0)
 		return -1;
-	if (__builtin_expect(m->resident.n != 0, 0) &&
+	/* only a block of res_min bytes or more (its slot's size, res_min set once) has a
+	   RESIDENT waiting: no lookup for the others (python's frees, while one large block
+	   lived, each probed the map) */
+	if (__builtin_expect(m->slots[s].size >= m->res_min, 0) &&
 	    convert_resident_release(c, m, s, e->rec) < 0)
 		return -1;
 	release_slot(m, x, s);
@@ -226,7 +237,7 @@ static int do_release(struct convert *c, struct convert_state *m, const struct o
 	if (r->ptr == 0)
 		c->st.realloc_null++;
 	else if (live_remove(&m->live, r->ptr, addrmap_hash(r->ptr), &so)) {
-		if (m->resident.n && convert_resident_release(c, m, so, r) < 0)
+		if (m->slots[so].size >= m->res_min && convert_resident_release(c, m, so, r) < 0)
 			return -1;
 	} else
 		c->st.realloc_unknown++;
@@ -289,6 +300,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 	   waits in a ring for it.  A map that a cache keeps: 4% faster; one of 950 K live blocks:
 	   a fifth. */
 	uint64_t hash[AHEAD];
+	struct addrmap_entry *found[AHEAD] = { 0 };   /* a free's map entry, where found ahead */
 	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
 	const int warm = !m->pipe.running;   /* (else the reader's thread warms its input) */
@@ -309,11 +321,13 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				   ago, is here) */
 				const struct mtrace_record *near = e[AHEAD / 2].rec;
 				if (near->call == MTRACE_CALL_FREE && near->ptr && !near->result) {
-					const struct addrmap_entry *x =
+					struct addrmap_entry *x =
 						addrmap_find(&m->live.addr, near->ptr,
 							     hash[(i + AHEAD / 2) % AHEAD]);
 					if (x->key && x->val != ADDRMAP_DEAD)
 						__builtin_prefetch(&m->slots[x->val]);
+					found[(i + AHEAD / 2) % AHEAD] = x;   /* (its free
+					                                         needs no probe) */
 				}
 			}
 		}
@@ -338,7 +352,8 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		*last = e->t;
 		if (__builtin_expect(e->kind == ORDER_CALL, 1)) {
 			if (call == MTRACE_CALL_FREE)
-				k = do_free(c, m, e, h);
+				k = do_free(c, m, e, h, m->live.addr.cap > ADDRMAP_CACHED ?
+					    found[i % AHEAD] : NULL);
 			else if (mtrace_call_order_is(call, MTRACE_ORDER_BOTH))   /* failed */
 				k = do_failed_realloc(c, m, e);
 			else

@@ -82,6 +82,16 @@ static inline int live_remove(struct live *l, uint64_t a, uint64_t hash, uint64_
 	return 1;
 }
 
+/* The same for the address of map entry x (addrmap_take_at) */
+static inline int live_remove_at(struct live *l, struct addrmap_entry *x, uint64_t *block)
+{
+	if (!addrmap_take_at(&l->addr, x, block))
+		return 0;
+	l->bytes -= live_size(l, *block);
+	l->n--;
+	return 1;
+}
+
 /* the number of the block live at a, or NULL */
 static inline uint64_t *live_find(struct live *l, uint64_t a, uint64_t hash)
 {

@@ -9,8 +9,8 @@
 #define PENDING_MAX   (4u << 20)    /* pending events before the window is forced shut */
 #define SEG_RECORDS   127           /* records a segment holds: with its header, 8 KiB */
 #define BATCH         256           /* events handed to the callback at once */
-#define MERGE_AHEAD   4             /* records ahead the two-way merge asks for: each step waits
-                                       on the load of its queue's next record otherwise */
+#define MERGE_AHEAD   4             /* records ahead a run asks for: each step waits on the
+                                       load of its queue's next record otherwise */
 
 /* A thread's pending records are kept, in arrival (= program) order, which is time order, in
    a list of segments: fixed blocks recycled through a free list, so a record is copied once,
@@ -258,71 +258,66 @@ static inline int hand_out(struct order *o, struct order_merge *m, struct queue 
 	return 0;
 }
 
-/* Part of merge_two, its common case: both first events are plain calls, each followed by
-   another plain call in the same segment, and come before lim.  Hands them out with only the
-   batch written per event; what is left over, or stops it, is the general loop's.  Returns
-   the number handed out. */
-static size_t merge_plain(struct order *o, struct order_merge *m, struct queue *a, struct queue *b,
-			  uint64_t lim)
+/* The common case of drain_some and merge_two: q's first events are plain calls before lim, in
+   its head segment.  Hands them out with only the batch written per event, at most max, up to
+   the segment's last record (left to advance(), which moves to the next one).  Returns the
+   number handed out. */
+static size_t run_plain(struct order *o, struct order_merge *m, struct queue *q, uint64_t lim,
+			uint64_t max)
 {
-	if (a->ev.kind != ORDER_CALL || b->ev.kind != ORDER_CALL)
+	if (q->ev.kind != ORDER_CALL)
 		return 0;
-	/* no branch on which queue goes first (in a trace of two busy threads it changes on
-	   nearly every other event): what does not change in two-element arrays indexed by it,
-	   what does in masked pairs below (the compiler turns plain selects back into
-	   branches).  The lower thread index goes first, so that it wins ties (see key_less)
-	   with no compare of ids. */
-	if (b->ev.thread < a->ev.thread) {
-		struct queue *x = a;
-		a = b;
-		b = x;
-	}
-	struct queue *q[2] = { a, b };
-	/* the last record of a segment is left to advance(), which moves to the next one */
-	const struct mtrace_record *last[2] = { &a->head->r[a->head->n - 1],
-						&b->head->r[b->head->n - 1] };
-	uint32_t id[2] = { a->ev.thread, b->ev.thread };
-	/* each queue's next record and its time in registers, chosen between by masks: an event's
-	   step depends on the last one's, and kept in arrays indexed by the choice, each step
-	   waited on a store and a load of them */
-	uintptr_t c0 = (uintptr_t)a->ev.rec, c1 = (uintptr_t)b->ev.rec;
-	uint64_t t0 = a->ev.t, t1 = b->ev.t, last_t = m->last_t, late = 0;
+	struct seg *s = q->head;
+	const struct mtrace_record *r = q->ev.rec, *last = &s->r[s->n - 1];
 	struct order_ev *out = m->batch + m->nbatch, *start = out, *oend = m->batch + BATCH;
-	while (out < oend) {
-		uint64_t k = t1 < t0, mk = -k;   /* mk, mp: all ones when b's goes first */
-		uintptr_t mp = (uintptr_t)mk;
-		const struct mtrace_record *r =
-			(const struct mtrace_record *)((c0 & ~mp) | (c1 & mp));
-		uint64_t t = (t0 & ~mk) | (t1 & mk);
-		if (t >= lim || r == last[k] || !is_plain(r + 1))
-			break;
-		__builtin_prefetch(r + MERGE_AHEAD);   /* (never faults, past a segment too) */
-		*out++ = (struct order_ev){ r, t, id[k], ORDER_CALL };
+	if ((uint64_t)(oend - out) > max)
+		oend = out + max;
+	uint64_t last_t = m->last_t, late = 0;
+	const uint32_t id = q->ev.thread;
+	for (; out < oend && r != last && r->ts < lim && is_plain(r); r++) {
+		__builtin_prefetch(r + MERGE_AHEAD);
+		uint64_t t = r->ts;
+		*out++ = (struct order_ev){ r, t, id, ORDER_CALL };
 		late += (t < last_t) & !(r->flags & MTRACE_RF_OWN);   /* (as in hand_out) */
 		last_t = t > last_t ? t : last_t;
-		uintptr_t next = (uintptr_t)(r + 1);
-		uint64_t nt = r[1].ts;
-		c0 = (next & ~mp) | (c0 & mp);
-		c1 = (next & mp) | (c1 & ~mp);
-		t0 = (nt & ~mk) | (t0 & mk);
-		t1 = (nt & mk) | (t1 & ~mk);
 	}
 	size_t n = (size_t)(out - start);
 	if (n) {
-		const struct mtrace_record *cur[2] = { (const struct mtrace_record *)c0,
-						       (const struct mtrace_record *)c1 };
-		uint64_t ts[2] = { t0, t1 };
-		for (int k = 0; k < 2; k++) {
-			q[k]->ev.rec = cur[k];
-			q[k]->ev.t = ts[k];
-			q[k]->head->pos = (uint32_t)(cur[k] - q[k]->head->r);
-		}
+		set_first(q, r);
+		s->pos = (uint32_t)(r - s->r);
 		m->nbatch += (uint32_t)n;
 		m->pending -= n;
 		m->last_t = last_t;
 		o->late += late;
 	}
 	return n;
+}
+
+/* Part of merge_two, its common case: the first thread's plain calls up to the other's first
+   event, a run at a time, then the other's, while they come before lim.  Threads that call the
+   allocator in bursts make long runs (mbench's 2 threads: 90% of the events in runs of 64 or
+   more), each event then a store and a compare.  Returns the number handed out; the batch may
+   be full. */
+static size_t merge_runs(struct order *o, struct order_merge *m, struct queue *a, struct queue *b,
+			 uint64_t lim)
+{
+	size_t total = 0;
+	while (m->nbatch < BATCH) {
+		if (q_less(b, a)) {
+			struct queue *x = a;
+			a = b;
+			b = x;
+		}
+		/* a's events before b's first: a tie goes to the lower thread index (key_less) */
+		uint64_t until = b->ev.t + (a->ev.thread < b->ev.thread);
+		if (until == 0)
+			until = UINT64_MAX;   /* (b's at UINT64_MAX, a's index lower: wrapped) */
+		size_t k = run_plain(o, m, a, until < lim ? until : lim, UINT64_MAX);
+		if (k == 0)
+			break;
+		total += k;
+	}
+	return total;
 }
 
 /* Part of drain(): the two earliest threads, out of the heap, merged two-way until either
@@ -334,7 +329,7 @@ static int merge_two(struct order *o, struct order_merge *m, uint64_t upto)
 	const struct hkey *third = m->nheap ? &m->heap[0] : NULL;
 	uint64_t lim = third && third->t < upto ? third->t : upto;   /* below it, no need to ask */
 	for (;;) {
-		if (merge_plain(o, m, a, b, lim) && m->nbatch == BATCH && flush(o, m) < 0)
+		if (merge_runs(o, m, a, b, lim) && m->nbatch == BATCH && flush(o, m) < 0)
 			return -1;
 		if (q_less(b, a)) {   /* b is first now */
 			struct queue *t = a;
@@ -374,7 +369,19 @@ static int drain_some(struct order *o, struct order_merge *m, uint64_t upto, uin
 			if (m->nheap > 2 && key_less(&m->heap[2], rival))
 				rival = &m->heap[2];
 		}
+		/* below lim, an event comes before the rival's and is not after upto */
+		uint64_t lim = rival && rival->t <= upto ? rival->t
+			       : upto == UINT64_MAX ? UINT64_MAX : upto + 1;
 		for (;;) {
+			size_t k = run_plain(o, m, q, lim, max);
+			if (k) {
+				max -= k;
+				if (m->nbatch == BATCH && flush(o, m) < 0)
+					return -1;
+				/* (q is not empty: the run left its segment's last record) */
+				if (!max || q->ev.t > upto || (rival && !ev_before(q, rival)))
+					break;
+			}
 			if (hand_out(o, m, q) < 0)
 				return -1;
 			max--;

@@ -7,7 +7,9 @@
 #include "trace_reader.h"
 
 #define READ_BUF (256u << 10)
-#define TRACE_DEC 512   /* version 3: records decoded at a time */
+#define TRACE_DEC 128   /* version 3: records decoded at a time: 8 KiB, a quarter of a
+                           first-level cache (512 fill it, and are evicted before the order
+                           copies them: cachegrind counts 45% more misses of it) */
 
 /* r->err = "NAME: offset OFF: message"; -1 */
 int trace_fail(struct trace_reader *r, uint64_t off, const char *fmt, ...)

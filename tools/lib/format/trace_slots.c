@@ -27,17 +27,28 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
+/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc): fast_slots' */
+enum { FAST_CALLS = 1u << MTRACE_CALL_MALLOC | 1u << MTRACE_CALL_FREE |
+		    1u << MTRACE_CALL_VALLOC | 1u << MTRACE_CALL_PVALLOC };
+
+/* Is the slot at p (native order) one fast_slots takes, by its call and flags?  A failed call
+   is not: so every record it takes passes trace_call_ok with no check of its own. */
+static inline int fast_call(const unsigned char *p)
+{
+	const struct mtrace_slot *sp = (const struct mtrace_slot *)(const void *)p;
+	unsigned call = sp->call;
+	return call < 8 && (FAST_CALLS >> call & 1) &&
+	       !(sp->flags & ~(TRACE_FAST_FLAGS & ~MTRACE_RF_FAILED));
+}
+
 /* The common records of a native-order trace, decoded without branches on the call: malloc,
-   valloc, pvalloc and free in their compact form, inside their chunk.  A trace of mallocs and
-   frees in random order would mispredict a branch on the call half the time.  The slots at
-   [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves to the
-   general path. */
+   valloc, pvalloc and free in their compact form, not failed, inside their chunk.  A trace of
+   mallocs and frees in random order would mispredict a branch on the call half the time.  The
+   slots at [p, end) it took (decoded into r->dec, or skipped); it stops at the first it leaves
+   to the general path. */
 static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const unsigned char *end)
 {
-	/* calls 1 (malloc), 3 (free), 6 (valloc), 7 (pvalloc) */
-	enum { FAST_CALLS = 1u << MTRACE_CALL_MALLOC | 1u << MTRACE_CALL_FREE |
-			    1u << MTRACE_CALL_VALLOC | 1u << MTRACE_CALL_PVALLOC };
-	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE, k = 0;
+	size_t room = TRACE_DEC - r->dec_n, n = (size_t)(end - p) / MTRACE_SLOT_SIZE;
 	if (n > room)
 		n = room;
 	uint64_t at = r->offset;
@@ -49,38 +60,41 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	   trace with stacks keeps this path */
 	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
 		   !r->ext_fn;
-	uint64_t *offs = r->dec_offs + r->dec_n;
-	size_t m = 0;   /* records decoded of the k slots */
-	for (; k < n; k++) {
-		const struct mtrace_slot *sp =
-			(const struct mtrace_slot *)(const void *)(p + k * MTRACE_SLOT_SIZE);
+	/* pointers and the thread in locals: the records' stores could alias the reader's fields,
+	   which the compiler would load again for every record */
+	uint64_t *offs = r->dec_offs + r->dec_n, *o = offs;
+	struct mtrace_record *rec = r->dec + r->dec_n;
+	const uint32_t tid = r->chunk_tid;
+	const struct mtrace_slot *start = (const struct mtrace_slot *)(const void *)p,
+				 *sp = start, *send = start + n;
+	for (; sp < send; sp++, at += MTRACE_SLOT_SIZE) {
 		__builtin_prefetch(sp + TRACE_PREFETCH_AHEAD);
 		unsigned call = sp->call, flags = sp->flags;
-		if (!(call < 8 && (FAST_CALLS >> call & 1)) || (flags & ~TRACE_FAST_FLAGS)) {
+		if (!fast_call((const unsigned char *)sp)) {
 			if (call == MTRACE_CALL_CALLER && skip && (flags | sp->aux) == 0) {
 				r->n_ext++;
 				continue;
 			}
 			break;
 		}
-		struct mtrace_record *rec = r->dec + r->dec_n + m;
 		uint64_t is_free = -(uint64_t)(call == MTRACE_CALL_FREE), x = sp->x;
-		rec->tid = r->chunk_tid;
+		uint64_t a = sp->a, b = sp->b;
+		rec->tid = tid;
 		rec->call = (uint8_t)call;
 		rec->flags = (uint8_t)flags;
 		/* (a free has no errno: as mtrace_decode) */
 		rec->err = (uint16_t)(sp->aux & ~is_free);
 		rec->ts = sp->ts;
-		rec->ptr = sp->a & is_free;
-		rec->result = sp->a & ~is_free;
-		rec->size = sp->b & ~is_free;
-		rec->arg2 = sp->b & is_free;
-		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (sp->b + x) & ~is_free;
+		rec->ptr = a & is_free;
+		rec->result = a & ~is_free;
+		rec->size = b & ~is_free;
+		rec->arg2 = b & is_free;
+		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (b + x) & ~is_free;
 		rec->duration = 0;
-		if (!trace_call_ok(rec))
-			break;   /* (the general path says what is wrong with it) */
-		offs[m++] = at + k * MTRACE_SLOT_SIZE;
+		rec++;
+		*o++ = at;
 	}
+	size_t m = (size_t)(o - offs), k = (size_t)(sp - start);   /* records of the k slots */
 	r->dec_n += m;
 	r->n_written += m;
 	r->buf_pos += k * MTRACE_SLOT_SIZE;
@@ -208,6 +222,13 @@ int trace_decode_run(struct trace_reader *r)
 			r->offset += need * MTRACE_SLOT_SIZE;
 			if (chunk || r->dec_n == TRACE_DEC)
 				return (int)r->dec_n;
+			/* back to the fast path after the record it left: one calloc (python makes
+			   one call in ten) does not send the rest of the buffer down this path */
+			if (!r->swap && p < end && fast_call(p)) {
+				p += fast_slots(r, p, end) * MTRACE_SLOT_SIZE;
+				if (r->dec_n == TRACE_DEC)
+					return (int)r->dec_n;
+			}
 		}
 		if (p < end) {
 			/* a wide record's first slot is the last at hand: its second, or the end */

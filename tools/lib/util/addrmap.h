@@ -42,11 +42,6 @@ static inline size_t addrmap_home(uint64_t hash, size_t cap)
 #endif
 }
 
-static inline size_t addrmap_next(size_t i, size_t cap)
-{
-	return i + 1 == cap ? 0 : i + 1;
-}
-
 /* ask for the home entry of a key of this hash, to be looked up soon (no table yet: nothing) */
 static inline void addrmap_prefetch(const struct addrmap *m, uint64_t hash)
 {
@@ -54,14 +49,17 @@ static inline void addrmap_prefetch(const struct addrmap *m, uint64_t hash)
 		__builtin_prefetch(m->e + addrmap_home(hash, m->cap));
 }
 
-/* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0) */
+/* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0): a
+   walk of pointers, the wrap a compare that is never taken but at the end (an index, wrapped by
+   a conditional move and scaled each step, took 12 instructions a step instead of 8) */
 static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key,
 						 uint64_t hash)
 {
-	size_t i = addrmap_home(hash, m->cap);
-	while (m->e[i].key != key && m->e[i].key != 0)
-		i = addrmap_next(i, m->cap);
-	return &m->e[i];
+	struct addrmap_entry *x = m->e + addrmap_home(hash, m->cap), *end = m->e + m->cap;
+	while (x->key != key && x->key != 0)
+		if (++x == end)
+			x = m->e;
+	return x;
 }
 
 #define ADDRMAP_UNMAP_STEP (1u << 20)   /* bytes of the old table given back at a time */
@@ -74,21 +72,17 @@ static inline int addrmap_rehash(struct addrmap *m)
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (n == MAP_FAILED)
 		return -1;
-	size_t per_step = ADDRMAP_UNMAP_STEP / sizeof *n, done = 0;   /* entries unmapped so far */
-	for (size_t i = 0; i < m->cap; i++) {
-		if (m->e[i].key && m->e[i].val != ADDRMAP_DEAD) {
-			size_t j = addrmap_home(addrmap_hash(m->e[i].key), cap);
-			while (n[j].key)
-				j = addrmap_next(j, cap);
-			n[j] = m->e[i];
+	struct addrmap fresh = { .e = n, .cap = cap };
+	size_t per_step = ADDRMAP_UNMAP_STEP / sizeof *n;
+	for (size_t done = 0, stop; done < m->cap; done = stop) {
+		stop = m->cap - done > per_step ? done + per_step : m->cap;
+		for (size_t i = done; i < stop; i++) {
+			struct addrmap_entry x = m->e[i];
+			if (x.key && x.val != ADDRMAP_DEAD)   /* (its key is not in n yet) */
+				*addrmap_find(&fresh, x.key, addrmap_hash(x.key)) = x;
 		}
-		if (i + 1 - done == per_step) {
-			munmap(m->e + done, ADDRMAP_UNMAP_STEP);
-			done = i + 1;
-		}
+		munmap(m->e + done, (stop - done) * sizeof *n);
 	}
-	if (m->e && m->cap > done)
-		munmap(m->e + done, (m->cap - done) * sizeof *n);
 	m->e = n;
 	m->cap = cap;
 	m->used = m->live;
@@ -123,6 +117,19 @@ static inline int addrmap_take(struct addrmap *m, uint64_t key, uint64_t hash, u
 	*v = ADDRMAP_DEAD;
 	if (key != 0)
 		m->live--;
+	return 1;
+}
+
+/* remove the live block of entry x, which addrmap_find gave for a key not 0 with no insertion
+   that rehashed since (one into an empty entry moves none): 1 and its number, or 0 if it
+   is not live */
+static inline int addrmap_take_at(struct addrmap *m, struct addrmap_entry *x, uint64_t *val)
+{
+	if (x->val == ADDRMAP_DEAD)
+		return 0;
+	*val = x->val;
+	x->val = ADDRMAP_DEAD;
+	m->live--;
 	return 1;
 }
 
