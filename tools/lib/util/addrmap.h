@@ -50,8 +50,8 @@ static inline void addrmap_prefetch(const struct addrmap *m, uint64_t hash)
 }
 
 /* the entry of key, live or dead, or the empty one where it would go (cap > 0, key != 0): a
-   walk of pointers, the wrap a compare that is never taken but at the end (an index, wrapped by
-   a conditional move and scaled each step, took 12 instructions a step instead of 8) */
+   walk of pointers, 8 instructions a step, whose wrap is a compare taken only at the table's
+   end (an index wrapped by a conditional move and scaled at each step costs 12) */
 static inline struct addrmap_entry *addrmap_find(const struct addrmap *m, uint64_t key,
 						 uint64_t hash)
 {
