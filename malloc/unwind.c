@@ -335,8 +335,8 @@ static int find_rule(uintptr_t pc, struct rule *out)
 	return 1;
 }
 
-/* The rule for pc, from the table or found and kept there (a failure is kept too); *missed set
-   when it was not in the table */
+/* The rule for pc, from the table or found and kept there (a failure is kept too: 0); -1 if pc
+   lies in no object known now; *missed set when it was not in the table */
 static int rule_of(uintptr_t pc, struct rule *r, int *missed)
 {
 	uint64_t h = pc_hash(pc), tag = (h >> 13) | 1;
@@ -346,7 +346,7 @@ static int rule_of(uintptr_t pc, struct rule *r, int *missed)
 		int ok = find_rule(pc, r);
 		*missed = 1;
 		if (ok < 0)
-			return 0;
+			return -1;
 		w = (tag & ((1ull << 30) - 1)) << TAG_SHIFT | (ok ? rule_pack(r) : 0);
 		__atomic_store_n(e, w, __ATOMIC_RELAXED);
 	}
@@ -357,18 +357,20 @@ static int rule_of(uintptr_t pc, struct rule *r, int *missed)
 }
 
 /* One step up from w's frame (its pc a return address): 1 and w the caller's frame, its return
-   address read at w->sp + ra8 * 8 and rbp at w->sp + bp8 * 8 (bp8 0: rbp as it was); 0 at the
-   stack's end.  Reads only words in [lo, hi). */
+   address read at w->sp + ra8 * 8 and rbp at w->sp + bp8 * 8 (bp8 0: rbp as it was).  At the
+   stack's end: 0 if the end follows from the pc alone (its code has no rule of ours), -1 if
+   from anything else.  Reads only words in [lo, hi). */
 int mt_unwind_step(struct mt_frame *w, uintptr_t lo, uintptr_t hi, int *missed)
 {
 	struct rule r;
-	if (!rule_of(w->pc - 1, &r, missed))
-		return 0;
+	int ok = rule_of(w->pc - 1, &r, missed);
+	if (ok <= 0)
+		return ok;
 	uintptr_t cfa = (r.bp ? w->bp : w->sp) + (intptr_t)r.off8 * 8;
 	uintptr_t ra_at = cfa + (intptr_t)r.ra8 * 8, bp_at = cfa + (intptr_t)r.bp8 * 8;
 	if (cfa <= w->sp || !mt_unwind_readable(ra_at, lo, hi) ||
 	    (r.bp8 && !mt_unwind_readable(bp_at, lo, hi)))
-		return 0;
+		return -1;
 	w->pc = *(const uintptr_t *)ra_at;
 	if (r.bp8)
 		w->bp = *(const uintptr_t *)bp_at;

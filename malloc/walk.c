@@ -47,6 +47,7 @@ struct kept { struct mt_frame f; uint64_t h; };   /* h: the stack's hash from th
 struct keep {
 	uint32_t base, top;     /* the frames [base, top) of k, the bottom first */
 	uint32_t busy;          /* a walk of the thread uses them */
+	uint32_t end_fixed;     /* the walk ended at k[base] for its pc alone (no step to retry) */
 	uintptr_t hi;           /* the end of the stack they were read in */
 	struct kept k[KEEP_CAP];
 };
@@ -134,7 +135,7 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max, struc
 			if ((found = m <= bad))
 				break;
 		}
-		if (!mt_unwind_step(&w, lo, hi, missed) || w.pc < 4096)
+		if (mt_unwind_step(&w, lo, hi, missed) <= 0 || w.pc < 4096)
 			break;
 	}
 	if (!found) {   /* the whole stack walked, none of it kept */
@@ -144,9 +145,9 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max, struc
 		return np;
 	}
 	unsigned below = m - c->base, n = np + below > max ? max : np + below;
-	if (n < max) {   /* the kept walk ended there: would this one? */
+	if (n < max && !c->end_fixed) {   /* the kept walk ended there: would this one? */
 		struct mt_frame b = c->k[c->base].f;
-		if (mt_unwind_step(&b, lo, hi, missed) && b.pc >= 4096)
+		if (mt_unwind_step(&b, lo, hi, missed) > 0 && b.pc >= 4096)
 			return 0;
 	}
 	for (unsigned j = 0; j < np; j++)
@@ -176,12 +177,13 @@ static unsigned walk_whole(struct keep *c, uintptr_t *frames, unsigned max, stru
 {
 	struct kept *k = c ? &c->k[KEEP_CAP - KEEP_HEAD - 1] : NULL;   /* frame i at k[-i] */
 	unsigned n = 0;
+	int step = -1;
 	for (;;) {
 		frames[n] = w.pc;
 		if (k)
 			k[-(ptrdiff_t)n].f = w;
 		n++;
-		if (n == max || !mt_unwind_step(&w, lo, hi, missed) || w.pc < 4096)
+		if (n == max || (step = mt_unwind_step(&w, lo, hi, missed)) <= 0 || w.pc < 4096)
 			break;
 	}
 	uint64_t h = MT_STACK_SEED;
@@ -194,6 +196,7 @@ static unsigned walk_whole(struct keep *c, uintptr_t *frames, unsigned max, stru
 		c->top = KEEP_CAP - KEEP_HEAD;
 		c->base = c->top - n;
 		c->hi = hi;
+		c->end_fixed = n < max && step == 0;
 	}
 	*hash = h;
 	return n;
@@ -280,7 +283,7 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 	uintptr_t lo = w.sp, hi = stack_hi;
 	/* the tracer's own frames, up to the allocator call's (at most 8: else one frame) */
 	for (unsigned own = 0; own <= 8 && w.pc != ret; own++)
-		if (!mt_unwind_step(&w, lo, hi, missed) || w.pc < 4096)
+		if (mt_unwind_step(&w, lo, hi, missed) <= 0 || w.pc < 4096)
 			return one_frame(frames, ret, hash);
 	if (w.pc != ret)
 		return one_frame(frames, ret, hash);
