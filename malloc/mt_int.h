@@ -514,7 +514,8 @@ static inline uint64_t mt_mix64(uint64_t h)
 #define MT_STACK_SEED 0x243f6a8885a308d3ull
 static inline uint64_t mt_stack_fold(uint64_t h, uintptr_t pc, unsigned pos)
 {
-	return mt_mix64(h ^ (uint64_t)pc) + pos;
+	h = (h ^ (uint64_t)pc) * 0x9e3779b97f4a7c15ull;   /* (stacks.c mixes the whole once more) */
+	return (h ^ (h >> 29)) + pos;
 }
 /* objects.c: OBJECT records for the objects loaded, in a new file or if maybe_new, and for
    those gone (before the STACK records that name their code) */

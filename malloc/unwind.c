@@ -356,27 +356,29 @@ static int rule_of(uintptr_t pc, struct rule *r, int *missed)
 	return 1;
 }
 
-/* One step up from w's frame (its pc a return address): 1 and w the caller's frame, its return
-   address read at w->sp + ra8 * 8 and rbp at w->sp + bp8 * 8 (bp8 0: rbp as it was).  At the
-   stack's end: 0 if the end follows from the pc alone (its code has no rule of ours), -1 if
-   from anything else.  Reads only words in [lo, hi). */
-int mt_unwind_step(struct mt_frame *w, uintptr_t lo, uintptr_t hi, int *missed)
+/* One step up from w's frame (its pc a return address): 1 and the caller's frame in up (which
+   may be w), its return address read at up->sp + ra8 * 8 and rbp at up->sp + bp8 * 8 (bp8 0:
+   rbp as it was).  At the stack's end: 0 if the end follows from the pc alone (its code has no
+   rule of ours), -1 if from anything else.  Reads only words in [lo, hi). */
+int mt_unwind_step(const struct mt_frame *w, struct mt_frame *up, uintptr_t lo, uintptr_t hi,
+		   int *missed)
 {
 	struct rule r;
+	uintptr_t sp = w->sp, bp = w->bp;
 	int ok = rule_of(w->pc - 1, &r, missed);
 	if (ok <= 0)
 		return ok;
-	uintptr_t cfa = (r.bp ? w->bp : w->sp) + (intptr_t)r.off8 * 8;
+	uintptr_t cfa = (r.bp ? bp : sp) + (intptr_t)r.off8 * 8;
 	uintptr_t ra_at = cfa + (intptr_t)r.ra8 * 8, bp_at = cfa + (intptr_t)r.bp8 * 8;
-	if (cfa <= w->sp || !mt_unwind_readable(ra_at, lo, hi) ||
+	if (cfa <= sp || !mt_unwind_readable(ra_at, lo, hi) ||
 	    (r.bp8 && !mt_unwind_readable(bp_at, lo, hi)))
 		return -1;
-	w->pc = *(const uintptr_t *)ra_at;
-	if (r.bp8)
-		w->bp = *(const uintptr_t *)bp_at;
-	w->sp = cfa;
-	w->ra8 = (int8_t)r.ra8;
-	w->bp8 = (int8_t)r.bp8;
+	up->pc = *(const uintptr_t *)ra_at;
+	up->bp = r.bp8 ? *(const uintptr_t *)bp_at : bp;
+	up->sp = cfa;
+	up->ra8 = (int8_t)r.ra8;
+	up->bp8 = (int8_t)r.bp8;
+	up->by_bp = (uint8_t)r.bp;
 	return 1;
 }
 

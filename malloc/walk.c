@@ -41,10 +41,14 @@ void mt_walk_init(int keep)
 #define KEEP_CAP (MTRACE_STACK_DEPTH_MAX + KEEP_HEAD)
 #define KEEP_POOL 128u  /* threads with frames kept at once (the pages of the unused cost nothing) */
 #define TOP_MAX 16u     /* frames walked looking for a kept one before walking the whole */
+#define OWN_MAX 9u      /* the tracer's own frames, at most */
 #define NO_KEEP ((struct keep *)1)
 
 struct kept { struct mt_frame f; uint64_t h; };   /* h: the stack's hash from the bottom to f */
+struct own { uintptr_t pc; uint32_t dsp; int8_t ra8, bp8; };   /* dsp: sp - the walk's first */
 struct keep {
+	uint32_t nown;          /* the steps of the last walk through the tracer's frames, own[] */
+	struct own own[OWN_MAX];
 	uint32_t base, top;     /* the frames [base, top) of k, the bottom first */
 	uint32_t busy;          /* a walk of the thread uses them */
 	uint32_t end_fixed;     /* the walk ended at k[base] for its pc alone (no step to retry) */
@@ -62,7 +66,7 @@ static struct keep *keep_claim(void)
 		if (!__atomic_load_n(&pool_taken[i], __ATOMIC_RELAXED) &&
 		    __atomic_compare_exchange_n(&pool_taken[i], &free_, 1, 0, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
-			pool[i].base = pool[i].top = 0;
+			pool[i].base = pool[i].top = pool[i].nown = 0;
 			return &pool[i];
 		}
 	}
@@ -111,32 +115,34 @@ static uint64_t hash_frames(const uintptr_t *frames, unsigned n)
 
 /* The walk up from w (frame 0) to its first frame kept, the rest from the kept frames: the
    frames found, 0 if none was met within TOP_MAX (or the stack goes on past the kept bottom) */
-static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max, struct mt_frame w,
-			  uintptr_t lo, uintptr_t hi, int *missed, uint64_t *hash)
+static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
+			  const struct mt_frame *w0, uintptr_t lo, uintptr_t hi, int *missed,
+			  uint64_t *hash)
 {
 	struct mt_frame top[TOP_MAX];
-	unsigned np = 0, i = c->top, bad = UINT_MAX, m = 0;
+	unsigned np = 1, i = c->top, bad = UINT_MAX, m = 0;
 	int found = 0;
-	for (;;) {
-		if (np == TOP_MAX)
-			return 0;
-		top[np++] = w;
+	top[0] = *w0;
+	for (const struct mt_frame *w = top;; w++) {   /* (the step writes the next in place) */
 		if (np == max)
 			break;
-		while (i > c->base && c->k[i - 1].f.sp < w.sp)
+		while (i > c->base && c->k[i - 1].f.sp < w->sp)
 			i--;
 		if (i == c->base)
 			return 0;
 		const struct mt_frame *e = &c->k[i - 1].f;
-		if (e->sp == w.sp && e->pc == w.pc && e->bp == w.bp) {
+		if (e->sp == w->sp && e->pc == w->pc && e->bp == w->bp) {
 			m = i - 1;
 			if (bad == UINT_MAX)   /* (later candidates lie deeper: checked already) */
 				bad = first_changed(c, m, lo);
 			if ((found = m <= bad))
 				break;
 		}
-		if (mt_unwind_step(&w, lo, hi, missed) <= 0 || w.pc < 4096)
+		if (np == TOP_MAX)
+			return 0;
+		if (mt_unwind_step(w, &top[np], lo, hi, missed) <= 0 || top[np].pc < 4096)
 			break;
+		np++;
 	}
 	if (!found) {   /* the whole stack walked, none of it kept */
 		for (unsigned j = 0; j < np; j++)
@@ -147,7 +153,7 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max, struc
 	unsigned below = m - c->base, n = np + below > max ? max : np + below;
 	if (n < max && !c->end_fixed) {   /* the kept walk ended there: would this one? */
 		struct mt_frame b = c->k[c->base].f;
-		if (mt_unwind_step(&b, lo, hi, missed) > 0 && b.pc >= 4096)
+		if (mt_unwind_step(&b, &b, lo, hi, missed) > 0 && b.pc >= 4096)
 			return 0;
 	}
 	for (unsigned j = 0; j < np; j++)
@@ -156,8 +162,10 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max, struc
 		frames[j] = c->k[m - 1 - (j - np)].f.pc;
 	/* the new top kept over the old from m up, each frame's hash folded onto those below */
 	int fits = m + np <= KEEP_CAP;
-	uint64_t h = below ? c->k[m - 1].h : MT_STACK_SEED;
-	for (unsigned j = np; j-- > 0;) {
+	uint64_t h = c->k[m].h;   /* (the frame met: its pc and those below as kept) */
+	if (fits)
+		c->k[m].f = top[np - 1];
+	for (unsigned j = np - 1; j-- > 0;) {
 		unsigned at = m + (np - 1 - j);
 		h = mt_stack_fold(h, top[j].pc, at - c->base);
 		if (fits) {
@@ -183,7 +191,7 @@ static unsigned walk_whole(struct keep *c, uintptr_t *frames, unsigned max, stru
 		if (k)
 			k[-(ptrdiff_t)n].f = w;
 		n++;
-		if (n == max || (step = mt_unwind_step(&w, lo, hi, missed)) <= 0 || w.pc < 4096)
+		if (n == max || (step = mt_unwind_step(&w, &w, lo, hi, missed)) <= 0 || w.pc < 4096)
 			break;
 	}
 	uint64_t h = MT_STACK_SEED;
@@ -259,6 +267,60 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 	return found;
 }
 
+/* The walk through the tracer's own frames, from w (in mt_unwind) to the allocator call's (its
+   return address ret), as the last one went if every word it read holds what it read then: the
+   rules of those steps were offsets from rsp, so that each read is at the same distance from
+   the first sp.  1 and w that frame, or 0. */
+static int own_again(const struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t hi,
+		     uintptr_t ret)
+{
+	uintptr_t bp = w->bp;
+	unsigned n = c->nown;
+	if (n == 0 || c->own[n - 1].pc != ret)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct own *o = &c->own[i];
+		uintptr_t sp = w->sp + o->dsp, ra_at = sp + (intptr_t)o->ra8 * 8;
+		uintptr_t bp_at = sp + (intptr_t)o->bp8 * 8;
+		if (!mt_unwind_readable(ra_at, lo, hi) || *(const uintptr_t *)ra_at != o->pc ||
+		    (i + 1 < n && o->pc == ret))
+			return 0;
+		if (o->bp8) {
+			if (!mt_unwind_readable(bp_at, lo, hi))
+				return 0;
+			bp = *(const uintptr_t *)bp_at;
+		}
+	}
+	const struct own *o = &c->own[n - 1];
+	*w = (struct mt_frame){ ret, w->sp + o->dsp, bp, o->ra8, o->bp8, 0 };
+	return 1;
+}
+
+/* The walk through the tracer's own frames, step by step, kept in c (if not NULL) for
+   own_again when every step's rule was an offset from rsp: 1 and w the allocator call's frame,
+   or 0 if it was not met */
+static int own_walk(struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t hi,
+		    uintptr_t ret, int *missed)
+{
+	uintptr_t sp0 = w->sp;
+	int by_sp = 1;
+	unsigned n = 0;
+	while (n < OWN_MAX) {
+		if (mt_unwind_step(w, w, lo, hi, missed) <= 0 || w->pc < 4096)
+			return 0;
+		by_sp &= !w->by_bp;
+		if (c)
+			c->own[n] = (struct own){ w->pc, (uint32_t)(w->sp - sp0), w->ra8, w->bp8 };
+		n++;
+		if (w->pc == ret) {
+			if (c)
+				c->nown = by_sp && w->sp - sp0 < (1u << 20) ? n : 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static unsigned one_frame(uintptr_t *frames, uintptr_t ret, uint64_t *hash)
 {
 	frames[0] = ret;
@@ -270,7 +332,7 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 {
 	if (max == 0 || ret == 0)
 		return 0;
-	struct mt_frame w = { 0, 0, 0, 0, 0 };
+	struct mt_frame w = { 0, 0, 0, 0, 0, 0 };
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(w.pc), "=r"(w.sp), "=r"(w.bp));
 	if (w.sp < stack_lo || w.sp >= stack_hi) {
@@ -281,20 +343,21 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 		stack_hi = hi;
 	}
 	uintptr_t lo = w.sp, hi = stack_hi;
-	/* the tracer's own frames, up to the allocator call's (at most 8: else one frame) */
-	for (unsigned own = 0; own <= 8 && w.pc != ret; own++)
-		if (mt_unwind_step(&w, lo, hi, missed) <= 0 || w.pc < 4096)
-			return one_frame(frames, ret, hash);
-	if (w.pc != ret)
-		return one_frame(frames, ret, hash);
 	struct keep *c = mine;
 	if (c == NULL && !keep_off)
 		c = mine = keep_claim();
-	if (c == NULL || c == NO_KEEP || c->busy)
+	if (c == NULL || c == NO_KEEP || c->busy) {
+		if (!own_walk(NULL, &w, lo, hi, ret, missed))
+			return one_frame(frames, ret, hash);
 		return walk_whole(NULL, frames, max, w, lo, hi, missed, hash);
+	}
 	c->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	unsigned n = c->hi == hi ? walk_kept(c, frames, max, w, lo, hi, missed, hash) : 0;
+	unsigned n = 0;
+	if (!own_again(c, &w, lo, hi, ret) && !own_walk(c, &w, lo, hi, ret, missed))
+		n = one_frame(frames, ret, hash);   /* (the allocator call's frame not met) */
+	else if (c->hi == hi)
+		n = walk_kept(c, frames, max, &w, lo, hi, missed, hash);
 	if (n == 0)
 		n = walk_whole(c, frames, max, w, lo, hi, missed, hash);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
