@@ -39,7 +39,7 @@ void mt_walk_init(int keep)
 
 #define KEEP_HEAD 32u   /* room above a whole walk's frames, for a longer top next time */
 #define KEEP_CAP (MTRACE_STACK_DEPTH_MAX + KEEP_HEAD)
-#define KEEP_POOL 128u  /* threads with frames kept at once (the pages of the unused cost nothing) */
+#define KEEP_POOL 128u  /* threads with frames kept at once (unused, their pages cost nothing) */
 #define TOP_MAX 16u     /* frames walked looking for a kept one before walking the whole */
 #define OWN_MAX 9u      /* the tracer's own frames, at most */
 #define NO_KEEP ((struct keep *)1)

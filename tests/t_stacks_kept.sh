@@ -25,17 +25,26 @@ check "kept stacks: the whole walk's, frame for frame" cmp "$TMP/kept.off" "$TMP
 [ -s "$TMP/kept.off" ] && cmp -s "$TMP/kept.off" "$TMP/whole.off" ||
 	diff "$TMP/kept.off" "$TMP/whole.off" | head -n 6
 # n SIZE PATH: calls of SIZE whose stack starts with PATH (names, innermost first)
-n() { awk -v s="malloc $1:" -v p=" $2" 'index($0, s " ") == 1 && index($0, s p) == 1' "$TMP/kept.names" | grep -c .; }
-eq "1001: take, path_b, path_a, rounds (2 a round, 3 rounds, 2 threads)" 12 "$(n 1001 'take; path_b; path_a; rounds;')"
+n() {
+	awk -v s="malloc $1:" -v p=" $2" 'index($0, s " ") == 1 && index($0, s p) == 1' \
+		"$TMP/kept.names" | grep -c .
+}
+eq "1001: take, path_b, path_a, rounds (2 a round, 3 rounds, 2 threads)" 12 \
+	"$(n 1001 'take; path_b; path_a; rounds;')"
 eq "1002: take, path_b, path_c, rounds" 6 "$(n 1002 'take; path_b; path_c; rounds;')"
 eq "1003: take, path_b, rounds" 6 "$(n 1003 'take; path_b; rounds;')"
 eq "1004: take, path_b, rounds" 6 "$(n 1004 'take; path_b; rounds;')"
-site() { awk -v s="malloc $1:" 'index($0, s " ") == 1 { split($0, f, "; "); print f[3] }' "$TMP/kept.off" | sort -u | tr '\n' ' '; }
+# the object+offset of path_b's caller in the calls of SIZE
+site() {
+	awk -v s="malloc $1:" 'index($0, s " ") == 1 { split($0, f, "; "); print f[3] }' \
+		"$TMP/kept.off" | sort -u | tr '\n' ' '
+}
 check "1003 and 1004: path_b's caller at two lines of rounds" \
 	test -n "$(site 1003)" -a -n "$(site 1004)" -a "$(site 1003)" != "$(site 1004)"
 for d in 3 1 4 2 9; do
 	r=$(awk -v d=$d 'BEGIN { for (i = 0; i <= d; i++) printf "recurse; " }')
-	eq "$((2000 + d)): take, recurse $((d + 1)) times, rounds" 6 "$(n $((2000 + d)) "take; ${r}rounds;")"
+	eq "$((2000 + d)): take, recurse $((d + 1)) times, rounds" 6 \
+		"$(n $((2000 + d)) "take; ${r}rounds;")"
 done
 eq "3001: take, on_usr1 (the handler's stack)" 6 "$(n 3001 'take; on_usr1')"
 eq "3002: take, path_d, rounds (after the handler's)" 6 "$(n 3002 'take; path_d; rounds;')"
