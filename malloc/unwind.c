@@ -1,5 +1,5 @@
-/* unwind.c - one step up the calling thread's stack, for walk.c: the rule of a frame whose code
- * has no frame pointers, from the .eh_frame tables (x86-64, glibc 2.35 or later).
+/* unwind.c - the rule of a frame whose code has no frame pointers, learned from the .eh_frame
+ * tables (x86-64, glibc 2.35 or later), for the step up the stack in unwind_int.h.
  *
  * A pc's object and its .eh_frame_hdr come from _dl_find_object (lock-free; looked up weakly:
  * without it a stack is its first frame); the hdr's sorted table gives the FDE, whose CIE and
@@ -19,31 +19,12 @@
 
 extern int _dl_find_object(void *, struct dl_find_object *) __attribute__((weak));
 
-/* A frame's rule, packed: CFA = (rbp if BP else rsp) + off8 * 8; the return address at CFA +
-   ra8 * 8; rbp at CFA + bp8 * 8 (bp8 0: rbp unchanged) */
-struct rule { int bp; int32_t off8; int ra8, bp8; };
-#define RULE_SLOTS 8192u
-#define TAG_SHIFT 34
-static uint64_t rules[RULE_SLOTS];      /* tag << 34 | ok << 33 | packed rule; 0 empty */
+uint64_t mt_unwind_rules[MT_RULE_SLOTS];   /* tag << 34 | ok << 33 | packed rule; 0 empty */
 
-static inline uint64_t pc_hash(uintptr_t pc)
-{
-	uint64_t h = (uint64_t)pc * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-static uint64_t rule_pack(const struct rule *r)
+static uint64_t rule_pack(const struct mt_rule *r)
 {
 	return (uint64_t)1 << 33 | (uint64_t)(r->bp & 1) << 32 | (uint64_t)(uint16_t)r->off8 << 16 |
 	       (uint64_t)(uint8_t)r->ra8 << 8 | (uint8_t)r->bp8;
-}
-
-static void rule_unpack(uint64_t w, struct rule *r)
-{
-	r->bp = (int)(w >> 32 & 1);
-	r->off8 = (int16_t)(uint16_t)(w >> 16);
-	r->ra8 = (int8_t)(uint8_t)(w >> 8);
-	r->bp8 = (int8_t)(uint8_t)w;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -231,7 +212,7 @@ advance:
 /* The rule of the frame whose code is at pc (a call's return address less one): 1; 0 if it has
    none; -1 if pc lies in no object known now (early in the process's start, the loader's
    table is not there yet: not an answer to keep) */
-static int find_rule(uintptr_t pc, struct rule *out)
+static int find_rule(uintptr_t pc, struct mt_rule *out)
 {
 	struct dl_find_object fo;
 	if (_dl_find_object == NULL || _dl_find_object((void *)pc, &fo) != 0 ||
@@ -335,51 +316,15 @@ static int find_rule(uintptr_t pc, struct rule *out)
 	return 1;
 }
 
-/* The rule for pc, from the table or found and kept there (a failure is kept too: 0); -1 if pc
-   lies in no object known now; *missed set when it was not in the table */
-static int rule_of(uintptr_t pc, struct rule *r, int *missed)
+/* The rule for pc, not in the table: found and kept in its entry e with tag (a failure is kept
+   too: 0); -1 if pc lies in no object known now (not kept) */
+int mt_unwind_learn(uintptr_t pc, uint64_t *e, uint64_t tag, struct mt_rule *r)
 {
-	uint64_t h = pc_hash(pc), tag = (h >> 13) | 1;
-	uint64_t *e = &rules[h & (RULE_SLOTS - 1)];
-	uint64_t w = __atomic_load_n(e, __ATOMIC_RELAXED);
-	if (w >> TAG_SHIFT != (tag & ((1ull << 30) - 1))) {
-		int ok = find_rule(pc, r);
-		*missed = 1;
-		if (ok < 0)
-			return -1;
-		w = (tag & ((1ull << 30) - 1)) << TAG_SHIFT | (ok ? rule_pack(r) : 0);
-		__atomic_store_n(e, w, __ATOMIC_RELAXED);
-	}
-	if (!(w >> 33 & 1))
-		return 0;
-	rule_unpack(w, r);
-	return 1;
-}
-
-/* One step up from w's frame (its pc a return address): 1 and the caller's frame in up (which
-   may be w), its return address read at up->sp + ra8 * 8 and rbp at up->sp + bp8 * 8 (bp8 0:
-   rbp as it was).  At the stack's end: 0 if the end follows from the pc alone (its code has no
-   rule of ours), -1 if from anything else.  Reads only words in [lo, hi). */
-int mt_unwind_step(const struct mt_frame *w, struct mt_frame *up, uintptr_t lo, uintptr_t hi,
-		   int *missed)
-{
-	struct rule r;
-	uintptr_t sp = w->sp, bp = w->bp;
-	int ok = rule_of(w->pc - 1, &r, missed);
-	if (ok <= 0)
-		return ok;
-	uintptr_t cfa = (r.bp ? bp : sp) + (intptr_t)r.off8 * 8;
-	uintptr_t ra_at = cfa + (intptr_t)r.ra8 * 8, bp_at = cfa + (intptr_t)r.bp8 * 8;
-	if (cfa <= sp || !mt_unwind_readable(ra_at, lo, hi) ||
-	    (r.bp8 && !mt_unwind_readable(bp_at, lo, hi)))
+	int ok = find_rule(pc, r);
+	if (ok < 0)
 		return -1;
-	up->pc = *(const uintptr_t *)ra_at;
-	up->bp = r.bp8 ? *(const uintptr_t *)bp_at : bp;
-	up->sp = cfa;
-	up->ra8 = (int8_t)r.ra8;
-	up->bp8 = (int8_t)r.bp8;
-	up->by_bp = (uint8_t)r.bp;
-	return 1;
+	__atomic_store_n(e, tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0), __ATOMIC_RELAXED);
+	return ok;
 }
 
 #endif

@@ -42,13 +42,15 @@ void mt_walk_init(int keep)
 #define KEEP_POOL 128u  /* threads with frames kept at once (unused, their pages cost nothing) */
 #define TOP_MAX 16u     /* frames walked looking for a kept one before walking the whole */
 #define OWN_MAX 9u      /* the tracer's own frames, at most */
+#define OWN_PATHS 4u    /* their paths kept (malloc's, calloc's, realloc's...) */
 #define NO_KEEP ((struct keep *)1)
 
 struct kept { struct mt_frame f; uint64_t h; };   /* h: the stack's hash from the bottom to f */
 struct own { uintptr_t pc; uint32_t dsp; int8_t ra8, bp8; };   /* dsp: sp - the walk's first */
+struct own_path { uint32_t n; struct own step[OWN_MAX]; };     /* n 0: none */
 struct keep {
-	uint32_t nown;          /* the steps of the last walk through the tracer's frames, own[] */
-	struct own own[OWN_MAX];
+	struct own_path own[OWN_PATHS];   /* walks through the tracer's frames, the latest kinds */
+	uint32_t own_next;      /* the path the next new one replaces */
 	uint32_t base, top;     /* the frames [base, top) of k, the bottom first */
 	uint32_t busy;          /* a walk of the thread uses them */
 	uint32_t end_fixed;     /* the walk ended at k[base] for its pc alone (no step to retry) */
@@ -66,7 +68,9 @@ static struct keep *keep_claim(void)
 		if (!__atomic_load_n(&pool_taken[i], __ATOMIC_RELAXED) &&
 		    __atomic_compare_exchange_n(&pool_taken[i], &free_, 1, 0, __ATOMIC_ACQUIRE,
 						__ATOMIC_RELAXED)) {
-			pool[i].base = pool[i].top = pool[i].nown = 0;
+			pool[i].base = pool[i].top = 0;
+			for (unsigned p = 0; p < OWN_PATHS; p++)
+				pool[i].own[p].n = 0;
 			return &pool[i];
 		}
 	}
@@ -122,7 +126,12 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
 	struct mt_frame top[TOP_MAX];
 	unsigned np = 1, i = c->top, bad = UINT_MAX, m = 0;
 	int found = 0;
-	top[0] = *w0;
+	top[0].pc = w0->pc;   /* (field by field: no wide load over the narrow stores just made) */
+	top[0].sp = w0->sp;
+	top[0].bp = w0->bp;
+	top[0].ra8 = w0->ra8;
+	top[0].bp8 = w0->bp8;
+	top[0].by_bp = w0->by_bp;
 	for (const struct mt_frame *w = top;; w++) {   /* (the step writes the next in place) */
 		if (np == max)
 			break;
@@ -145,6 +154,8 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
 		np++;
 	}
 	if (!found) {   /* the whole stack walked, none of it kept */
+		if (np < max)
+			return 0;   /* (walked again whole, to be kept: the next may meet it) */
 		for (unsigned j = 0; j < np; j++)
 			frames[j] = top[j].pc;
 		*hash = hash_frames(frames, np);
@@ -268,32 +279,40 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 }
 
 /* The walk through the tracer's own frames, from w (in mt_unwind) to the allocator call's (its
-   return address ret), as the last one went if every word it read holds what it read then: the
-   rules of those steps were offsets from rsp, so that each read is at the same distance from
-   the first sp.  1 and w that frame, or 0. */
+   return address ret), as one kept went if every word it read holds what it read then (the
+   last, ret): the rules of those steps were offsets from rsp, so that each read is at the same
+   distance from the first sp.  1 and w that frame, or 0. */
 static int own_again(const struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t hi,
 		     uintptr_t ret)
 {
-	uintptr_t bp = w->bp;
-	unsigned n = c->nown;
-	if (n == 0 || c->own[n - 1].pc != ret)
-		return 0;
-	for (unsigned i = 0; i < n; i++) {
-		const struct own *o = &c->own[i];
-		uintptr_t sp = w->sp + o->dsp, ra_at = sp + (intptr_t)o->ra8 * 8;
-		uintptr_t bp_at = sp + (intptr_t)o->bp8 * 8;
-		if (!mt_unwind_readable(ra_at, lo, hi) || *(const uintptr_t *)ra_at != o->pc ||
-		    (i + 1 < n && o->pc == ret))
-			return 0;
-		if (o->bp8) {
-			if (!mt_unwind_readable(bp_at, lo, hi))
-				return 0;
-			bp = *(const uintptr_t *)bp_at;
+	for (unsigned p = 0; p < OWN_PATHS; p++) {
+		const struct own_path *path = &c->own[p];
+		unsigned n = path->n, i = 0;
+		uintptr_t bp = w->bp;
+		for (; i < n; i++) {
+			const struct own *o = &path->step[i];
+			uintptr_t sp = w->sp + o->dsp, ra_at = sp + (intptr_t)o->ra8 * 8;
+			uintptr_t bp_at = sp + (intptr_t)o->bp8 * 8, want = i + 1 < n ? o->pc : ret;
+			if (!mt_unwind_readable(ra_at, lo, hi) || *(const uintptr_t *)ra_at != want ||
+			    (i + 1 < n && o->pc == ret))
+				break;
+			if (o->bp8) {
+				if (!mt_unwind_readable(bp_at, lo, hi))
+					break;
+				bp = *(const uintptr_t *)bp_at;
+			}
 		}
+		if (n == 0 || i < n)
+			continue;
+		const struct own *o = &path->step[n - 1];
+		w->pc = ret;
+		w->sp += o->dsp;
+		w->bp = bp;
+		w->ra8 = o->ra8;
+		w->bp8 = o->bp8;
+		return 1;
 	}
-	const struct own *o = &c->own[n - 1];
-	*w = (struct mt_frame){ ret, w->sp + o->dsp, bp, o->ra8, o->bp8, 0 };
-	return 1;
+	return 0;
 }
 
 /* The walk through the tracer's own frames, step by step, kept in c (if not NULL) for
@@ -302,19 +321,24 @@ static int own_again(const struct keep *c, struct mt_frame *w, uintptr_t lo, uin
 static int own_walk(struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t hi,
 		    uintptr_t ret, int *missed)
 {
+	struct own_path *path = c ? &c->own[c->own_next] : NULL;
 	uintptr_t sp0 = w->sp;
 	int by_sp = 1;
 	unsigned n = 0;
+	if (path)
+		path->n = 0;
 	while (n < OWN_MAX) {
 		if (mt_unwind_step(w, w, lo, hi, missed) <= 0 || w->pc < 4096)
 			return 0;
 		by_sp &= !w->by_bp;
-		if (c)
-			c->own[n] = (struct own){ w->pc, (uint32_t)(w->sp - sp0), w->ra8, w->bp8 };
+		if (path)
+			path->step[n] = (struct own){ w->pc, (uint32_t)(w->sp - sp0), w->ra8, w->bp8 };
 		n++;
 		if (w->pc == ret) {
-			if (c)
-				c->nown = by_sp && w->sp - sp0 < (1u << 20) ? n : 0;
+			if (path && by_sp && w->sp - sp0 < (1u << 20)) {
+				path->n = n;
+				c->own_next = (c->own_next + 1) % OWN_PATHS;
+			}
 			return 1;
 		}
 	}
