@@ -316,14 +316,15 @@ static int find_rule(uintptr_t pc, struct mt_rule *out)
 	return 1;
 }
 
-/* The rule for pc, not in the table: found and kept in its entry e with tag (a failure is kept
-   too: 0); -1 if pc lies in no object known now (not kept) */
-int mt_unwind_learn(uintptr_t pc, uint64_t *e, uint64_t tag, struct mt_rule *r)
+/* The rule for pc, not in the table: found and kept in its entry, slot, with tag (a failure is
+   kept too: 0); -1 if pc lies in no object known now (not kept) */
+int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r)
 {
 	int ok = find_rule(pc, r);
 	if (ok < 0)
 		return -1;
-	__atomic_store_n(e, tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&mt_unwind_rules[slot], tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0),
+			 __ATOMIC_RELAXED);
 	return ok;
 }
 

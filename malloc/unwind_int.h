@@ -25,7 +25,7 @@ struct mt_rule { int bp; int32_t off8; int ra8, bp8; };
 #define MT_RULE_SLOTS 8192u
 #define MT_RULE_TAG_SHIFT 34
 extern uint64_t mt_unwind_rules[MT_RULE_SLOTS];
-int mt_unwind_learn(uintptr_t pc, uint64_t *e, uint64_t tag, struct mt_rule *r);
+int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r);
 
 /* The rule for pc, from the table or learned (unwind.c): 1; 0 if it has none (kept so); -1 if
    pc lies in no object known now.  *missed set when it was not in the table. */
@@ -34,11 +34,11 @@ static inline int mt_unwind_rule(uintptr_t pc, struct mt_rule *r, int *missed)
 	uint64_t h = (uint64_t)pc * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 29;
 	uint64_t tag = ((h >> 13) | 1) & ((1ull << 30) - 1);
-	uint64_t *e = &mt_unwind_rules[h & (MT_RULE_SLOTS - 1)];
-	uint64_t w = __atomic_load_n(e, __ATOMIC_RELAXED);
+	unsigned slot = (unsigned)(h & (MT_RULE_SLOTS - 1));
+	uint64_t w = __atomic_load_n(&mt_unwind_rules[slot], __ATOMIC_RELAXED);
 	if (w >> MT_RULE_TAG_SHIFT != tag) {
 		*missed = 1;
-		return mt_unwind_learn(pc, e, tag, r);
+		return mt_unwind_learn(pc, slot, tag, r);
 	}
 	if (!(w >> 33 & 1))
 		return 0;
