@@ -186,7 +186,7 @@ check: all $(TEST_BINS) $(UNIT_BINS) $(FUZZ_BINS) $(B)/bench/mbench
 check-large: all $(TEST_BINS) $(B)/bench/mbench
 	@B=$(B) sh tests/run.sh tests/large/t_large.sh
 
-bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
+bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost $(B)/bench/cxx_alloc
 	@B=$(B) sh bench/capture.sh
 	@echo
 	@B=$(B) sh bench/trace2wl.sh
@@ -199,6 +199,10 @@ bench: all $(TEST_BINS) $(B)/bench/mbench $(B)/bench/clockcost
 $(B)/bench/mbench: bench/mbench.c | dirs
 	@mkdir -p $(B)/bench
 	$(call quiet,CC,$@)$(CC) -std=gnu11 -O2 -g $< -o $@ -pthread
+# objects made by operator new through a few levels of calls, for --stacks beside heaptrack
+$(B)/bench/cxx_alloc: bench/cxx_alloc.cc | dirs
+	@mkdir -p $(B)/bench
+	$(call quiet,CXX,$@)$(CXX) -O2 -g -Wall $< -o $@
 # the tracer's clock reads, compiled from its own header and clock.c
 $(B)/bench/clockcost: bench/clockcost.c malloc/clock.c malloc/vdso.c malloc/clock.h include/mtrace-trace.h | dirs
 	@mkdir -p $(B)/bench

@@ -206,6 +206,7 @@ static void init(void)
 	if (mt_run.durations)
 		mt_clock_every_call();   /* (a duration is two clock reads) */
 	mt_run.stacks = mt_hot->stacks = env_depth("MTRACE_CTL_STACKS");
+	mt_walk_init(!env_flag("MTRACE_CTL_STACKS_NOCACHE"));
 	mt_file_init(env_flag("MTRACE_CTL_PRIVATE"));
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_populate_disable();

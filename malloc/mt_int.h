@@ -492,9 +492,31 @@ struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_s
 				      uintptr_t ret);    /* n slots after a CALLER, or NULL */
 void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
 uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
-/* unwind.c: up to max return addresses of the calling thread, ret (the allocator call's own)
-   first; the frames found.  *missed set if a pc had no rule known (code not met before) */
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed);
+/* walk.c: up to max return addresses of the calling thread, ret (the allocator call's own)
+   first; the frames found, their hash (mt_stack_fold's) in *hash.  *missed set if a pc had no
+   rule known (code not met before) */
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash);
+void mt_walk_init(int keep);                        /* keep each thread's last stack or not */
+void mt_walk_thread_exit(void);                     /* the thread's kept stack given back */
+void mt_walk_fork_child(void);                      /* only this thread's kept in the child */
+
+static inline uint64_t mt_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+/* A stack's hash, folded frame by frame from its bottom (pos 0) up, so that the frames under a
+   part met before keep theirs (walk.c) */
+#define MT_STACK_SEED 0x243f6a8885a308d3ull
+static inline uint64_t mt_stack_fold(uint64_t h, uintptr_t pc, unsigned pos)
+{
+	h = (h ^ (uint64_t)pc) * 0x9e3779b97f4a7c15ull;   /* (stacks.c mixes the whole once more) */
+	return (h ^ (h >> 29)) + pos;
+}
 /* objects.c: OBJECT records for the objects loaded, in a new file or if maybe_new, and for
    those gone (before the STACK records that name their code) */
 void mt_objects_check(struct mt_thread *t, uint32_t gen, int maybe_new);

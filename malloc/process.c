@@ -72,6 +72,7 @@ void mt_new_process(void)
 	mt_populate_fork_child();
 	mt_ctl_fork_child();
 	mt_objects_fork_child();
+	mt_walk_fork_child();
 	struct mt_thread *t = &mt_tls;
 	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;

@@ -1,8 +1,8 @@
 /* stacks.c - the call stacks of a file: each distinct one written once (a STACK record), and
  * each allocating call's CALLER slot naming its stack, in the reservation of the call's record.
  *
- * A stack is known by one 64-bit hash of its frames.  The table of those met is open-addressed,
- * fixed, in static memory, and takes no lock: an entry is one word (the hash's top 40 bits and
+ * A stack is known by one 64-bit hash of its frames (walk.c's) and the file's generation.  The
+ * table of those met is open-addressed, fixed, in static memory, and takes no lock: an entry is one word (the hash's top 40 bits and
  * the stack's id) claimed by compare-and-swap, so no thread, and no signal handler allocating in
  * one, waits for another.  The thread that claims an entry writes the STACK record, into its own
  * chunk, before its CALLER; another thread's CALLER may name the id first in file order (the
@@ -43,23 +43,6 @@ void mt_stacks_file_open(void)
 uint64_t mt_stacks_dropped(void)
 {
 	return __atomic_load_n(&dropped, __ATOMIC_RELAXED);
-}
-
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 33);
-}
-
-static uint64_t stack_hash(const uintptr_t *f, unsigned n, uint32_t g)
-{
-	uint64_t h = mix((uint64_t)g << 32 | n);
-	for (unsigned i = 0; i < n; i++)
-		h = mix(h ^ (uint64_t)f[i]) + i;
-	return h;
 }
 
 /* The id of the stack of hash h; *fresh: this call claimed it (it writes the STACK record) */
@@ -131,9 +114,10 @@ MT_NOINLINE struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned 
 	uintptr_t f[MTRACE_STACK_DEPTH_MAX];
 	uint32_t g = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
 	int missed = 0, fresh = 0;
-	unsigned nf = mt_unwind(f, mt_hot->stacks, ret, &missed);
+	uint64_t h = 0;
+	unsigned nf = mt_unwind(f, mt_hot->stacks, ret, &missed, &h);
 	mt_objects_check(t, g, missed);
-	uint32_t id = nf ? stack_id(stack_hash(f, nf, g), &fresh) : 0;
+	uint32_t id = nf ? stack_id(mt_mix64(h ^ ((uint64_t)g << 32 | nf)), &fresh) : 0;
 	if (fresh)
 		write_stack(t, id, f, nf, g);
 	struct mtrace_slot *r = mt_reserve_n(t, 1 + n, may_start);

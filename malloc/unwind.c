@@ -1,56 +1,30 @@
-/* unwind.c - the return addresses of the calling thread's stack, for stacks.c.
+/* unwind.c - the rule of a frame whose code has no frame pointers, learned from the .eh_frame
+ * tables (x86-64, glibc 2.35 or later), for the step up the stack in unwind_int.h.
  *
- * x86-64 (glibc 2.35 or later): from the .eh_frame tables, as the program's code keeps no frame
- * pointers.  A pc's object and its .eh_frame_hdr come from _dl_find_object (lock-free; looked
- * up weakly: without it a stack is its first frame); the hdr's sorted table gives the FDE, whose
- * CIE and FDE programs, run up to the pc, say where the frame's CFA is (rsp or rbp + offset),
- * where the return address and rbp were saved.  What was learned is kept per pc in a fixed
- * lock-free table (one word an entry: a tag of the pc and the rule), so a stack met before costs
- * a load and two reads a frame.  The stack is read only between the sp at the start and the end
- * of the mapping holding it (/proc/self/maps, read with system calls into a buffer on the stack
- * when the sp is outside the range known to the thread); a rule that points elsewhere, a CFA
- * given by an expression (signal frames: __restore_rt's is one, so a handler's stack ends at
- * the handler), a pc in no object, end the stack.  Nothing here allocates, locks or writes
- * anything shared but the table's words.
- *
- * Other architectures: one frame, the return address the entry point read itself.
+ * A pc's object and its .eh_frame_hdr come from _dl_find_object (lock-free; looked up weakly:
+ * without it a stack is its first frame); the hdr's sorted table gives the FDE, whose CIE and
+ * FDE programs, run up to the pc, say where the frame's CFA is (rsp or rbp + offset), where the
+ * return address and rbp were saved.  What was learned is kept per pc in a fixed lock-free
+ * table (one word an entry: a tag of the pc and the rule), so a frame met before costs a load
+ * and two reads.  A CFA given by an expression (signal frames: __restore_rt's is one, so a
+ * handler's stack ends at the handler), a pc in no object, end the stack.  Nothing here
+ * allocates, locks or writes anything shared but the table's words.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include "mt_int.h"
+#include "unwind_int.h"
 
-#if defined(__x86_64__) && defined(DLFO_STRUCT_HAS_EH_DBASE)
+#ifdef MT_UNWIND_EH
 
 extern int _dl_find_object(void *, struct dl_find_object *) __attribute__((weak));
 
-/* A frame's rule, packed: CFA = (rbp if BP else rsp) + off8 * 8; the return address at CFA +
-   ra8 * 8; rbp at CFA + bp8 * 8 (bp8 0: rbp unchanged) */
-struct rule { int bp; int32_t off8; int ra8, bp8; };
-#define RULE_SLOTS 8192u
-#define TAG_SHIFT 34
-static uint64_t rules[RULE_SLOTS];      /* tag << 34 | ok << 33 | packed rule; 0 empty */
+uint64_t mt_unwind_rules[MT_RULE_SLOTS];   /* tag << 34 | ok << 33 | packed rule; 0 empty */
 
-static inline uint64_t pc_hash(uintptr_t pc)
-{
-	uint64_t h = (uint64_t)pc * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-static uint64_t rule_pack(const struct rule *r)
+static uint64_t rule_pack(const struct mt_rule *r)
 {
 	return (uint64_t)1 << 33 | (uint64_t)(r->bp & 1) << 32 | (uint64_t)(uint16_t)r->off8 << 16 |
 	       (uint64_t)(uint8_t)r->ra8 << 8 | (uint8_t)r->bp8;
-}
-
-static void rule_unpack(uint64_t w, struct rule *r)
-{
-	r->bp = (int)(w >> 32 & 1);
-	r->off8 = (int16_t)(uint16_t)(w >> 16);
-	r->ra8 = (int8_t)(uint8_t)(w >> 8);
-	r->bp8 = (int8_t)(uint8_t)w;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -238,7 +212,7 @@ advance:
 /* The rule of the frame whose code is at pc (a call's return address less one): 1; 0 if it has
    none; -1 if pc lies in no object known now (early in the process's start, the loader's
    table is not there yet: not an answer to keep) */
-static int find_rule(uintptr_t pc, struct rule *out)
+static int find_rule(uintptr_t pc, struct mt_rule *out)
 {
 	struct dl_find_object fo;
 	if (_dl_find_object == NULL || _dl_find_object((void *)pc, &fo) != 0 ||
@@ -342,142 +316,16 @@ static int find_rule(uintptr_t pc, struct rule *out)
 	return 1;
 }
 
-/* The rule for pc, from the table or found and kept there (a failure is kept too); *missed set
-   when it was not in the table */
-static int rule_of(uintptr_t pc, struct rule *r, int *missed)
+/* The rule for pc, not in the table: found and kept in its entry, slot, with tag (a failure is
+   kept too: 0); -1 if pc lies in no object known now (not kept) */
+int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r)
 {
-	uint64_t h = pc_hash(pc), tag = (h >> 13) | 1;
-	uint64_t *e = &rules[h & (RULE_SLOTS - 1)];
-	uint64_t w = __atomic_load_n(e, __ATOMIC_RELAXED);
-	if (w >> TAG_SHIFT != (tag & ((1ull << 30) - 1))) {
-		int ok = find_rule(pc, r);
-		*missed = 1;
-		if (ok < 0)
-			return 0;
-		w = (tag & ((1ull << 30) - 1)) << TAG_SHIFT | (ok ? rule_pack(r) : 0);
-		__atomic_store_n(e, w, __ATOMIC_RELAXED);
-	}
-	if (!(w >> 33 & 1))
-		return 0;
-	rule_unpack(w, r);
-	return 1;
-}
-
-/* ---------------------------------------------------------------------------------------------
-   The thread's stack: the mapping that holds the sp
-   ------------------------------------------------------------------------------------------- */
-
-static __thread uintptr_t stack_lo, stack_hi __attribute__((tls_model("initial-exec")));
-
-static int read_maps(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[2048];
-	uintptr_t a = 0, b = 0;
-	int field = 0, found = 0;
-	for (unsigned reads = 0; reads < 65536 && !found; reads++) {
-		long n = syscall(SYS_read, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long i = 0; i < n && !found; i++) {
-			char ch = buf[i];
-			int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ?
-				ch - 'a' + 10 : -1;
-			if (ch == '\n') {
-				field = 0;
-				a = b = 0;
-			} else if (field == 0 && d >= 0)
-				a = a << 4 | (uintptr_t)d;
-			else if (field == 0 && ch == '-')
-				field = 1;
-			else if (field == 1 && d >= 0)
-				b = b << 4 | (uintptr_t)d;
-			else if (field == 1) {
-				field = 2;
-				found = sp >= a && sp < b;
-			}
-		}
-	}
-	syscall(SYS_close, fd);
-	if (found) {
-		*lo = a;
-		*hi = b;
-	}
-	return found;
-}
-
-/* [lo, hi) of the mapping holding sp, read from /proc/self/maps without libc's buffers; under
-   the lock, as every descriptor of the tracer's, so that no fork() child inherits it (signals
-   blocked meanwhile: once a thread, not across the unwind) */
-static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-	struct mt_lock_state ls;
-	mt_lock(&ls);
-	int found = read_maps(sp, lo, hi);
-	mt_unlock(&ls);
-	return found;
-}
-
-static inline int readable(uintptr_t a, uintptr_t lo, uintptr_t hi)
-{
-	return a >= lo && a <= hi - 8 && !(a & 7);
-}
-
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed)
-{
-	if (max == 0 || ret == 0)
-		return 0;
-	frames[0] = ret;
-	uintptr_t pc, sp, bp;
-	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
-			 : "=r"(pc), "=r"(sp), "=r"(bp));
-	if (sp < stack_lo || sp >= stack_hi) {
-		uintptr_t lo, hi;
-		if (!mapping_of(sp, &lo, &hi))
-			return 1;
-		stack_lo = lo;
-		stack_hi = hi;
-	}
-	uintptr_t lo = sp, hi = stack_hi;
-	unsigned n = 1, own = 0;   /* own: the tracer's frames, until the allocator call's */
-	int past_own = 0;
-	while (n < max) {
-		struct rule r;
-		if (!rule_of(pc - 1, &r, missed))
-			break;
-		uintptr_t cfa = (r.bp ? bp : sp) + (intptr_t)r.off8 * 8;
-		uintptr_t ra_at = cfa + (intptr_t)r.ra8 * 8, bp_at = cfa + (intptr_t)r.bp8 * 8;
-		if (cfa <= sp || !readable(ra_at, lo, hi) || (r.bp8 && !readable(bp_at, lo, hi)))
-			break;
-		pc = *(const uintptr_t *)ra_at;
-		if (r.bp8)
-			bp = *(const uintptr_t *)bp_at;
-		sp = cfa;
-		if (pc < 4096)
-			break;
-		if (!past_own) {
-			if (pc == ret)
-				past_own = 1;
-			else if (++own > 8)
-				return 1;   /* (the allocator call's frame not met: one frame) */
-			continue;
-		}
-		frames[n++] = pc;
-	}
-	return n;
-}
-
-#else
-
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed)
-{
-	(void)missed;
-	if (max == 0 || ret == 0)
-		return 0;
-	frames[0] = ret;
-	return 1;
+	int ok = find_rule(pc, r);
+	if (ok < 0)
+		return -1;
+	__atomic_store_n(&mt_unwind_rules[slot], tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0),
+			 __ATOMIC_RELAXED);
+	return ok;
 }
 
 #endif

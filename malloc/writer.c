@@ -472,6 +472,7 @@ static void thread_exit(void *unused)
 	t->key_set = 0;
 	mt_writer_release(t);   /* counts its records, unless it is exiting already */
 	t->exiting = 1;
+	mt_walk_thread_exit();
 	if (mt_proc.main_exited)
 		mt_populate_quit_running();
 	errno = saved_errno;

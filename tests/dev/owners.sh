@@ -31,6 +31,7 @@ mt_allocator_path resolve.c
 mt_boot_arena resolve.c
 mt_clock_kind clock.c
 mt_clock_solo clock.c
+mt_unwind_rules unwind.c
 '
 out=${TMPDIR:-/tmp}/owners.$$
 trap 'rm -f "$out"' EXIT
