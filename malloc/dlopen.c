@@ -1,5 +1,6 @@
 /* dlopen.c - one warning for RTLD_DEEPBIND, and the objects opened before looked at for calls
- * of the allocator's control interface (allocctl.c).
+ * of the allocator's control interface (allocctl.c); after dlclose, the objects gone recorded
+ * when stacks are.
  *
  * A library opened with RTLD_DEEPBIND binds to its own dependencies first, so its malloc and
  * free are libc's, not ours: its calls go untraced (and with another allocator preloaded, its
@@ -15,6 +16,7 @@
 #include "mt_int.h"
 
 static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
 
 static MT_NOINLINE void deepbind_warning(const char *file)
 {
@@ -34,4 +36,16 @@ MT_API void *dlopen(const char *file, int mode)
 		deepbind_warning(file);
 	mt_ctl_hook(0);   /* the objects an earlier dlopen opened */
 	return real_dlopen(file, mode);   /* a tail call: see above */
+}
+
+/* With stacks on, an object unloaded is recorded at once (stacks.c), so that a program that
+   allocates from no new code after it still says where its earlier stacks' code went. */
+MT_API int dlclose(void *handle)
+{
+	if (MT_UNLIKELY(real_dlclose == NULL))
+		real_dlclose = (int (*)(void *))mt_next(MT_NEXT_DLCLOSE);
+	int r = real_dlclose(handle);
+	if (MT_UNLIKELY(mt_hot->stacks))
+		mt_stacks_objects_changed();
+	return r;
 }

@@ -492,6 +492,7 @@ struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_s
 				      uintptr_t ret);    /* n slots after a CALLER, or NULL */
 void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
 uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
+void mt_stacks_objects_changed(void);               /* after a dlclose: OBJECT records now */
 /* walk.c: up to max return addresses of the calling thread, ret (the allocator call's own)
    first; the frames found, their hash (mt_stack_fold's) in *hash.  *missed set if a pc had no
    rule known (code not met before) */
@@ -499,6 +500,7 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 void mt_walk_init(int keep);                        /* keep each thread's last stack or not */
 void mt_walk_thread_exit(void);                     /* the thread's kept stack given back */
 void mt_walk_fork_child(void);                      /* only this thread's kept in the child */
+void mt_unwind_forget(void);                        /* unwind.c: an object went, rules too */
 
 static inline uint64_t mt_mix64(uint64_t h)
 {

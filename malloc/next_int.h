@@ -24,6 +24,7 @@
 	X(USABLE, "malloc_usable_size", NULL, MT_NEXT_VERSIONED)                         \
 	X(MALLOPT, "mallopt", NULL, 0)                  /* mallopt.c */                  \
 	X(DLOPEN, "dlopen", NULL, 0)                    /* dlopen.c */                   \
+	X(DLCLOSE, "dlclose", NULL, 0)                                                   \
 	X(MREMAP, "mremap", NULL, 0)                    /* mapping.c */                  \
 	X(BRK, "brk", NULL, 0)                                                           \
 	X(SBRK, "sbrk", NULL, 0)                                                         \

@@ -7,7 +7,9 @@
  * lists them all; after that they are listed again when the unwinder met a pc it had no rule
  * for (a new object's code, maybe) and the loader's counts of objects added and removed moved:
  * an object gone gets an unload record, a new one a load record, before the STACK of the call
- * that found it.  The table of those announced is static; ids are per file, as stacks' are.
+ * that found it, and at once after the program's dlclose (dlopen.c).  An object gone takes the
+ * unwinder's rules with it (another may be mapped at its addresses).  The table of those
+ * announced is static; ids are per file, as stacks' are.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -159,6 +161,8 @@ void mt_objects_check(struct mt_thread *t, uint32_t g, int maybe_new)
 			else
 				objs[k++] = objs[i];
 		}
+		if (k < nobjs)
+			mt_unwind_forget();
 		nobjs = k;
 	}
 	__atomic_store_n(&gen_listed, g, __ATOMIC_RELAXED);

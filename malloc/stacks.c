@@ -13,6 +13,7 @@
  * MT_STACK_PROBES entries gets id 0 and is counted.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include "mt_int.h"
 
 #define MT_STACK_SLOTS  32768u          /* 256 KiB of entries: pages cost nothing until used */
@@ -102,6 +103,21 @@ static void write_stack(struct mt_thread *t, uint32_t id, const uintptr_t *f, un
 	h->b = n > 1 ? f[1] : 0;
 	h->ts = mt_thread_ticks_after(&t->clk);
 	mt_commit(h, MTRACE_CALL_STACK, 0, cont, id);
+}
+
+/* After the program's dlclose, with stacks on: the objects gone said now, not at the next stack
+   that meets new code (there may be none).  Not in a call of ours, nor before the process
+   records; errno is the program's. */
+void mt_stacks_objects_changed(void)
+{
+	struct mt_thread *t = &mt_tls;
+	if (t->busy || !mt_hot->active || mt_new_process_due())
+		return;
+	int e = errno;
+	t->busy = 1;
+	mt_objects_check(t, __atomic_load_n(&gen, __ATOMIC_ACQUIRE), 1);
+	t->busy = 0;
+	errno = e;
 }
 
 /* With stacks on, an allocating call's slots: a CALLER naming its stack, then n for its record

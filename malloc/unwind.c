@@ -20,6 +20,7 @@
 extern int _dl_find_object(void *, struct dl_find_object *) __attribute__((weak));
 
 uint64_t mt_unwind_rules[MT_RULE_SLOTS];   /* tag << 34 | ok << 33 | packed rule; 0 empty */
+uint32_t mt_unwind_epoch;                 /* bumped when the rules are forgotten (atomic) */
 
 static uint64_t rule_pack(const struct mt_rule *r)
 {
@@ -316,6 +317,16 @@ static int find_rule(uintptr_t pc, struct mt_rule *out)
 	return 1;
 }
 
+/* An object went: another may be mapped where it was, its code at the pcs of the rules kept,
+   so they are all forgotten, and the epoch tells walk.c's kept stacks to go too.  A walk under
+   way elsewhere may still use a rule read before; it would meet code being unloaded anyway. */
+void mt_unwind_forget(void)
+{
+	for (unsigned i = 0; i < MT_RULE_SLOTS; i++)
+		__atomic_store_n(&mt_unwind_rules[i], 0, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&mt_unwind_epoch, 1, __ATOMIC_RELEASE);
+}
+
 /* The rule for pc, not in the table: found and kept in its entry, slot, with tag (a failure is
    kept too: 0); -1 if pc lies in no object known now (not kept) */
 int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r)
@@ -326,6 +337,12 @@ int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r
 	__atomic_store_n(&mt_unwind_rules[slot], tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0),
 			 __ATOMIC_RELAXED);
 	return ok;
+}
+
+#else
+
+void mt_unwind_forget(void)
+{
 }
 
 #endif

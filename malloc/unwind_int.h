@@ -25,6 +25,7 @@ struct mt_rule { int bp; int32_t off8; int ra8, bp8; };
 #define MT_RULE_SLOTS 8192u
 #define MT_RULE_TAG_SHIFT 34
 extern uint64_t mt_unwind_rules[MT_RULE_SLOTS];
+extern uint32_t mt_unwind_epoch;
 int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r);
 
 /* The rule for pc, from the table or learned (unwind.c): 1; 0 if it has none (kept so); -1 if

@@ -55,6 +55,7 @@ struct keep {
 	uint32_t busy;          /* a walk of the thread uses them */
 	uint32_t end_fixed;     /* the walk ended at k[base] for its pc alone (no step to retry) */
 	uintptr_t hi;           /* the end of the stack they were read in */
+	uint32_t epoch;         /* unwind.c's when they were walked: rules forgotten since, gone */
 	struct kept k[KEEP_CAP];
 };
 static struct keep pool[KEEP_POOL];
@@ -377,6 +378,13 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 	}
 	c->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	uint32_t epoch = __atomic_load_n(&mt_unwind_epoch, __ATOMIC_ACQUIRE);
+	if (c->epoch != epoch) {   /* an object went: its code may be another's now */
+		c->base = c->top = 0;
+		for (unsigned p = 0; p < OWN_PATHS; p++)
+			c->own[p].n = 0;
+		c->epoch = epoch;
+	}
 	unsigned n = 0;
 	if (!own_again(c, &w, lo, hi, ret) && !own_walk(c, &w, lo, hi, ret, missed))
 		n = one_frame(frames, ret, hash);   /* (the allocator call's frame not met) */

@@ -109,6 +109,15 @@ inside=$(awk -v r="$range" -v a="$f0" 'function hex(s,   v, i) { v = 0; s = tolo
 	BEGIN { split(r, b, "-"); print (hex(a) >= hex(b[1]) && hex(a) < hex(b[2])) }')
 eq "dl: malloc(9999)'s frame 0 inside libstk_gone.so's mapped range" 1 "$inside"
 check "dl: valid trace" "$BIN/trace_dump" -c "$l"
+# the unload recorded at the dlclose itself: here no allocation comes after it
+MTRACE_CTL_STACKS=16 traced "$TMP/q" "$prog" dlquiet >"$TMP/out"
+eq "dlquiet: the program's output" "stacks ok" "$(tail -n 1 "$TMP/out")"
+q=$(one_file "$TMP/q.*")
+"$BIN/trace_dump" "$q" >"$TMP/qd"
+gone_id=$(awk '/object [0-9]* loaded.*libstk_gone.so$/ { print $5 }' "$TMP/qd")
+check "dlquiet: a load record for the library closed" test -n "$gone_id"
+eq "dlquiet: its unload recorded at the dlclose" 1 "$(grep -c "object $gone_id unloaded" "$TMP/qd")"
+check "dlquiet: valid trace" "$BIN/trace_dump" -c "$q"
 
 # without stacks: nothing of them
 traced "$TMP/n" "$prog" >/dev/null

@@ -32,6 +32,7 @@ mt_boot_arena resolve.c
 mt_clock_kind clock.c
 mt_clock_solo clock.c
 mt_unwind_rules unwind.c
+mt_unwind_epoch unwind.c
 '
 out=${TMPDIR:-/tmp}/owners.$$
 trap 'rm -f "$out"' EXIT
