@@ -119,6 +119,20 @@ check "dlquiet: a load record for the library closed" test -n "$gone_id"
 eq "dlquiet: its unload recorded at the dlclose" 1 "$(grep -c "object $gone_id unloaded" "$TMP/qd")"
 check "dlquiet: valid trace" "$BIN/trace_dump" -c "$q"
 
+# a library closed and another opened at its address, its code at the same offsets with another
+# frame: no rule nor kept stack of the first may unwind the second's frame
+MTRACE_CTL_STACKS=16 traced "$TMP/w" "$prog" dlswap >"$TMP/out"
+eq "dlswap: the program's output" "stacks ok" "$(tail -n 1 "$TMP/out")"
+if grep -qx "same place" "$TMP/out"; then
+	{ nm -S "$prog"; nm -S "$TP/libstk_rb.so"; } | awk 'NR == FNR { size[$4] = $2; next }
+		$1 in size { printf "%s %s %s\n", $1, $2, size[$1] }' - "$TMP/out" >"$TMP/ranges"
+	where "$(one_file "$TMP/w.*")" >"$TMP/ww"
+	check "dlswap: malloc(3232)'s stack: stk_r_alloc, swap_libs, main" \
+		grep -q '^frames 3232 stk_r_alloc swap_libs main' "$TMP/ww"
+else
+	echo "ok - dlswap: skipped: the loader put libstk_rb.so elsewhere than libstk_ra.so"
+fi
+
 # without stacks: nothing of them
 traced "$TMP/n" "$prog" >/dev/null
 n=$(one_file "$TMP/n.*")

@@ -99,6 +99,38 @@ static int libraries(const char *argv0, int quiet)
 	return 0;
 }
 
+/* "dlswap": libstk_ra.so opened, called (its frame's rule learned), closed; libstk_rb.so then
+   opened, where the loader puts it (said: "same place" when its function is where libstk_ra's
+   was), and called: its stack must hold swap_libs and main */
+__attribute__((noinline)) int swap_libs(const char *argv0)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	snprintf(dir, sizeof dir, "%s", argv0);
+	char *slash = strrchr(dir, '/');
+	if (slash == NULL)
+		return 1;
+	*slash = 0;
+	snprintf(path, sizeof path, "%s/libstk_ra.so", dir);
+	void *a = dlopen(path, RTLD_NOW);
+	void *(*fa)(void) = a ? (void *(*)(void))dlsym(a, "stk_r_alloc") : NULL;
+	if (fa == NULL)
+		return 1;
+	keep[11] = fa();
+	dlclose(a);
+	snprintf(path, sizeof path, "%s/libstk_rb.so", dir);
+	void *b = dlopen(path, RTLD_NOW);
+	void *(*fb)(void) = b ? (void *(*)(void))dlsym(b, "stk_r_alloc") : NULL;
+	if (fb == NULL)
+		return 1;
+	printf("stk_r_alloc %p\nswap_libs %p\n%s\n", (void *)fb, (void *)swap_libs,
+	       fa == fb ? "same place" : "moved");
+	fflush(stdout);
+	keep[12] = fb();
+	free(keep[11]);
+	free(keep[12]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n"
@@ -114,6 +146,8 @@ int main(int argc, char **argv)
 	raise(SIGUSR1);
 	if (argc > 1 && (strcmp(argv[1], "dl") == 0 || strcmp(argv[1], "dlquiet") == 0) &&
 	    libraries(argv[0], strcmp(argv[1], "dlquiet") == 0))
+		return 1;
+	if (argc > 1 && strcmp(argv[1], "dlswap") == 0 && swap_libs(argv[0]))
 		return 1;
 	if (argc > 1 && strcmp(argv[1], "fork") == 0) {
 		pid_t pid = fork();
