@@ -49,6 +49,14 @@ if command -v strip >/dev/null; then
 	"$C" "$TMP/s.mtrace" >"$TMP/names_st"
 	grep -q '^malloc 100 stack 1: prog.stripped+0x[0-9a-f]*; prog.stripped+0x' "$TMP/names_st" &&
 		ok "a stripped binary: prog.stripped+0x..." || bad "stripped: $(cat "$TMP/names_st")"
+	# its symbols from a separate debug file found by build id under MTRACE_DEBUG_DIR
+	bid=$(readelf -n "$TMP/bin/prog" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$TMP/dbg/.build-id/${bid%"${bid#??}"}"
+	objcopy --only-keep-debug "$TMP/bin/prog" "$TMP/dbg/.build-id/${bid%"${bid#??}"}/${bid#??}.debug"
+	MTRACE_DEBUG_DIR="$TMP/dbg" "$C" "$TMP/s.mtrace" >"$TMP/names_dbg"
+	grep -q '^malloc 100 stack 1: alloc_alpha[ ;].*main' "$TMP/names_dbg" &&
+		ok "a stripped binary named from its debug file under MTRACE_DEBUG_DIR/.build-id" ||
+		bad "debug file: $(cat "$TMP/names_dbg")"
 else
 	echo "# strip is not installed (binutils): the stripped copy not checked"
 fi

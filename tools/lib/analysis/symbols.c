@@ -3,12 +3,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "mtrace-trace.h"
 #include "proc.h"
 #include "symbols.h"
 
@@ -276,13 +278,19 @@ int sym_open(struct sym_file *s, const char *path, const unsigned char *bid, uns
 	s->ok = 1;
 	if (s->tab.has_lines || has_cxx_names(&s->tab))   /* (addr2line -C demangles) */
 		s->lines_from = strdup(path);
-	/* a separate debug file: /usr/lib/debug/.build-id/xx/rest.debug */
+	/* a separate debug file: DIR/.build-id/xx/rest.debug, DIR $MTRACE_DEBUG_DIR or the
+	   distributions' /usr/lib/debug */
 	const unsigned char *id = bid_len ? bid : s->tab.build_id;
 	unsigned idn = bid_len ? bid_len : s->tab.build_id_len;
 	if (idn < 2)
 		return 0;
-	char dbg[200];
-	int k = snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	const char *root = getenv("MTRACE_DEBUG_DIR");
+	if (root == NULL || !root[0])
+		root = "/usr/lib/debug";
+	char dbg[PATH_MAX];
+	int k = snprintf(dbg, sizeof dbg, "%s/.build-id/%02x/", root, id[0]);
+	if (k < 0 || (size_t)k + 2 * MTRACE_BUILD_ID_MAX + 8 > sizeof dbg)
+		return 0;   /* (a root too long to hold a name under it) */
 	for (unsigned i = 1; i < idn; i++)
 		k += snprintf(dbg + k, sizeof dbg - (size_t)k, "%02x", id[i]);
 	snprintf(dbg + k, sizeof dbg - (size_t)k, ".debug");
