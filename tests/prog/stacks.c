@@ -64,21 +64,24 @@ __attribute__((noinline)) void child_alloc(void)
 	keep[6] = malloc(5555);
 }
 
+/* The library NAME beside the program (argv0's directory), opened; NULL if it cannot be */
+static void *open_beside(const char *argv0, const char *name)
+{
+	char path[PATH_MAX + 64];
+	const char *slash = strrchr(argv0, '/');
+	if (slash == NULL || slash - argv0 >= PATH_MAX)
+		return NULL;
+	snprintf(path, sizeof path, "%.*s/%s", (int)(slash - argv0), argv0, name);
+	return dlopen(path, RTLD_NOW);
+}
+
 /* "dl": libstk_keep.so (kept) and libstk_gone.so (closed after its call), beside the program;
    each function's address printed as the others'.  "dlquiet": no allocation after the dlclose,
    so no later stack can be what notices the unload. */
 static int libraries(const char *argv0, int quiet)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
-	snprintf(dir, sizeof dir, "%s", argv0);
-	char *slash = strrchr(dir, '/');
-	if (slash == NULL)
-		return 1;
-	*slash = 0;
-	snprintf(path, sizeof path, "%s/libstk_keep.so", dir);
-	void *keep_lib = dlopen(path, RTLD_NOW);
-	snprintf(path, sizeof path, "%s/libstk_gone.so", dir);
-	void *gone_lib = dlopen(path, RTLD_NOW);
+	void *keep_lib = open_beside(argv0, "libstk_keep.so");
+	void *gone_lib = open_beside(argv0, "libstk_gone.so");
 	if (keep_lib == NULL || gone_lib == NULL)
 		return 1;
 	void *(*k)(void) = (void *(*)(void))dlsym(keep_lib, "stk_keep_alloc");
@@ -104,21 +107,13 @@ static int libraries(const char *argv0, int quiet)
    was), and called: its stack must hold swap_libs and main */
 __attribute__((noinline)) int swap_libs(const char *argv0)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
-	snprintf(dir, sizeof dir, "%s", argv0);
-	char *slash = strrchr(dir, '/');
-	if (slash == NULL)
-		return 1;
-	*slash = 0;
-	snprintf(path, sizeof path, "%s/libstk_ra.so", dir);
-	void *a = dlopen(path, RTLD_NOW);
+	void *a = open_beside(argv0, "libstk_ra.so");
 	void *(*fa)(void) = a ? (void *(*)(void))dlsym(a, "stk_r_alloc") : NULL;
 	if (fa == NULL)
 		return 1;
 	keep[11] = fa();
 	dlclose(a);
-	snprintf(path, sizeof path, "%s/libstk_rb.so", dir);
-	void *b = dlopen(path, RTLD_NOW);
+	void *b = open_beside(argv0, "libstk_rb.so");
 	void *(*fb)(void) = b ? (void *(*)(void))dlsym(b, "stk_r_alloc") : NULL;
 	if (fb == NULL)
 		return 1;
