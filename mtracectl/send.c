@@ -28,6 +28,7 @@
 #include "send.h"
 #include "send_int.h"
 #include "stream_pack.h"
+#include "units.h"
 
 #define SLOT MTRACE_SLOT_SIZE
 #define SCAN_MAX (1u << 20)    /* bytes of a file read at once */
@@ -519,10 +520,12 @@ static int sender(const char *manifest, const char *file, int file_fd, pid_t pid
 	}
 	/* shut our side: the collector sees the stream end between frames */
 	link_close(&l);
-	if (!opt->quiet && sent_wire)
-		fprintf(stderr, "mtracectl: sent %llu bytes of traces as %llu on the wire "
-			"(%.2fx)\n", (unsigned long long)sent_raw, (unsigned long long)sent_wire,
+	if (!opt->quiet && sent_wire) {
+		char raw[32], wire[32];
+		fprintf(stderr, "mtracectl: sent %s bytes of traces as %s on the wire (%.2fx)\n",
+			fmt_commas(raw, sent_raw), fmt_commas(wire, sent_wire),
 			(double)sent_raw / (double)sent_wire);
+	}
 	return 0;
 }
 

@@ -39,7 +39,7 @@ out=$(timeout -k 5 120 "$CTL" -o "$TMP/l1" --send="127.0.0.1:$port" -- "$TP/thre
 	2>"$TMP/err1")
 eq "over TCP: the program's output as untraced" "$untraced" "$out"
 eq "... and every trace received byte for byte" "1 traces, 1 identical" "$(same "$TMP/l1" "$TMP/r1")"
-ratio=$(sed -n 's/^mtracectl: sent [0-9]* bytes of traces as [0-9]* on the wire (\([0-9]*\)\..*/\1/p' \
+ratio=$(sed -n 's/^mtracectl: sent [0-9,]* bytes of traces as [0-9,]* on the wire (\([0-9]*\)\..*/\1/p' \
 	"$TMP/err1")
 ge "... compressed: the wire carries a third of the bytes or less ($(grep -o '([0-9.]*x)' \
 	"$TMP/err1"))" 3 "$ratio"
