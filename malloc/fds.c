@@ -131,14 +131,15 @@ ssize_t mt_fds_read_proc(const char *path, char *buf, size_t cap)
 	struct mt_fd f;
 	size_t n = 0;
 	if (open_named(AT_FDCWD, path, O_RDONLY, 0, &f) >= 0) {
-		/* (checked by open_named just now; again before each further read) */
+		/* until EOF or a full buffer: a /proc read may stop short of the end (one
+		 * page, one record); checked by open_named now, again before each further read */
 		for (;;) {
 			size_t want = cap - 1 - n;
 			ssize_t r = read(f.fd, buf + n, want);
 			if (r <= 0)
 				break;
 			n += (size_t)r;
-			if ((size_t)r < want || n + 1 == cap || !mt_fds_is(f.fd, f.dev, f.ino))
+			if (n + 1 == cap || !mt_fds_is(f.fd, f.dev, f.ino))
 				break;
 		}
 		close_if_ours(f.fd, f.dev, f.ino);
