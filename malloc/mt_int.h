@@ -495,8 +495,11 @@ uint64_t mt_stacks_dropped(void);                   /* stacks met with the table
 void mt_stacks_objects_changed(void);               /* after a dlclose: OBJECT records now */
 /* walk.c: up to max return addresses of the calling thread, ret (the allocator call's own)
    first; the frames found, their hash (mt_stack_fold's) in *hash.  *missed set if a pc had no
-   rule known (code not met before) */
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash);
+   rule known (code not met before).  *lazy set: the frames are not in frames yet, and the
+   thread's kept stack stays taken until mt_unwind_frames copies them (frames NULL: unwanted). */
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash,
+		   int *lazy);
+void mt_unwind_frames(uintptr_t *frames, unsigned n);
 void mt_walk_init(int keep);                        /* keep each thread's last stack or not */
 void mt_walk_thread_exit(void);                     /* the thread's kept stack given back */
 void mt_walk_fork_child(void);                      /* only this thread's kept in the child */

@@ -129,11 +129,13 @@ MT_NOINLINE struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned 
 {
 	uintptr_t f[MTRACE_STACK_DEPTH_MAX];
 	uint32_t g = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
-	int missed = 0, fresh = 0;
+	int missed = 0, fresh = 0, lazy = 0;
 	uint64_t h = 0;
-	unsigned nf = mt_unwind(f, mt_hot->stacks, ret, &missed, &h);
-	mt_objects_check(t, g, missed);
+	unsigned nf = mt_unwind(f, mt_hot->stacks, ret, &missed, &h, &lazy);
 	uint32_t id = nf ? stack_id(mt_mix64(h ^ ((uint64_t)g << 32 | nf)), &fresh) : 0;
+	if (lazy)   /* (the frames are copied only for a stack met the first time) */
+		mt_unwind_frames(fresh ? f : NULL, nf);
+	mt_objects_check(t, g, missed);
 	if (fresh)
 		write_stack(t, id, f, nf, g);
 	struct mtrace_slot *r = mt_reserve_n(t, 1 + n, may_start);

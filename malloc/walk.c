@@ -46,11 +46,19 @@ void mt_walk_init(int keep)
 #define NO_KEEP ((struct keep *)1)
 
 struct kept { struct mt_frame f; uint64_t h; };   /* h: the stack's hash from the bottom to f */
-struct own { uintptr_t pc; uint32_t dsp; int8_t ra8, bp8; };   /* dsp: sp - the walk's first */
-struct own_path { uint32_t n; struct own step[OWN_MAX]; };     /* n 0: none */
+struct own { uintptr_t pc; uint32_t ra_off; };   /* the word at first sp + ra_off holds pc */
+struct own_path {   /* n 0: none */
+	uint32_t n, reach;      /* steps; the bytes above the first sp they read */
+	uint32_t dsp;           /* the allocator call's frame: its sp - the first */
+	int32_t bp_off;         /* where the last step reading rbp read it (-1: none did) */
+	int8_t ra8, bp8;        /* the allocator call's frame's */
+	struct own step[OWN_MAX];
+};
 struct keep {
 	struct own_path own[OWN_PATHS];   /* walks through the tracer's frames, the latest kinds */
 	uint32_t own_next;      /* the path the next new one replaces */
+	uint32_t own_last;      /* the path met last: tried first */
+	uint32_t lazy;          /* the frames of the walk just made, to be read from k (0: none) */
 	uint32_t base, top;     /* the frames [base, top) of k, the bottom first */
 	uint32_t busy;          /* a walk of the thread uses them */
 	uint32_t end_fixed;     /* the walk ended at k[base] for its pc alone (no step to retry) */
@@ -118,21 +126,16 @@ static uint64_t hash_frames(const uintptr_t *frames, unsigned n)
 	return h;
 }
 
-/* The walk up from w (frame 0) to its first frame kept, the rest from the kept frames: the
-   frames found, 0 if none was met within TOP_MAX (or the stack goes on past the kept bottom) */
+/* The walk up from top[0] to its first frame kept, the rest from the kept frames: the frames
+   found, 0 if none was met within TOP_MAX (or the stack goes on past the kept bottom).  The
+   frames are left in c->k for mt_unwind_frames (c->lazy) when the walk is kept whole, else
+   written to frames. */
 static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
-			  const struct mt_frame *w0, uintptr_t lo, uintptr_t hi, int *missed,
+			  struct mt_frame *top, uintptr_t lo, uintptr_t hi, int *missed,
 			  uint64_t *hash)
 {
-	struct mt_frame top[TOP_MAX];
 	unsigned np = 1, i = c->top, bad = UINT_MAX, m = 0;
 	int found = 0;
-	top[0].pc = w0->pc;   /* (field by field: no wide load over the narrow stores just made) */
-	top[0].sp = w0->sp;
-	top[0].bp = w0->bp;
-	top[0].ra8 = w0->ra8;
-	top[0].bp8 = w0->bp8;
-	top[0].by_bp = w0->by_bp;
 	for (const struct mt_frame *w = top;; w++) {   /* (the step writes the next in place) */
 		if (np == max)
 			break;
@@ -168,12 +171,14 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
 		if (mt_unwind_step(&b, &b, lo, hi, missed) > 0 && b.pc >= 4096)
 			return 0;
 	}
-	for (unsigned j = 0; j < np; j++)
-		frames[j] = top[j].pc;
-	for (unsigned j = np; j < n; j++)
-		frames[j] = c->k[m - 1 - (j - np)].f.pc;
+	int fits = m + np <= KEEP_CAP, whole = n == np + below;
+	if (!fits || !whole) {   /* (k will not hold the frames as they are) */
+		for (unsigned j = 0; j < np; j++)
+			frames[j] = top[j].pc;
+		for (unsigned j = np; j < n; j++)
+			frames[j] = c->k[m - 1 - (j - np)].f.pc;
+	}
 	/* the new top kept over the old from m up, each frame's hash folded onto those below */
-	int fits = m + np <= KEEP_CAP;
 	uint64_t h = c->k[m].h;   /* (the frame met: its pc and those below as kept) */
 	if (fits)
 		c->k[m].f = top[np - 1];
@@ -187,7 +192,9 @@ static unsigned walk_kept(struct keep *c, uintptr_t *frames, unsigned max,
 	}
 	if (fits)
 		c->top = m + np;
-	*hash = n < np + below ? hash_frames(frames, n) : h;   /* (cut at max: not the kept's) */
+	if (fits && whole)
+		c->lazy = n;   /* (frame j at k[top - 1 - j]) */
+	*hash = whole ? h : hash_frames(frames, n);   /* (cut at max: not the kept's) */
 	return n;
 }
 
@@ -282,35 +289,31 @@ static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 /* The walk through the tracer's own frames, from w (in mt_unwind) to the allocator call's (its
    return address ret), as one kept went if every word it read holds what it read then (the
    last, ret): the rules of those steps were offsets from rsp, so that each read is at the same
-   distance from the first sp.  1 and w that frame, or 0. */
-static int own_again(const struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t hi,
-		     uintptr_t ret)
+   distance from the first sp.  1 and w that frame, or 0.  The path met last is tried first. */
+static int own_again(struct keep *c, struct mt_frame *w, uintptr_t hi, uintptr_t ret)
 {
-	for (unsigned p = 0; p < OWN_PATHS; p++) {
+	uintptr_t sp0 = w->sp;
+	for (unsigned q = 0; q < OWN_PATHS; q++) {
+		unsigned p = (c->own_last + q) % OWN_PATHS;
 		const struct own_path *path = &c->own[p];
 		unsigned n = path->n, i = 0;
-		uintptr_t bp = w->bp;
-		for (; i < n; i++) {
-			const struct own *o = &path->step[i];
-			uintptr_t sp = w->sp + o->dsp, ra_at = sp + (intptr_t)o->ra8 * 8;
-			uintptr_t bp_at = sp + (intptr_t)o->bp8 * 8, want = i + 1 < n ? o->pc : ret;
-			if (!mt_unwind_readable(ra_at, lo, hi) || *(const uintptr_t *)ra_at != want ||
-			    (i + 1 < n && o->pc == ret))
-				break;
-			if (o->bp8) {
-				if (!mt_unwind_readable(bp_at, lo, hi))
-					break;
-				bp = *(const uintptr_t *)bp_at;
-			}
-		}
-		if (n == 0 || i < n)
+		if (n == 0 || sp0 + path->reach > hi - 8)   /* (sp0 is the low end: lo) */
 			continue;
-		const struct own *o = &path->step[n - 1];
+		for (; i + 1 < n; i++) {
+			const struct own *o = &path->step[i];
+			if (*(const uintptr_t *)(sp0 + o->ra_off) != o->pc || o->pc == ret)
+				break;
+		}
+		if (i + 1 < n || *(const uintptr_t *)(sp0 + path->step[i].ra_off) != ret)
+			continue;
 		w->pc = ret;
-		w->sp += o->dsp;
-		w->bp = bp;
-		w->ra8 = o->ra8;
-		w->bp8 = o->bp8;
+		w->sp = sp0 + path->dsp;
+		if (path->bp_off >= 0)
+			w->bp = *(const uintptr_t *)(sp0 + (uint32_t)path->bp_off);
+		w->ra8 = path->ra8;
+		w->bp8 = path->bp8;
+		w->by_bp = 0;
+		c->own_last = p;
 		return 1;
 	}
 	return 0;
@@ -323,7 +326,8 @@ static int own_walk(struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t 
 		    uintptr_t ret, int *missed)
 {
 	struct own_path *path = c ? &c->own[c->own_next] : NULL;
-	uintptr_t sp0 = w->sp;
+	uintptr_t sp0 = w->sp, reach = 0;
+	intptr_t bp_off = -1;
 	int by_sp = 1;
 	unsigned n = 0;
 	if (path)
@@ -332,12 +336,24 @@ static int own_walk(struct keep *c, struct mt_frame *w, uintptr_t lo, uintptr_t 
 		if (mt_unwind_step(w, w, lo, hi, missed) <= 0 || w->pc < 4096)
 			return 0;
 		by_sp &= !w->by_bp;
+		uintptr_t ra_at = w->sp + (intptr_t)w->ra8 * 8, bp_at = w->sp + (intptr_t)w->bp8 * 8;
+		by_sp &= ra_at >= sp0 && (!w->bp8 || bp_at >= sp0);
+		if (w->bp8)
+			bp_off = (intptr_t)(bp_at - sp0);
+		reach = ra_at > reach ? ra_at : reach;
+		reach = w->bp8 && bp_at > reach ? bp_at : reach;
 		if (path)
-			path->step[n] = (struct own){ w->pc, (uint32_t)(w->sp - sp0), w->ra8, w->bp8 };
+			path->step[n] = (struct own){ w->pc, (uint32_t)(ra_at - sp0) };
 		n++;
 		if (w->pc == ret) {
-			if (path && by_sp && w->sp - sp0 < (1u << 20)) {
+			if (path && by_sp && reach - sp0 < (1u << 20)) {
+				path->reach = (uint32_t)(reach - sp0);
+				path->dsp = (uint32_t)(w->sp - sp0);
+				path->bp_off = (int32_t)bp_off;
+				path->ra8 = w->ra8;
+				path->bp8 = w->bp8;
 				path->n = n;
+				c->own_last = c->own_next;
 				c->own_next = (c->own_next + 1) % OWN_PATHS;
 			}
 			return 1;
@@ -353,28 +369,32 @@ static unsigned one_frame(uintptr_t *frames, uintptr_t ret, uint64_t *hash)
 	return 1;
 }
 
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash)
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash,
+		   int *lazy)
 {
+	*lazy = 0;
 	if (max == 0 || ret == 0)
 		return 0;
-	struct mt_frame w = { 0, 0, 0, 0, 0, 0 };
+	struct mt_frame top[TOP_MAX], *w = top;   /* (walk_kept's first: no copy, no wide load) */
+	w->ra8 = w->bp8 = 0;
+	w->by_bp = 0;
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
-			 : "=r"(w.pc), "=r"(w.sp), "=r"(w.bp));
-	if (w.sp < stack_lo || w.sp >= stack_hi) {
+			 : "=r"(w->pc), "=r"(w->sp), "=r"(w->bp));
+	if (w->sp < stack_lo || w->sp >= stack_hi) {
 		uintptr_t lo, hi;
-		if (!mapping_of(w.sp, &lo, &hi))
+		if (!mapping_of(w->sp, &lo, &hi))
 			return one_frame(frames, ret, hash);
 		stack_lo = lo;
 		stack_hi = hi;
 	}
-	uintptr_t lo = w.sp, hi = stack_hi;
+	uintptr_t lo = w->sp, hi = stack_hi;
 	struct keep *c = mine;
 	if (c == NULL && !keep_off)
 		c = mine = keep_claim();
 	if (c == NULL || c == NO_KEEP || c->busy) {
-		if (!own_walk(NULL, &w, lo, hi, ret, missed))
+		if (!own_walk(NULL, w, lo, hi, ret, missed))
 			return one_frame(frames, ret, hash);
-		return walk_whole(NULL, frames, max, w, lo, hi, missed, hash);
+		return walk_whole(NULL, frames, max, *w, lo, hi, missed, hash);
 	}
 	c->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -386,15 +406,32 @@ unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, 
 		c->epoch = epoch;
 	}
 	unsigned n = 0;
-	if (!own_again(c, &w, lo, hi, ret) && !own_walk(c, &w, lo, hi, ret, missed))
+	c->lazy = 0;
+	if (!own_again(c, w, hi, ret) && !own_walk(c, w, lo, hi, ret, missed))
 		n = one_frame(frames, ret, hash);   /* (the allocator call's frame not met) */
 	else if (c->hi == hi)
-		n = walk_kept(c, frames, max, &w, lo, hi, missed, hash);
+		n = walk_kept(c, frames, max, top, lo, hi, missed, hash);
 	if (n == 0)
-		n = walk_whole(c, frames, max, w, lo, hi, missed, hash);
+		n = walk_whole(c, frames, max, *w, lo, hi, missed, hash);
+	if (c->lazy) {   /* (the frames stay busy until mt_unwind_frames reads them) */
+		*lazy = 1;
+		return n;
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->busy = 0;
 	return n;
+}
+
+/* After mt_unwind said *lazy: its n frames into frames if not NULL, and the kept frames free */
+void mt_unwind_frames(uintptr_t *frames, unsigned n)
+{
+	struct keep *c = mine;
+	if (frames)
+		for (unsigned j = 0; j < n; j++)
+			frames[j] = c->k[c->top - 1 - j].f.pc;
+	c->lazy = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->busy = 0;
 }
 
 #else
@@ -407,14 +444,22 @@ void mt_walk_fork_child(void)
 {
 }
 
-unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash)
+unsigned mt_unwind(uintptr_t *frames, unsigned max, uintptr_t ret, int *missed, uint64_t *hash,
+		   int *lazy)
 {
 	(void)missed;
+	*lazy = 0;
 	if (max == 0 || ret == 0)
 		return 0;
 	frames[0] = ret;
 	*hash = mt_stack_fold(MT_STACK_SEED, ret, 0);
 	return 1;
+}
+
+void mt_unwind_frames(uintptr_t *frames, unsigned n)
+{
+	(void)frames;
+	(void)n;
 }
 
 #endif
