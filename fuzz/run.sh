@@ -54,6 +54,9 @@ MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/real" LD_PRELOAD="$B/lib/libmtracec
 "$B/tests/swap_trace" "$S/trace/stacks" "$S/trace/stacks-swapped"
 mkdir -p "$S/stacks" "$S/elf"
 cp "$S/trace/stacks" "$S/trace/stacks-swapped" "$S/stacks/"
+# version 6: the tracer's, stack ids in the records (compact and wide)
+MTRACE_CTL_STACKS=16 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/ids" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/stacks" wide >/dev/null
+cp "$S"/trace/ids.* "$S/stacks/"
 "$B/bin/trace_pack" -q -o - "$S/trace/stacks" | gzip -dc >"$S/stacks/packed"
 cp "$B/tests/stackprog" "$S/elf/"
 strip -o "$S/elf/stripped" "$B/tests/stackprog" 2>/dev/null

@@ -26,7 +26,8 @@
  * wide values, durations) takes two consecutive slots in the 64-byte layout (MTRACE_RF_WIDE).
  * Readers decode every version into struct mtrace_record (mtrace_decode below).  Version 4 is
  * version 3 with LIVE records at the end (MTRACE_HF_LIVE).  Version 5 adds the extended records
- * (call stacks, loaded objects, names: see "Extended records" below).
+ * (call stacks, loaded objects, names: see "Extended records" below).  Version 6 lets an
+ * allocating record hold its stack's id itself, with no CALLER slot (MTRACE_HF_STACK_IDS).
  *
  * See doc/trace-format.md for the prose version.
  */
@@ -38,7 +39,7 @@
 #define MTRACE_MAGIC            "MTRACE\0\x1a"   /* 8 bytes; \x1a stops `type` on DOS-like tools */
 #define MTRACE_MAGIC_LEN        8
 #define MTRACE_BYTE_ORDER_MARK  0x01020304u
-#define MTRACE_FORMAT_VERSION   5               /* what writers write */
+#define MTRACE_FORMAT_VERSION   6               /* what writers write */
 #define MTRACE_FORMAT_OLDEST    1               /* readers read versions OLDEST..VERSION */
 #define MTRACE_HEADER_SIZE      4096u           /* what writers use; readers honour header_size */
 #define MTRACE_RECORD_SIZE      64u             /* struct mtrace_record: versions 1 and 2 */
@@ -99,10 +100,14 @@ enum mtrace_clock {
                                        still allocated (as many as its table held: see
                                        live_untracked) */
 #define MTRACE_HF_STACKS      0x2000u /* version 5: every allocating call's record is preceded by a
-                                       CALLER record naming its call stack (STACK records),
+                                       CALLER record naming its call stack (STACK records;
+                                       version 6: or holds it, MTRACE_HF_STACK_IDS),
                                        stack_depth frames at most; OBJECT records say where
                                        the program's code was loaded */
-#define MTRACE_HF_KNOWN       0x3fffu
+#define MTRACE_HF_STACK_IDS   0x4000u /* version 6, with MTRACE_HF_STACKS: an allocating call's
+                                       record holds its stack's id (mtrace_take_stack); a
+                                       CALLER precedes only those whose stack has none */
+#define MTRACE_HF_KNOWN       0x7fffu
 
 /* stop_reason: why the writer gave up (MTRACE_HF_STOPPED_EARLY) */
 enum mtrace_stop_reason {
@@ -633,6 +638,15 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
  * belongs to the record that follows it in the same chunk; one followed by anything else (a
  * process killed between the two commits) belongs to nothing.  Frees have no CALLER.
  *
+ * Stack ids in the records (version 6, MTRACE_HF_STACK_IDS): every allocating record holds the
+ * id of its stack, 0 if none (then a CALLER slot naming stack 0 may precede it, to give the
+ * return address), and is preceded by no CALLER otherwise.  A compact record keeps the id in
+ * b's top 24 bits, b's low 40 the size asked for (calloc: the count in bits 0-19, the element
+ * size in bits 20-39); a record whose arguments do not fit so is written wide
+ * (mtrace_stack_fits).  A wide record keeps the id in its second slot's flags (low 8 bits) and
+ * aux (the 16 above).  Readers take the id out first (mtrace_take_stack), which leaves the
+ * slots as version 5 lays them out, and hand the call on as a CALLER then the call.
+ *
  * STACK, OBJECT and SYMBOL are extended records: a head slot, then aux continuation slots.
  *     head           call, flags, aux = continuation slots (<= MTRACE_EXT_SLOTS_MAX), x; ts; a; b
  *     continuation   8 zero bytes (a zero call byte: where the head was never committed, they
@@ -669,6 +683,47 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 #define MTRACE_STACK_DEPTH_DEFAULT 64u       /* --stacks without =DEPTH */
 #define MTRACE_OBJ_UNLOADED    0x01u         /* OBJECT flags */
 #define MTRACE_BUILD_ID_MAX    64u
+
+#define MTRACE_STACK_ID_MAX    0xffffffu     /* ids fit in 24 bits */
+#define MTRACE_STACK_SIZE_BITS 40u           /* a compact record's size, with stack ids */
+#define MTRACE_STACK_COUNT_BITS 20u          /* calloc's count and element size, so */
+
+/* With stack ids in the records: may the allocating call's record be compact?  (As
+   mtrace_slots_for allows, and its arguments leave room for the id in b.) */
+static inline int mtrace_stack_fits(unsigned call, uint64_t size, uint64_t arg2)
+{
+	if (call == MTRACE_CALL_CALLOC)
+		return ((size | arg2) >> MTRACE_STACK_COUNT_BITS) == 0;
+	return (size >> MTRACE_STACK_SIZE_BITS) == 0;
+}
+
+/* A compact allocating record's b holding stack id beside the arguments (which fit) */
+static inline uint64_t mtrace_stack_b(unsigned call, uint64_t size, uint64_t arg2, uint32_t id)
+{
+	uint64_t b = call == MTRACE_CALL_CALLOC ? size | arg2 << MTRACE_STACK_COUNT_BITS : size;
+	return b | (uint64_t)id << MTRACE_STACK_SIZE_BITS;
+}
+
+/* With stack ids in the records, an allocating record at s (both slots of a wide one at hand):
+   its stack id, taken out so that s reads as version 5 lays it out */
+static inline uint32_t mtrace_take_stack(struct mtrace_slot *s)
+{
+	uint32_t id;
+	if (s->flags & MTRACE_RF_WIDE) {
+		id = s[1].flags | (uint32_t)s[1].aux << 8;
+		s[1].flags = 0;
+		s[1].aux = 0;
+		return id;
+	}
+	id = (uint32_t)(s->b >> MTRACE_STACK_SIZE_BITS);
+	uint64_t b = s->b & (((uint64_t)1 << MTRACE_STACK_SIZE_BITS) - 1);
+	if (s->call == MTRACE_CALL_CALLOC) {
+		uint64_t mask = ((uint64_t)1 << MTRACE_STACK_COUNT_BITS) - 1;
+		b = (b & mask) | (b >> MTRACE_STACK_COUNT_BITS) << 32;
+	}
+	s->b = b;
+	return id;
+}
 
 static inline int mtrace_call_is_ext(unsigned call)
 {

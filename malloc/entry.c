@@ -129,15 +129,18 @@ static inline struct mtrace_slot *reserve_call(struct mt_thread *t, unsigned ns,
 	return r;
 }
 
-/* An allocating call's slots: as reserve_call's, after a CALLER slot when stacks are recorded
-   (stacks.c).  ret: the return address of the allocator call in the program. */
+/* An allocating call's slots: as reserve_call's; when stacks are recorded (stacks.c), wide where
+   the arguments leave no room for the stack's id in a compact record (fits: mtrace_stack_fits),
+   and *stack its id | MT_STACK_IDS (else 0).  ret: the return address of the allocator call in
+   the program. */
 static inline struct mtrace_slot *reserve_alloc(struct mt_thread *t, unsigned ns, int may_start,
-						unsigned *n, void *ret)
+						unsigned *n, void *ret, int fits, uint32_t *stack)
 {
+	*stack = 0;
 	if (MT_LIKELY(!mt_hot->stacks))
 		return reserve_call(t, ns, may_start, n);
-	*n = MT_UNLIKELY(mt_hot->durations) ? 2 : ns;
-	return mt_stacks_reserve(t, *n, may_start, (uintptr_t)ret);
+	*n = MT_UNLIKELY(mt_hot->durations) || !fits ? 2 : ns;
+	return mt_stacks_reserve(t, *n, may_start, (uintptr_t)ret, stack);
 }
 
 /* Record into r (n slots, reserved before any clock was read: a chunk's records never precede
@@ -145,7 +148,7 @@ static inline struct mtrace_slot *reserve_alloc(struct mt_thread *t, unsigned ns
    is stored: RDTSCP waits for every earlier instruction, so what it waits for is done first. */
 static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsigned n,
 				unsigned call, uint64_t t0, uintptr_t brk0, void *p, size_t size,
-				size_t arg2, int failed, int err)
+				size_t arg2, int failed, int err, uint32_t stack)
 {
 	uint64_t usable;
 	unsigned flags = result_info(p, &usable);
@@ -163,15 +166,18 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 			unsigned aux = mtrace_is_aligned_call(call) ?
 				(unsigned)__builtin_ctzll(arg2) + 1 + ((unsigned)err << 8) :
 				(unsigned)err;
-			mt_put_body(r, (uintptr_t)p, calloc_ ? size | (uint64_t)arg2 << 32 : size);
+			uint64_t b = calloc_ ? size | (uint64_t)arg2 << 32 : size;
+			if (MT_UNLIKELY(stack))
+				b = mtrace_stack_b(call, size, arg2, stack & MTRACE_STACK_ID_MAX);
+			mt_put_body(r, (uintptr_t)p, b);
 			ts = mt_thread_ticks_after(&t->clk);
 			mt_put_tail(r, call, flags, aux,
 				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size),
 				    ts);
 		} else {
 			ts = mt_thread_ticks_after(&t->clk);
-			mt_put_wide(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2, usable,
-				    t0 ? ts - t0 : 0);
+			mt_put_wide_stack(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2,
+					  usable, t0 ? ts - t0 : 0, stack & MTRACE_STACK_ID_MAX);
 		}
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);   /* (said at the end if still live) */
@@ -200,13 +206,15 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 	}                                                                                \
 	t->busy = 1;                                                                     \
 	unsigned ns;                                                                     \
+	uint32_t stack;                                                                  \
 	struct mtrace_slot *r = reserve_alloc(t, SLOTS, 1, &ns,                          \
-					      __builtin_return_address(0));              \
+					      __builtin_return_address(0),               \
+					      mtrace_stack_fits(CALL, SIZE, ARG2), &stack); \
 	uint64_t t0 = start_ticks(t);                                                    \
 	uintptr_t brk0 = brk_now();                                                      \
 	void *p = CALL_EXPR;                                                             \
 	int err = p ? 0 : errno;                                                         \
-	record_alloc(t, r, ns, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err);           \
+	record_alloc(t, r, ns, CALL, t0, brk0, p, SIZE, ARG2, p == NULL, err, stack);    \
 	t->busy = 0;                                                                     \
 	return p;
 
@@ -263,14 +271,16 @@ MT_API int posix_memalign(void **out, size_t align, size_t size)
 	}
 	t->busy = 1;
 	unsigned n;
+	uint32_t stack;
 	struct mtrace_slot *r = reserve_alloc(
 		t, mtrace_slots_for(MTRACE_CALL_POSIX_MEMALIGN, size, align, 0), 1, &n,
-		__builtin_return_address(0));
+		__builtin_return_address(0),
+		mtrace_stack_fits(MTRACE_CALL_POSIX_MEMALIGN, size, align), &stack);
 	uint64_t t0 = start_ticks(t);
 	uintptr_t brk0 = brk_now();
 	int ret = mt_real.posix_memalign(out, align, size);
 	record_alloc(t, r, n, MTRACE_CALL_POSIX_MEMALIGN, t0, brk0, ret == 0 ? *out : NULL, size,
-		     align, ret != 0, ret);
+		     align, ret != 0, ret, stack);
 	t->busy = 0;
 	return ret;
 }
@@ -332,7 +342,7 @@ static void *boot_realloc(void *old, size_t size)
    its ts) */
 static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, unsigned call,
 				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
-				  size_t size, size_t arg2, int failed, int err)
+				  size_t size, size_t arg2, int failed, int err, uint32_t stack)
 {
 	uint64_t t1 = mt_thread_ticks_after(&t->clk);
 	uint64_t usable;
@@ -340,8 +350,9 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 	if (brk_now() != brk0)
 		flags |= MTRACE_RF_BRK;
 	if (MT_LIKELY(r != NULL && still_mine(t))) {
-		mt_put_wide(r, call, flags | (failed ? MTRACE_RF_FAILED : 0), failed ? err : 0, t0,
-			    (uintptr_t)old, (uintptr_t)p, size, arg2, usable, t1 - t0);
+		mt_put_wide_stack(r, call, flags | (failed ? MTRACE_RF_FAILED : 0),
+				  failed ? err : 0, t0, (uintptr_t)old, (uintptr_t)p, size, arg2,
+				  usable, t1 - t0, stack & MTRACE_STACK_ID_MAX);
 		if (MT_UNLIKELY(usable >= MT_RESIDENT_MIN))
 			mt_large_add(p, usable);
 		mt_memory_maybe_sample(t, t1);
@@ -365,7 +376,8 @@ MT_API void *realloc(void *old, size_t size)
 	   free */
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
 	unsigned n;
-	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0));
+	uint32_t stack;
+	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0), 1, &stack);
 	uint64_t t0 = mt_thread_ticks_before(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
@@ -375,7 +387,7 @@ MT_API void *realloc(void *old, size_t size)
 	if (MT_UNLIKELY(large) && failed)
 		mt_large_add(old, large);   /* (still the program's) */
 	record_realloc(t, r, MTRACE_CALL_REALLOC, t0, brk0, pflags, old, p, size, resident,
-		       failed, err);
+		       failed, err, stack);
 	t->busy = 0;
 	return p;
 }
@@ -398,7 +410,9 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	}
 	t->busy = 1;
 	unsigned ns;
-	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &ns, __builtin_return_address(0));
+	uint32_t stack;
+	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &ns, __builtin_return_address(0), 1,
+					      &stack);
 	size_t large;   /* (reallocarray's arg2 is the element size: no room for resident bytes) */
 	unsigned pflags = ptr_info(old, &large);
 	if (MT_UNLIKELY(large))
@@ -413,7 +427,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	if (MT_UNLIKELY(large) && failed)
 		mt_large_add(old, large);
 	record_realloc(t, r, MTRACE_CALL_REALLOCARRAY, t0, brk0, pflags, old, p, n, size,
-		       failed, err);
+		       failed, err, stack);
 	t->busy = 0;
 	return p;
 }

@@ -488,8 +488,9 @@ void mt_large_remove(const void *p);                /* before the allocator take
 void mt_large_file_open(void);                      /* under lock */
 
 /* stacks.c: the call stacks of a file (STACK records) and each allocating call's CALLER */
+#define MT_STACK_IDS 0x80000000u   /* in a record's stack: stacks are recorded, ids in the records */
 struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_start,
-				      uintptr_t ret);    /* n slots after a CALLER, or NULL */
+				      uintptr_t ret, uint32_t *stack);   /* n slots, or NULL */
 void mt_stacks_file_open(void);                     /* under lock: a file's stacks anew */
 uint64_t mt_stacks_dropped(void);                   /* stacks met with the table full */
 void mt_stacks_objects_changed(void);               /* after a dlclose: OBJECT records now */

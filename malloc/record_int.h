@@ -84,14 +84,16 @@ static inline uint32_t mt_usable_x(uint64_t usable, uint64_t asked)
 	return (uint32_t)(usable - asked);
 }
 
-/* A wide record in slots r[0..1]: the second slot, the first's body, its commit word last. */
-static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned err,
-			       uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
-			       uint64_t arg2, uint64_t usable, uint64_t duration)
+/* A wide record in slots r[0..1]: the second slot, the first's body, its commit word last.
+   stack: an allocating call's stack id (with stacks recorded), in the second slot. */
+static inline void mt_put_wide_stack(struct mtrace_slot *r, unsigned call, unsigned flags,
+				     unsigned err, uint64_t ts, uint64_t ptr, uint64_t result,
+				     uint64_t size, uint64_t arg2, uint64_t usable,
+				     uint64_t duration, uint32_t stack)
 {
 	r[1].call = 0;   /* (a zero call byte: the slot alone reads as unwritten) */
-	r[1].flags = 0;
-	r[1].aux = 0;
+	r[1].flags = (uint8_t)stack;   /* (mtrace_take_stack) */
+	r[1].aux = (uint16_t)(stack >> 8);
 	r[1].x = (uint32_t)(duration >> 32);
 	r[1].ts = size;
 	r[1].a = arg2;
@@ -102,4 +104,10 @@ static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned fl
 	mt_commit(r, call, flags | MTRACE_RF_WIDE, err, (uint32_t)duration);
 }
 
+static inline void mt_put_wide(struct mtrace_slot *r, unsigned call, unsigned flags, unsigned err,
+			       uint64_t ts, uint64_t ptr, uint64_t result, uint64_t size,
+			       uint64_t arg2, uint64_t usable, uint64_t duration)
+{
+	mt_put_wide_stack(r, call, flags, err, ts, ptr, result, size, arg2, usable, duration, 0);
+}
 #endif

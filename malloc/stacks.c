@@ -1,5 +1,5 @@
-/* stacks.c - the call stacks of a file: each distinct one written once (a STACK record), and
- * each allocating call's CALLER slot naming its stack, in the reservation of the call's record.
+/* stacks.c - the call stacks of a file: each distinct one written once (a STACK record), and the
+ * id of its stack for each allocating call's record to hold (a CALLER slot for one that has none).
  *
  * A stack is known by one 64-bit hash of its frames (walk.c's) and the file's generation.  The
  * table of those met is open-addressed, fixed, in static memory, and takes no lock: an entry is one word (the hash's top 40 bits and
@@ -120,12 +120,13 @@ void mt_stacks_objects_changed(void)
 	errno = e;
 }
 
-/* With stacks on, an allocating call's slots: a CALLER naming its stack, then n for its record
-   (returned), or NULL when nothing may be recorded now.  ret is the return address of the
-   allocator call in the program.  The unwind takes no lock; the generation is read before it
-   and checked once the slots are reserved (a new file since has other ids). */
+/* With stacks on, an allocating call's n slots (returned), or NULL when nothing may be recorded
+   now; *stack: its stack's id | MT_STACK_IDS, for the record to hold (mtrace_take_stack).  A
+   call with no stack (0) gets a CALLER slot before its record, which gives the return address
+   of the allocator call in the program, ret.  The unwind takes no lock; the generation is read
+   before it and checked once the slots are reserved (a new file since has other ids). */
 MT_NOINLINE struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned n, int may_start,
-						  uintptr_t ret)
+						  uintptr_t ret, uint32_t *stack)
 {
 	uintptr_t f[MTRACE_STACK_DEPTH_MAX];
 	uint32_t g = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
@@ -138,13 +139,18 @@ MT_NOINLINE struct mtrace_slot *mt_stacks_reserve(struct mt_thread *t, unsigned 
 	mt_objects_check(t, g, missed);
 	if (fresh)
 		write_stack(t, id, f, nf, g);
-	struct mtrace_slot *r = mt_reserve_n(t, 1 + n, may_start);
+	unsigned caller = id == 0;
+	struct mtrace_slot *r = mt_reserve_n(t, caller + n, may_start);
+	*stack = MT_STACK_IDS;
 	if (r == NULL)
 		return NULL;
 	if (__atomic_load_n(&gen, __ATOMIC_ACQUIRE) != g)
-		id = 0;
-	t->extra = (uint16_t)(t->extra + (n == 2 ? 2 : 1));   /* (a wide record's second slot) */
+		id = 0;   /* (another file's: its record names none) */
+	*stack |= id;
+	t->extra = (uint16_t)(t->extra + caller + (n == 2));   /* (a wide record's second slot) */
+	if (!caller)
+		return r;
 	mt_put_body(r, ret, 0);
-	mt_put_tail(r, MTRACE_CALL_CALLER, 0, 0, id, 0);
+	mt_put_tail(r, MTRACE_CALL_CALLER, 0, 0, 0, 0);
 	return r + 1;
 }

@@ -100,7 +100,7 @@ static void header_init(char *page, pid_t ppid)
 		    MTRACE_HF_RESIDENT | MTRACE_HF_LIVE |
 		    (mt_mem.memory_ms ? MTRACE_HF_MEMORY : 0) |
 		    (mt_run.durations ? MTRACE_HF_DURATIONS : 0) |
-		    (mt_run.stacks ? MTRACE_HF_STACKS : 0) |
+		    (mt_run.stacks ? MTRACE_HF_STACKS | MTRACE_HF_STACK_IDS : 0) |
 		    (mt_real.is_glibc ? MTRACE_HF_GLIBC : 0) |
 		    (mt_file.private_header ? MTRACE_HF_PRIVATE : 0) |
 		    (mt_real.bypassed ? MTRACE_HF_BYPASSED : 0);

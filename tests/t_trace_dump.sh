@@ -75,8 +75,11 @@ expect_bad "a record outside any chunk" "$TMP/nochunk" "offset 4128: a record ou
 "$TP/mkfixture" trace-edge "$TMP/old"
 cp "$TMP/old" "$TMP/badflags"; printf '\200' | dd of="$TMP/badflags" bs=1 seek=$((4096 + 64 + 5)) conv=notrunc 2>/dev/null
 expect_bad "unknown flags (64-byte records)" "$TMP/badflags" "offset 4160: unknown record flags 0x80"
-cp "$f" "$TMP/badhflags"; printf '\032\100' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
-expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x401a"
+cp "$f" "$TMP/badhflags"; printf '\032\200' | dd of="$TMP/badhflags" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_bad "unknown header flags" "$TMP/badhflags" "offset 20: unknown header flags 0x801a"
+cp "$f" "$TMP/badids"; printf '\032\100' | dd of="$TMP/badids" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_bad "stack ids without stacks" "$TMP/badids" \
+	"offset 20: the stack ids flag in a version 6 trace without call stacks"
 # each header string must lie in the header's string area: the command line, the allocator's
 # settings and its path (offsets 64, 96, 104; their lengths 4 bytes on)
 for s in "64 command line lies" "96 allocator settings lie" "104 allocator path lies"; do

@@ -1,6 +1,7 @@
 /* stacks: three functions allocate known bytes (1111 three times by malloc, 2222 twice by
  * calloc, 3333 once by realloc), a signal handler allocates 4444, and with "fork" a child
- * allocates 5555 in a function of its own, and nest1 -> nest2 -> nest3 allocate 6666; each
+ * allocates 5555 in a function of its own, and nest1 -> nest2 -> nest3 allocate 6666 ("wide":
+ * alloc_wide's calls alone, too large for a compact record with a stack id); each
  * function's address is printed first ("NAME ADDRESS", the test finds its size with nm), for
  * t_stacks.sh to check that each call's CALLER names a stack whose frame 0 lies in the function
  * that made it.
@@ -126,8 +127,26 @@ __attribute__((noinline)) int swap_libs(const char *argv0)
 	return 0;
 }
 
+/* calls whose arguments leave no room for a stack id in a compact record (a count over 20 bits,
+   a size over 40: the second fails), and one that has room */
+__attribute__((noinline)) void alloc_wide(void)
+{
+	keep[13] = calloc((size_t)1 << 21, 1);
+	keep[14] = malloc((size_t)1 << 41);
+	keep[15] = aligned_alloc(64, 192);
+	__asm__ volatile("");
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "wide") == 0) {
+		printf("alloc_wide %p\n", (void *)alloc_wide);
+		fflush(stdout);
+		alloc_wide();
+		for (int i = 13; i < 16; i++)
+			free(keep[i]);
+		return 0;
+	}
 	printf("alloc_one %p\nalloc_two %p\nalloc_three %p\non_signal %p\nchild_alloc %p\n"
 	       "nest1 %p\nnest2 %p\nnest3 %p\nmain %p\n",
 	       (void *)alloc_one, (void *)alloc_two, (void *)alloc_three, (void *)on_signal,

@@ -30,7 +30,11 @@ int print_stack_record(const struct trace_reader *r, const struct mtrace_record 
 	unsigned nw;
 	switch (x->call) {
 	case MTRACE_CALL_CALLER:
-		printf("caller: stack %" PRIu64 ", called from %#" PRIx64 "\n", x->size, x->ptr);
+		if (x->ptr)
+			printf("caller: stack %" PRIu64 ", called from %#" PRIx64 "\n", x->size,
+			       x->ptr);
+		else
+			printf("caller: stack %" PRIu64 "\n", x->size);
 		return 1;
 	case MTRACE_CALL_STACK:
 		nw = ext_words(r, x, w);

@@ -76,7 +76,7 @@ static void anon_header(const struct trace_reader *r, uint64_t base, unsigned ch
 	h.flags |= MTRACE_HF_PRIVATE;
 	/* the call stacks say what code ran, and the objects' paths where: their records read as
 	   unwritten slots (the reader skips them unasked) */
-	h.flags &= ~MTRACE_HF_STACKS;
+	h.flags &= ~(MTRACE_HF_STACKS | MTRACE_HF_STACK_IDS);
 	h.stack_depth = 0;
 	h.pid = h.ppid = 0;
 	h.start_time_ns = 0;
@@ -131,6 +131,7 @@ void anonymize(const char *in, FILE *out, uint64_t first_ts)
 	   encoding depends on nothing anonymizing changes */
 	unsigned unit = r.slots ? MTRACE_SLOT_SIZE : h->record_size;
 	int durations = (h->flags & MTRACE_HF_DURATIONS) != 0;
+	int ids = (h->flags & MTRACE_HF_STACK_IDS) != 0;
 	while ((k = trace_next(&r, &rec, &off)) > 0) {
 		for (; next < off; next += unit)   /* unwritten records stay unwritten */
 			fwrite(zero, 1, unit, out);
@@ -155,7 +156,10 @@ void anonymize(const char *in, FILE *out, uint64_t first_ts)
 		rec.ts -= base;
 		if (r.slots) {
 			struct mtrace_slot sl[2];
-			unsigned n = mtrace_encode(&rec, durations, sl);
+			/* (version 6 wrote wide what left no room for a stack id: wide again) */
+			int wide = ids && mtrace_call_has(rec.call, MTRACE_OPD_ALLOC) &&
+				   !mtrace_stack_fits(rec.call, rec.size, rec.arg2);
+			unsigned n = mtrace_encode(&rec, durations || wide, sl);
 			fwrite(sl, sizeof sl[0], n, out);
 			next = off + n * MTRACE_SLOT_SIZE;
 			continue;

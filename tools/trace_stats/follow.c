@@ -83,7 +83,12 @@ static int each_record(void *arg, const struct mtrace_record *rec, const struct 
 		return 0;
 	}
 	if (call == MTRACE_CALL_CALLER) {
+		/* (version 6 gives the stack alone: its innermost frame is the return address) */
+		const uint64_t *f;
 		v->caller = rec->ptr;
+		if (!v->caller && rec->size &&
+		    trace_stacks_frames(v->st, (uint32_t)rec->size, &f) > 0)
+			v->caller = f[0];
 		v->caller_off = off;
 		return 0;
 	}

@@ -248,7 +248,17 @@ static int advance(struct trace_follow *f, struct open_chunk *c, trace_follow_fn
 		}
 		if (n == 0)
 			return 0;
-		struct mtrace_record rec;
+		/* version 6's stack id, handed on as version 5's CALLER slot before the call */
+		uint32_t stack = (f->hdr.flags & MTRACE_HF_STACK_IDS) &&
+				 mtrace_call_has(f->slots[0].call, MTRACE_OPD_ALLOC)
+				 ? mtrace_take_stack(f->slots) : 0;
+		struct mtrace_record rec = { .tid = c->tid, .call = MTRACE_CALL_CALLER,
+					     .size = stack };
+		if (stack && each && each(arg, &rec, NULL, c->fill - MTRACE_SLOT_SIZE) < 0) {
+			*why = NULL;
+			*at = c->fill;
+			return -1;
+		}
 		if (!mtrace_decode(f->slots, (uint64_t)n, c->tid, &rec)) {
 			*why = "a record cut short";
 			*at = c->fill;

@@ -155,6 +155,10 @@ int trace_header_check(const struct mtrace_file_header *h, uint64_t *at, struct 
 	else if (AT(flags), (h->flags & MTRACE_HF_STACKS) && h->version < 5)
 		tool_fail(err, EXIT_BADFILE, "the call stacks flag in a version %u trace",
 			  (unsigned)h->version);
+	else if (AT(flags), (h->flags & MTRACE_HF_STACK_IDS) &&
+		 (h->version < 6 || !(h->flags & MTRACE_HF_STACKS)))
+		tool_fail(err, EXIT_BADFILE, "the stack ids flag in a version %u trace%s",
+			  (unsigned)h->version, h->version < 6 ? "" : " without call stacks");
 	else if (AT(stack_depth), (h->flags & MTRACE_HF_STACKS) &&
 		 h->stack_depth > MTRACE_STACK_DEPTH_MAX)
 		tool_fail(err, EXIT_BADFILE, "a stack depth of %u frames (at most %u)",

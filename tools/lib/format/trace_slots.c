@@ -60,6 +60,14 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	   trace with stacks keeps this path */
 	int skip = (r->hdr.flags & MTRACE_HF_STACKS) && r->hdr.version >= 5 && !r->ext_return &&
 		   !r->ext_fn;
+	/* version 6's stack ids in the records: cut from the size here when the tool does not
+	   want them; a tool that does takes the general path, which hands them on as CALLERs */
+	uint64_t size_bits = ~(uint64_t)0;
+	if (r->hdr.flags & MTRACE_HF_STACK_IDS) {
+		if (!skip)
+			return 0;
+		size_bits = ((uint64_t)1 << MTRACE_STACK_SIZE_BITS) - 1;
+	}
 	/* pointers and the thread in locals: the records' stores could alias the reader's fields,
 	   which the compiler would load again for every record */
 	uint64_t *offs = r->dec_offs + r->dec_n, *o = offs;
@@ -87,9 +95,9 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 		rec->ts = sp->ts;
 		rec->ptr = a & is_free;
 		rec->result = a & ~is_free;
-		rec->size = b & ~is_free;
+		rec->size = b & size_bits & ~is_free;
 		rec->arg2 = b & is_free;
-		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : (b + x) & ~is_free;
+		rec->usable = x == MTRACE_X_NO_USABLE ? 0 : ((b & size_bits) + x) & ~is_free;
 		rec->duration = 0;
 		rec++;
 		*o++ = at;
@@ -100,6 +108,32 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 	r->buf_pos += k * MTRACE_SLOT_SIZE;
 	r->offset += k * MTRACE_SLOT_SIZE;
 	return k;
+}
+
+/* Version 6's stack id of the allocating record rec at offset at, handed on as the CALLER slot
+   version 5 writes just before it (its return address unknown: 0): to ext_fn, or into the run
+   before rec, or skipped.  The CALLER takes rec's place in the run and rec the next. */
+static int caller_of(struct trace_reader *r, struct mtrace_record *rec, uint32_t stack,
+		     uint64_t at)
+{
+	struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CALLER, .size = stack };
+	r->n_ext++;
+	at -= MTRACE_SLOT_SIZE;
+	if (r->ext_fn) {
+		if (r->ext_fn(r->ext_arg, &c, NULL, at) < 0) {
+			r->failed = 1;
+			return tool_fail(&r->err, EXIT_BADFILE, "%s", r->ext_err ? r->ext_err :
+					 "stopped");
+		}
+		return 0;
+	}
+	if (!r->ext_return)
+		return 0;
+	rec[1] = *rec;
+	*rec = c;
+	r->dec_offs[r->dec_n++] = at;
+	r->n_written++;
+	return 0;
 }
 
 int trace_decode_run(struct trace_reader *r)
@@ -148,6 +182,8 @@ int trace_decode_run(struct trace_reader *r)
 			if (r->swap)
 				trace_swap_slot(&s[0]);
 			unsigned need = 1;
+			int ids = (r->hdr.flags & MTRACE_HF_STACK_IDS) &&
+				  mtrace_call_has(s[0].call, MTRACE_OPD_ALLOC);
 			if (s[0].flags & MTRACE_RF_WIDE) {
 				need = 2;
 				if ((size_t)(end - p) < 2 * MTRACE_SLOT_SIZE)
@@ -155,6 +191,11 @@ int trace_decode_run(struct trace_reader *r)
 				memcpy(&s[1], p + MTRACE_SLOT_SIZE, MTRACE_SLOT_SIZE);
 				if (r->swap)
 					trace_swap_slot(&s[1]);
+			}
+			uint32_t stack = ids ? mtrace_take_stack(s) : 0;
+			if (stack && r->dec_n + 1 >= TRACE_DEC && r->ext_return && !r->ext_fn)
+				return (int)r->dec_n;   /* (room for its CALLER and itself) */
+			if (need == 2) {
 				if (s[1].call || s[1].flags || s[1].aux)
 					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide "
 							  "record's second slot that is not one");
@@ -215,6 +256,8 @@ int trace_decode_run(struct trace_reader *r)
 				r->chunk_end = at + rec->size;
 				trace_chunk_seen(r, rec, at);
 			}
+			if (stack && caller_of(r, rec, stack, at) < 0)
+				return -1;
 			r->dec_offs[r->dec_n++] = at;
 			r->n_written++;
 			p += need * MTRACE_SLOT_SIZE;

@@ -108,6 +108,7 @@ static int put_header(struct trace_writer *w)
 		return 0;
 	struct mtrace_file_header *h = trace_writer_header(w);
 	h->record_size = h->version < 3 ? MTRACE_RECORD_SIZE : MTRACE_SLOT_SIZE;   /* (as set) */
+	h->flags &= ~MTRACE_HF_STACK_IDS;   /* (stacks written as CALLER slots: put_caller) */
 	if (fwrite(w->page, 1, MTRACE_HEADER_SIZE, w->f) != MTRACE_HEADER_SIZE)
 		return fail(w, "cannot write");
 	memcpy(w->hdr_copy, w->page, sizeof w->hdr_copy);   /* (what the records are written by) */
