@@ -107,15 +107,16 @@ void mt_walk_fork_child(void)
    read (or lie below the stack's part readable now); m if none */
 static unsigned first_changed(const struct keep *c, unsigned m, uintptr_t lo)
 {
-	for (unsigned j = c->base; j < m; j++) {
-		const struct mt_frame *e = &c->k[j].f;
+	const struct kept *k = &c->k[c->base], *end = &c->k[m];   /* (by pointer: in registers) */
+	for (; k < end; k++) {
+		const struct mt_frame *e = &k->f;
 		uintptr_t ra_at = e->sp + (intptr_t)e->ra8 * 8, bp_at = e->sp + (intptr_t)e->bp8 * 8;
 		if (ra_at < lo || *(const uintptr_t *)ra_at != e->pc)
-			return j;
+			break;
 		if (e->bp8 && (bp_at < lo || *(const uintptr_t *)bp_at != e->bp))
-			return j;
+			break;
 	}
-	return m;
+	return (unsigned)(k - c->k);
 }
 
 static uint64_t hash_frames(const uintptr_t *frames, unsigned n)
