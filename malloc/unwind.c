@@ -328,14 +328,15 @@ void mt_unwind_forget(void)
 }
 
 /* The rule for pc, not in the table: found and kept in its entry, slot, with tag (a failure is
-   kept too: 0); -1 if pc lies in no object known now (not kept) */
-int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, struct mt_rule *r)
+   kept too: 0), the entry in *entry; -1 if pc lies in no object known now (not kept) */
+int mt_unwind_learn(uintptr_t pc, unsigned slot, uint64_t tag, uint64_t *entry)
 {
-	int ok = find_rule(pc, r);
+	struct mt_rule r;
+	int ok = find_rule(pc, &r);
 	if (ok < 0)
 		return -1;
-	__atomic_store_n(&mt_unwind_rules[slot], tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(r) : 0),
-			 __ATOMIC_RELAXED);
+	*entry = tag << MT_RULE_TAG_SHIFT | (ok ? rule_pack(&r) : 0);
+	__atomic_store_n(&mt_unwind_rules[slot], *entry, __ATOMIC_RELAXED);
 	return ok;
 }
 
