@@ -638,8 +638,8 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
  * belongs to the record that follows it in the same chunk; one followed by anything else (a
  * process killed between the two commits) belongs to nothing.  Frees have no CALLER.
  *
- * Stack ids in the records (version 6, MTRACE_HF_STACK_IDS): every allocating record holds the
- * id of its stack, 0 if none (then a CALLER slot naming stack 0 may precede it, to give the
+ * Stack ids in the records (version 6, MTRACE_HF_STACK_IDS): every allocating record of an
+ * allocator call (mtrace_call_has_stack) holds the id of its stack, 0 if none (then a CALLER slot naming stack 0 may precede it, to give the
  * return address), and is preceded by no CALLER otherwise.  A compact record keeps the id in
  * b's top 24 bits, b's low 40 the size asked for (calloc: the count in bits 0-19, the element
  * size in bits 20-39); a record whose arguments do not fit so is written wide
@@ -687,6 +687,13 @@ static inline unsigned mtrace_decode(const struct mtrace_slot *s, uint64_t n, ui
 #define MTRACE_STACK_ID_MAX    0xffffffu     /* ids fit in 24 bits */
 #define MTRACE_STACK_SIZE_BITS 40u           /* a compact record's size, with stack ids */
 #define MTRACE_STACK_COUNT_BITS 20u          /* calloc's count and element size, so */
+
+/* Does call's record hold a stack id, in a trace with stack ids?  (The allocator's calls that
+   allocate: not the mapping calls.) */
+static inline int mtrace_call_has_stack(unsigned call)
+{
+	return call <= MTRACE_CALL_LAST_API && mtrace_call_has(call, MTRACE_OPD_ALLOC);
+}
 
 /* With stack ids in the records: may the allocating call's record be compact?  (As
    mtrace_slots_for allows, and its arguments leave room for the id in b.) */

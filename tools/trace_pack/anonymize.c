@@ -157,7 +157,7 @@ void anonymize(const char *in, FILE *out, uint64_t first_ts)
 		if (r.slots) {
 			struct mtrace_slot sl[2];
 			/* (version 6 wrote wide what left no room for a stack id: wide again) */
-			int wide = ids && mtrace_call_has(rec.call, MTRACE_OPD_ALLOC) &&
+			int wide = ids && mtrace_call_has_stack(rec.call) &&
 				   !mtrace_stack_fits(rec.call, rec.size, rec.arg2);
 			unsigned n = mtrace_encode(&rec, durations || wide, sl);
 			fwrite(sl, sizeof sl[0], n, out);

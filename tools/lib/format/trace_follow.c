@@ -250,7 +250,7 @@ static int advance(struct trace_follow *f, struct open_chunk *c, trace_follow_fn
 			return 0;
 		/* version 6's stack id, handed on as version 5's CALLER slot before the call */
 		uint32_t stack = (f->hdr.flags & MTRACE_HF_STACK_IDS) &&
-				 mtrace_call_has(f->slots[0].call, MTRACE_OPD_ALLOC)
+				 mtrace_call_has_stack(f->slots[0].call)
 				 ? mtrace_take_stack(f->slots) : 0;
 		struct mtrace_record rec = { .tid = c->tid, .call = MTRACE_CALL_CALLER,
 					     .size = stack };

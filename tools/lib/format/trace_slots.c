@@ -183,7 +183,7 @@ int trace_decode_run(struct trace_reader *r)
 				trace_swap_slot(&s[0]);
 			unsigned need = 1;
 			int ids = (r->hdr.flags & MTRACE_HF_STACK_IDS) &&
-				  mtrace_call_has(s[0].call, MTRACE_OPD_ALLOC);
+				  mtrace_call_has_stack(s[0].call);
 			if (s[0].flags & MTRACE_RF_WIDE) {
 				need = 2;
 				if ((size_t)(end - p) < 2 * MTRACE_SLOT_SIZE)
