@@ -63,6 +63,11 @@ follow default
 timeout -k 5 120 "$BIN/trace2wl" -q --follow -o "$TMP/wl.copy" "$f"
 eq "trace2wl --follow of a finished trace" 0 "$?"
 check "the same workload" cmp "$TMP/wl.copy" "$TMP/default.wl.after"
+# with call stacks (the records hold their stacks' ids): the sites named by their functions
+MTRACE_CTL_STACKS=64 traced "$TMP/stk" "$TP/stacks" >/dev/null
+timeout -k 5 120 "$BIN/trace_stats" --follow --interval=100 "$(one_file "$TMP/stk.*")" >"$TMP/stk.view"
+check "trace_stats --follow with stacks: nest3's 6666 bytes named" \
+	grep -q '^sites *6.51 KiB  nest3' "$TMP/stk.view"
 "$BIN/trace2wl" --follow -o "$TMP/x" - </dev/null 2>/dev/null
 eq "--follow of standard input is refused" 2 "$?"
 finish
