@@ -12,6 +12,7 @@
  * release allowed.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -38,6 +39,18 @@ static uint64_t count;             /* MTRACE_CLOCK_COUNTER's last value */
 int mt_clock_solo;
 static uint32_t every = EVERY_DEFAULT;
 static struct mt_thread_clock *solo_owner;   /* the first thread to make a traced call */
+
+/* The coarse clock in the vDSO's data page, where the kernel's tick stores its (seconds,
+   nanoseconds), as clock_gettime returns them: found once by its value (mt_clock_coarse_page),
+   then compared with the vDSO's function at each clock read of the count (coarse_agrees).  Its
+   loads replace the function's calls once the two agreed at COARSE_CONFIRM different ticks;
+   one disagreement (another layout, another page: a time namespace's) gives it up for good. */
+#define COARSE_CONFIRM 3u
+#define COARSE_STEP offsetof(struct { char c; uint64_t w; }, w)   /* a u64 field's alignment */
+const volatile uint64_t *mt_coarse_word;
+static const volatile uint64_t *coarse_found;
+static uint64_t coarse_last;       /* the last tick the two agreed at */
+static unsigned coarse_ticks;      /* how many ticks they agreed at */
 
 /* ---------------------------------------------------------------------------------------------
    Reading the kernel's clocks
@@ -185,13 +198,65 @@ static void vdso_init(void)
    One thread: the count between reads
    ------------------------------------------------------------------------------------------- */
 
+/* At initialisation: find the coarse clock's pair in the len bytes at lo (the first page of the
+   vDSO's data), where it is once and only once.  Retried when a tick came between the clock's
+   two reads around the search. */
+void mt_clock_coarse_page(uintptr_t lo, uintptr_t len)
+{
+	if (!mt_clock_solo || !vdso_gettime)
+		return;
+	for (int tries = 0; tries < 4; tries++) {
+		struct kts a = { 0, 0 }, b = { 0, 0 };
+		const volatile uint64_t *hit = NULL;
+		unsigned hits = 0;
+		vdso_gettime(CLOCK_MONOTONIC_COARSE, &a);
+		for (uintptr_t off = 0; off + 2 * sizeof(uint64_t) <= len; off += COARSE_STEP) {
+			const volatile uint64_t *w = (const volatile uint64_t *)(lo + off);
+			if (w[0] == (uint64_t)a.sec && w[1] == (uint64_t)a.nsec)
+				hit = w, hits++;
+		}
+		vdso_gettime(CLOCK_MONOTONIC_COARSE, &b);
+		if (ns_of(&a) != ns_of(&b))
+			continue;
+		if (hits == 1)
+			__atomic_store_n(&coarse_found, hit, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
+void mt_clock_coarse_recheck(void)
+{
+	__atomic_store_n(&mt_coarse_word, NULL, __ATOMIC_RELAXED);
+	coarse_ticks = 0;
+}
+
+/* The coarse clock now (ns is the vDSO's), checked against the word found: the tick may come
+   between the two reads, so the word may be one tick ahead once. */
+static uint64_t coarse_agrees(uint64_t ns)
+{
+	const volatile uint64_t *w = __atomic_load_n(&coarse_found, __ATOMIC_RELAXED);
+	for (int i = 0; w && i < 3; i++, ns = mt_clock_coarse()) {
+		if (mt_coarse_word_ns(w) != ns)
+			continue;
+		if (ns != coarse_last && ++coarse_ticks >= COARSE_CONFIRM)
+			__atomic_store_n(&mt_coarse_word, w, __ATOMIC_RELAXED);
+		coarse_last = ns;
+		return ns;
+	}
+	if (w) {
+		__atomic_store_n(&coarse_found, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&mt_coarse_word, NULL, __ATOMIC_RELAXED);
+	}
+	return ns;
+}
+
 /* The clock at an order point of the only thread making calls, and the count restarted from
    it.  (A stamp at most equal to the last is impossible for a clock that ticks faster than
    the calls come; taking the next value keeps the thread's order if one is not.) */
 uint64_t mt_solo_read(struct mt_thread_clock *c, int after)
 {
 	uint64_t ts = after ? mt_ticks_after() : mt_ticks_before();
-	c->coarse = mt_clock_coarse();
+	c->coarse = coarse_agrees(mt_clock_coarse());
 	c->left = every - 1;
 	if (ts <= c->last)
 		ts = c->last + 1;

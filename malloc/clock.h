@@ -84,9 +84,11 @@ static inline uint64_t mt_ticks_after(void)
 
    While one thread of the process has made traced calls (mt_clock_solo), program order is the
    causal order: its order points read the clock once in mt_clock_every calls, or when
-   CLOCK_MONOTONIC_COARSE (a load from the vDSO's page, which the kernel's tick updates) moved,
-   so an idle time longer than a tick is never hidden; in between each stamps the last one
-   plus 1.  A call takes more than one tick of any clock, so a count never overtakes the clock.
+   CLOCK_MONOTONIC_COARSE (which the kernel's tick updates) moved, so an idle time longer than a
+   tick is never hidden; in between each stamps the last one plus 1.  A call takes more than one
+   tick of any clock, so a count never overtakes the clock.  "Did the tick move" is the load of
+   the coarse clock's (seconds, nanoseconds) from the vDSO's data page where they were found
+   there and seen to follow the clock (mt_coarse_word, clock.c), else the vDSO's function.
    A second thread's first slow path ends it for good, before that thread's first order point:
    a call whose order point comes after (an allocation's, after the allocator returned) reads
    the clock. */
@@ -106,10 +108,29 @@ void mt_clock_thread_calls(struct mt_thread_clock *c);      /* a thread's first 
 void mt_clock_every_call(void);     /* durations: no order point from the count */
 uint64_t mt_clock_coarse(void);     /* CLOCK_MONOTONIC_COARSE through the vDSO */
 uint64_t mt_solo_read(struct mt_thread_clock *c, int after);   /* the clock, for the count */
+/* The vDSO data page's CLOCK_MONOTONIC_COARSE seconds, nanoseconds after them; or NULL */
+extern const volatile uint64_t *mt_coarse_word;
+void mt_clock_coarse_page(uintptr_t lo, uintptr_t len);   /* where to look for it, at start */
+void mt_clock_coarse_recheck(void); /* a fork child, a new time namespace: seen to agree again */
+
+/* CLOCK_MONOTONIC_COARSE in ns, for "did it move": without a seqlock, as the kernel writes it (a
+   read torn by an update differs from the last value too, and the read that follows agrees) */
+static inline uint64_t mt_coarse_word_ns(const volatile uint64_t *w)
+{
+	return w[0] * 1000000000u + w[1];
+}
+
+static inline uint64_t mt_coarse_now(void)
+{
+	const volatile uint64_t *w = __atomic_load_n(&mt_coarse_word, __ATOMIC_RELAXED);
+	if (__builtin_expect(w != NULL, 1))
+		return mt_coarse_word_ns(w);
+	return mt_clock_coarse();
+}
 
 static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
 {
-	if (__builtin_expect(c->left != 0, 1) && mt_clock_coarse() == c->coarse) {
+	if (__builtin_expect(c->left != 0, 1) && mt_coarse_now() == c->coarse) {
 		c->left--;
 		return ++c->last;
 	}
@@ -165,5 +186,6 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0);
 int64_t  mt_clock_start(void);          /* a new file's calibration; CLOCK_REALTIME now */
 uint64_t mt_clock_refine(uint64_t hz);  /* the rate measured so far, or hz */
 uint64_t mt_chunk_ticks(void);          /* under lock: a new chunk's clock value */
+void mt_clock_coarse_find(void);        /* at initialisation: the vDSO's data page */
 
 #endif

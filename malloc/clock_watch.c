@@ -1,7 +1,9 @@
 /* clock_watch.c - the tracer's clock over a trace's life: each file's calibration and the rate
- * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), and a clock
- * that stops advancing given up for a count (clock.c chooses and reads the clocks).
+ * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), a clock
+ * that stops advancing given up for a count, and where the coarse clock is in the vDSO's data
+ * (clock.c chooses and reads the clocks).
  */
+#include <unistd.h>
 #include "mt_int.h"
 
 struct mt_calib_state mt_calib;
@@ -109,4 +111,24 @@ uint64_t mt_chunk_ticks(void)
 	}
 	chunk_ts = ts;
 	return ts;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The coarse clock's words
+   ------------------------------------------------------------------------------------------- */
+
+/* The first page of the "[vvar]" mapping holds the kernel's time data for the vDSO (in a time
+   namespace, the namespace's offsets: the clock is not found there).  Only that page: others of
+   the mapping may fault (SIGBUS) when their clock is absent. */
+void mt_clock_coarse_find(void)
+{
+	uintptr_t lo, hi, page = (uintptr_t)getpagesize();
+	struct mt_lock_state ls;
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return;
+	mt_lock(&ls);
+	int found = mt_procstat_mapping(0, "[vvar]", &lo, &hi);
+	mt_unlock(&ls);
+	if (found && hi > lo)
+		mt_clock_coarse_page(lo, hi - lo < page ? hi - lo : page);
 }

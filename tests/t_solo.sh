@@ -66,6 +66,36 @@ done
 eq "trace_run --pace: exit status" 0 "$?"
 ge "trace_run --pace waits the naps (usec wall time)" $((NAPS * NAP_MS * 1000)) \
 	"$(sed -n 's/^\([0-9,]*\) usec wall time$/\1/p' "$TMP/paced" | tr -d ,)"
+# The coarse clock's tick, loaded from the vDSO's data page once that load has agreed with the
+# clock (clock.c): after ten ticks of calls, a program busy without a call for two ticks between
+# a malloc and its free.  Each such block lives a tick or more in the trace, where a wrong or
+# stale load would hide the gap (the free stamped 1 after the malloc).  Then in a time
+# namespace, whose page holds the namespace's offsets where the clock was: the vDSO's function.
+GAPS=5
+idle() {
+	name=$1; shift
+	timeout -k 5 120 "$@" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" \
+		"$TP/coarse_idle" 10 $GAPS >"$TMP/$name.out"
+	rc=$?
+	[ $rc -eq 3 ] && { echo "# $name: the coarse clock did not tick: not tried"; return; }
+	eq "$name: exit status" 0 "$rc"
+	tick=$(awk '$1 == "tick" { print $2 }' "$TMP/$name.out")
+	f=$(one_file "$TMP/$name.[0-9]*")
+	tps=$("$BIN/trace_dump" -H "$f" | sed -n 's/^# clock.*, \([0-9,]*\) ticks\/s.*/\1/p' | tr -d ,)
+	long=$("$BIN/trace_dump" --sorted --ticks "$f" | awk -v tps="$tps" -v tick="$tick" '
+		/^#/ { next }
+		$3 == "malloc(1000)" { born[$5] = $1 }
+		$3 ~ /^free\(/ { a = substr($3, 6, length($3) - 6)
+			if (a in born && ($1 - born[a]) * 1e9 >= tick / 2 * tps) long++ }
+		END { print long + 0 }')
+	eq "$name: each block allocated before two idle ticks lives a tick or more" $GAPS "$long"
+}
+idle coarse-word
+if unshare -T --monotonic 86400 true 2>/dev/null; then
+	idle time-namespace unshare -T --monotonic 86400
+else
+	echo "# unshare -T is not allowed here (no time namespaces, or no privilege): not tried"
+fi
 run every1 MTRACE_CTL_CLOCK_EVERY=1
 few "MTRACE_CTL_CLOCK_EVERY=1: the clock at every order point" "$alone"
 run durations MTRACE_CTL_DURATIONS=1
