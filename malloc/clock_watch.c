@@ -50,10 +50,11 @@ uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
 uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c)
 {
 	uint64_t ts = mt_ticks_soft();
-	c->left = 0;
-	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED) && ts <= c->last)
-		ts = c->last + 1;
-	return c->last = ts;
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED)) {
+		c->left = 0;
+		return c->last = ts;
+	}
+	return mt_solo_other(c, ts);
 }
 
 /* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the

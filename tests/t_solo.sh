@@ -96,6 +96,24 @@ if unshare -T --monotonic 86400 true 2>/dev/null; then
 else
 	echo "# unshare -T is not allowed here (no time namespaces, or no privilege): not tried"
 fi
+# One thread at a time: mbench's main thread makes calls (pthread_create's, printf's) before
+# and after its one worker, which makes the others alone: the worker takes the count over at
+# its first call.  Its stamps mostly follow each other by 1, and the order stays causal; with
+# two workers side by side too (each one's order points raise the other's next stamps).
+MB=$ROOT/$B/bench/mbench
+for w in 1 2; do
+	timeout -k 5 120 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/mbench$w" LD_PRELOAD="$LIB" \
+		"$MB" $w 10000 >/dev/null
+	eq "mbench $w: exit status" 0 "$?"
+	f=$(one_file "$TMP/mbench$w.[0-9]*")
+	"$TP/order_check" "$f" >"$TMP/mbench$w.order"
+	eq "mbench $w: no inversion" 0 "$?"
+done
+# (about 11,000 calls of the worker: one in 64 reads the clock)
+ge "one worker after the main thread's calls: stamps from the count" 9000 \
+	"$("$BIN/trace_dump" --sorted --ticks "$(one_file "$TMP/mbench1.[0-9]*")" | awk '/^#/ { next }
+		{ if (($2 in l) && $1 - l[$2] == 1) ones[$2]++; l[$2] = $1 }
+		END { for (k in ones) if (ones[k] > m) m = ones[k]; print m + 0 }')"
 run every1 MTRACE_CTL_CLOCK_EVERY=1
 few "MTRACE_CTL_CLOCK_EVERY=1: the clock at every order point" "$alone"
 run durations MTRACE_CTL_DURATIONS=1
