@@ -109,6 +109,17 @@ for w in 1 2; do
 	"$TP/order_check" "$f" >"$TMP/mbench$w.order"
 	eq "mbench $w: no inversion" 0 "$?"
 done
+# The takeover, then blocks passed both ways without a lock between the owner of the count and
+# the main thread (25 rounds: 50 order points of the main thread, before 64 end the count): each
+# free stays after its block's allocation.
+timeout -k 5 60 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/handoff" LD_PRELOAD="$LIB" \
+	"$TP/handoff" 25 >"$TMP/handoff.out"
+eq "handoff: exit status" 0 "$?"
+f=$(one_file "$TMP/handoff.[0-9]*")
+"$TP/order_check" "$f" >"$TMP/handoff.order"
+eq "handoff: no inversion" 0 "$?"
+eq "handoff: every block freed by the other thread" 50 \
+	"$(awk '$1 == "cross_thread_free" { print $2 }' "$TMP/handoff.order")"
 # (about 11,000 calls of the worker: one in 64 reads the clock)
 ge "one worker after the main thread's calls: stamps from the count" 9000 \
 	"$("$BIN/trace_dump" --sorted --ticks "$(one_file "$TMP/mbench1.[0-9]*")" | awk '/^#/ { next }
