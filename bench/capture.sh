@@ -198,7 +198,8 @@ if [ -x "$CLK" ]; then
 	printf '  the floor: %s ns a call (the clock read %s ns, and the record'"'"'s stores into mapped pages)\n' "$floor" "$pair"
 	for name in "mbench, 1 thread" "mbench, 2 threads"; do
 		ns=$(res "$name" mtrace 4)
-		printf '  %-18s +%5.1f ns a call: %4.2fx the floor (target: 1.3x or less)\n' "$name" "$ns" "$(echo "$ns / $floor" | bc -l)"
+		case $name in *"1 thread") want=1.5 ;; *) want=1.3 ;; esac   # (issue 41's targets)
+		printf '  %-18s +%5.1f ns a call: %4.2fx the floor (target: %sx or less)\n' "$name" "$ns" "$(echo "$ns / $floor" | bc -l)" "$want"
 	done
 else
 	echo "  (the floor not measured: $CLK is not built; make bench builds it)"

@@ -12,6 +12,7 @@
  * release allowed.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -37,7 +38,25 @@ static uint64_t count;             /* MTRACE_CLOCK_COUNTER's last value */
 #define EVERY_MAX     4096u
 int mt_clock_solo;
 static uint32_t every = EVERY_DEFAULT;
-static struct mt_thread_clock *solo_owner;   /* the first thread to make a traced call */
+struct mt_solo mt_solo;
+/* The count ends for good at the TAKEOVERS_MAX-th takeover (thread churn: each new thread would
+   write the line every call reads) and at a thread's OTHERS_MAX-th order point while another
+   owns the count (two threads making calls side by side: each makes the owner read the
+   clock). */
+#define TAKEOVERS_MAX 4u
+#define OTHERS_MAX    64u
+
+/* The coarse clock in the vDSO's data page, where the kernel's tick stores its (seconds,
+   nanoseconds), as clock_gettime returns them: found once by its value (mt_clock_coarse_page),
+   then compared with the vDSO's function at each clock read of the count (coarse_agrees).  Its
+   loads replace the function's calls once the two agreed at COARSE_CONFIRM different ticks;
+   one disagreement (another layout, another page: a time namespace's) gives it up for good. */
+#define COARSE_CONFIRM 3u
+#define COARSE_STEP offsetof(struct { char c; uint64_t w; }, w)   /* a u64 field's alignment */
+const volatile uint64_t *mt_coarse_word;
+static const volatile uint64_t *coarse_found;
+static uint64_t coarse_last;       /* the last tick the two agreed at */
+static unsigned coarse_ticks;      /* how many ticks they agreed at */
 
 /* ---------------------------------------------------------------------------------------------
    Reading the kernel's clocks
@@ -185,35 +204,129 @@ static void vdso_init(void)
    One thread: the count between reads
    ------------------------------------------------------------------------------------------- */
 
-/* The clock at an order point of the only thread making calls, and the count restarted from
-   it.  (A stamp at most equal to the last is impossible for a clock that ticks faster than
-   the calls come; taking the next value keeps the thread's order if one is not.) */
+/* At initialisation: find the coarse clock's pair in the len bytes at lo (the first page of the
+   vDSO's data), where it is once and only once.  Retried when a tick came between the clock's
+   two reads around the search. */
+void mt_clock_coarse_page(uintptr_t lo, uintptr_t len)
+{
+	if (!mt_clock_solo || !vdso_gettime)
+		return;
+	for (int tries = 0; tries < 4; tries++) {
+		struct kts a = { 0, 0 }, b = { 0, 0 };
+		const volatile uint64_t *hit = NULL;
+		unsigned hits = 0;
+		vdso_gettime(CLOCK_MONOTONIC_COARSE, &a);
+		for (uintptr_t off = 0; off + 2 * sizeof(uint64_t) <= len; off += COARSE_STEP) {
+			const volatile uint64_t *w = (const volatile uint64_t *)(lo + off);
+			if (w[0] == (uint64_t)a.sec && w[1] == (uint64_t)a.nsec)
+				hit = w, hits++;
+		}
+		vdso_gettime(CLOCK_MONOTONIC_COARSE, &b);
+		if (ns_of(&a) != ns_of(&b))
+			continue;
+		if (hits == 1)
+			__atomic_store_n(&coarse_found, hit, __ATOMIC_RELAXED);
+		return;
+	}
+}
+
+void mt_clock_coarse_recheck(void)
+{
+	__atomic_store_n(&mt_coarse_word, NULL, __ATOMIC_RELAXED);
+	coarse_ticks = 0;
+}
+
+/* The coarse clock now (ns is the vDSO's), checked against the word found: the tick may come
+   between the two reads, so the word may be one tick ahead once. */
+static uint64_t coarse_agrees(uint64_t ns)
+{
+	const volatile uint64_t *w = __atomic_load_n(&coarse_found, __ATOMIC_RELAXED);
+	for (int i = 0; w && i < 3; i++, ns = mt_clock_coarse()) {
+		if (mt_coarse_word_ns(w) != ns)
+			continue;
+		if (ns != coarse_last && ++coarse_ticks >= COARSE_CONFIRM)
+			__atomic_store_n(&mt_coarse_word, w, __ATOMIC_RELAXED);
+		coarse_last = ns;
+		return ns;
+	}
+	if (w) {
+		__atomic_store_n(&coarse_found, NULL, __ATOMIC_RELAXED);
+		__atomic_store_n(&mt_coarse_word, NULL, __ATOMIC_RELAXED);
+	}
+	return ns;
+}
+
+/* The stamp ts of an order point of a thread that does not own the count, raised above its
+   last, and made the least stamp the owner's count may follow (before the call goes on: a
+   free's release, an allocation's return). */
+uint64_t mt_solo_other(struct mt_thread_clock *c, uint64_t ts)
+{
+	c->left = 0;
+	if (ts <= c->last)
+		ts = c->last + 1;
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return c->last = ts;
+	uint64_t top = __atomic_load_n(&mt_solo.others_ts, __ATOMIC_RELAXED);
+	while (top < ts && !__atomic_compare_exchange_n(&mt_solo.others_ts, &top, ts, 1,
+							__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;   /* (bounded by the others' stamps, each made once) */
+	if (++c->other_points >= OTHERS_MAX)
+		mt_clock_every_call();
+	return c->last = ts;
+}
+
+/* The clock at an order point of the thread making calls, and the count restarted from it
+   (by its owner, once past its takeover), above the others' stamps it has seen.  (A stamp at
+   most equal to the last is impossible for a clock that ticks faster than the calls come;
+   taking the next value keeps the thread's order if one is not.) */
 uint64_t mt_solo_read(struct mt_thread_clock *c, int after)
 {
 	uint64_t ts = after ? mt_ticks_after() : mt_ticks_before();
-	c->coarse = mt_clock_coarse();
-	c->left = every - 1;
+	if (__atomic_load_n(&mt_solo.owner, __ATOMIC_RELAXED) != c)
+		return mt_solo_other(c, ts);
+	uint64_t seen = __atomic_load_n(&mt_solo.others_ts, __ATOMIC_ACQUIRE);
+	c->seen = seen;
+	c->coarse = coarse_agrees(mt_clock_coarse());
+	c->left = ts - c->since >= every ? every - 1 : 0;
+	if (ts <= seen)
+		ts = seen + 1;
 	if (ts <= c->last)
 		ts = c->last + 1;
 	return c->last = ts;
 }
 
-/* A thread's first slow path (before its first order point): a second thread ends the count
-   for good.  It stores the end before its first release, which a thread reusing the block
-   acquires (through the allocator's lock or the program's own handoff) before its allocation's
-   order point reads mt_clock_solo. */
+/* A thread's first slow path (before its first order point): it takes the count over.  It
+   stores the new owner before its first release, which a thread reusing the block acquires
+   (through the allocator's lock or the program's own handoff) before its next order point
+   loads the owner.  The old owner may have loaded itself as the owner just before: its stamps
+   from the count stay below its last clock read plus mt_clock_every, a read made before this
+   store; the new owner's count starts that far past its own read after the store (since). */
 void mt_clock_thread_calls(struct mt_thread_clock *c)
 {
 	if (c->calls)
 		return;
 	c->calls = 1;
-	/* (written twice at most: the line that every call reads stays clean) */
-	struct mt_thread_clock *first = __atomic_load_n(&solo_owner, __ATOMIC_SEQ_CST);
-	if (first == NULL && __atomic_compare_exchange_n(&solo_owner, &first, c, 0,
-							 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_SEQ_CST))
+		return;   /* (the line that every call reads stays clean) */
+	struct mt_thread_clock *first = NULL;
+	if (__atomic_compare_exchange_n(&mt_solo.owner, &first, c, 0, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST))
+		return;   /* the first thread: nobody counted before it */
+	if (__atomic_add_fetch(&mt_solo.takeovers, 1, __ATOMIC_SEQ_CST) >= TAKEOVERS_MAX) {
+		mt_clock_every_call();
 		return;
-	if (first != c && __atomic_load_n(&mt_clock_solo, __ATOMIC_SEQ_CST))
-		__atomic_store_n(&mt_clock_solo, 0, __ATOMIC_SEQ_CST);
+	}
+	__atomic_store_n(&mt_solo.owner, c, __ATOMIC_SEQ_CST);
+	c->since = mt_ticks_after();
+}
+
+/* The child's one thread: no other can be counting */
+void mt_clock_fork_child(struct mt_thread_clock *c)
+{
+	__atomic_store_n(&mt_solo.owner, c, __ATOMIC_RELAXED);
+	c->since = 0;
+	c->calls = 1;
+	mt_clock_coarse_recheck();   /* (its time namespace may be another) */
 }
 
 void mt_clock_every_call(void)

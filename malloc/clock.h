@@ -82,14 +82,22 @@ static inline uint64_t mt_ticks_after(void)
    it too: such a thread asks the kernel.  The setting is inherited by a new thread, so it is
    asked of the kernel at a thread's first slow path (checked).
 
-   While one thread of the process has made traced calls (mt_clock_solo), program order is the
-   causal order: its order points read the clock once in mt_clock_every calls, or when
-   CLOCK_MONOTONIC_COARSE (a load from the vDSO's page, which the kernel's tick updates) moved,
-   so an idle time longer than a tick is never hidden; in between each stamps the last one
-   plus 1.  A call takes more than one tick of any clock, so a count never overtakes the clock.
-   A second thread's first slow path ends it for good, before that thread's first order point:
-   a call whose order point comes after (an allocation's, after the allocator returned) reads
-   the clock. */
+   While one thread at a time makes traced calls (mt_clock_solo), program order is the causal
+   order: the owner of the count (mt_solo.owner) reads the clock at one order point in
+   mt_clock_every, when another thread made an order point since its last read, or when
+   CLOCK_MONOTONIC_COARSE (which the kernel's tick updates) moved, so an idle time longer than a
+   tick is never hidden; in between each stamps the last one plus 1.  A call takes more than one
+   tick of any clock, so a count never overtakes the clock.  "Did the tick move" is the load of
+   the coarse clock's (seconds, nanoseconds) from the vDSO's data page where they were found
+   there and seen to follow the clock (mt_coarse_word, clock.c), else the vDSO's function.
+   Each other thread's order point reads the clock and raises mt_solo.others_ts to its stamp
+   (before a free's release, before an allocation returns: whatever follows it causally sees
+   that value or a later one); the owner's next order point then reads the clock, and its
+   stamps stay above that value.  A new thread's first slow path takes the count over, before
+   its first order point; the new owner counts only once its clock is one mt_clock_every of
+   ticks past the takeover, above any stamp the old owner may still make from its count before
+   it sees the takeover.  Too many takeovers or order points of the others end the count for
+   good (threads that make calls side by side). */
 struct mt_thread_clock {
 	uint8_t notsc;                  /* the TSC is off for this thread */
 	uint8_t checked;                /* notsc was asked of the kernel for this thread */
@@ -97,8 +105,17 @@ struct mt_thread_clock {
 	uint32_t left;                  /* solo: order points to stamp from the count */
 	uint64_t last;                  /* solo: the thread's last stamp */
 	uint64_t coarse;                /* solo: CLOCK_MONOTONIC_COARSE at the last clock read */
+	uint64_t since;                 /* solo: the clock when it took the count over */
+	uint64_t seen;                  /* solo: mt_solo.others_ts at the last clock read */
+	uint32_t other_points;          /* solo: its order points while another owned the count */
 };
-extern int mt_clock_solo;           /* one thread has made traced calls (and it is worth it) */
+extern int mt_clock_solo;           /* one thread at a time makes calls (and it is worth it) */
+struct mt_solo {                    /* written at a takeover and by the others' order points */
+	struct mt_thread_clock *owner;  /* the thread that counts */
+	uint64_t others_ts;             /* the highest stamp of the other threads */
+	uint32_t takeovers;
+} __attribute__((aligned(64)));
+extern struct mt_solo mt_solo;
 void mt_thread_clock_check(struct mt_thread_clock *c);      /* sandbox.c: PR_GET_TSC */
 uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c); /* checked first if it was not */
 uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c);   /* clock_watch.c: the TSC off */
@@ -106,10 +123,35 @@ void mt_clock_thread_calls(struct mt_thread_clock *c);      /* a thread's first 
 void mt_clock_every_call(void);     /* durations: no order point from the count */
 uint64_t mt_clock_coarse(void);     /* CLOCK_MONOTONIC_COARSE through the vDSO */
 uint64_t mt_solo_read(struct mt_thread_clock *c, int after);   /* the clock, for the count */
+/* The vDSO data page's CLOCK_MONOTONIC_COARSE seconds, nanoseconds after them; or NULL */
+extern const volatile uint64_t *mt_coarse_word;
+void mt_clock_coarse_page(uintptr_t lo, uintptr_t len);   /* where to look for it, at start */
+void mt_clock_coarse_recheck(void); /* a new time namespace: seen to agree again */
+void mt_clock_fork_child(struct mt_thread_clock *c);   /* the child's one thread owns the count */
+uint64_t mt_solo_other(struct mt_thread_clock *c, uint64_t ts);   /* a stamp of a thread that
+                                                                     does not count */
+
+/* CLOCK_MONOTONIC_COARSE in ns, for "did it move": without a seqlock, as the kernel writes it (a
+   read torn by an update differs from the last value too, and the read that follows agrees) */
+static inline uint64_t mt_coarse_word_ns(const volatile uint64_t *w)
+{
+	return w[0] * 1000000000u + w[1];
+}
+
+static inline uint64_t mt_coarse_now(void)
+{
+	const volatile uint64_t *w = __atomic_load_n(&mt_coarse_word, __ATOMIC_RELAXED);
+	if (__builtin_expect(w != NULL, 1))
+		return mt_coarse_word_ns(w);
+	return mt_clock_coarse();
+}
 
 static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
 {
-	if (__builtin_expect(c->left != 0, 1) && mt_clock_coarse() == c->coarse) {
+	if (__builtin_expect(c->left != 0, 1) &&
+	    __atomic_load_n(&mt_solo.owner, __ATOMIC_RELAXED) == c &&
+	    __atomic_load_n(&mt_solo.others_ts, __ATOMIC_RELAXED) == c->seen &&
+	    mt_coarse_now() == c->coarse) {
 		c->left--;
 		return ++c->last;
 	}
@@ -165,5 +207,6 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0);
 int64_t  mt_clock_start(void);          /* a new file's calibration; CLOCK_REALTIME now */
 uint64_t mt_clock_refine(uint64_t hz);  /* the rate measured so far, or hz */
 uint64_t mt_chunk_ticks(void);          /* under lock: a new chunk's clock value */
+void mt_clock_coarse_find(void);        /* at initialisation: the vDSO's data page */
 
 #endif

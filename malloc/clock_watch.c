@@ -1,7 +1,11 @@
 /* clock_watch.c - the tracer's clock over a trace's life: each file's calibration and the rate
- * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), and a clock
- * that stops advancing given up for a count (clock.c chooses and reads the clocks).
+ * refined as it goes, the reads of a thread that switched the TSC off (PR_SET_TSC), a clock
+ * that stops advancing given up for a count, and where the coarse clock is in the vDSO's data
+ * (clock.c chooses and reads the clocks).
  */
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "mt_int.h"
 
 struct mt_calib_state mt_calib;
@@ -48,10 +52,11 @@ uint64_t mt_thread_ticks_unsure(struct mt_thread_clock *c)
 uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c)
 {
 	uint64_t ts = mt_ticks_soft();
-	c->left = 0;
-	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED) && ts <= c->last)
-		ts = c->last + 1;
-	return c->last = ts;
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED)) {
+		c->left = 0;
+		return c->last = ts;
+	}
+	return mt_solo_other(c, ts);
 }
 
 /* A new file's reference: mt_calib's calibration (a thread that cannot read the TSC keeps the
@@ -109,4 +114,43 @@ uint64_t mt_chunk_ticks(void)
 	}
 	chunk_ts = ts;
 	return ts;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   The coarse clock's words
+   ------------------------------------------------------------------------------------------- */
+
+/* Can the kernel read the len bytes at p?  Written into a pipe of our own: a page that would
+   fault (SIGBUS) fails the copy with EFAULT instead.  Under lock (the descriptors: no fork()
+   child inherits them), by system call as the maps file is read (procstat.c). */
+static int readable(uintptr_t p, uintptr_t len)
+{
+	MT_ASSERT_LOCKED();
+	int fd[2];
+	if (syscall(SYS_pipe2, fd, O_CLOEXEC) != 0)
+		return 0;
+	long n = syscall(SYS_write, fd[1], (const void *)p, len);
+	syscall(SYS_close, fd[0]);
+	syscall(SYS_close, fd[1]);
+	return n == (long)len;
+}
+
+/* The first page of the "[vvar]" mapping holds the kernel's time data for the vDSO (in a time
+   namespace, the namespace's offsets: the clock is not found there); its first 4 KiB are
+   searched (a pipe takes them at once), once seen to be readable: other pages of the mapping
+   fault when their clock is absent, and a kernel not known here may lay it out otherwise. */
+void mt_clock_coarse_find(void)
+{
+	uintptr_t lo, hi, len = 4096;
+	struct mt_lock_state ls;
+	if (!__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
+		return;
+	mt_lock(&ls);
+	int found = mt_procstat_mapping(0, "[vvar]", &lo, &hi);
+	if (found && hi - lo < len)
+		len = hi - lo;
+	found = found && hi > lo && readable(lo, len);
+	mt_unlock(&ls);
+	if (found)
+		mt_clock_coarse_page(lo, len);
 }

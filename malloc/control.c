@@ -211,6 +211,7 @@ static void init(void)
 	if (env_flag("MTRACE_CTL_NOTHREAD"))
 		mt_populate_disable();
 	mt_procstat_init();
+	mt_clock_coarse_find();
 	copy_env(mt_names.manifest, sizeof mt_names.manifest, "MTRACE_CTL_MANIFEST", "");
 	mt_msg_init();
 	mt_check_bypass();

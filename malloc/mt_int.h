@@ -401,6 +401,9 @@ int  mt_procstat_alone(void);               /* the caller is the process's last 
                                                with a main thread ended by pthread_exit) */
 int  mt_procstat_threads(void);             /* the process's threads now, or 0 */
 uint64_t mt_procstat_dec(const char **s);   /* the digits at *s (of a /proc file), *s past them */
+int  mt_procstat_mapping(uintptr_t addr, const char *name, uintptr_t *lo, uintptr_t *hi);
+                                            /* under lock: [lo, hi) of the mapping holding addr
+                                               (name NULL) or named name: 1, or 0 */
 /* populate.c */
 void mt_populate_start(void);          /* not under lock */
 void mt_populate_fork_child(void);

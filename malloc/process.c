@@ -74,6 +74,7 @@ void mt_new_process(void)
 	mt_objects_fork_child();
 	mt_walk_fork_child();
 	struct mt_thread *t = &mt_tls;
+	mt_clock_fork_child(&t->clk);
 	t->tid = (uint32_t)gettid();   /* (now: the slow path a handler interrupted has read it) */
 	t->file_id = 0;
 	t->start_due = 0;

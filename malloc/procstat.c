@@ -1,11 +1,15 @@
-/* procstat.c - the process as the kernel reports it, for the populating thread (populate.c):
+/* procstat.c - the process as the kernel reports it: for the populating thread (populate.c),
  * whether the seccomp filters in force are the program's own or were there when it started, and
- * whether the calling thread is alone in the process.  /proc read through mt_fds_read_proc (fds.c):
- * no stdio, no allocation.
+ * whether the calling thread is alone in the process; a mapping of /proc/self/maps, for the
+ * stack walk (walk.c) and the clock (the vDSO's data page, clock_watch.c).  /proc read through
+ * mt_fds_read_proc (fds.c), or with system calls: no stdio, no allocation.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "mt_int.h"
 
@@ -106,4 +110,62 @@ int mt_procstat_threads(void)
 	char state;
 	uint64_t threads;
 	return stat_threads(&state, &threads) < 0 ? 0 : (int)threads;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   A mapping of /proc/self/maps
+   ------------------------------------------------------------------------------------------- */
+
+/* Under lock (the descriptor: no fork() child inherits it): the mapping that holds addr (name
+   NULL) or whose name is name, read with system calls through a buffer on the stack (a maps
+   file may be longer than any buffer): 1 and [lo, hi), or 0.  A line's fields: lo-hi, then
+   five separated by spaces (perms, offset, device, inode, name), the name to the line's end. */
+int mt_procstat_mapping(uintptr_t addr, const char *name, uintptr_t *lo, uintptr_t *hi)
+{
+	MT_ASSERT_LOCKED();
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[2048];
+	const size_t len = name ? strlen(name) : 0, miss = SIZE_MAX;
+	uintptr_t a = 0, b = 0;
+	size_t m = 0;   /* the characters of name the line's name matched so far, or miss */
+	int field = 0, gap = 0, found = 0;
+	for (unsigned reads = 0; reads < 65536 && !found; reads++) {
+		long n = syscall(SYS_read, fd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (long i = 0; i < n && !found; i++) {
+			char ch = buf[i];
+			int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ?
+				ch - 'a' + 10 : -1;
+			if (ch == '\n') {
+				found = name && field == 6 && m == len;
+				if (!found)
+					field = gap = 0, a = b = 0, m = 0;
+			} else if (field == 0 && d >= 0)
+				a = a << 4 | (uintptr_t)d;
+			else if (field == 0 && ch == '-')
+				field = 1;
+			else if (field == 1 && d >= 0)
+				b = b << 4 | (uintptr_t)d;
+			else if (field == 1) {
+				field = 2;
+				found = !name && addr >= a && addr < b;
+			} else if (field < 6 && ch == ' ')
+				gap = 1;
+			else {
+				if (gap)
+					field++, gap = 0;
+				if (field == 6 && name && m != miss)
+					m = m < len && name[m] == ch ? m + 1 : miss;
+			}
+		}
+	}
+	syscall(SYS_close, fd);
+	if (found) {
+		*lo = a;
+		*hi = b;
+	}
+	return found;
 }

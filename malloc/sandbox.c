@@ -156,6 +156,18 @@ static long retry_solo(long r, int stopped, long number, long a, long b)
 	return r;
 }
 
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x80
+#endif
+
+/* Joining a time namespace puts its page where the vDSO's data was: the coarse clock is read
+   through the vDSO's function until its word is seen to agree again (clock.c) */
+static void time_ns_for(long type)
+{
+	if (type == 0 || (type & CLONE_NEWTIME))
+		mt_clock_coarse_recheck();
+}
+
 MT_API int unshare(int flags)
 {
 	mt_libc_ready();
@@ -168,7 +180,9 @@ MT_API int setns(int fd, int type)
 {
 	mt_libc_ready();
 	int stopped = solo_for(type == 0 ? CLONE_NEWUSER : type);
-	return (int)retry_solo(mt_libc.setns(fd, type), stopped, SYS_setns, fd, type);
+	int r = (int)retry_solo(mt_libc.setns(fd, type), stopped, SYS_setns, fd, type);
+	time_ns_for(type);
+	return r;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -247,6 +261,8 @@ MT_API long syscall(long number, ...)
 	long r = mt_libc.syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (stopped)
 		r = retry_solo(r, stopped, number, a[0], a[1]);
+	if (number == SYS_setns)
+		time_ns_for(a[1]);
 	if (number == SYS_prctl) {
 		int e = errno;
 		after_prctl((int)a[0], (unsigned long)a[1], (int)r);

@@ -2,8 +2,8 @@
  * hash.
  *
  * x86-64: step by step (unwind.c) up from the tracer's own frame, reading the stack only
- * between the sp at the start and the end of the mapping holding it (/proc/self/maps, read with
- * system calls into a buffer on the stack when the sp is outside the range known to the thread).
+ * between the sp at the start and the end of the mapping holding it (/proc/self/maps, read when
+ * the sp is outside the range known to the thread).
  * A thread keeps the frames of its last walk, with where each step read them (a slot of a static
  * pool, claimed at its first walk, given back at its exit).  A walk stops at its first frame equal
  * to a kept one in pc, sp and rbp if every word the kept walk read below it (return addresses,
@@ -17,9 +17,7 @@
  * Other architectures: one frame, the return address the entry point read itself.
  */
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <limits.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "mt_int.h"
 #include "unwind_int.h"
@@ -236,53 +234,14 @@ static unsigned walk_whole(struct keep *c, uintptr_t *frames, unsigned max, stru
 
 static __thread uintptr_t stack_lo, stack_hi __attribute__((tls_model("initial-exec")));
 
-static int read_maps(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
-{
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	char buf[2048];
-	uintptr_t a = 0, b = 0;
-	int field = 0, found = 0;
-	for (unsigned reads = 0; reads < 65536 && !found; reads++) {
-		long n = syscall(SYS_read, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long i = 0; i < n && !found; i++) {
-			char ch = buf[i];
-			int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ?
-				ch - 'a' + 10 : -1;
-			if (ch == '\n') {
-				field = 0;
-				a = b = 0;
-			} else if (field == 0 && d >= 0)
-				a = a << 4 | (uintptr_t)d;
-			else if (field == 0 && ch == '-')
-				field = 1;
-			else if (field == 1 && d >= 0)
-				b = b << 4 | (uintptr_t)d;
-			else if (field == 1) {
-				field = 2;
-				found = sp >= a && sp < b;
-			}
-		}
-	}
-	syscall(SYS_close, fd);
-	if (found) {
-		*lo = a;
-		*hi = b;
-	}
-	return found;
-}
-
-/* [lo, hi) of the mapping holding sp, read from /proc/self/maps without libc's buffers; under
-   the lock, as every descriptor of the tracer's, so that no fork() child inherits it (signals
-   blocked meanwhile: once a thread, not across the unwind) */
+/* [lo, hi) of the mapping holding sp (procstat.c); under the lock, as every descriptor of the
+   tracer's, so that no fork() child inherits it (signals blocked meanwhile: once a thread, not
+   across the unwind) */
 static int mapping_of(uintptr_t sp, uintptr_t *lo, uintptr_t *hi)
 {
 	struct mt_lock_state ls;
 	mt_lock(&ls);
-	int found = read_maps(sp, lo, hi);
+	int found = mt_procstat_mapping(sp, NULL, lo, hi);
 	mt_unlock(&ls);
 	return found;
 }

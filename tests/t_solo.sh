@@ -66,6 +66,65 @@ done
 eq "trace_run --pace: exit status" 0 "$?"
 ge "trace_run --pace waits the naps (usec wall time)" $((NAPS * NAP_MS * 1000)) \
 	"$(sed -n 's/^\([0-9,]*\) usec wall time$/\1/p' "$TMP/paced" | tr -d ,)"
+# The coarse clock's tick, loaded from the vDSO's data page once that load has agreed with the
+# clock (clock.c): after ten ticks of calls, a program busy without a call for two ticks between
+# a malloc and its free.  Each such block lives a tick or more in the trace, where a wrong or
+# stale load would hide the gap (the free stamped 1 after the malloc).  Then in a time
+# namespace, whose page holds the namespace's offsets where the clock was: the vDSO's function.
+GAPS=5
+idle() {
+	name=$1; shift
+	timeout -k 5 120 "$@" env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/$name" LD_PRELOAD="$LIB" \
+		"$TP/coarse_idle" 10 $GAPS >"$TMP/$name.out"
+	rc=$?
+	[ $rc -eq 3 ] && { echo "# $name: the coarse clock did not tick: not tried"; return; }
+	eq "$name: exit status" 0 "$rc"
+	tick=$(awk '$1 == "tick" { print $2 }' "$TMP/$name.out")
+	f=$(one_file "$TMP/$name.[0-9]*")
+	tps=$("$BIN/trace_dump" -H "$f" | sed -n 's/^# clock.*, \([0-9,]*\) ticks\/s.*/\1/p' | tr -d ,)
+	long=$("$BIN/trace_dump" --sorted --ticks "$f" | awk -v tps="$tps" -v tick="$tick" '
+		/^#/ { next }
+		$3 == "malloc(1000)" { born[$5] = $1 }
+		$3 ~ /^free\(/ { a = substr($3, 6, length($3) - 6)
+			if (a in born && ($1 - born[a]) * 1e9 >= tick / 2 * tps) long++ }
+		END { print long + 0 }')
+	eq "$name: each block allocated before two idle ticks lives a tick or more" $GAPS "$long"
+}
+idle coarse-word
+if unshare -T --monotonic 86400 true 2>/dev/null; then
+	idle time-namespace unshare -T --monotonic 86400
+else
+	echo "# unshare -T is not allowed here (no time namespaces, or no privilege): not tried"
+fi
+# One thread at a time: mbench's main thread makes calls (pthread_create's, printf's) before
+# and after its one worker, which makes the others alone: the worker takes the count over at
+# its first call.  Its stamps mostly follow each other by 1, and the order stays causal; with
+# two workers side by side too (each one's order points raise the other's next stamps).
+MB=$ROOT/$B/bench/mbench
+for w in 1 2; do
+	timeout -k 5 120 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/mbench$w" LD_PRELOAD="$LIB" \
+		"$MB" $w 10000 >/dev/null
+	eq "mbench $w: exit status" 0 "$?"
+	f=$(one_file "$TMP/mbench$w.[0-9]*")
+	"$TP/order_check" "$f" >"$TMP/mbench$w.order"
+	eq "mbench $w: no inversion" 0 "$?"
+done
+# The takeover, then blocks passed both ways without a lock between the owner of the count and
+# the main thread (25 rounds: 50 order points of the main thread, before 64 end the count): each
+# free stays after its block's allocation.
+timeout -k 5 60 env MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/handoff" LD_PRELOAD="$LIB" \
+	"$TP/handoff" 25 >"$TMP/handoff.out"
+eq "handoff: exit status" 0 "$?"
+f=$(one_file "$TMP/handoff.[0-9]*")
+"$TP/order_check" "$f" >"$TMP/handoff.order"
+eq "handoff: no inversion" 0 "$?"
+eq "handoff: every block freed by the other thread" 50 \
+	"$(awk '$1 == "cross_thread_free" { print $2 }' "$TMP/handoff.order")"
+# (about 11,000 calls of the worker: one in 64 reads the clock)
+ge "one worker after the main thread's calls: stamps from the count" 9000 \
+	"$("$BIN/trace_dump" --sorted --ticks "$(one_file "$TMP/mbench1.[0-9]*")" | awk '/^#/ { next }
+		{ if (($2 in l) && $1 - l[$2] == 1) ones[$2]++; l[$2] = $1 }
+		END { for (k in ones) if (ones[k] > m) m = ones[k]; print m + 0 }')"
 run every1 MTRACE_CTL_CLOCK_EVERY=1
 few "MTRACE_CTL_CLOCK_EVERY=1: the clock at every order point" "$alone"
 run durations MTRACE_CTL_DURATIONS=1

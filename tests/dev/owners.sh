@@ -31,6 +31,8 @@ mt_allocator_path resolve.c
 mt_boot_arena resolve.c
 mt_clock_kind clock.c
 mt_clock_solo clock.c
+mt_solo clock.c
+mt_coarse_word clock.c
 mt_unwind_rules unwind.c
 mt_unwind_epoch unwind.c
 '
