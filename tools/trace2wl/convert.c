@@ -423,7 +423,6 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	if (order_begin(&m->ord, convert_pipe_events, convert_pipe_thread, &m->pipe) < 0)
 		return convert_oom(c);   /* its only failure */
 	convert_pipe_init(&m->pipe, &m->ord, on_events, on_thread, c);
-	m->two_threads = convert_pipe_wanted();
 	return 0;
 }
 
@@ -478,7 +477,7 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 		copy_settings(m->settings_set, sizeof m->settings_set, r->settings_set);
 	}
 	convert_prog_begin(c, m, r);
-	if (m->two_threads)
+	if (convert_pipe_wanted(r))
 		convert_pipe_start(&m->pipe);
 	int rc = order_feed(&m->ord, r);
 	if (convert_pipe_stop(&m->pipe) < 0)

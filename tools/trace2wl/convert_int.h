@@ -62,7 +62,7 @@ struct convert_pipe {
 	pthread_t th;
 };
 
-int  convert_pipe_wanted(void);
+int  convert_pipe_wanted(const struct trace_reader *r);
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
 		       order_thread_fn new_thread, void *ctx);
 int  convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n);   /* order_fn */
@@ -74,7 +74,6 @@ void convert_pipe_free(struct convert_pipe *p);
 struct convert_state {
 	struct order ord;             /* hands the records out in global order */
 	struct convert_pipe pipe;     /* the order's callbacks go through it */
-	int two_threads;              /* each feed's conversion on a second thread */
 	struct live live;             /* address -> slot of the live block there; the ideal RSS
 	                                 (the blocks: slots, stamps: total_calls) */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */

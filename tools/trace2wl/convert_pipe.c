@@ -60,18 +60,22 @@ static inline void relax(void)
 #endif
 }
 
-/* Whether a second thread is worth it: MTRACE_CONVERT_THREADS=1 or 2 says; else only when a
-   processor is free for it (the last minute's load average at most one less than the
-   processors this process may run on): on a machine without one the two threads take turns,
-   and the hand-over costs more than the split gains (a tenth more time on a busy 2-core VM). */
-int convert_pipe_wanted(void)
+/* Whether a second thread is worth it for r: MTRACE_CONVERT_THREADS=1 or 2 says; else only for
+   a trace read in mapped windows (a plain file of 4 MiB or more: a smaller one is converted
+   before a thread would have started to help; a compressed one has its decompressor on the
+   other processor, a followed one its program) and when a processor is free for it: the
+   process may run on two or more (sched_getaffinity), and the last minute's load average is
+   at most one less than their number.  On a machine without one, the two threads take turns,
+   and the hand-over costs more than the split gains (a tenth more time with one processor of
+   two busy). */
+int convert_pipe_wanted(const struct trace_reader *r)
 {
 	const char *force = getenv("MTRACE_CONVERT_THREADS");
 	if (force && (!strcmp(force, "1") || !strcmp(force, "2")))
 		return force[0] == '2';
 	cpu_set_t set;
 	double load[1];
-	if (sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
+	if (!r->map_mode || sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
 		return 0;
 	return getloadavg(load, 1) == 1 && load[0] <= CPU_COUNT(&set) - 1;
 }
