@@ -278,18 +278,11 @@ static int do_result(struct convert *c, struct convert_state *m, const struct or
 	return bind(c, m, x, r->result, addrmap_hash(r->result), (uint64_t)s, bytes);
 }
 
-/* order.h callback: a batch of events in global order */
 #define AHEAD 16                       /* events whose map entry is asked for ahead of them */
 #define ADDRMAP_CACHED (32u * 1024)   /* entries (512 KiB) a cache keeps: no slot prefetch below */
 
-/* The address an event looks up: a free's ptr or an allocation's result, the other being 0
-   (ptr | result: no branch on the call; a realloc's is of no use, its halves hash their own) */
-static inline uint64_t ev_key(const struct mtrace_record *r)
-{
-	return r->ptr | r->result;
-}
-
-static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+/* convert_pipe_fn: n events in global order and their keys' hashes (addrmap_hash(ev_key)) */
+static int on_events_hashed(void *ctx, const struct order_ev *ev, const uint64_t *hash, size_t n)
 {
 	struct convert *c = ctx;
 	struct convert_state *m = c->state;
@@ -297,24 +290,19 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		return too_many_calls(c);   /* (a thread's count is at most the total) */
 	/* The map is probed at random, a miss an event (of the first-level cache at least): the
 	   load of each event's entry starts AHEAD events before it is needed, and the hash it took
-	   waits in a ring for it.  A map that a cache keeps: 4% faster; one of 950 K live blocks:
-	   a fifth. */
-	uint64_t hash[AHEAD];
+	   was taken before.  A map that a cache keeps: 4% faster; one of 950 K live blocks: a
+	   fifth. */
 	struct addrmap_entry *found[AHEAD] = { 0 };   /* a free's map entry, where found ahead */
 	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
 	const int warm = !m->pipe.running;   /* (else the reader's thread warms its input) */
-	for (size_t i = 0; i < n && i < AHEAD; i++) {
-		hash[i] = addrmap_hash(ev_key(ev[i].rec));
+	for (size_t i = 0; i < n && i < AHEAD; i++)
 		addrmap_prefetch(&m->live.addr, hash[i]);
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct order_ev *e = &ev[i];
-		uint64_t h = hash[i % AHEAD];
+		uint64_t h = hash[i];
 		if (i + AHEAD < n) {
-			uint64_t ha = addrmap_hash(ev_key(e[AHEAD].rec));
-			hash[i % AHEAD] = ha;
-			addrmap_prefetch(&m->live.addr, ha);
+			addrmap_prefetch(&m->live.addr, hash[i + AHEAD]);
 			if (m->live.addr.cap > ADDRMAP_CACHED) {
 				/* a map larger than the caches: the slot of the block that the
 				   event AHEAD/2 on frees too (its entry, asked for AHEAD/2 events
@@ -323,7 +311,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				if (near->call == MTRACE_CALL_FREE && near->ptr && !near->result) {
 					struct addrmap_entry *x =
 						addrmap_find(&m->live.addr, near->ptr,
-							     hash[(i + AHEAD / 2) % AHEAD]);
+							     hash[i + AHEAD / 2]);
 					if (x->key && x->val != ADDRMAP_DEAD)
 						__builtin_prefetch(&m->slots[x->val]);
 					found[(i + AHEAD / 2) % AHEAD] = x;   /* (its free
@@ -363,6 +351,21 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		else
 			k = do_result(c, m, e);
 		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* order.h callback, on one thread: the hashes taken a part of the batch at a time (on two, the
+   reader's thread takes them) */
+static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+{
+	uint64_t hash[256];
+	for (size_t at = 0; at < n; at += 256) {
+		size_t k = n - at < 256 ? n - at : 256;
+		for (size_t i = 0; i < k; i++)
+			hash[i] = addrmap_hash(ev_key(ev[at + i].rec));
+		if (on_events_hashed(ctx, ev + at, hash, k) < 0)
 			return -1;
 	}
 	return 0;
@@ -422,7 +425,7 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	m->nslots = 1;
 	if (order_begin(&m->ord, convert_pipe_events, convert_pipe_thread, &m->pipe) < 0)
 		return convert_oom(c);   /* its only failure */
-	convert_pipe_init(&m->pipe, &m->ord, on_events, on_thread, c);
+	convert_pipe_init(&m->pipe, &m->ord, on_events, on_events_hashed, on_thread, c);
 	return 0;
 }
 

@@ -45,11 +45,24 @@ struct mapinfo {
 	uint64_t next;                /* free: the next free id + 1 */
 };
 
+/* The address an event looks up: a free's ptr or an allocation's result, the other being 0
+   (ptr | result: no branch on the call; a realloc's is of no use, its halves hash their own) */
+static inline uint64_t ev_key(const struct mtrace_record *r)
+{
+	return r->ptr | r->result;
+}
+
+/* The converter's callback on the second thread: n events and their keys' hashes
+   (addrmap_hash(ev_key)), taken on the reader's thread, which has less to do */
+typedef int (*convert_pipe_fn)(void *ctx, const struct order_ev *ev, const uint64_t *hash,
+			       size_t n);
+
 #define CONVERT_PIPE_SLOTS 8
 /* convert_pipe.c: between the order and the converter's callbacks, the converter on a second
    thread while running */
 struct convert_pipe {
-	order_fn fn;                  /* the converter's callbacks */
+	order_fn fn;                  /* the converter's callbacks: on one thread, */
+	convert_pipe_fn hashed_fn;    /* on the second */
 	order_thread_fn new_thread;
 	void *ctx;
 	struct order *ord;            /* the reader's side: its order_warm */
@@ -64,7 +77,7 @@ struct convert_pipe {
 
 int  convert_pipe_wanted(const struct trace_reader *r);
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
-		       order_thread_fn new_thread, void *ctx);
+		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx);
 int  convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n);   /* order_fn */
 int  convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid);            /* order_thread_fn */
 void convert_pipe_start(struct convert_pipe *p);

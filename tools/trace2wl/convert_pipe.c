@@ -24,7 +24,7 @@
 #include "convert_int.h"
 
 #define PIPE_EVENTS 4096   /* events a batch: fewer, the threads slept 4 times as often */
-#define PIPE_SLOTS  CONVERT_PIPE_SLOTS   /* batches in the ring (768 KiB) */
+#define PIPE_SLOTS  CONVERT_PIPE_SLOTS   /* batches in the ring (1 MiB) */
 #define PIPE_WAKE   4      /* a side asleep is woken once this many batches are ready for it:
                               a wake-up costs tens of microseconds in a VM */
 #define PIPE_SPIN   1024   /* polls of an empty ring before the converter sleeps: the reader is
@@ -34,6 +34,7 @@ struct pipe_batch {
 	uint32_t n;                   /* events; 0: a new thread's notice (idx, tid) */
 	uint32_t idx, tid;
 	struct order_ev ev[PIPE_EVENTS];
+	uint64_t hash[PIPE_EVENTS];   /* each event's key's, for the converter's map */
 };
 
 /* What the two threads share.  head and tail each on a line of their own, as each side writes
@@ -118,7 +119,8 @@ static void *pipe_main(void *arg)
 	uint64_t tail = 0;
 	while (ready(sh, tail)) {
 		struct pipe_batch *b = &sh->slot[tail % PIPE_SLOTS];
-		if ((b->n ? p->fn(p->ctx, b->ev, b->n) : p->new_thread(p->ctx, b->idx, b->tid)) < 0) {
+		if ((b->n ? p->hashed_fn(p->ctx, b->ev, b->hash, b->n) :
+			    p->new_thread(p->ctx, b->idx, b->tid)) < 0) {
 			atomic_store(&sh->failed, 1);
 			wake(sh, &sh->put_sleeps, &sh->put_cv);
 			break;
@@ -178,10 +180,13 @@ int convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n)
 		struct pipe_batch *b = p->cur;
 		size_t k = PIPE_EVENTS - b->n < n ? PIPE_EVENTS - b->n : n;
 		memcpy(b->ev + b->n, ev, k * sizeof *ev);
+		uint64_t *h = b->hash + b->n;
+		for (size_t i = 0; i < k; i++) {
+			h[i] = addrmap_hash(ev_key(ev[i].rec));
+			order_warm(p->ord);   /* (the converter's once an event, on one thread) */
+		}
 		b->n += (uint32_t)k;
 		ev += k;
-		for (size_t i = 0; i < k; i++)
-			order_warm(p->ord);   /* (the converter's once an event, on one thread) */
 		n -= k;
 		if (b->n == PIPE_EVENTS)
 			publish(p);
@@ -207,11 +212,12 @@ int convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid)
 }
 
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
-		       order_thread_fn new_thread, void *ctx)
+		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx)
 {
 	memset(p, 0, sizeof *p);
 	p->ord = ord;
 	p->fn = fn;
+	p->hashed_fn = hashed_fn;
 	p->new_thread = new_thread;
 	p->ctx = ctx;
 }
