@@ -329,7 +329,6 @@ static int on_events_hashed(void *ctx, const struct order_ev *ev, const uint64_t
 				return -1;
 			continue;
 		}
-		c->st.calls[call] += e->kind != ORDER_RESULT;   /* (a realloc is two events) */
 		/* pace: the thread's next call after an idle time (a realloc's result is its call's
 		   end, not a call after idling) */
 		uint64_t *last = &last_t[e->thread];
@@ -356,15 +355,16 @@ static int on_events_hashed(void *ctx, const struct order_ev *ev, const uint64_t
 	return 0;
 }
 
-/* order.h callback, on one thread: the hashes taken a part of the batch at a time (on two, the
-   reader's thread takes them) */
+/* order.h callback, on one thread: convert_prepare a part of the batch at a time (on two, the
+   reader's thread prepares them) */
 static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 {
+	struct convert *c = ctx;
+	struct convert_state *m = c->state;
 	uint64_t hash[256];
 	for (size_t at = 0; at < n; at += 256) {
 		size_t k = n - at < 256 ? n - at : 256;
-		for (size_t i = 0; i < k; i++)
-			hash[i] = addrmap_hash(ev_key(ev[at + i].rec));
+		convert_prepare(m->api_calls, hash, ev + at, k);
 		if (on_events_hashed(ctx, ev + at, hash, k) < 0)
 			return -1;
 	}
@@ -425,7 +425,8 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	m->nslots = 1;
 	if (order_begin(&m->ord, convert_pipe_events, convert_pipe_thread, &m->pipe) < 0)
 		return convert_oom(c);   /* its only failure */
-	convert_pipe_init(&m->pipe, &m->ord, on_events, on_events_hashed, on_thread, c);
+	convert_pipe_init(&m->pipe, &m->ord, on_events, on_events_hashed, on_thread, c,
+			  m->api_calls);
 	return 0;
 }
 
@@ -435,6 +436,10 @@ static void copy_order_stats(struct convert *c, struct convert_state *m)
 	c->st.late = m->ord.late;
 	c->st.torn = m->ord.torn;
 	c->st.ops = m->total_calls;
+	for (int t = 0; t <= MTRACE_CALL_LAST_API; t++) {
+		c->st.calls[t] += m->api_calls[t];
+		m->api_calls[t] = 0;
+	}
 }
 
 /* the error of a failed order_* call: ours if a callback set one, else order's */

@@ -49,6 +49,7 @@ struct pipe_shared {
 	_Atomic int put_sleeps, take_sleeps;
 	pthread_mutex_t mu;
 	pthread_cond_t put_cv, take_cv;
+	alignas(64) uint64_t calls[CONVERT_CALL_TYPES];   /* the reader's (convert_prepare) */
 	struct pipe_batch slot[PIPE_SLOTS];
 };
 
@@ -180,11 +181,9 @@ int convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n)
 		struct pipe_batch *b = p->cur;
 		size_t k = PIPE_EVENTS - b->n < n ? PIPE_EVENTS - b->n : n;
 		memcpy(b->ev + b->n, ev, k * sizeof *ev);
-		uint64_t *h = b->hash + b->n;
-		for (size_t i = 0; i < k; i++) {
-			h[i] = addrmap_hash(ev_key(ev[i].rec));
+		convert_prepare(p->sh->calls, b->hash + b->n, ev, k);
+		for (size_t i = 0; i < k; i++)
 			order_warm(p->ord);   /* (the converter's once an event, on one thread) */
-		}
 		b->n += (uint32_t)k;
 		ev += k;
 		n -= k;
@@ -212,12 +211,14 @@ int convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid)
 }
 
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
-		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx)
+		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx,
+		       uint64_t *calls)
 {
 	memset(p, 0, sizeof *p);
 	p->ord = ord;
 	p->fn = fn;
 	p->hashed_fn = hashed_fn;
+	p->calls = calls;
 	p->new_thread = new_thread;
 	p->ctx = ctx;
 }
@@ -243,6 +244,7 @@ void convert_pipe_start(struct convert_pipe *p)
 	atomic_init(&sh->failed, 0);
 	atomic_init(&sh->put_sleeps, 0);
 	atomic_init(&sh->take_sleeps, 0);
+	memset(sh->calls, 0, sizeof sh->calls);
 	p->head = 0;
 	p->cur = NULL;
 	order_hold(p->ord, 1);
@@ -268,6 +270,8 @@ int convert_pipe_stop(struct convert_pipe *p)
 	pthread_cond_signal(&sh->take_cv);
 	pthread_mutex_unlock(&sh->mu);
 	pthread_join(p->th, NULL);
+	for (int i = 0; i < CONVERT_CALL_TYPES; i++)
+		p->calls[i] += sh->calls[i];
 	p->running = 0;
 	p->cur = NULL;
 	order_hold(p->ord, 0);
