@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "convert_int.h"
 
 #define PIPE_EVENTS 4096   /* events a batch: fewer, the threads slept 4 times as often */
@@ -62,22 +63,28 @@ static inline void relax(void)
 #endif
 }
 
+#define PIPE_MIN_BYTES (32u << 20)   /* a trace smaller is converted on one thread by default */
+
 /* Whether a second thread is worth it for r: MTRACE_CONVERT_THREADS=1 or 2 says; else only for
-   a trace read in mapped windows (a plain file of 4 MiB or more: a smaller one is converted
-   before a thread would have started to help; a compressed one has its decompressor on the
-   other processor, a followed one its program) and when a processor is free for it: the
-   process may run on two or more (sched_getaffinity), and the last minute's load average is
-   at most one less than their number.  On a machine without one, the two threads take turns,
-   and the hand-over costs more than the split gains (a tenth more time with one processor of
-   two busy). */
+   a trace read in mapped windows (a plain file: a compressed one has its decompressor on the
+   other processor, a followed one its program) of PIPE_MIN_BYTES or more, about a million
+   calls (the second thread costs about 4 ms in a VM, 800 page faults of the ring and of the
+   records it holds and the thread's start, and saves at most the reader's share, 40% of the
+   time on one thread: it pays from about 300,000 calls), and only when a processor is free
+   for it: the process may run on two or more (sched_getaffinity), and the last minute's load
+   average is at most one less than their number.  On a machine without one, the two threads
+   take turns, and the hand-over costs more than the split gains (a tenth more time with one
+   processor of two busy). */
 int convert_pipe_wanted(const struct trace_reader *r)
 {
 	const char *force = getenv("MTRACE_CONVERT_THREADS");
 	if (force && (!strcmp(force, "1") || !strcmp(force, "2")))
 		return force[0] == '2';
+	struct stat st;
 	cpu_set_t set;
 	double load[1];
-	if (!r->map_mode || sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
+	if (!r->map_mode || fstat(r->fd, &st) < 0 || st.st_size < PIPE_MIN_BYTES ||
+	    sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
 		return 0;
 	return getloadavg(load, 1) == 1 && load[0] <= CPU_COUNT(&set) - 1;
 }
