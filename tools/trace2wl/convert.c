@@ -289,9 +289,8 @@ static int on_events_hashed(void *ctx, const struct order_ev *ev, const uint64_t
 	if (__builtin_expect(m->total_calls + n >= TOUCH_COUNT_MAX, 0))
 		return too_many_calls(c);   /* (a thread's count is at most the total) */
 	/* The map is probed at random, a miss an event (of the first-level cache at least): the
-	   load of each event's entry starts AHEAD events before it is needed, and the hash it took
-	   was taken before.  A map that a cache keeps: 4% faster; one of 950 K live blocks: a
-	   fifth. */
+	   load of each event's entry starts AHEAD events before it is needed, from the hash the
+	   caller took.  A map that a cache keeps: 4% faster; one of 950 K live blocks: a fifth. */
 	struct addrmap_entry *found[AHEAD] = { 0 };   /* a free's map entry, where found ahead */
 	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */

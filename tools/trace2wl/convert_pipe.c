@@ -2,7 +2,8 @@
  * the events' conversion (address map, slots, waits, the workload's streams) on a second one.
  *
  * The order's callbacks come here.  With the second thread running, the events are copied
- * into a ring of PIPE_SLOTS batches, and the converter's callbacks take them out in the same
+ * into a ring of PIPE_SLOTS batches, with what convert_prepare takes from them on this side
+ * (the converter is the slower one), and the converter's callbacks take them out in the same
  * order on the other side: the converter sees the same events in the same order as on one
  * thread, so the workload is the same byte for byte.  A new thread's notice travels in the ring
  * between the events, where the order gave it.  The records stay where the order keeps them
