@@ -16,6 +16,7 @@
  * were handed out before anything the reader met later).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdalign.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "convert_int.h"
 
 #define PIPE_EVENTS 4096   /* events a batch: fewer, the threads slept 4 times as often */
@@ -66,16 +68,40 @@ static inline void relax(void)
 
 #define PIPE_MIN_BYTES (32u << 20)   /* a trace smaller is converted on one thread by default */
 
+/* Tasks runnable on the machine this moment, this one included (/proc/loadavg's fourth field,
+   "runnable/all"); -1 if not known */
+static int runnable_now(void)
+{
+	char b[128];
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), n = -1;
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (len > 0) {
+		b[len] = 0;
+		const char *at = b;
+		for (int field = 0; field < 3 && at; field++)
+			if ((at = strchr(at, ' ')) != NULL)
+				at++;
+		if (at && *at >= '0' && *at <= '9')
+			n = atoi(at);
+	}
+	return n;
+}
+
 /* Whether a second thread is worth it for r: MTRACE_CONVERT_THREADS=1 or 2 says; else only for
    a trace read in mapped windows (a plain file: a compressed one has its decompressor on the
    other processor, a followed one its program) of PIPE_MIN_BYTES or more, about a million
    calls (the second thread costs about 4 ms in a VM, 800 page faults of the ring and of the
    records it holds and the thread's start, and saves at most the reader's share, 40% of the
    time on one thread: it pays from about 300,000 calls), and only when a processor is free
-   for it: the process may run on two or more (sched_getaffinity), and the last minute's load
-   average is at most one less than their number.  On a machine without one, the two threads
-   take turns, and the hand-over costs more than the split gains (a tenth more time with one
-   processor of two busy). */
+   for it: the process may run on two or more (sched_getaffinity), the last minute's load
+   average is at most one less than their number, and fewer tasks than those processors are
+   runnable at this moment, this one included (the load average counts the conversions just
+   before this one too).  Neither foresees work that starts during the conversion: the two
+   threads then share a processor and both slow down (20 M calls on a 2-core VM: 1.07-1.31 s
+   and twice the CPU time, against 0.70 s on one thread). */
 int convert_pipe_wanted(const struct trace_reader *r)
 {
 	const char *force = getenv("MTRACE_CONVERT_THREADS");
@@ -85,9 +111,11 @@ int convert_pipe_wanted(const struct trace_reader *r)
 	cpu_set_t set;
 	double load[1];
 	if (!r->map_mode || fstat(r->fd, &st) < 0 || st.st_size < PIPE_MIN_BYTES ||
-	    sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
+	    sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2 ||
+	    getloadavg(load, 1) != 1 || load[0] > CPU_COUNT(&set) - 1)
 		return 0;
-	return getloadavg(load, 1) == 1 && load[0] <= CPU_COUNT(&set) - 1;
+	int now = runnable_now();
+	return now < 0 || now < CPU_COUNT(&set);
 }
 
 static void wake(struct pipe_shared *sh, _Atomic int *sleeps, pthread_cond_t *cv)
