@@ -98,8 +98,9 @@ static int runnable_now(void)
    time on one thread: it pays from about 300,000 calls), and only when a processor is free
    for it: the process may run on two or more (sched_getaffinity), the last minute's load
    average is at most one less than their number, and fewer tasks than those processors are
-   runnable at this moment, this one included (the load average counts the conversions just
-   before this one too).  Neither foresees work that starts during the conversion: the two
+   runnable at this moment, this one included (the load average misses a program that has
+   just started; it also counts the conversions just before this one, and so refuses some that
+   would gain).  Neither foresees work that starts during the conversion: the two
    threads then share a processor and both slow down (20 M calls on a 2-core VM: 1.07-1.31 s
    and twice the CPU time, against 0.70 s on one thread). */
 int convert_pipe_wanted(const struct trace_reader *r)
