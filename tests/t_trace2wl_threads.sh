@@ -28,13 +28,27 @@ s1=$(ls "$TMP"/split.[0-9]* | grep -v '\.[0-9]*\.[0-9]*$'); s2=$(one_file "$TMP/
 same "split trace" "$s1" "$s2"
 # the second thread is taken when asked for, and not on one (a thread made a trace fed)
 if command -v strace >/dev/null 2>&1; then
-	clones() {
-		strace -f -qq -e trace=clone,clone3 -o "$TMP/st" "$BIN/trace2wl" -q "$TMP/x.wl" "$mb" \
-			2>/dev/null
+	clones() { # TRACE [COMMAND...]: the threads trace2wl makes converting TRACE, run by COMMAND
+		t=$1; shift
+		"$@" strace -f -qq -e trace=clone,clone3 -o "$TMP/st" "$BIN/trace2wl" -q "$TMP/x.wl" \
+			"$t" 2>/dev/null
 		grep -c clone "$TMP/st"
 	}
-	eq "two threads: a second thread made" 1 "$(MTRACE_CONVERT_THREADS=2 clones)"
-	eq "one thread: none" 0 "$(MTRACE_CONVERT_THREADS=1 clones)"
+	eq "two threads: a second thread made" 1 "$(MTRACE_CONVERT_THREADS=2 clones "$mb")"
+	eq "one thread: none" 0 "$(MTRACE_CONVERT_THREADS=1 clones "$mb")"
+	# by default: none where the process may run on one processor only, nor for a trace
+	# smaller than 32 MiB (the thread would cost about as much as it saves)
+	if command -v taskset >/dev/null 2>&1; then
+		eq "default, one processor allowed: none" 0 \
+			"$(unset MTRACE_CONVERT_THREADS; clones "$mb" taskset -c 0)"
+	fi
+	traced "$TMP/small" "$ROOT/$B/bench/mbench" 2 20000 >/dev/null
+	small=$(one_file "$TMP/small.*")
+	for t in "$small" "$mb"; do
+		eq "default, a trace of $(($(stat -c %s "$t") >> 10)) KiB: none" 0 \
+			"$(unset MTRACE_CONVERT_THREADS; clones "$t")"
+	done
+	eq "forced two on that small trace: one made" 1 "$(MTRACE_CONVERT_THREADS=2 clones "$small")"
 else
 	ok "# skip: no strace to count the threads made"
 fi

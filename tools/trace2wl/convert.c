@@ -278,43 +278,30 @@ static int do_result(struct convert *c, struct convert_state *m, const struct or
 	return bind(c, m, x, r->result, addrmap_hash(r->result), (uint64_t)s, bytes);
 }
 
-/* order.h callback: a batch of events in global order */
 #define AHEAD 16                       /* events whose map entry is asked for ahead of them */
 #define ADDRMAP_CACHED (32u * 1024)   /* entries (512 KiB) a cache keeps: no slot prefetch below */
 
-/* The address an event looks up: a free's ptr or an allocation's result, the other being 0
-   (ptr | result: no branch on the call; a realloc's is of no use, its halves hash their own) */
-static inline uint64_t ev_key(const struct mtrace_record *r)
-{
-	return r->ptr | r->result;
-}
-
-static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+/* convert_pipe_fn: n events in global order and their keys' hashes (addrmap_hash(ev_key)) */
+static int on_events_hashed(void *ctx, const struct order_ev *ev, const uint64_t *hash, size_t n)
 {
 	struct convert *c = ctx;
 	struct convert_state *m = c->state;
 	if (__builtin_expect(m->total_calls + n >= TOUCH_COUNT_MAX, 0))
 		return too_many_calls(c);   /* (a thread's count is at most the total) */
 	/* The map is probed at random, a miss an event (of the first-level cache at least): the
-	   load of each event's entry starts AHEAD events before it is needed, and the hash it took
-	   waits in a ring for it.  A map that a cache keeps: 4% faster; one of 950 K live blocks:
-	   a fifth. */
-	uint64_t hash[AHEAD];
+	   load of each event's entry starts AHEAD events before it is needed, from the hash the
+	   caller took.  A map that a cache keeps: 4% faster; one of 950 K live blocks: a fifth. */
 	struct addrmap_entry *found[AHEAD] = { 0 };   /* a free's map entry, where found ahead */
 	uint64_t *last_t = m->last_t;   /* (in registers: the pace check costs a load, a compare */
 	const int64_t pace = (int64_t)m->pace_ticks;   /* and a store an event) */
 	const int warm = !m->pipe.running;   /* (else the reader's thread warms its input) */
-	for (size_t i = 0; i < n && i < AHEAD; i++) {
-		hash[i] = addrmap_hash(ev_key(ev[i].rec));
+	for (size_t i = 0; i < n && i < AHEAD; i++)
 		addrmap_prefetch(&m->live.addr, hash[i]);
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct order_ev *e = &ev[i];
-		uint64_t h = hash[i % AHEAD];
+		uint64_t h = hash[i];
 		if (i + AHEAD < n) {
-			uint64_t ha = addrmap_hash(ev_key(e[AHEAD].rec));
-			hash[i % AHEAD] = ha;
-			addrmap_prefetch(&m->live.addr, ha);
+			addrmap_prefetch(&m->live.addr, hash[i + AHEAD]);
 			if (m->live.addr.cap > ADDRMAP_CACHED) {
 				/* a map larger than the caches: the slot of the block that the
 				   event AHEAD/2 on frees too (its entry, asked for AHEAD/2 events
@@ -323,7 +310,7 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				if (near->call == MTRACE_CALL_FREE && near->ptr && !near->result) {
 					struct addrmap_entry *x =
 						addrmap_find(&m->live.addr, near->ptr,
-							     hash[(i + AHEAD / 2) % AHEAD]);
+							     hash[i + AHEAD / 2]);
 					if (x->key && x->val != ADDRMAP_DEAD)
 						__builtin_prefetch(&m->slots[x->val]);
 					found[(i + AHEAD / 2) % AHEAD] = x;   /* (its free
@@ -341,7 +328,6 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 				return -1;
 			continue;
 		}
-		c->st.calls[call] += e->kind != ORDER_RESULT;   /* (a realloc is two events) */
 		/* pace: the thread's next call after an idle time (a realloc's result is its call's
 		   end, not a call after idling) */
 		uint64_t *last = &last_t[e->thread];
@@ -363,6 +349,22 @@ static int on_events(void *ctx, const struct order_ev *ev, size_t n)
 		else
 			k = do_result(c, m, e);
 		if (k < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* order.h callback, on one thread: convert_prepare a part of the batch at a time (on two, the
+   reader's thread prepares them) */
+static int on_events(void *ctx, const struct order_ev *ev, size_t n)
+{
+	struct convert *c = ctx;
+	struct convert_state *m = c->state;
+	uint64_t hash[256];
+	for (size_t at = 0; at < n; at += 256) {
+		size_t k = n - at < 256 ? n - at : 256;
+		convert_prepare(m->api_calls, hash, ev + at, k);
+		if (on_events_hashed(ctx, ev + at, hash, k) < 0)
 			return -1;
 	}
 	return 0;
@@ -422,8 +424,8 @@ int convert_begin(struct convert *c, struct wl_writer *w)
 	m->nslots = 1;
 	if (order_begin(&m->ord, convert_pipe_events, convert_pipe_thread, &m->pipe) < 0)
 		return convert_oom(c);   /* its only failure */
-	convert_pipe_init(&m->pipe, &m->ord, on_events, on_thread, c);
-	m->two_threads = convert_pipe_wanted();
+	convert_pipe_init(&m->pipe, &m->ord, on_events, on_events_hashed, on_thread, c,
+			  m->api_calls);
 	return 0;
 }
 
@@ -433,6 +435,10 @@ static void copy_order_stats(struct convert *c, struct convert_state *m)
 	c->st.late = m->ord.late;
 	c->st.torn = m->ord.torn;
 	c->st.ops = m->total_calls;
+	for (int t = 0; t <= MTRACE_CALL_LAST_API; t++) {
+		c->st.calls[t] += m->api_calls[t];
+		m->api_calls[t] = 0;
+	}
 }
 
 /* the error of a failed order_* call: ours if a callback set one, else order's */
@@ -478,7 +484,7 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 		copy_settings(m->settings_set, sizeof m->settings_set, r->settings_set);
 	}
 	convert_prog_begin(c, m, r);
-	if (m->two_threads)
+	if (convert_pipe_wanted(r))
 		convert_pipe_start(&m->pipe);
 	int rc = order_feed(&m->ord, r);
 	if (convert_pipe_stop(&m->pipe) < 0)

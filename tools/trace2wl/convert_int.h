@@ -45,11 +45,41 @@ struct mapinfo {
 	uint64_t next;                /* free: the next free id + 1 */
 };
 
+/* The address an event looks up: a free's ptr or an allocation's result, the other being 0
+   (ptr | result: no branch on the call; a realloc's is of no use, its halves hash their own) */
+static inline uint64_t ev_key(const struct mtrace_record *r)
+{
+	return r->ptr | r->result;
+}
+
+/* What the converter's loop takes from n events before it (on two threads, on the reader's,
+   which has less to do): each event's key's hash (addrmap_hash(ev_key)) for the map, and the
+   allocator calls by type, API calls up to MTRACE_CALL_LAST_API, one more entry for the rest
+   (convert_prog.c counts those). */
+#define CONVERT_CALL_TYPES (MTRACE_CALL_LAST_API + 2)
+static inline void convert_prepare(uint64_t *calls, uint64_t *hash, const struct order_ev *ev,
+				   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct mtrace_record *r = ev[i].rec;
+		hash[i] = addrmap_hash(ev_key(r));
+		unsigned call = r->call;
+		calls[call <= MTRACE_CALL_LAST_API ? call : MTRACE_CALL_LAST_API + 1] +=
+			ev[i].kind != ORDER_RESULT;   /* (a realloc is two events) */
+	}
+}
+
+/* The converter's callback on the second thread: n events and their keys' hashes
+   (addrmap_hash(ev_key)), taken on the reader's thread, which has less to do */
+typedef int (*convert_pipe_fn)(void *ctx, const struct order_ev *ev, const uint64_t *hash,
+			       size_t n);
+
 #define CONVERT_PIPE_SLOTS 8
 /* convert_pipe.c: between the order and the converter's callbacks, the converter on a second
    thread while running */
 struct convert_pipe {
-	order_fn fn;                  /* the converter's callbacks */
+	order_fn fn;                  /* the converter's callbacks: on one thread, */
+	convert_pipe_fn hashed_fn;    /* on the second */
 	order_thread_fn new_thread;
 	void *ctx;
 	struct order *ord;            /* the reader's side: its order_warm */
@@ -58,13 +88,16 @@ struct convert_pipe {
 	uint64_t head;                /* the reader's: batches handed over */
 	void *held[CONVERT_PIPE_SLOTS];   /* the reader's: the records' memory each batch of
 	                                     the ring holds from the order (order_take_held) */
+	uint64_t *calls;              /* where the calls the reader counted go at the end
+	                                 (convert_prepare) */
 	int running;                  /* set and cleared with no converter thread */
 	pthread_t th;
 };
 
-int  convert_pipe_wanted(void);
+int  convert_pipe_wanted(const struct trace_reader *r);
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
-		       order_thread_fn new_thread, void *ctx);
+		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx,
+		       uint64_t *calls);
 int  convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n);   /* order_fn */
 int  convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid);            /* order_thread_fn */
 void convert_pipe_start(struct convert_pipe *p);
@@ -74,7 +107,8 @@ void convert_pipe_free(struct convert_pipe *p);
 struct convert_state {
 	struct order ord;             /* hands the records out in global order */
 	struct convert_pipe pipe;     /* the order's callbacks go through it */
-	int two_threads;              /* each feed's conversion on a second thread */
+	uint64_t api_calls[CONVERT_CALL_TYPES];   /* convert_prepare's, till copied into the
+	                                             stats */
 	struct live live;             /* address -> slot of the live block there; the ideal RSS
 	                                 (the blocks: slots, stamps: total_calls) */
 	struct u64map waited;         /* waiter << 32 | target -> largest count waited for */

@@ -2,7 +2,8 @@
  * the events' conversion (address map, slots, waits, the workload's streams) on a second one.
  *
  * The order's callbacks come here.  With the second thread running, the events are copied
- * into a ring of PIPE_SLOTS batches, and the converter's callbacks take them out in the same
+ * into a ring of PIPE_SLOTS batches, with what convert_prepare takes from them on this side
+ * (the converter is the slower one), and the converter's callbacks take them out in the same
  * order on the other side: the converter sees the same events in the same order as on one
  * thread, so the workload is the same byte for byte.  A new thread's notice travels in the ring
  * between the events, where the order gave it.  The records stay where the order keeps them
@@ -15,16 +16,19 @@
  * were handed out before anything the reader met later).
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "convert_int.h"
 
 #define PIPE_EVENTS 4096   /* events a batch: fewer, the threads slept 4 times as often */
-#define PIPE_SLOTS  CONVERT_PIPE_SLOTS   /* batches in the ring (768 KiB) */
+#define PIPE_SLOTS  CONVERT_PIPE_SLOTS   /* batches in the ring (1 MiB) */
 #define PIPE_WAKE   4      /* a side asleep is woken once this many batches are ready for it:
                               a wake-up costs tens of microseconds in a VM */
 #define PIPE_SPIN   1024   /* polls of an empty ring before the converter sleeps: the reader is
@@ -34,6 +38,7 @@ struct pipe_batch {
 	uint32_t n;                   /* events; 0: a new thread's notice (idx, tid) */
 	uint32_t idx, tid;
 	struct order_ev ev[PIPE_EVENTS];
+	uint64_t hash[PIPE_EVENTS];   /* each event's key's, for the converter's map */
 };
 
 /* What the two threads share.  head and tail each on a line of their own, as each side writes
@@ -48,6 +53,7 @@ struct pipe_shared {
 	_Atomic int put_sleeps, take_sleeps;
 	pthread_mutex_t mu;
 	pthread_cond_t put_cv, take_cv;
+	alignas(64) uint64_t calls[CONVERT_CALL_TYPES];   /* the reader's (convert_prepare) */
 	struct pipe_batch slot[PIPE_SLOTS];
 };
 
@@ -60,20 +66,57 @@ static inline void relax(void)
 #endif
 }
 
-/* Whether a second thread is worth it: MTRACE_CONVERT_THREADS=1 or 2 says; else only when a
-   processor is free for it (the last minute's load average at most one less than the
-   processors this process may run on): on a machine without one the two threads take turns,
-   and the hand-over costs more than the split gains (a tenth more time on a busy 2-core VM). */
-int convert_pipe_wanted(void)
+#define PIPE_MIN_BYTES (32u << 20)   /* a trace smaller is converted on one thread by default */
+
+/* Tasks runnable on the machine this moment, this one included (/proc/loadavg's fourth field,
+   "runnable/all"); -1 if not known */
+static int runnable_now(void)
+{
+	char b[128];
+	int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC), n = -1;
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (len > 0) {
+		b[len] = 0;
+		const char *at = b;
+		for (int field = 0; field < 3 && at; field++)
+			if ((at = strchr(at, ' ')) != NULL)
+				at++;
+		if (at && *at >= '0' && *at <= '9')
+			n = atoi(at);
+	}
+	return n;
+}
+
+/* Whether a second thread is worth it for r: MTRACE_CONVERT_THREADS=1 or 2 says; else only for
+   a trace read in mapped windows (a plain file: a compressed one has its decompressor on the
+   other processor, a followed one its program) of PIPE_MIN_BYTES or more, about a million
+   calls (the second thread costs about 4 ms in a VM, 800 page faults of the ring and of the
+   records it holds and the thread's start, and saves at most the reader's share, 40% of the
+   time on one thread: it pays from about 300,000 calls), and only when a processor is free
+   for it: the process may run on two or more (sched_getaffinity), the last minute's load
+   average is at most one less than their number, and fewer tasks than those processors are
+   runnable at this moment, this one included (the load average misses a program that has
+   just started; it also counts the conversions just before this one, and so refuses some that
+   would gain).  Neither foresees work that starts during the conversion: the two
+   threads then share a processor and both slow down (20 M calls on a 2-core VM: 1.07-1.31 s
+   and twice the CPU time, against 0.70 s on one thread). */
+int convert_pipe_wanted(const struct trace_reader *r)
 {
 	const char *force = getenv("MTRACE_CONVERT_THREADS");
 	if (force && (!strcmp(force, "1") || !strcmp(force, "2")))
 		return force[0] == '2';
+	struct stat st;
 	cpu_set_t set;
 	double load[1];
-	if (sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2)
+	if (!r->map_mode || fstat(r->fd, &st) < 0 || st.st_size < PIPE_MIN_BYTES ||
+	    sched_getaffinity(0, sizeof set, &set) < 0 || CPU_COUNT(&set) < 2 ||
+	    getloadavg(load, 1) != 1 || load[0] > CPU_COUNT(&set) - 1)
 		return 0;
-	return getloadavg(load, 1) == 1 && load[0] <= CPU_COUNT(&set) - 1;
+	int now = runnable_now();
+	return now < 0 || now < CPU_COUNT(&set);
 }
 
 static void wake(struct pipe_shared *sh, _Atomic int *sleeps, pthread_cond_t *cv)
@@ -114,7 +157,8 @@ static void *pipe_main(void *arg)
 	uint64_t tail = 0;
 	while (ready(sh, tail)) {
 		struct pipe_batch *b = &sh->slot[tail % PIPE_SLOTS];
-		if ((b->n ? p->fn(p->ctx, b->ev, b->n) : p->new_thread(p->ctx, b->idx, b->tid)) < 0) {
+		if ((b->n ? p->hashed_fn(p->ctx, b->ev, b->hash, b->n) :
+			    p->new_thread(p->ctx, b->idx, b->tid)) < 0) {
 			atomic_store(&sh->failed, 1);
 			wake(sh, &sh->put_sleeps, &sh->put_cv);
 			break;
@@ -174,10 +218,11 @@ int convert_pipe_events(void *ctx, const struct order_ev *ev, size_t n)
 		struct pipe_batch *b = p->cur;
 		size_t k = PIPE_EVENTS - b->n < n ? PIPE_EVENTS - b->n : n;
 		memcpy(b->ev + b->n, ev, k * sizeof *ev);
-		b->n += (uint32_t)k;
-		ev += k;
+		convert_prepare(p->sh->calls, b->hash + b->n, ev, k);
 		for (size_t i = 0; i < k; i++)
 			order_warm(p->ord);   /* (the converter's once an event, on one thread) */
+		b->n += (uint32_t)k;
+		ev += k;
 		n -= k;
 		if (b->n == PIPE_EVENTS)
 			publish(p);
@@ -203,11 +248,14 @@ int convert_pipe_thread(void *ctx, uint32_t idx, uint32_t tid)
 }
 
 void convert_pipe_init(struct convert_pipe *p, struct order *ord, order_fn fn,
-		       order_thread_fn new_thread, void *ctx)
+		       convert_pipe_fn hashed_fn, order_thread_fn new_thread, void *ctx,
+		       uint64_t *calls)
 {
 	memset(p, 0, sizeof *p);
 	p->ord = ord;
 	p->fn = fn;
+	p->hashed_fn = hashed_fn;
+	p->calls = calls;
 	p->new_thread = new_thread;
 	p->ctx = ctx;
 }
@@ -233,6 +281,7 @@ void convert_pipe_start(struct convert_pipe *p)
 	atomic_init(&sh->failed, 0);
 	atomic_init(&sh->put_sleeps, 0);
 	atomic_init(&sh->take_sleeps, 0);
+	memset(sh->calls, 0, sizeof sh->calls);
 	p->head = 0;
 	p->cur = NULL;
 	order_hold(p->ord, 1);
@@ -258,6 +307,8 @@ int convert_pipe_stop(struct convert_pipe *p)
 	pthread_cond_signal(&sh->take_cv);
 	pthread_mutex_unlock(&sh->mu);
 	pthread_join(p->th, NULL);
+	for (int i = 0; i < CONVERT_CALL_TYPES; i++)
+		p->calls[i] += sh->calls[i];
 	p->running = 0;
 	p->cur = NULL;
 	order_hold(p->ord, 0);
