@@ -1,0 +1,61 @@
+# A trace whose records hold their stacks' ids (format 6) reads as the same trace with a CALLER
+# slot before each allocating call (caller_form rewrites it so): every allocator entry point and
+# its edge cases (failed calls, realloc(p, 0)), durations off and on, native and swapped byte
+# order; trace_dump, trace_stats (--sites, --collapsed, --json, --follow), trace_plot --flame,
+# trace_pack (names embedded, -A) and trace2wl report the same of both.
+# (trace_pack appends its names to a swapped trace in that byte order, chunk records too.)
+. tests/lib.sh
+# the reports of a file but for its name, file offsets, slot counts and rates (wall time)
+strip() {
+	sed "s|$1|FILE|g; s|$(basename "$1")|FILE|g" |
+		awk '/^ *[0-9]+ +(-?[0-9.]+|-) +[0-9]+ /{ $1 = "" } 1' |
+		sed -E 's/[0-9,]+ slots reserved/N slots reserved/; s/[0-9,]+ bytes\)/N bytes)/;
+			s/[0-9,]+\/s/R\/s/g'
+}
+reports() {
+	f=$1
+	{
+		echo "== dump"; "$BIN/trace_dump" "$f"
+		for o in --sites --collapsed --json "--sites --json"; do
+			echo "== stats $o"; "$BIN/trace_stats" $o "$f"; echo "rc $?"
+		done
+		echo "== follow"; timeout -k 5 60 "$BIN/trace_stats" --follow "$f"; echo "rc $?"
+		echo "== flame"; "$BIN/trace_plot" --flame "$f"; echo "rc $?"
+		"$BIN/trace_pack" -o "$f.p.gz" "$f" 2>/dev/null; echo "pack rc $?"
+		echo "== packed"; "$BIN/trace_dump" "$f.p.gz" | grep -v '^# file'
+		echo "== packed sites"; "$BIN/trace_stats" --sites "$f.p.gz"
+		"$BIN/trace_pack" -A -o "$f.a.gz" "$f" 2>/dev/null; echo "pack -A rc $?"
+		echo "== anonymized"; "$BIN/trace_dump" "$f.a.gz" | grep -v '^# file'
+		"$BIN/trace2wl" -o "$f.wl" "$f" >/dev/null 2>&1; echo "trace2wl rc $?"
+	} 2>&1 | strip "$f"
+}
+calls='malloc|calloc|realloc|memalign|valloc|pvalloc|posix_memalign|aligned_alloc|reallocarray'
+for mode in plain durations; do
+	env=
+	[ $mode = durations ] && env=MTRACE_CTL_DURATIONS=1
+	timeout -k 5 60 env $env MTRACE_CTL_STACKS=16 MTRACE_CTL_QUIET=1 \
+		MTRACE_CTL_FILE="$TMP/$mode" LD_PRELOAD="$LIB" "$TP/entry_points" >/dev/null 2>&1
+	v6=$(one_file "$TMP/$mode.*")
+	check "$mode: one trace" test -n "$v6"
+	"$TP/caller_form" "$v6" "$TMP/$mode.v5"
+	check "$mode: rewritten with CALLER slots" test -s "$TMP/$mode.v5"
+	"$TP/swap_trace" "$v6" "$TMP/$mode.sw"
+	check "$mode: swapped" test -s "$TMP/$mode.sw"
+	reports "$v6" >"$TMP/$mode.r6"
+	reports "$TMP/$mode.v5" >"$TMP/$mode.r5"
+	reports "$TMP/$mode.sw" >"$TMP/$mode.rsw"
+	"$BIN/trace_dump" "$v6" >"$TMP/$mode.d6"
+	eq "$mode: every allocating call has its stack" \
+		"$(grep -cE " ($calls)\\(" "$TMP/$mode.d6")" \
+		"$(grep -c ' caller: stack [1-9]' "$TMP/$mode.d6")"
+	eq "$mode: the tools report the same of the ids and of CALLER slots" "" \
+		"$(diff "$TMP/$mode.r6" "$TMP/$mode.r5" | head -n 8)"
+	# (the other byte order is said in the format line)
+	eq "$mode: and of the ids in the other byte order" "" \
+		"$(diff "$TMP/$mode.r6" "$TMP/$mode.rsw" | grep -v 'format    mtrace' |
+		   grep '^[<>]' | head -n 8)"
+	eq "$mode: the swapped trace, packed with its names, reads back" 0 \
+		"$("$BIN/trace_dump" "$TMP/$mode.sw.p.gz" >/dev/null 2>&1; echo $?)"
+	eq "$mode: the same workload" "" "$(cmp "$v6.wl" "$TMP/$mode.v5.wl" 2>&1)"
+done
+finish
