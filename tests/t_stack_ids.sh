@@ -58,4 +58,16 @@ for mode in plain durations; do
 		"$("$BIN/trace_dump" "$TMP/$mode.sw.p.gz" >/dev/null 2>&1; echo $?)"
 	eq "$mode: the same workload" "" "$(cmp "$v6.wl" "$TMP/$mode.v5.wl" 2>&1)"
 done
+# the program's own mappings (calls with a result and a size, not the allocator's): no stack
+timeout -k 5 60 env MTRACE_CTL_STACKS=8 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/maps" \
+	LD_PRELOAD="$LIB" "$TP/allocmaps" >/dev/null 2>&1
+maps=$(one_file "$TMP/maps.*")
+"$TP/caller_form" "$maps" "$TMP/maps.v5"
+# (but for the offsets and the unused slots of a layout that differs)
+dump_maps() { "$BIN/trace_dump" "$1" | awk '/^ *[0-9]/{ $1 = "" } 1' | grep -v '^# file\|slots reserved'; }
+dump_maps "$maps" >"$TMP/maps.d6"
+dump_maps "$TMP/maps.v5" >"$TMP/maps.d5"
+check "a program's mmap: in the trace" grep -q ' mmap(0, 1048576' "$TMP/maps.d6"
+eq "a program's mmap: no CALLER before it in either form" "" \
+	"$(diff "$TMP/maps.d6" "$TMP/maps.d5" | head -n 4)"
 finish

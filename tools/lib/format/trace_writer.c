@@ -219,8 +219,7 @@ int trace_writer_put_caller(struct trace_writer *w, const struct mtrace_record *
 	if (h->version < 3)
 		return put_wide64(w, rec);
 	struct mtrace_slot s[3] = { { .call = MTRACE_CALL_CALLER, .x = stack, .a = ret } };
-	int caller = (h->flags & MTRACE_HF_STACKS) && mtrace_call_has(rec->call,
-								       MTRACE_OPD_ALLOC);
+	int caller = (h->flags & MTRACE_HF_STACKS) && mtrace_call_has_stack(rec->call);
 	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s + caller);
 	return put_slots(w, rec->tid, rec->ts, s, n + (unsigned)caller);
 }
