@@ -64,7 +64,9 @@ timeout -k 5 60 env MTRACE_CTL_STACKS=8 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP
 maps=$(one_file "$TMP/maps.*")
 "$TP/caller_form" "$maps" "$TMP/maps.v5"
 # (but for the offsets and the unused slots of a layout that differs)
-dump_maps() { "$BIN/trace_dump" "$1" | awk '/^ *[0-9]/{ $1 = "" } 1' | grep -v '^# file\|slots reserved'; }
+dump_maps() {
+	"$BIN/trace_dump" "$1" | awk '/^ *[0-9]/{ $1 = "" } 1' | grep -v '^# file\|slots reserved'
+}
 dump_maps "$maps" >"$TMP/maps.d6"
 dump_maps "$TMP/maps.v5" >"$TMP/maps.d5"
 check "a program's mmap: in the trace" grep -q ' mmap(0, 1048576' "$TMP/maps.d6"
