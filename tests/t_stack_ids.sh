@@ -72,4 +72,19 @@ dump_maps "$TMP/maps.v5" >"$TMP/maps.d5"
 check "a program's mmap: in the trace" grep -q ' mmap(0, 1048576' "$TMP/maps.d6"
 eq "a program's mmap: no CALLER before it in either form" "" \
 	"$(diff "$TMP/maps.d6" "$TMP/maps.d5" | head -n 4)"
+# more stacks than the tracer's table holds: calls that found it full name stack 0 (a CALLER
+# slot before them), the others hold their ids
+timeout -k 5 120 env MTRACE_CTL_STACKS=8 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/many" \
+	LD_PRELOAD="$LIB" "$TP/manystacks" >/dev/null 2>&1
+many=$(one_file "$TMP/many.*")
+"$TP/caller_form" "$many" "$TMP/many.v5"
+dump_maps "$many" >"$TMP/many.d6"
+dump_maps "$TMP/many.v5" >"$TMP/many.d5"
+ge "a full table: calls with stack 0" 1 "$(grep -c 'caller: stack 0,' "$TMP/many.d6")"
+eq "a full table: dumps the same in either form" "" \
+	"$(diff "$TMP/many.d6" "$TMP/many.d5" | head -n 4)"
+"$BIN/trace_stats" --sites "$many" | sed 2d >"$TMP/many.s6"
+"$BIN/trace_stats" --sites "$TMP/many.v5" | sed 2d >"$TMP/many.s5"
+eq "a full table: the same sites in either form" "" \
+	"$(diff "$TMP/many.s6" "$TMP/many.s5" | head -n 4)"
 finish
