@@ -56,6 +56,11 @@ for mode in plain durations; do
 		   grep '^[<>]' | head -n 8)"
 	eq "$mode: the swapped trace, packed with its names, reads back" 0 \
 		"$("$BIN/trace_dump" "$TMP/$mode.sw.p.gz" >/dev/null 2>&1; echo $?)"
+	"$BIN/trace_dump" "$v6.p.gz" >"$TMP/$mode.dp"
+	ge "$mode: the names trace_pack embeds dumped as symbols" 1 \
+		"$(grep -c ' symbol 0x[0-9a-f]* in object [0-9]*: [^ ]' "$TMP/$mode.dp")"
+	eq "$mode: no record dumped as an empty line" 0 \
+		"$(grep -cE '^ *[0-9]+ +[-0-9.]+ +[0-9]+ *$' "$TMP/$mode.dp")"
 	eq "$mode: the same workload" "" "$(cmp "$v6.wl" "$TMP/$mode.v5.wl" 2>&1)"
 done
 # the program's own mappings (calls with a result and a size, not the allocator's): no stack
