@@ -36,6 +36,7 @@ for mode in plain durations; do
 	timeout -k 5 60 env $env MTRACE_CTL_STACKS=16 MTRACE_CTL_QUIET=1 \
 		MTRACE_CTL_FILE="$TMP/$mode" LD_PRELOAD="$LIB" "$TP/entry_points" >/dev/null 2>&1
 	v6=$(one_file "$TMP/$mode.*")
+	[ $mode = plain ] && plain_v6=$v6
 	check "$mode: one trace" test -n "$v6"
 	"$TP/caller_form" "$v6" "$TMP/$mode.v5"
 	check "$mode: rewritten with CALLER slots" test -s "$TMP/$mode.v5"
@@ -77,6 +78,29 @@ dump_maps "$TMP/maps.v5" >"$TMP/maps.d5"
 check "a program's mmap: in the trace" grep -q ' mmap(0, 1048576' "$TMP/maps.d6"
 eq "a program's mmap: no CALLER before it in either form" "" \
 	"$(diff "$TMP/maps.d6" "$TMP/maps.d5" | head -n 4)"
+# hostile slots: id bits in a mapping call's second slot are refused alike by the reader and by
+# --follow; an id that names no STACK reads as no stack, the size as written
+at=$(grep ' mmap(0, 1048576' "$TMP/maps.d6" >/dev/null &&
+	"$BIN/trace_dump" "$maps" | awk '/ mmap\(0, 1048576/ { print $1; exit }')
+cp "$maps" "$TMP/badmap"
+printf '\005' | dd of="$TMP/badmap" bs=1 seek=$((at + 33)) conv=notrunc 2>/dev/null
+for t in "" --follow; do
+	"$BIN/trace_stats" $t "$TMP/badmap" >/dev/null 2>"$TMP/err"
+	eq "id bits in a mapping call's second slot: trace_stats${t:+ $t} refuses them" \
+		"1 $TMP/badmap: offset $((at + 32)): a wide record's second slot that is not one" \
+		"$? $(sed 's/^trace_stats: //' "$TMP/err")"
+done
+at=$("$BIN/trace_dump" "$plain_v6" | awk '/ malloc\(100\) = / { print $1; exit }')
+cp "$plain_v6" "$TMP/badid"
+printf '\357\315\253' | dd of="$TMP/badid" bs=1 seek=$((at + 29)) conv=notrunc 2>/dev/null
+"$BIN/trace_dump" "$TMP/badid" >"$TMP/badid.d" 2>&1
+eq "an id naming no STACK: read as it is, the size as written" \
+	"0 caller: stack 11259375 malloc(100)" \
+	"$? $(grep -A1 'caller: stack 11259375' "$TMP/badid.d" |
+	      awk 'NR == 1 { printf "%s %s %s ", $4, $5, $6 } NR == 2 { print $4 }')"
+"$BIN/trace_stats" --sites "$TMP/badid" >"$TMP/badid.s" 2>&1
+eq "an id naming no STACK: a site of no call stack" "0 named" \
+	"$? $(grep -q '(no call stack)' "$TMP/badid.s" && echo named)"
 # more stacks than the tracer's table holds: calls that found it full name stack 0 (a CALLER
 # slot before them), the others hold their ids
 timeout -k 5 120 env MTRACE_CTL_STACKS=8 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$TMP/many" \
