@@ -117,7 +117,7 @@ $(B)/bin/mtracectl: $(MTRACECTL_SRC) $(wildcard mtracectl/*.h) $(B)/libmtools.a 
 # test programs.  Helpers read files through tools/lib (sanitized with SANITIZE=1); the others
 # are the programs that get traced: plain, and api_* link -lmtrace and compile the reader in.
 HELPERS := trace_count order_check wl_check mkfixture swap_trace dj_wl_scan mkprogmem retrace \
-	live_check mkwlmem stacks_check
+	live_check mkwlmem stacks_check caller_form
 $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced

@@ -56,6 +56,7 @@ mkdir -p "$S/stacks" "$S/elf"
 cp "$S/trace/stacks" "$S/trace/stacks-swapped" "$S/stacks/"
 # version 6: the tracer's, stack ids in the records (compact and wide)
 MTRACE_CTL_STACKS=16 MTRACE_CTL_QUIET=1 MTRACE_CTL_FILE="$S/trace/ids" LD_PRELOAD="$B/lib/libmtracectl.so" "$B/tests/stacks" wide >/dev/null
+for f in "$S"/trace/ids.*; do "$B/tests/swap_trace" "$f" "$f-swapped"; done
 cp "$S"/trace/ids.* "$S/stacks/"
 "$B/bin/trace_pack" -q -o - "$S/trace/stacks" | gzip -dc >"$S/stacks/packed"
 cp "$B/tests/stackprog" "$S/elf/"

@@ -1,5 +1,5 @@
 /* stacks.c - trace_dump's lines for the records of call stacks and loaded objects (version 5):
- * CALLER, STACK and OBJECT, their continuation slots as the reader hands them out.
+ * CALLER, STACK, OBJECT and SYMBOL, their continuation slots as the reader hands them out.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -22,7 +22,34 @@ static unsigned ext_words(const struct trace_reader *r, const struct mtrace_reco
 	return 3 * cont;
 }
 
-/* CALLER, STACK and OBJECT records (version 5): 1 if x is one (its line printed) */
+/* A SYMBOL's line: the address, its object, and its name and source where the payload holds
+   them whole */
+static void print_symbol(const struct mtrace_record *x, const uint64_t *w, unsigned nw)
+{
+	printf("symbol %#" PRIx64 " in object %" PRIu64, x->ptr, x->size);
+	if (nw < 1)
+		goto end;
+	unsigned nlen = (unsigned)(w[0] & 0xffff), flen = (unsigned)(w[0] >> 16 & 0xffff);
+	uint32_t fnoff = (uint32_t)(w[0] >> 32);
+	unsigned at = 1 + (nlen + 7) / 8;   /* (each string from a word of its own) */
+	if (at + (flen + 7) / 8 > nw)
+		goto end;
+	static struct mtrace_slot sl[1 + MTRACE_EXT_SLOTS_MAX];
+	static char b[8 * MTRACE_EXT_WORDS_MAX];
+	for (unsigned i = 0; i < nw; i++)
+		*mtrace_ext_word(sl, i) = w[i];
+	mtrace_ext_get_bytes(sl, 1, b, nlen);
+	mtrace_ext_get_bytes(sl, at, b + nlen, flen);
+	printf(": %.*s", (int)nlen, nlen ? b : "?");
+	if (fnoff != 0xffffffffu)
+		printf("+%#" PRIx32, fnoff);
+	if (flen)
+		printf(" at %.*s:%" PRIu64, (int)flen, b + nlen, x->result);
+end:
+	putchar('\n');
+}
+
+/* CALLER, STACK, OBJECT and SYMBOL records (version 5): 1 if x is one (its line printed) */
 int print_stack_record(const struct trace_reader *r, const struct mtrace_record *x,
 			      uint64_t off)
 {
@@ -79,6 +106,10 @@ int print_stack_record(const struct trace_reader *r, const struct mtrace_record 
 		putchar('\n');
 		return 1;
 	}
+	case MTRACE_CALL_SYMBOL:
+		nw = ext_words(r, x, w);
+		print_symbol(x, w, nw);
+		return 1;
 	}
 	return 0;
 }

@@ -247,7 +247,8 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 {
 	if (off != NO_OFFSET)
 		printf("%10" PRIu64 " ", off);
-	if (x->call == MTRACE_CALL_CALLER)   /* (no time of its own: its call's) */
+	/* (no time of its own: a CALLER's is its call's; a SYMBOL's, written after the run, none) */
+	if (x->call == MTRACE_CALL_CALLER || x->call == MTRACE_CALL_SYMBOL)
 		printf("%*s %7u  ", opt.ticks ? 20 : 14, "-", x->tid);
 	else if (opt.ticks)
 		printf("%20" PRIu64 " %7u  ", x->ts, x->tid);

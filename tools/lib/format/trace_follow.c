@@ -252,6 +252,11 @@ static int advance(struct trace_follow *f, struct open_chunk *c, trace_follow_fn
 		uint32_t stack = (f->hdr.flags & MTRACE_HF_STACK_IDS) &&
 				 mtrace_call_has_stack(f->slots[0].call)
 				 ? mtrace_take_stack(f->slots) : 0;
+		if (n == 2 && !trace_second_slot_ok(f->slots)) {
+			*why = "a wide record's second slot that is not one";
+			*at = c->fill + MTRACE_SLOT_SIZE;
+			return -1;
+		}
 		struct mtrace_record rec = { .tid = c->tid, .call = MTRACE_CALL_CALLER,
 					     .size = stack };
 		if (stack && each && each(arg, &rec, NULL, c->fill - MTRACE_SLOT_SIZE) < 0) {

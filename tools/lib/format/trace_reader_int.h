@@ -63,6 +63,12 @@ ssize_t trace_map_fill(struct trace_reader *r, size_t want);
    ------------------------------------------------------------------------------------------- */
 
 void trace_swap_slot(struct mtrace_slot *s);
+/* Is s[1] a wide record's second slot (its stack id taken out: mtrace_take_stack)?  Its call,
+   flags and aux are 0 */
+static inline int trace_second_slot_ok(const struct mtrace_slot *s)
+{
+	return (s[1].call | s[1].flags | s[1].aux) == 0;
+}
 /* The need slots at p (a CALLER or an extended record's, at file offset at) into r->ext, in
    host order, checked: 0, or -1 with r->err set */
 int trace_ext_read(struct trace_reader *r, const unsigned char *p, unsigned need, uint64_t at);

@@ -196,7 +196,7 @@ int trace_decode_run(struct trace_reader *r)
 			if (stack && r->dec_n + 1 >= TRACE_DEC && r->ext_return && !r->ext_fn)
 				return (int)r->dec_n;   /* (room for its CALLER and itself) */
 			if (need == 2) {
-				if (s[1].call || s[1].flags || s[1].aux)
+				if (!trace_second_slot_ok(s))
 					return trace_fail(r, at + MTRACE_SLOT_SIZE, "a wide "
 							  "record's second slot that is not one");
 			}

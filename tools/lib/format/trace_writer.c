@@ -155,6 +155,22 @@ static int put_wide64(struct trace_writer *w, const struct mtrace_record *rec)
 	return 0;
 }
 
+/* One slot, in the copy's byte order (the other one for trace_writer_append's swap) */
+static int put_slot(struct trace_writer *w, const struct mtrace_slot *s)
+{
+	struct mtrace_slot c = *s;
+	if (w->swap) {
+		MTRACE_SWAP(c.aux);
+		MTRACE_SWAP(c.x);
+		MTRACE_SWAP(c.ts);
+		MTRACE_SWAP(c.a);
+		MTRACE_SWAP(c.b);
+	}
+	if (fwrite(&c, sizeof c, 1, w->f) != 1)
+		return fail(w, "cannot write");
+	return 0;
+}
+
 /* n slots of one record (or of a CALLER and its call: one reservation) of thread tid, in the
    current chunk, or in a new one from clock value ts */
 static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
@@ -172,24 +188,15 @@ static int put_slots(struct trace_writer *w, uint32_t tid, uint64_t ts,
 					   .arg2 = (uint32_t)h->pid };
 		struct mtrace_slot cs[2];
 		mtrace_encode(&c, 0, cs);
-		if (fwrite(cs, sizeof cs[0], 1, w->f) != 1)
-			return fail(w, "cannot write");
+		if (put_slot(w, cs) < 0)
+			return -1;
 		w->pos += sizeof cs[0];
 		w->prev_chunk = off;
 		w->in_chunk = PER_CHUNK;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		struct mtrace_slot c = s[i];
-		if (w->swap) {   /* (a copy in the other byte order: trace_writer_append) */
-			MTRACE_SWAP(c.aux);
-			MTRACE_SWAP(c.x);
-			MTRACE_SWAP(c.ts);
-			MTRACE_SWAP(c.a);
-			MTRACE_SWAP(c.b);
-		}
-		if (fwrite(&c, sizeof c, 1, w->f) != 1)
-			return fail(w, "cannot write");
-	}
+	for (unsigned i = 0; i < n; i++)
+		if (put_slot(w, &s[i]) < 0)
+			return -1;
 	w->tid = tid;
 	w->last_ts = ts;
 	w->pos += n * sizeof s[0];
@@ -212,8 +219,7 @@ int trace_writer_put_caller(struct trace_writer *w, const struct mtrace_record *
 	if (h->version < 3)
 		return put_wide64(w, rec);
 	struct mtrace_slot s[3] = { { .call = MTRACE_CALL_CALLER, .x = stack, .a = ret } };
-	int caller = (h->flags & MTRACE_HF_STACKS) && mtrace_call_has(rec->call,
-								       MTRACE_OPD_ALLOC);
+	int caller = (h->flags & MTRACE_HF_STACKS) && mtrace_call_has_stack(rec->call);
 	unsigned n = mtrace_encode(rec, (h->flags & MTRACE_HF_DURATIONS) != 0, s + caller);
 	return put_slots(w, rec->tid, rec->ts, s, n + (unsigned)caller);
 }
