@@ -152,6 +152,9 @@ $(B)/tests/lib%.so: tests/prog/lib%.c | dirs
 $(B)/tests/manystacks: tests/prog/manystacks.c | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -O1 -fno-crossjumping -fno-tree-tail-merge \
 		-fno-optimize-sibling-calls -fno-inline $< -o $@
+# the tracer's clock reads, compiled from its own header and clock.c
+$(B)/tests/order_point: tests/prog/order_point.c malloc/clock.c malloc/vdso.c malloc/clock.h include/mtrace-trace.h | dirs
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -Imalloc $< malloc/clock.c malloc/vdso.c -o $@ -pthread
 $(B)/tests/%: tests/prog/%.c | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< -o $@ -pthread -ldl -Wl,-rpath,'$$ORIGIN'
 $(B)/tests/%: tests/prog/%.cc | dirs

@@ -1,15 +1,15 @@
-/* clockcost - what the tracer's two clock reads cost on this machine, and with them the stores
- * of a record each: the floor under any capture that timestamps and writes every call.
+/* clockcost - what the tracer's clock read costs on this machine, and with it the stores of a
+ * record: the floor under any capture that timestamps and writes every call in causal order.
  *
- * The capture reads the clock once a call, at the call's order point (malloc/clock.h): a free
- * before the allocator runs (mt_ticks_before: RDTSC on x86), an allocation after it returns
- * (mt_ticks_after: RDTSCP, which waits for earlier loads).  Those reads are the floor under
- * the capture's cost whatever else it does, so the bench prints them beside the targets'
- * budgets.  This program times the tracer's own inline functions, compiled from the same
- * header and with the clock chosen as the tracer chooses it (clock.c).
+ * The capture reads the clock once a call, at the call's order point (malloc/clock.h's
+ * mt_ticks): a free's before the allocator runs, an allocation's after it returns, each waiting
+ * for earlier loads (RDTSCP on x86).  That read is the floor under the capture's cost whatever
+ * else it does, so the bench prints it beside the targets' budgets.
+ * This program times the tracer's own inline functions, compiled from the same header and with
+ * the clock chosen as the tracer chooses it (clock.c).
  *   clockcost [READS]
- * Prints four lines, "before NS", "after NS", "pair NS": nanoseconds a read (pair: one of
- * each, as a malloc and its free take), and "floor NS": a pair and the stores of two 32-byte
+ * Prints three lines, "read NS", "pair NS": nanoseconds a read and two (as a malloc and its
+ * free take), and "floor NS": a pair and the stores of two 32-byte
  * records (include/mtrace-trace.h's slots, written as the tracer writes them: body, clock,
  * commit word with release order) into pages mapped and faulted in beforehand, a call's
  * worth being half of it; each the median of 7 timed loops of READS. */
@@ -23,7 +23,7 @@
 
 static volatile uint64_t sink;   /* the reads' sum lands here, so no loop is optimised away */
 
-enum { BEFORE, AFTER, PAIR, FLOOR };
+enum { READ, PAIR, FLOOR };
 
 #define AREA ((size_t)64 << 20)   /* slots written in a stream, as a trace's chunks are */
 static struct mtrace_slot *area;
@@ -42,16 +42,14 @@ static double ns_a_read(int kind, long reads)
 {
 	uint64_t sum = 0, t0 = mt_monotonic_ns();
 	for (long i = 0; i < reads; i++) {
-		if (kind == BEFORE)
-			sum += mt_ticks_before();
-		else if (kind == AFTER)
-			sum += mt_ticks_after();
+		if (kind == READ)
+			sum += mt_ticks();
 		else if (kind == PAIR)
-			sum += mt_ticks_before() ^ mt_ticks_after();
+			sum += mt_ticks() ^ mt_ticks();
 		else {
 			size_t k = (size_t)i * 2 % (AREA / sizeof *area);
-			put(&area[k], MTRACE_CALL_MALLOC, mt_ticks_after(), (uint64_t)i, 100);
-			put(&area[k + 1], MTRACE_CALL_FREE, mt_ticks_before(), (uint64_t)i, 0);
+			put(&area[k], MTRACE_CALL_MALLOC, mt_ticks(), (uint64_t)i, 100);
+			put(&area[k + 1], MTRACE_CALL_FREE, mt_ticks(), (uint64_t)i, 0);
 		}
 	}
 	uint64_t t1 = mt_monotonic_ns();
@@ -77,8 +75,8 @@ int main(int argc, char **argv)
 	if (area == MAP_FAILED)
 		return 1;
 	memset(area, 1, AREA);   /* faulted in: the floor has no page faults in it */
-	static const char *const name[] = { "before", "after", "pair", "floor" };
-	for (int kind = BEFORE; kind <= FLOOR; kind++) {
+	static const char *const name[] = { "read", "pair", "floor" };
+	for (int kind = READ; kind <= FLOOR; kind++) {
 		double ns[7];
 		for (int i = 0; i < 7; i++)
 			ns[i] = ns_a_read(kind, reads);

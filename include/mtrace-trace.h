@@ -367,7 +367,8 @@ static inline int mtrace_call_order_is(unsigned call, unsigned order)
  * Timestamp rules (what makes a causal global order possible):
  *   - allocating calls (malloc, calloc, memalign family, valloc, pvalloc): ts is read after the
  *     underlying call returned;
- *   - free: ts is read before the underlying free runs;
+ *   - free: ts is read before the underlying free runs, and after the program's loads before
+ *     the call (the one that gave it ptr: a block another thread allocated and passed on);
  *   - realloc and reallocarray: ts is read before the call (the order point of releasing ptr) and
  *     ts + duration after it (the order point of result); duration is always filled for them;
  *   - other calls have duration 0 unless the header has MTRACE_HF_DURATIONS; then the call ran

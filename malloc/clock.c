@@ -178,7 +178,7 @@ static int advances(uint64_t (*read)(void))
 }
 
 static uint64_t order_ns(void) { return clock_ns(order_clock); }
-static uint64_t hw_ticks(void) { return mt_ticks_before(); }
+static uint64_t hw_ticks(void) { return mt_ticks(); }
 
 /* The vDSO's clock_gettime, if there is one that agrees with the kernel's. */
 static void vdso_init(void)
@@ -279,9 +279,9 @@ uint64_t mt_solo_other(struct mt_thread_clock *c, uint64_t ts)
    (by its owner, once past its takeover), above the others' stamps it has seen.  (A stamp at
    most equal to the last is impossible for a clock that ticks faster than the calls come;
    taking the next value keeps the thread's order if one is not.) */
-uint64_t mt_solo_read(struct mt_thread_clock *c, int after)
+uint64_t mt_solo_read(struct mt_thread_clock *c)
 {
-	uint64_t ts = after ? mt_ticks_after() : mt_ticks_before();
+	uint64_t ts = mt_ticks();
 	if (__atomic_load_n(&mt_solo.owner, __ATOMIC_RELAXED) != c)
 		return mt_solo_other(c, ts);
 	uint64_t seen = __atomic_load_n(&mt_solo.others_ts, __ATOMIC_ACQUIRE);
@@ -317,7 +317,7 @@ void mt_clock_thread_calls(struct mt_thread_clock *c)
 		return;
 	}
 	__atomic_store_n(&mt_solo.owner, c, __ATOMIC_SEQ_CST);
-	c->since = mt_ticks_after();
+	c->since = mt_ticks();
 }
 
 /* The child's one thread: no other can be counting */
@@ -421,7 +421,7 @@ uint64_t mt_clock_estimate_hz(uint64_t ticks0, uint64_t ns0)
 	uint64_t ns = ns0, ticks = ticks0;
 	for (unsigned i = 0; i < HZ_READS && ns - ns0 < 50000; i++) {
 		ns = mt_monotonic_ns();
-		ticks = mt_ticks_before();
+		ticks = mt_ticks();
 	}
 	if (ns - ns0 < 50000 || ticks == ticks0) {
 		mt_clock_fall_back(ticks + 1000000000u);

@@ -1,12 +1,12 @@
 /* clock.h - the tick counter behind every timestamp.
  *
- * Two reads with different fences, because of the ordering rules in mtrace-trace.h:
- *   mt_ticks_before(): for a point that must precede what the call does next (a free's release).
- *     RDTSC retires before any later store can become visible, so no fence is needed.
- *   mt_ticks_after(): for a point that must follow what the call did (an allocation's result).
- *     RDTSCP waits until every earlier instruction has executed and earlier loads are globally
- *     visible, so the tick cannot be taken before the allocator read the freed memory; on a CPU
- *     without RDTSCP, LFENCE then RDTSC waits for the same (MTRACE_CLOCK_TSC_LFENCE).
+ * mt_ticks(): the one read at every order point, on both sides of the rules in mtrace-trace.h: an allocation's
+ * point must follow the allocator's loads, and a free's must follow the program's load that gave
+ * it the pointer (a plain RDTSC may execute before that load completes, and so read a time
+ * before the allocation of the block in the thread that passed it: seen under a lock-free
+ * handoff, tests/prog/order_point.c).  RDTSCP waits until every earlier instruction has
+ * executed and earlier loads are globally visible, and retires before any later store can be
+ * seen; on a CPU without RDTSCP, LFENCE then RDTSC does the same (MTRACE_CLOCK_TSC_LFENCE).
  * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
  * through the vDSO or the kernel, never through libc (clock.c); where no clock advances, a
  * count taken at each order point (MTRACE_CLOCK_COUNTER).  clock.c chooses, once.
@@ -40,22 +40,8 @@ static inline int mt_clock_is_tsc(int kind)
 	return kind == MTRACE_CLOCK_TSC || kind == MTRACE_CLOCK_TSC_LFENCE;
 }
 
-static inline uint64_t mt_ticks_before(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(mt_clock_is_tsc(mt_clock_kind), 1))
-		return __rdtsc();
-#elif defined(__aarch64__)
-	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_CNTVCT, 1)) {
-		uint64_t v;
-		__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-		return v;
-	}
-#endif
-	return mt_clock_read();
-}
-
-static inline uint64_t mt_ticks_after(void)
+/* The clock at an order point */
+static inline uint64_t mt_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	if (__builtin_expect(mt_clock_kind == MTRACE_CLOCK_TSC, 1)) {
@@ -122,7 +108,7 @@ uint64_t mt_thread_ticks_soft(struct mt_thread_clock *c);   /* clock_watch.c: th
 void mt_clock_thread_calls(struct mt_thread_clock *c);      /* a thread's first slow path */
 void mt_clock_every_call(void);     /* durations: no order point from the count */
 uint64_t mt_clock_coarse(void);     /* CLOCK_MONOTONIC_COARSE through the vDSO */
-uint64_t mt_solo_read(struct mt_thread_clock *c, int after);   /* the clock, for the count */
+uint64_t mt_solo_read(struct mt_thread_clock *c);   /* the clock, for the count */
 /* The vDSO data page's CLOCK_MONOTONIC_COARSE seconds, nanoseconds after them; or NULL */
 extern const volatile uint64_t *mt_coarse_word;
 void mt_clock_coarse_page(uintptr_t lo, uintptr_t len);   /* where to look for it, at start */
@@ -146,7 +132,7 @@ static inline uint64_t mt_coarse_now(void)
 	return mt_clock_coarse();
 }
 
-static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
+static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c)
 {
 	if (__builtin_expect(c->left != 0, 1) &&
 	    __atomic_load_n(&mt_solo.owner, __ATOMIC_RELAXED) == c &&
@@ -155,29 +141,20 @@ static inline uint64_t mt_solo_ticks(struct mt_thread_clock *c, int after)
 		c->left--;
 		return ++c->last;
 	}
-	return mt_solo_read(c, after);
+	return mt_solo_read(c);
 }
 
 /* At an order point of a traced call (its slow path has checked the setting) */
-static inline uint64_t mt_thread_ticks_before(struct mt_thread_clock *c)
+static inline uint64_t mt_call_ticks(struct mt_thread_clock *c)
 {
 	if (__builtin_expect(c->notsc, 0))
 		return mt_thread_ticks_soft(c);
 	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
-		return mt_solo_ticks(c, 0);
-	return mt_ticks_before();
+		return mt_solo_ticks(c);
+	return mt_ticks();
 }
 
-static inline uint64_t mt_thread_ticks_after(struct mt_thread_clock *c)
-{
-	if (__builtin_expect(c->notsc, 0))
-		return mt_thread_ticks_soft(c);
-	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
-		return mt_solo_ticks(c, 1);
-	return mt_ticks_after();
-}
-
-/* A "before" order point anywhere else (a chunk, a sample, a large release): the clock itself,
+/* An order point anywhere else (a chunk, a sample, a large release): the clock itself,
    and the setting may not be known yet (a free's sample may come before the thread's first
    record) */
 static inline uint64_t mt_thread_ticks(struct mt_thread_clock *c)
@@ -185,8 +162,8 @@ static inline uint64_t mt_thread_ticks(struct mt_thread_clock *c)
 	if (__builtin_expect(c->notsc | !c->checked, 0))
 		return mt_thread_ticks_unsure(c);
 	if (__atomic_load_n(&mt_clock_solo, __ATOMIC_RELAXED))
-		return mt_solo_read(c, 0);
-	return mt_ticks_before();
+		return mt_solo_read(c);
+	return mt_ticks();
 }
 
 /* CLOCK_MONOTONIC as libc reads it, for pthread_cond_timedwait's deadlines: a library preloaded

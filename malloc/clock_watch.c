@@ -71,7 +71,7 @@ int64_t mt_clock_start(void)
 		return mt_realtime_ns(1);
 	}
 	mt_calib.start_ns = mt_monotonic_ns();
-	mt_calib.start_ticks = mt_ticks_before();
+	mt_calib.start_ticks = mt_ticks();
 	mt_calib.ticks_per_sec = mt_clock_estimate_hz(mt_calib.start_ticks, mt_calib.start_ns);
 	return mt_realtime_ns(0);
 }
@@ -86,7 +86,7 @@ uint64_t mt_clock_refine(uint64_t hz)
 	uint64_t ns = mt_monotonic_ns();
 	if (ns - mt_calib.start_ns < 1000000)
 		return hz;
-	uint64_t ticks = mt_ticks_before();
+	uint64_t ticks = mt_ticks();
 	return (uint64_t)((double)(ticks - mt_calib.start_ticks) * 1e9 /
 			  (double)(ns - mt_calib.start_ns));
 }

@@ -102,7 +102,7 @@ static inline int still_mine(const struct mt_thread *t)
 
 static inline uint64_t start_ticks(struct mt_thread *t)
 {
-	return mt_hot->durations ? mt_thread_ticks_before(&t->clk) : 0;
+	return mt_hot->durations ? mt_call_ticks(&t->clk) : 0;
 }
 
 /* Not recording: is this the first call of a child made without fork() (whose page of
@@ -170,12 +170,12 @@ static inline void record_alloc(struct mt_thread *t, struct mtrace_slot *r, unsi
 			if (MT_UNLIKELY(stack))
 				b = mtrace_stack_b(call, size, arg2, stack & MTRACE_STACK_ID_MAX);
 			mt_put_body(r, (uintptr_t)p, b);
-			ts = mt_thread_ticks_after(&t->clk);
+			ts = mt_call_ticks(&t->clk);
 			mt_put_tail(r, call, flags, aux,
 				    mt_usable_x(usable, calloc_ ? (uint64_t)size * arg2 : size),
 				    ts);
 		} else {
-			ts = mt_thread_ticks_after(&t->clk);
+			ts = mt_call_ticks(&t->clk);
 			mt_put_wide_stack(r, call, flags, err, ts, 0, (uintptr_t)p, size, arg2,
 					  usable, t0 ? ts - t0 : 0, stack & MTRACE_STACK_ID_MAX);
 		}
@@ -307,7 +307,7 @@ MT_API void free(void *p)
 	   point before the allocator can hand the block to another thread */
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 1, 0, &n);
-	uint64_t ts = mt_thread_ticks_before(&t->clk);
+	uint64_t ts = mt_call_ticks(&t->clk);
 	if (MT_LIKELY(r != NULL && n == 1)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
@@ -318,7 +318,7 @@ MT_API void free(void *p)
 		mt_real.free(p);
 		if (r != NULL && still_mine(t))
 			mt_put_wide(r, MTRACE_CALL_FREE, flags, 0, ts, (uintptr_t)p, 0, 0, resident,
-				    0, mt_thread_ticks_after(&t->clk) - ts);
+				    0, mt_call_ticks(&t->clk) - ts);
 	}
 	if (r != NULL)
 		mt_memory_maybe_sample(t, ts);
@@ -344,7 +344,7 @@ static inline void record_realloc(struct mt_thread *t, struct mtrace_slot *r, un
 				  uint64_t t0, uintptr_t brk0, unsigned pflags, void *old, void *p,
 				  size_t size, size_t arg2, int failed, int err, uint32_t stack)
 {
-	uint64_t t1 = mt_thread_ticks_after(&t->clk);
+	uint64_t t1 = mt_call_ticks(&t->clk);
 	uint64_t usable;
 	unsigned flags = pflags | result_info(p, &usable);
 	if (brk_now() != brk0)
@@ -378,7 +378,7 @@ MT_API void *realloc(void *old, size_t size)
 	unsigned n;
 	uint32_t stack;
 	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0), 1, &stack);
-	uint64_t t0 = mt_thread_ticks_before(&t->clk);
+	uint64_t t0 = mt_call_ticks(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
@@ -417,7 +417,7 @@ MT_API void *reallocarray(void *old, size_t n, size_t size)
 	unsigned pflags = ptr_info(old, &large);
 	if (MT_UNLIKELY(large))
 		mt_large_remove(old);
-	uint64_t t0 = mt_thread_ticks_before(&t->clk);
+	uint64_t t0 = mt_call_ticks(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.reallocarray(old, n, size);
 	size_t total;

@@ -98,7 +98,7 @@ static void *mmap_common(void *addr, size_t len, int prot, int flags, int fd, in
 	int e = errno;
 	int failed = p == MAP_FAILED;
 	map_put(t, r, MTRACE_CALL_MMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
-		mt_thread_ticks_after(&t->clk), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
+		mt_call_ticks(&t->clk), (uintptr_t)addr, failed ? 0 : (uintptr_t)p, len,
 		(uint32_t)prot | (uint64_t)(uint32_t)flags << 32, 0);
 	map_done(t, saved);
 	errno = e;
@@ -185,7 +185,7 @@ MT_API void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	   ts + duration */
 	map_put(t, r, MTRACE_CALL_MREMAP, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0, t0,
 		(uintptr_t)old, failed ? 0 : (uintptr_t)p, new_len, old_len,
-		mt_thread_ticks_after(&t->clk) - t0);
+		mt_call_ticks(&t->clk) - t0);
 	map_done(t, saved);
 	errno = e;
 	return p;
@@ -209,7 +209,7 @@ MT_API int brk(void *end)
 	int e = errno;
 	void *after = real_sbrk ? real_sbrk(0) : end;
 	map_put(t, r, MTRACE_CALL_BRK, rf | (ret ? MTRACE_RF_FAILED : 0), ret ? e : 0,
-		mt_thread_ticks_after(&t->clk),
+		mt_call_ticks(&t->clk),
 		(uintptr_t)before, ret ? 0 : (uintptr_t)after, 0, 0, 0);
 	map_done(t, saved);
 	errno = e;
@@ -230,7 +230,7 @@ MT_API void *sbrk(intptr_t increment)
 	int e = errno;
 	int failed = before == (void *)-1;
 	map_put(t, r, MTRACE_CALL_BRK, rf | (failed ? MTRACE_RF_FAILED : 0), failed ? e : 0,
-		mt_thread_ticks_after(&t->clk),
+		mt_call_ticks(&t->clk),
 		failed ? 0 : (uintptr_t)before,
 		failed ? 0 : (uintptr_t)before + (uintptr_t)increment, 0, 0, 0);
 	map_done(t, saved);

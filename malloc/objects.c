@@ -107,7 +107,7 @@ static void write_object(struct mt_thread *t, uint32_t id, const struct dl_phdr_
 			     path, plen);
 	h->a = info ? info->dlpi_addr : 0;
 	h->b = 0;
-	h->ts = mt_thread_ticks_after(&t->clk);
+	h->ts = mt_call_ticks(&t->clk);
 	t->extra = (uint16_t)(t->extra + 1 + cont);
 	mt_commit(h, MTRACE_CALL_OBJECT, info ? 0 : MTRACE_OBJ_UNLOADED, cont, id);
 }

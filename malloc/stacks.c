@@ -101,7 +101,7 @@ static void write_stack(struct mt_thread *t, uint32_t id, const uintptr_t *f, un
 		*mtrace_ext_word(h, i) = f[2 + i];
 	h->a = f[0];
 	h->b = n > 1 ? f[1] : 0;
-	h->ts = mt_thread_ticks_after(&t->clk);
+	h->ts = mt_call_ticks(&t->clk);
 	mt_commit(h, MTRACE_CALL_STACK, 0, cont, id);
 }
 

@@ -54,5 +54,13 @@ for c in rdtscp lfence-rdtsc clock_gettime; do
 	run "$c-lockfree" "glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1" MTRACE_CTL_CLOCK=$c
 	ge "$c-lockfree: addresses reused across threads (the test has teeth)" 100000 \
 		"$(awk '$1=="cross_thread_reuse"{print $2}' "$TMP/$c-lockfree.txt")"
+	# The order points' read alone, 7 M handoffs without a lock: a free's read must follow the
+	# load that delivered the allocation's stamp.  (An unfenced RDTSC runs ahead of it in
+	# bursts, whenever the host puts the two vCPUs far apart: the "plain" count.)
+	MTRACE_CTL_CLOCK=$c timeout -k 5 300 "$TP/order_point" 7000000 >"$TMP/$c-point.txt"
+	rc=$?
+	sed "s/^/# $c order_point: /" "$TMP/$c-point.txt"
+	eq "$c: a free's read never precedes the allocation's it follows (order_point exit)" 0 "$rc"
+	eq "$c: order_point made every handoff" 7000000 "$(awk '$1=="handoffs"{print $2}' "$TMP/$c-point.txt")"
 done
 finish
