@@ -300,14 +300,15 @@ MT_API void free(void *p)
 		return;
 	}
 	t->busy = 1;
-	size_t large;
-	unsigned flags = ptr_info(p, &large);
-	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	/* the record first, then the clock (a chunk's records never precede its ts); the order
-	   point before the allocator can hand the block to another thread */
+	   point before the allocator can hand the block to another thread, and before the load of
+	   the block's size word, whose cache miss its fence would wait for */
 	unsigned n;
 	struct mtrace_slot *r = reserve_call(t, 1, 0, &n);
 	uint64_t ts = mt_call_ticks(&t->clk);
+	size_t large;
+	unsigned flags = ptr_info(p, &large);
+	uint64_t resident = MT_UNLIKELY(large) ? resident_of(p, large, &flags) : 0;
 	if (MT_LIKELY(r != NULL && n == 1)) {
 		/* everything is known before the call: the record is complete before the block is
 		   released, and its stores overlap the allocator's work */
@@ -370,15 +371,15 @@ MT_API void *realloc(void *old, size_t size)
 		return mt_real.realloc(old, size);
 	}
 	t->busy = 1;
+	unsigned n;
+	uint32_t stack;
+	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0), 1, &stack);
+	uint64_t t0 = mt_call_ticks(&t->clk);   /* (before the size word's load, as free's) */
 	size_t large;
 	unsigned pflags = ptr_info(old, &large);
 	/* how much of the old block the program had made resident: in arg2, which realloc has
 	   free */
 	uint64_t resident = MT_UNLIKELY(large) ? resident_of(old, large, &pflags) : 0;
-	unsigned n;
-	uint32_t stack;
-	struct mtrace_slot *r = reserve_alloc(t, 2, 0, &n, __builtin_return_address(0), 1, &stack);
-	uint64_t t0 = mt_call_ticks(&t->clk);
 	uintptr_t brk0 = brk_now();
 	void *p = mt_real.realloc(old, size);
 	/* glibc's realloc(p, 0) frees p and returns NULL: that is not a failure */
