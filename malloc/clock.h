@@ -1,10 +1,10 @@
 /* clock.h - the tick counter behind every timestamp.
  *
- * mt_ticks(): the one read at every order point, on both sides of the rules in mtrace-trace.h: an allocation's
- * point must follow the allocator's loads, and a free's must follow the program's load that gave
- * it the pointer (a plain RDTSC may execute before that load completes, and so read a time
- * before the allocation of the block in the thread that passed it: seen under a lock-free
- * handoff, tests/prog/order_point.c).  RDTSCP waits until every earlier instruction has
+ * mt_ticks(): the one read at every order point, on both sides of the rules in mtrace-trace.h:
+ * an allocation's point must follow the allocator's loads, and a free's must follow the
+ * program's load that gave it the pointer (a plain RDTSC may execute before that load
+ * completes, and so read a time before the allocation of the block in the thread that passed
+ * it: seen under a lock-free handoff, tests/prog/order_point.c).  RDTSCP waits until every earlier instruction has
  * executed and earlier loads are globally visible, and retires before any later store can be
  * seen; on a CPU without RDTSCP, LFENCE then RDTSC does the same (MTRACE_CLOCK_TSC_LFENCE).
  * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
