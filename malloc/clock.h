@@ -4,9 +4,10 @@
  * an allocation's point must follow the allocator's loads, and a free's must follow the
  * program's load that gave it the pointer (a plain RDTSC may execute before that load
  * completes, and so read a time before the allocation of the block in the thread that passed
- * it: seen under a lock-free handoff, tests/prog/order_point.c).  RDTSCP waits until every earlier instruction has
- * executed and earlier loads are globally visible, and retires before any later store can be
- * seen; on a CPU without RDTSCP, LFENCE then RDTSC does the same (MTRACE_CLOCK_TSC_LFENCE).
+ * it: seen under a lock-free handoff, tests/prog/order_point.c).  RDTSCP waits until every
+ * earlier instruction has executed and earlier loads are globally visible, and retires before
+ * any later store can be seen; on a CPU without RDTSCP, LFENCE then RDTSC does the same
+ * (MTRACE_CLOCK_TSC_LFENCE).
  * Without an invariant TSC (or off x86 and aarch64) the ticks are CLOCK_MONOTONIC's, read
  * through the vDSO or the kernel, never through libc (clock.c); where no clock advances, a
  * count taken at each order point (MTRACE_CLOCK_COUNTER).  clock.c chooses, once.

@@ -5,8 +5,9 @@
  * stamps with the same read, as a free of a block the first thread allocated and passed on
  * would.  The second stamp must never be the smaller: a read that can execute before the load
  * delivering the stamp completes (a plain RDTSC does, when the load waits for the other core's
- * cache line) breaks it.  The two threads do a varying amount of work between handoffs, so that the taker
- * often waits for a line the giver has just written, which is when the read runs ahead.
+ * cache line) breaks it.  The two threads do a varying amount of work between handoffs, so
+ * that the taker often waits for a line the giver has just written, which is when the read
+ * runs ahead.
  *   order_point [HANDOFFS]      (the clock as the tracer chooses it, MTRACE_CTL_CLOCK)
  * Prints "clock K", "handoffs N", "inversions N" (the order point's read), and "plain N": as
  * many handoffs stamped by a read without a fence (x86's RDTSC; else the same read), to show how
