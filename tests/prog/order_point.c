@@ -111,7 +111,8 @@ static void run(unsigned long total)
 		work_give = steps[k][0];
 		work_take = steps[k][1];
 		pthread_t a, b;
-		if (pthread_create(&a, NULL, giver, NULL) || pthread_create(&b, NULL, taker, NULL)) {
+		if (pthread_create(&a, NULL, giver, NULL) ||
+		    pthread_create(&b, NULL, taker, NULL)) {
 			fprintf(stderr, "order_point: cannot start threads\n");
 			exit(2);
 		}
