@@ -257,8 +257,7 @@ static int advance(struct trace_follow *f, struct open_chunk *c, trace_follow_fn
 			*at = c->fill + MTRACE_SLOT_SIZE;
 			return -1;
 		}
-		struct mtrace_record rec = { .tid = c->tid, .call = MTRACE_CALL_CALLER,
-					     .size = stack };
+		struct mtrace_record rec = trace_caller_record(c->tid, stack);
 		if (stack && each && each(arg, &rec, NULL, c->fill - MTRACE_SLOT_SIZE) < 0) {
 			*why = NULL;
 			*at = c->fill;

@@ -69,6 +69,12 @@ static inline int trace_second_slot_ok(const struct mtrace_slot *s)
 {
 	return (s[1].call | s[1].flags | s[1].aux) == 0;
 }
+/* Version 6's stack id of an allocating record of thread tid, as version 5's CALLER slot before
+   it reads (its return address unknown: 0): what every reader hands on ahead of the call */
+static inline struct mtrace_record trace_caller_record(uint32_t tid, uint32_t stack)
+{
+	return (struct mtrace_record){ .tid = tid, .call = MTRACE_CALL_CALLER, .size = stack };
+}
 /* The need slots at p (a CALLER or an extended record's, at file offset at) into r->ext, in
    host order, checked: 0, or -1 with r->err set */
 int trace_ext_read(struct trace_reader *r, const unsigned char *p, unsigned need, uint64_t at);

@@ -116,7 +116,7 @@ static size_t fast_slots(struct trace_reader *r, const unsigned char *p, const u
 static int caller_of(struct trace_reader *r, struct mtrace_record *rec, uint32_t stack,
 		     uint64_t at)
 {
-	struct mtrace_record c = { .tid = rec->tid, .call = MTRACE_CALL_CALLER, .size = stack };
+	struct mtrace_record c = trace_caller_record(rec->tid, stack);
 	r->n_ext++;
 	at -= MTRACE_SLOT_SIZE;
 	if (r->ext_fn) {
