@@ -8,11 +8,11 @@
  * This program times the tracer's own inline functions, compiled from the same header and with
  * the clock chosen as the tracer chooses it (clock.c).
  *   clockcost [READS]
- * Prints three lines, "read NS", "pair NS": nanoseconds a read and two (as a malloc and its
- * free take), and "floor NS": a pair and the stores of two 32-byte
- * records (include/mtrace-trace.h's slots, written as the tracer writes them: body, clock,
- * commit word with release order) into pages mapped and faulted in beforehand, a call's
- * worth being half of it; each the median of 7 timed loops of READS. */
+ * Prints two lines, "read NS": nanoseconds a read, and "floor NS": two reads (as a malloc and
+ * its free take) and the stores of two 32-byte records (include/mtrace-trace.h's slots, written
+ * as the tracer writes them: body, clock, commit word with release order) into pages mapped and
+ * faulted in beforehand, a call's worth being half of it; each the median of 7 timed loops of
+ * READS. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +23,7 @@
 
 static volatile uint64_t sink;   /* the reads' sum lands here, so no loop is optimised away */
 
-enum { READ, PAIR, FLOOR };
+enum { READ, FLOOR };
 
 #define AREA ((size_t)64 << 20)   /* slots written in a stream, as a trace's chunks are */
 static struct mtrace_slot *area;
@@ -44,8 +44,6 @@ static double ns_a_read(int kind, long reads)
 	for (long i = 0; i < reads; i++) {
 		if (kind == READ)
 			sum += mt_ticks();
-		else if (kind == PAIR)
-			sum += mt_ticks() ^ mt_ticks();
 		else {
 			size_t k = (size_t)i * 2 % (AREA / sizeof *area);
 			put(&area[k], MTRACE_CALL_MALLOC, mt_ticks(), (uint64_t)i, 100);
@@ -75,7 +73,7 @@ int main(int argc, char **argv)
 	if (area == MAP_FAILED)
 		return 1;
 	memset(area, 1, AREA);   /* faulted in: the floor has no page faults in it */
-	static const char *const name[] = { "read", "pair", "floor" };
+	static const char *const name[] = { "read", "floor" };
 	for (int kind = READ; kind <= FLOOR; kind++) {
 		double ns[7];
 		for (int i = 0; i < 7; i++)
