@@ -42,8 +42,8 @@ struct trace_reader {
 	char cmdline[4096];             /* arguments separated by spaces, each quoted for a shell
 	                                   where it needs it (an empty one as ''); empty if absent */
 	char argv0[256];                /* the program's name as it was run: the file name of its
-	                                   first argument (a link's, where exe names its target);
-	                                   empty if absent */
+	                                   first argument (a link's, where exe names its target;
+	                                   a title's first word); empty if absent */
 	char settings[1400];            /* the allocators' settings (NAME=VALUE) and the program's
 	                                   mallopt calls (M_NAME=VALUE), separated by spaces; empty
 	                                   if none: the environment's, with those the program set
