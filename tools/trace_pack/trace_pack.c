@@ -166,9 +166,7 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	/* a trace its writer closed holds every call it counted: one with fewer was cut short
 	   (a copy that stopped), and a maintainer would get part of it */
-	if (((r.hdr.flags & MTRACE_HF_FINISHED) ||
-	     ((r.hdr.flags & MTRACE_HF_STOPPED_EARLY) && r.hdr.calls_recorded)) &&
-	    api_calls < r.hdr.calls_recorded)
+	if (trace_cut_short(&r, api_calls))
 		tool_die(EXIT_BADFILE, "%s: offset %llu: truncated: its writer recorded %s calls, "
 			 "the file ends after %s", r.name, (unsigned long long)r.offset,
 			 fmt_commas(c1, r.hdr.calls_recorded), fmt_commas(c2, api_calls));

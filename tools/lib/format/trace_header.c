@@ -267,3 +267,11 @@ void trace_settings_read(const unsigned char *src, uint32_t len, char *all, size
 		if (!used[r])
 			add_setting(all, all_cap, run[r].s, run[r].n, NULL, 0);
 }
+
+int trace_cut_short(const struct trace_reader *r, uint64_t api_calls)
+{
+	const struct mtrace_file_header *h = &r->hdr;
+	return r->format == TRACE_FMT_MTRACE && api_calls < h->calls_recorded &&
+	       ((h->flags & MTRACE_HF_FINISHED) ||
+		((h->flags & MTRACE_HF_STOPPED_EARLY) && h->calls_recorded));
+}
