@@ -166,10 +166,8 @@ int main(int argc, char **argv)
 	stat(in, &st);
 	/* a trace its writer closed holds every call it counted: one with fewer was cut short
 	   (a copy that stopped), and a maintainer would get part of it */
-	if (trace_cut_short(&r, api_calls))
-		tool_die(EXIT_BADFILE, "%s: offset %llu: truncated: its writer recorded %s calls, "
-			 "the file ends after %s", r.name, (unsigned long long)r.offset,
-			 fmt_commas(c1, r.hdr.calls_recorded), fmt_commas(c2, api_calls));
+	if (trace_cut_short(&r, api_calls) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
 			  r.exe[0] ? r.exe : "unknown";
 	if (!quiet) {   /* (on a terminal, broken at spaces to fit it) */

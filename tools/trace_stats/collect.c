@@ -246,13 +246,8 @@ int stats_collect(const char *path, struct stats *s, int progress)
 		rc = order_end(&o);
 	if (rc < 0)
 		tool_warn("%s", o.err.msg[0] ? o.err.msg : "out of memory");
-	else if (trace_cut_short(&r, s->total)) {   /* (refused as a record cut in two is) */
-		char a[32], b[32];
-		tool_warn("%s: offset %llu: truncated: its writer recorded %s calls, the file ends "
-			  "after %s", path, (unsigned long long)r.offset,
-			  fmt_commas(a, r.hdr.calls_recorded), fmt_commas(b, s->total));
-		rc = -1;
-	}
+	else if ((rc = trace_cut_short(&r, s->total)) < 0)   /* (as a record cut in two is) */
+		tool_warn("%s", r.err.msg);
 	s->records = o.records;
 	s->late = o.late;
 	s->nthreads = o.nthreads;

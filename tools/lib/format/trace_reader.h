@@ -310,10 +310,11 @@ void trace_chunk_seen(struct trace_reader *r, const struct mtrace_record *chunk,
 /* Why the writer of a trace flagged MTRACE_HF_STOPPED_EARLY gave up, as a phrase ("the size cap
    (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */
 const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap);
-/* 1 when a trace its writer closed (or stopped, counting) holds fewer calls than the writer
-   counted: the api_calls read from it (calls 1 to MTRACE_CALL_LAST_API), all there are; a copy
-   cut short at a record's end reads as a whole trace but for this */
-int trace_cut_short(const struct trace_reader *r, uint64_t api_calls);
+/* A trace read to its end, api_calls in it (calls 1 to MTRACE_CALL_LAST_API): -1 with r->err
+   ("NAME: offset N: truncated: ...") when its writer closed it (or stopped, counting) having
+   counted more, a copy cut short at a record's end, which reads as a whole trace but for this;
+   else 0 */
+int trace_cut_short(struct trace_reader *r, uint64_t api_calls);
 /* What tools warn of such a trace (after "FILE: ", before the phrase) */
 #define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " \
 	"record are missing:"
