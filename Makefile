@@ -135,7 +135,8 @@ $(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -l:libmtracectl.so \
 		-Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c follow.c \
-	ext.c slots.c dj.c) util/msg.c util/textout.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
+	ext.c slots.c dj.c) util/msg.c util/textout.c util/output.c util/proc.c util/units.c \
+	util/progress.c util/input.c \
 	format/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread

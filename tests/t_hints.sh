@@ -100,7 +100,8 @@ grep -q "^mtracectl: next: a workload per trace (one process each); of the one w
 eq "a title over the arguments: exit 0" 0 "$?"
 eq "a title over the arguments: both processes listed by the program's name" 2 \
 	"$(grep -c "^mtracectl: pid [0-9]* (retitle): $TMP/t\.[0-9]*, " "$TMP/err")"
-grep -q "^mtracectl: next: .* trace2wl retitle\.wl $TMP/t\.[0-9]* && trace_run retitle\.wl$" "$TMP/err" &&
+grep -q "^mtracectl: next: .* trace2wl retitle\.wl $TMP/t\.[0-9]* && trace_run retitle\.wl$" \
+	"$TMP/err" &&
 	ok "a title over the arguments: the workload named after the program" ||
 	bad "a title over the arguments: $(cat "$TMP/err")"
 finish
