@@ -149,7 +149,8 @@ else bad "40 columns: $(head -n 3 "$TMP/pty.out")"; fi
 traced "$TMP/whole" "$TP/xthread" 2 2000 >/dev/null
 wt=$(one_file "$TMP/whole.*")
 # (a record's start, from its offset: records are 32 or 64 bytes)
-head -c "$("$BIN/trace_dump" "$wt" | awk '!/^#/ && ++n == 200 { print $1; exit }')" "$wt" >"$TMP/cut"
+at=$("$BIN/trace_dump" "$wt" | awk '!/^#/ && ++n == 200 { print $1; exit }')
+head -c "$at" "$wt" >"$TMP/cut"
 "$S" "$TMP/cut" >"$TMP/out" 2>"$TMP/err"; eq "a trace cut short: exit 1" 1 "$?"
 grep -q "^trace_stats: $TMP/cut: offset [0-9]*: truncated: its writer recorded [0-9,]* calls" \
 	"$TMP/err" && ok "a trace cut short: says so, with the offset" ||
