@@ -122,7 +122,8 @@ $(HELPERS:%=$(B)/tests/%): $(B)/tests/%: tests/prog/%.c $(B)/libmtools.a | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $(TOOL_SAN) $< -o $@ $(B)/libmtools.a -pthread
 # a program that traces itself (its memory is what a replay is held to): plain, as traced
 # programs are, with the shared writer compiled in
-SELFTRACE_SRC := tools/lib/format/trace_writer.c tools/lib/util/output.c tools/lib/util/msg.c
+SELFTRACE_SRC := tools/lib/format/trace_writer.c tools/lib/util/output.c tools/lib/util/msg.c \
+	tools/lib/util/textout.c
 $(B)/tests/selftrace: tests/prog/selftrace.c $(SELFTRACE_SRC) $(HEADERS) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(SELFTRACE_SRC) -o $@ -ldl
 $(B)/tests/stackprog: tests/prog/stackprog.c $(SELFTRACE_SRC) $(HEADERS) | dirs
@@ -134,7 +135,8 @@ $(B)/tests/ctl_secure: tests/prog/ctl_secure.c $(B)/lib/libmtracectl.so | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) $< -o $@ -L$(B)/lib -l:libmtracectl.so \
 		-Wl,-rpath,$(abspath $(B)/lib)
 API_READER := $(addprefix tools/lib/,$(addprefix format/trace_,reader.c input.c map.c header.c record.c follow.c \
-	ext.c slots.c dj.c) util/msg.c util/output.c util/proc.c util/units.c util/progress.c util/input.c \
+	ext.c slots.c dj.c) util/msg.c util/textout.c util/output.c util/proc.c util/units.c \
+	util/progress.c util/input.c \
 	format/hint.c format/mtrace_log.c)
 $(B)/tests/api_%: tests/prog/api_%.c $(API_READER) $(LIBMTRACE) | dirs
 	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -fno-builtin $< $(API_READER) -o $@ -L$(B)/lib -lmtrace -Wl,-rpath,'$$ORIGIN/../lib' -pthread

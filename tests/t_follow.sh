@@ -3,7 +3,7 @@
 # ends when the program does, with the workload trace2wl makes of the finished file (byte for
 # byte on a clock of exact rate; on the TSC, whose rate the writer refines as it stops, the
 # same calls, waits and slots); trace_stats --follow shows the first phase's calls while the
-# program waits, and says when the writer is done.
+# program waits, and says when the writer is done; its rates are over the program's time.
 . tests/lib.sh
 mkfifo "$TMP/in" || skip "no mkfifo here"
 pids=
@@ -63,6 +63,13 @@ follow default
 timeout -k 5 120 "$BIN/trace2wl" -q --follow -o "$TMP/wl.copy" "$f"
 eq "trace2wl --follow of a finished trace" 0 "$?"
 check "the same workload" cmp "$TMP/wl.copy" "$TMP/default.wl.after"
+# a finished trace in one view: its rates over the program's time (the span it shows: more
+# than the second the program paused), not over the moment it took to read it
+timeout -k 5 120 "$BIN/trace_stats" --follow "$f" >"$TMP/done.view"
+span=$(sed -n 's/.*  \([0-9.]*\) s traced.*/\1/p' "$TMP/done.view")
+over=$(sed -n 's/^calls .* over the last \([0-9.]*\) s:.*/\1/p' "$TMP/done.view")
+check "trace_stats --follow of a finished trace: calls a second over its span ($over s, $span s)" \
+	test -n "$span" -a "$over" = "$span"
 # with call stacks (the records hold their stacks' ids): the sites named by their functions
 MTRACE_CTL_STACKS=64 traced "$TMP/stk" "$TP/stacks" >/dev/null
 timeout -k 5 120 "$BIN/trace_stats" --follow --interval=100 "$(one_file "$TMP/stk.*")" >"$TMP/stk.view"

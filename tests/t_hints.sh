@@ -94,4 +94,14 @@ eq "-q: nothing said" "" "$(cat "$TMP/err")"
 most=$(grep '^mtracectl: pid' "$TMP/err" | sort -t, -k2 -n -r | sed -n 's/^mtracectl: pid [0-9]* ([^)]*): \([^,]*\), \([0-9,]*\) calls.*/\2 \1/p' | tr -d , | sort -n -r | head -n 1 | cut -d' ' -f2)
 grep -q "^mtracectl: next: a workload per trace (one process each); of the one with the most calls: trace2wl forker.wl $most && trace_run forker.wl$" "$TMP/err" &&
 	ok "several traces: one workload per trace, the example the one with the most calls" || bad "several traces: $(cat "$TMP/err")"
+# a program that wrote a title over its arguments (redis-server's "redis-server *:6379") is
+# named by its first word, in the list and in the workload's name: not 'retitle *:7392.wl'
+"$BIN/mtracectl" -o "$TMP/t" -- "$TP/retitle" xxxxxxxxxxxxxxxxxxxxxxxx >/dev/null 2>"$TMP/err"
+eq "a title over the arguments: exit 0" 0 "$?"
+eq "a title over the arguments: both processes listed by the program's name" 2 \
+	"$(grep -c "^mtracectl: pid [0-9]* (retitle): $TMP/t\.[0-9]*, " "$TMP/err")"
+grep -q "^mtracectl: next: .* trace2wl retitle\.wl $TMP/t\.[0-9]* && trace_run retitle\.wl$" \
+	"$TMP/err" &&
+	ok "a title over the arguments: the workload named after the program" ||
+	bad "a title over the arguments: $(cat "$TMP/err")"
 finish

@@ -2,7 +2,7 @@
 # writes before a carriage return (a progress line, or the spaces that clear one) is narrower
 # than the terminal - a wider one wraps, and "\r" then leaves its first part on the screen.  The
 # file name gives way first ("..." in its middle), the figure stays.  A compressed input shows
-# how far its compressed bytes are read, in percent.
+# how far its compressed bytes are read, in percent.  A message is broken at spaces to the width.
 . tests/lib.sh
 D="$TMP/some/longer/path/that/goes/on/and/on/to/where/the/files/are"
 mkdir -p "$D"
@@ -48,6 +48,22 @@ done
 tr '\r' '\n' <"$TMP/pty.80.5" | grep -q '^trace_stats: .*\.\.\..*application-trace\.gz: [0-9]*%' &&
 	ok "80 columns: the name shortened with ..., its end and the percentage kept" ||
 	bad "80 columns, shortened name: $(tr '\r' '\n' <"$TMP/pty.80.5" | head -n 3)"
+
+# a message is broken at spaces to the terminal's width (the terminal would cut its words),
+# the same words as without a terminal
+"$BIN/trace_stats" --sites "$D/application-trace" >/dev/null 2>"$TMP/msg.whole"
+in_pty 40 "$TMP/msg.pty" "$BIN/trace_stats" --sites "$D/application-trace"
+eq "40 columns: a long error: exit 1" 1 "$?"
+# (a word wider than the terminal, the path, takes a line of its own)
+w=$(tr -d '\r' <"$TMP/msg.pty" | awk '{ sub(/^ +/, "") } / / && length($0) > w { w = length($0) }
+	END { print w + 0 }')
+if [ "$w" -lt 38 ] && [ "$(wc -l <"$TMP/msg.pty")" -gt 2 ]; then
+	ok "40 columns: a long error on lines of $w columns at most, a word wider alone"
+else bad "40 columns: a long error: $(cat "$TMP/msg.pty")"; fi
+joined=$(tr -d '\r' <"$TMP/msg.pty" | awk 'NR > 1 { sub(/^  /, " ") } { printf "%s", $0 }')
+[ "$joined" = "$(cat "$TMP/msg.whole")" ] && [ -s "$TMP/msg.whole" ] &&
+	ok "40 columns: the error's words whole, as without a terminal" ||
+	bad "40 columns: '$joined' against '$(cat "$TMP/msg.whole")'"
 
 # no terminal: $COLUMNS (stderr piped on to one) is the width; without it no limit
 COLUMNS=40 "$BIN/trace_stats" -p "$D/application-trace" >/dev/null 2>"$TMP/cols.err"

@@ -65,6 +65,11 @@ head -c 4096 /dev/urandom >"$TMP/garbage"; expect_bad "garbage" "$TMP/garbage" "
 # (version 3: 32-byte slots, the first a chunk record; a slot's call is its first byte, flags
 # its second.  The older 64-byte layout: mkfixture's traces)
 head -c $((4096 + 32 + 10)) "$f" >"$TMP/cut"; expect_bad "truncated record" "$TMP/cut" "offset 4128: truncated record (10 of 32 bytes)"
+# (cut at a record's end: whole records, fewer calls than the writer counted as it closed it)
+at=$("$BIN/trace_dump" "$f" | awk '!/^#/ && ++n == 2 { print $1; exit }')   # (32 or 64 bytes)
+head -c "$at" "$f" >"$TMP/cut3"
+expect_bad "cut at a record's end" "$TMP/cut3" \
+	"offset $at: truncated: its writer recorded [0-9,]* calls"
 cp "$f" "$TMP/badcall"; printf '\115' | dd of="$TMP/badcall" bs=1 seek=$((4096 + 32)) conv=notrunc 2>/dev/null
 expect_bad "unknown call type" "$TMP/badcall" "offset 4128: unknown call type 77"
 cp "$f" "$TMP/badwide"; printf '\201' | dd of="$TMP/badwide" bs=1 seek=$((4096 + 32 + 1)) conv=notrunc 2>/dev/null

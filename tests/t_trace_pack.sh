@@ -118,6 +118,14 @@ grep -q 'rewrites mtrace traces' "$TMP/err" && ok "says why" || bad "dj anonymiz
 head -c 5000 "$f" >"$TMP/cut"
 "$P" -o "$TMP/cut.gz" "$TMP/cut" 2>"$TMP/err"; eq "truncated trace: exit 1" 1 "$?"
 check "truncated trace: no output, not even a temporary one" sh -c "! ls '$TMP'/cut.gz* >/dev/null 2>&1"
+# cut at a record's end (a copy that stopped there): fewer calls than its writer counted
+# (a record's start, from its offset: records are 32 or 64 bytes)
+head -c "$("$BIN/trace_dump" "$f" | awk '!/^#/ && ++n == 100 { print $1; exit }')" "$f" >"$TMP/cut2"
+"$P" -o "$TMP/cut2.gz" "$TMP/cut2" 2>"$TMP/err"; eq "trace cut at a record's end: exit 1" 1 "$?"
+grep -q "^trace_pack: $TMP/cut2: offset [0-9]*: truncated: its writer recorded [0-9,]* calls" \
+	"$TMP/err" &&
+	ok "... says so, with the offset" || bad "cut at a record's end: $(cat "$TMP/err")"
+check "... no output" sh -c "! ls '$TMP'/cut2.gz* >/dev/null 2>&1"
 PATH=/nonexistent "$P" --xz -o "$TMP/nope.xz" "$f" 2>"$TMP/err"; eq "no compressor: exit 3" 3 "$?"
 grep -q "apt-get install xz-utils" "$TMP/err" && ok "no compressor: names the package" || bad "no compressor: $(cat "$TMP/err")"
 "$P" 2>/dev/null; eq "no trace: exit 2" 2 "$?"

@@ -185,6 +185,8 @@ eq "... every column there" 4 "$(sed -n 's/^(a single run each)//p' "$TMP/tty.tx
 eq "... the labels once a group" 2 "$(grep -c '^wall time (usec)' "$TMP/tty.txt")"
 "$R" --compare "$cols4" "$TMP/m.wl" >"$TMP/pipe.txt" 2>/dev/null
 eq "piped: one table" 1 "$(grep -c '^wall time (usec)' "$TMP/pipe.txt")"
+check "a single run each: the note says so, not a median of 1 run" \
+	grep -q '^(a single run each, in fresh processes' "$TMP/pipe.txt"
 check "piped: as wide as it is ($(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/pipe.txt") columns)" \
 	test "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$TMP/pipe.txt")" -gt 80
 finish

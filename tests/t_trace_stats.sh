@@ -134,6 +134,29 @@ grep -q 'truncated record' "$TMP/err" && ok "truncated: says so" || bad "truncat
 "$S" --tsv --json "$TMP/edge" >/dev/null 2>&1; eq "--tsv and --json together: exit 2" 2 "$?"
 "$S" --help | grep -q '^Usage: trace_stats' && ok "--help" || bad "--help"
 "$S" --version | grep -q '^trace_stats (mtrace) ' && ok "--version" || bad "--version"
+# on a terminal a sentence is broken at spaces to its width (the terminal would cut a word or a
+# number), its words those of the line written to a pipe
+"$TP/ptyrun" 40 "$S" "$TMP/edge" >"$TMP/pty.out"; eq "40 columns: exit 0" 0 "$?"
+head_pty=$(awk '/^calls$/ { exit } NR > 1 { sub(/^  /, " ") } { printf "%s", $0 }' "$TMP/pty.out")
+eq "40 columns: the first line's words whole" "$("$S" "$TMP/edge" | head -n 1)" "$head_pty"
+w=$(awk '/^calls$/ { exit } { l = $0; sub(/^ +/, "", l) }
+	l ~ / / && length($0) > w { w = length($0) } END { print w + 0 }' "$TMP/pty.out")
+if [ "$w" -lt 40 ] && [ "$(awk '/^calls$/ { exit } END { print NR }' "$TMP/pty.out")" -gt 1 ]; then
+	ok "40 columns: the first line broken, at most $w columns"
+else bad "40 columns: $(head -n 3 "$TMP/pty.out")"; fi
+# a finished trace cut at a record's end (a copy that stopped): refused as one cut inside a
+# record is (exit 1), saying where
+traced "$TMP/whole" "$TP/xthread" 2 2000 >/dev/null
+wt=$(one_file "$TMP/whole.*")
+# (a record's start, from its offset: records are 32 or 64 bytes)
+at=$("$BIN/trace_dump" "$wt" | awk '!/^#/ && ++n == 200 { print $1; exit }')
+head -c "$at" "$wt" >"$TMP/cut"
+"$S" "$TMP/cut" >"$TMP/out" 2>"$TMP/err"; eq "a trace cut short: exit 1" 1 "$?"
+grep -q "^trace_stats: $TMP/cut: offset [0-9]*: truncated: its writer recorded [0-9,]* calls" \
+	"$TMP/err" && ok "a trace cut short: says so, with the offset" ||
+	bad "cut short: $(cat "$TMP/err")"
+"$S" "$wt" >/dev/null 2>"$TMP/err"; eq "the whole trace: exit 0" 0 "$?"
+eq "the whole trace: nothing said" "" "$(cat "$TMP/err")"
 # progress: -p forces it (stderr is no terminal here)
 "$S" -p "$TMP/edge" >/dev/null 2>"$TMP/err"; eq "-p: exit 0" 0 "$?"
 tr '\r' '\n' <"$TMP/err" | grep -q "^trace_stats: $TMP/edge: [0-9]*% " && ok "-p: progress" || bad "-p: $(cat -A "$TMP/err" | head -c 300)"

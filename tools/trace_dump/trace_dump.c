@@ -479,6 +479,8 @@ static int dump(const char *path)
 	}
 	if (shown >= opt.limit)
 		rc = 0;
+	else if (rc == 0)
+		rc = trace_cut_short(&r, calls);
 	char n1[80], n2[120], sampled[120];
 	kept_text(sampled, sizeof sampled, samples, lives);   /* (the tracer's, not calls) */
 	if (rc < 0)

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct mtrace_record rec;
 	struct u64map tids = { 0 };
-	uint64_t calls = 0, tmin = UINT64_MAX, tmax = 0, first_ts = UINT64_MAX;
+	uint64_t calls = 0, api_calls = 0, tmin = UINT64_MAX, tmax = 0, first_ts = UINT64_MAX;
 	int k;
 	struct tool_progress pr;
 	trace_progress_start(&pr, progress, &r);
@@ -151,6 +151,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		calls++;
+		api_calls += rec.call >= 1 && rec.call <= MTRACE_CALL_LAST_API;
 		u64map_add(&tids, rec.tid);
 		if (rec.ts < tmin)
 			tmin = rec.ts;
@@ -161,10 +162,14 @@ int main(int argc, char **argv)
 	if (k < 0)
 		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	struct stat st;
+	char c1[32], c2[32], line[4400];
 	stat(in, &st);
+	/* a trace its writer closed holds every call it counted: one with fewer was cut short
+	   (a copy that stopped), and a maintainer would get part of it */
+	if (trace_cut_short(&r, api_calls) < 0)
+		tool_die(EXIT_BADFILE, "%s", r.err.msg);
 	const char *exe = strrchr(r.exe, '/') ? strrchr(r.exe, '/') + 1 :
 			  r.exe[0] ? r.exe : "unknown";
-	char c1[32], c2[32], line[4400];
 	if (!quiet) {   /* (on a terminal, broken at spaces to fit it) */
 		snprintf(line, sizeof line, "trace_pack: %s: %s (pid %d), %s records from %zu "
 			 "thread%s over %.6f s, %s bytes%s\n",

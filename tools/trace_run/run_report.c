@@ -398,8 +398,10 @@ void report_compare(const char *format, const char *const *names, int na, int64_
 	FILE *o = open_memstream(&text, &len);
 	if (!o)
 		return;
-	fprintf(o, "(median of %u run%s each, in fresh processes, interleaved; %s %s; timer: %s)\n",
-	       reps, reps == 1 ? "" : "s",
+	char runs[40] = "a single run each";   /* (a median of one is not one) */
+	if (reps > 1)
+		snprintf(runs, sizeof runs, "median of %u runs each", reps);
+	fprintf(o, "(%s, in fresh processes, interleaved; %s %s; timer: %s)\n", runs,
 	       failed[0] ? "no ratios: no figures for"
 	       : calls_failed[0] ? "no ratios: calls failed with" : "ratios to",
 	       names[0], timer);

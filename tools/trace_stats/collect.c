@@ -246,6 +246,8 @@ int stats_collect(const char *path, struct stats *s, int progress)
 		rc = order_end(&o);
 	if (rc < 0)
 		tool_warn("%s", o.err.msg[0] ? o.err.msg : "out of memory");
+	else if ((rc = trace_cut_short(&r, s->total)) < 0)   /* (as a record cut in two is) */
+		tool_warn("%s", r.err.msg);
 	s->records = o.records;
 	s->late = o.late;
 	s->nthreads = o.nthreads;

@@ -73,20 +73,37 @@ static void bucket_text(char *buf, size_t cap, int k, enum unit u)
 	snprintf(buf, cap, "[%s, %s)", a, b);
 }
 
+/* On a terminal a sentence is broken at spaces to its width (the terminal would cut a word or
+   a number), what follows indented two past its line's own indent */
+static void text_vline(const char *fmt, va_list ap)
+{
+	char buf[8192];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	print_wrapped(stdout, buf, tool_tty_width(1), (int)strspn(buf, " ") + 2);
+}
+
+void text_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	text_vline(fmt, ap);
+	va_end(ap);
+}
+
 static int text_durations_head;   /* the durations table's heading is written */
 
 static void text_begin(const struct stats *s)
 {
 	char c1[32], t[UNITS_CAP];
 	uint64_t end = s->t_last > s->t0 ? stats_ns(s, s->t_last - s->t0) : 0;
-	printf("%s: %s (pid %d), %u thread%s, %s call%s over %s\n", s->name,
+	text_line("%s: %s (pid %d), %u thread%s, %s call%s over %s\n", s->name,
 	       s->exe[0] ? s->exe : "?", (int)s->pid, s->nthreads, s->nthreads == 1 ? "" : "s",
 	       fmt_commas(c1, s->total), s->total == 1 ? "" : "s",
 	       units_ns(t, sizeof t, (double)end));
 	if (s->allocator[0])
-		printf("allocator: %s\n", s->allocator);
+		text_line("allocator: %s\n", s->allocator);
 	if (s->settings[0])
-		printf("settings: %s (the allocators' settings it ran with)\n", s->settings);
+		text_line("settings: %s (the allocators' settings it ran with)\n", s->settings);
 	text_durations_head = 0;
 }
 
@@ -106,7 +123,7 @@ static void text_say(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	text_vline(fmt, ap);
 	va_end(ap);
 }
 

@@ -47,4 +47,6 @@ struct emitter {
 };
 
 const struct emitter *emitter_of(enum report_format f);
+/* A line of the text format (printf's fmt), on a terminal broken at spaces to its width */
+void text_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #endif

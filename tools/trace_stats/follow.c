@@ -31,6 +31,7 @@ struct view {
 	uint64_t live_bytes, live_blocks, peak_bytes;
 	uint64_t rss, rss_ts;           /* the last memory sample: resident bytes, when */
 	uint64_t first_ts, last_ts;
+	uint64_t view_ts;               /* last_ts at the last view (0: none yet) */
 	struct u64map blocks;           /* address -> bytes asked for */
 	struct u64map early;            /* address -> ts of a free met before its allocation */
 	struct u64map site_bytes;       /* caller's return address -> bytes allocated */
@@ -190,6 +191,7 @@ static void print_view(struct view *v, double seconds, double since, int done, i
 		printf("\n");
 	fflush(stdout);
 	memcpy(v->prev, v->calls, sizeof v->prev);
+	v->view_ts = v->last_ts;
 }
 
 static double now_s(void)
@@ -226,8 +228,13 @@ int stats_follow(const char *path, unsigned interval_ms)
 		const struct mtrace_file_header *h = trace_follow_header(r.follow);
 		double span = v.last_ts > v.first_ts && h->ticks_per_sec
 			      ? (double)(v.last_ts - v.first_ts) / (double)h->ticks_per_sec : 0;
+		/* the rates over the program's time since the last view, not the reader's: a
+		   trace read faster than it was written (finished already) is not that fast */
+		uint64_t from = v.view_ts ? v.view_ts : v.first_ts;
+		double since = v.last_ts > from && h->ticks_per_sec
+			       ? (double)(v.last_ts - from) / (double)h->ticks_per_sec : t - last;
 		if (done || t - last >= interval_ms / 1000.0) {
-			print_view(&v, span, t - last, done, tty);
+			print_view(&v, span, since, done, tty);
 			last = t;
 		}
 		if (!done) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "emit.h"
 #include "follow.h"
 #include "sites_report.h"
 #include "stats.h"
@@ -200,13 +201,12 @@ int main(int argc, char **argv)
 				/* what each ran on and with:
 				   a difference there explains the figures' */
 				const struct stats *x = k ? &b : &a;
-				printf("%c: %s", k ? 'B' : 'A', argv[optind + k]);
-				if (x->allocator[0] || x->settings[0])
-					printf(" (on %s, with %s)",
-					       x->allocator[0] ? x->allocator
-							       : "an allocator not named",
-					       x->settings[0] ? x->settings : "no settings");
-				printf("\n");
+				int on = x->allocator[0] || x->settings[0];
+				text_line("%c: %s%s%s%s%s%s\n", k ? 'B' : 'A', argv[optind + k],
+					  on ? " (on " : "", !on ? "" : x->allocator[0]
+					  ? x->allocator : "an allocator not named",
+					  on ? ", with " : "", !on ? "" : x->settings[0]
+					  ? x->settings : "no settings", on ? ")" : "");
 			}
 		report_diff(&a, &b, fmt);
 		stats_release(&a);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "trace_reader.h"
+#include "trace_reader_int.h"
+#include "units.h"
 
 /* ---------------------------------------------------------------------------------------------
    Byte order
@@ -266,4 +268,16 @@ void trace_settings_read(const unsigned char *src, uint32_t len, char *all, size
 	for (int r = 0; r < nr; r++)
 		if (!used[r])
 			add_setting(all, all_cap, run[r].s, run[r].n, NULL, 0);
+}
+
+int trace_cut_short(struct trace_reader *r, uint64_t api_calls)
+{
+	const struct mtrace_file_header *h = &r->hdr;
+	char a[32], b[32];
+	if (r->format != TRACE_FMT_MTRACE || api_calls >= h->calls_recorded ||
+	    !((h->flags & MTRACE_HF_FINISHED) ||
+	      ((h->flags & MTRACE_HF_STOPPED_EARLY) && h->calls_recorded)))
+		return 0;
+	return trace_fail(r, r->offset, "truncated: its writer recorded %s calls, the file ends "
+			  "after %s", fmt_commas(a, h->calls_recorded), fmt_commas(b, api_calls));
 }

@@ -62,6 +62,24 @@ static void copy_string(char *dst, size_t cap, const unsigned char *src, uint32_
 	dst[n] = 0;
 }
 
+/* argv0 from the first argument: its file name; a program that wrote a title over its
+   arguments (redis-server's "redis-server *:6379", setproctitle) is named by the title's first
+   word, unless the executable's own name is the argument's (a path with a space) */
+static void name_as_run(struct trace_reader *r, const char *arg)
+{
+	const char *exe = strrchr(r->exe, '/') ? strrchr(r->exe, '/') + 1 : r->exe;
+	const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+	size_t n = strlen(arg);
+	if (strchr(arg, ' ') && strcmp(base, exe)) {
+		n = strcspn(arg, " ");
+		base = arg;
+		for (const char *c = arg; c < arg + n; c++)
+			if (*c == '/')
+				base = c + 1;
+	}
+	snprintf(r->argv0, sizeof r->argv0, "%.*s", (int)(arg + n - base), base);
+}
+
 /* The command line (len bytes at src, each argument ended by a NUL) as a shell would take it
    back: arguments quoted where they need it, an empty one as ''; and the first one's file name
    into argv0 */
@@ -76,10 +94,8 @@ static void copy_args(struct trace_reader *r, const unsigned char *src, uint32_t
 		if (n == len && n == i)
 			break;   /* (no argument after the last NUL) */
 		copy_string(arg, sizeof arg, src + i, n - i, 0);
-		if (i == 0) {
-			const char *slash = strrchr(arg, '/');
-			snprintf(r->argv0, sizeof r->argv0, "%.255s", slash ? slash + 1 : arg);
-		}
+		if (i == 0)
+			name_as_run(r, arg);
 		hint_shell_word(word, sizeof word, arg);
 		int k = snprintf(r->cmdline + at, sizeof r->cmdline - at, "%s%s", at ? " " : "",
 				 word);

@@ -42,8 +42,8 @@ struct trace_reader {
 	char cmdline[4096];             /* arguments separated by spaces, each quoted for a shell
 	                                   where it needs it (an empty one as ''); empty if absent */
 	char argv0[256];                /* the program's name as it was run: the file name of its
-	                                   first argument (a link's, where exe names its target);
-	                                   empty if absent */
+	                                   first argument (a link's, where exe names its target;
+	                                   a title's first word); empty if absent */
 	char settings[1400];            /* the allocators' settings (NAME=VALUE) and the program's
 	                                   mallopt calls (M_NAME=VALUE), separated by spaces; empty
 	                                   if none: the environment's, with those the program set
@@ -310,6 +310,11 @@ void trace_chunk_seen(struct trace_reader *r, const struct mtrace_record *chunk,
 /* Why the writer of a trace flagged MTRACE_HF_STOPPED_EARLY gave up, as a phrase ("the size cap
    (MTRACE_CTL_MAX_SIZE) was reached"), into buf. */
 const char *trace_stop_text(const struct mtrace_file_header *h, char *buf, size_t cap);
+/* A trace read to its end, api_calls in it (calls 1 to MTRACE_CALL_LAST_API): -1 with r->err
+   ("NAME: offset N: truncated: ...") when its writer closed it (or stopped, counting) having
+   counted more, a copy cut short at a record's end, which reads as a whole trace but for this;
+   else 0 */
+int trace_cut_short(struct trace_reader *r, uint64_t api_calls);
 /* What tools warn of such a trace (after "FILE: ", before the phrase) */
 #define TRACE_STOPPED_NOTE "tracing stopped before the program did, so the calls after its last " \
 	"record are missing:"

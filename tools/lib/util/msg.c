@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "msg.h"
+#include "textout.h"
 
 const char *tool_name = "mtrace";
 
@@ -39,12 +40,23 @@ __attribute__((constructor)) static void tool_setup(void)
    Errors and warnings: "NAME: message" on stderr, after what standard output holds so far
    ------------------------------------------------------------------------------------------- */
 
+/* On a terminal a message is broken at spaces to its width: the terminal would break words */
 static void vwarn(const char *fmt, va_list ap)
 {
+	char text[16384];
+	va_list again;
+	va_copy(again, ap);
+	int n = snprintf(text, sizeof text, "%s: ", tool_name);
+	int m = vsnprintf(text + n, sizeof text - (size_t)n, fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "%s: ", tool_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (m >= 0 && (size_t)(n + m) < sizeof text)
+		print_wrapped(stderr, text, tool_term_width(), 2);
+	else {   /* (too long to hold: as it is) */
+		fprintf(stderr, "%s: ", tool_name);
+		vfprintf(stderr, fmt, again);
+		fputc('\n', stderr);
+	}
+	va_end(again);
 }
 
 void tool_set_name(const char *name, char **argv)

@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "msg.h"
 #include "progress.h"
+#include "textout.h"
 #include "units.h"
 
 /* ---------------------------------------------------------------------------------------------
@@ -28,19 +28,6 @@
    ------------------------------------------------------------------------------------------- */
 
 #define NAME_KEPT 16   /* columns of the name worth more than the detail in parentheses */
-
-int tool_term_width(void)
-{
-	struct winsize ws;
-	int tty = ioctl(2, TIOCGWINSZ, &ws) == 0;
-	if (tty && ws.ws_col > 0)
-		return ws.ws_col;
-	/* $COLUMNS: stderr piped on to a terminal (tee), or a tty that does not say */
-	long cols = 0;
-	for (const char *c = getenv("COLUMNS"); c && *c >= '0' && *c <= '9' && cols < 100000; c++)
-		cols = cols * 10 + (*c - '0');
-	return cols > 0 && cols < 100000 ? (int)cols : tty ? 80 : 0;
-}
 
 /* Columns of the n bytes at s: UTF-8 continuation bytes take none */
 static size_t cols_of(const char *s, size_t n)

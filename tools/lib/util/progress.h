@@ -32,9 +32,6 @@ void tool_progress_child(struct tool_progress *p, pid_t pid, int child_fd, uint6
 void tool_progress(uint64_t bytes, void *arg);
 void tool_progress_end(struct tool_progress *p);   /* clears the line */
 
-/* The width of the terminal stderr shows on: its window's when stderr is a terminal (80 if it
-   does not say), else $COLUMNS (stderr piped on to one, through tee), else 0: no limit. */
-int tool_term_width(void);
 /* The progress line "\rTOOL: NAME: PCT (DETAIL)" into line (cap bytes), no wider than the
    terminal less a column (one that fills the last column wraps on some terminals): NAME
    shortened in its middle ("..."), DETAIL ("" for none) left out if NAME would keep fewer than

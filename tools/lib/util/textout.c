@@ -1,4 +1,5 @@
 /* textout.c - JSON, CSV and TSV fields; text wrapped to a terminal (textout.h). */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -73,6 +74,19 @@ int tool_tty_width(int fd)
 {
 	struct winsize ws;
 	return isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 ? (ws.ws_col ? ws.ws_col : 80) : 0;
+}
+
+int tool_term_width(void)
+{
+	struct winsize ws;
+	int tty = ioctl(2, TIOCGWINSZ, &ws) == 0;
+	if (tty && ws.ws_col > 0)
+		return ws.ws_col;
+	/* $COLUMNS: stderr piped on to a terminal (tee), or a tty that does not say */
+	long cols = 0;
+	for (const char *c = getenv("COLUMNS"); c && *c >= '0' && *c <= '9' && cols < 100000; c++)
+		cols = cols * 10 + (*c - '0');
+	return cols > 0 && cols < 100000 ? (int)cols : tty ? 80 : 0;
 }
 
 /* Columns of the n bytes at s: UTF-8 continuation bytes take none */

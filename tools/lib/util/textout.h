@@ -21,4 +21,7 @@ void print_tsv_field(FILE *f, const char *s);
 void print_wrapped(FILE *f, const char *s, int width, int indent);
 /* The width of the terminal fd shows on, or 0 when it is not one. */
 int tool_tty_width(int fd);
+/* The width of the terminal stderr shows on: its window's when stderr is a terminal (80 if it
+   does not say), else $COLUMNS (stderr piped on to one, through tee), else 0: no limit. */
+int tool_term_width(void);
 #endif
