@@ -544,6 +544,11 @@ int main(int argc, char **argv)
 	if (only)
 		setenv("MTRACE_CTL_ONLY", only, 1);
 
+	/* the child's errno comes through it if its exec fails (closed by a successful one): a
+	   program that never ran has no traces to report */
+	int exec_pipe[2];
+	if (pipe2(exec_pipe, O_CLOEXEC) < 0)
+		tool_die(EXIT_TOOL, "pipe: %s", strerror(errno));
 	sigset_t old_mask;
 	forward_setup(&old_mask);
 	pid_t pid = fork();
@@ -551,10 +556,21 @@ int main(int argc, char **argv)
 		tool_die(EXIT_TOOL, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		forward_undo(&old_mask);
+		close(exec_pipe[0]);
 		execv(prog, prog_argv);
-		fprintf(stderr, "mtracectl: cannot run %s: %s\n", prog, strerror(errno));
-		_exit(errno == ENOENT ? EXIT_NORUN : EXIT_NOTRACE);
+		int e = errno;
+		fprintf(stderr, "mtracectl: cannot run %s: %s\n", prog, strerror(e));
+		if (write(exec_pipe[1], &e, sizeof e) < 0)
+			_exit(EXIT_NOTRACE);
+		_exit(e == ENOENT ? EXIT_NORUN : EXIT_NOTRACE);
 	}
+	close(exec_pipe[1]);
+	int exec_errno;
+	ssize_t got;
+	while ((got = read(exec_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+		;
+	close(exec_pipe[0]);
+	int ran = got != (ssize_t)sizeof exec_errno;
 	/* like system(), the terminal's ^C and ^\ are for the program; signals sent to us go on
 	   to it; either way we stay to report */
 	int status = wait_program(pid, &old_mask);
@@ -565,7 +581,7 @@ int main(int argc, char **argv)
 		close(send_done);
 		undelivered = send_wait(sender) != 0;
 	}
-	if (!quiet)
+	if (!quiet && ran)
 		report_traces(manifest);
 	tool_remove_temps();
 	if (undelivered)

@@ -65,6 +65,11 @@ for o in "$TMP/nonexistent/dir/x" "$TMP/short.txt/x"; do
 	grep -q "^mtracectl: --output $o: no trace can be written in $(dirname "$o"): .* (the program was not run)$" "$TMP/err" &&
 		ok "-o $o: says where and why" || bad "-o $o: $(cat "$TMP/err")"
 done
+# a program that cannot be run: said once, as a shell says it, with no report of traces after
+for p in "$TMP/nonexistent/prog:127" "$TMP/short.txt:126"; do
+	"$BIN/mtracectl" -o "$TMP/nr" -- "${p%:*}" 2>"$TMP/err"; eq "${p%:*}: exit ${p##*:}" "${p##*:}" "$?"
+	eq "${p%:*}: one line, why it did not run" "mtracectl: cannot run ${p%:*}" "$(cut -d: -f1-2 "$TMP/err")"
+done
 MTRACE_CTL_FILE="$TMP/nonexistent/y" "$BIN/mtracectl" -- sh -c "touch '$TMP/ran'" 2>"$TMP/err"; eq "MTRACE_CTL_FILE in a missing directory: exit 125" 125 "$?"
 grep -q "^mtracectl: MTRACE_CTL_FILE=$TMP/nonexistent/y: no trace can be written in $TMP/nonexistent: No such file or directory" "$TMP/err" &&
 	ok "MTRACE_CTL_FILE: named as such" || bad "MTRACE_CTL_FILE: $(cat "$TMP/err")"
