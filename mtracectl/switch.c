@@ -154,6 +154,27 @@ static const char *malformed(const struct mtrace_control *c)
 	return NULL;
 }
 
+/* Is process pid an mtracectl (its executable ours)?  Its first child then, the program it
+   runs (0: not known), else -1.  `pgrep -f PROGRAM` finds the mtracectl that runs it too. */
+static pid_t mtracectl_child(pid_t pid)
+{
+	char path[64], exe[PATH_MAX], self[PATH_MAX], kids[64];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1), m = readlink("/proc/self/exe", self,
+								       sizeof self - 1);
+	if (n <= 0 || n != m || memcmp(exe, self, (size_t)n))
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t k = read(fd, kids, sizeof kids - 1);
+	close(fd);
+	kids[k > 0 ? k : 0] = 0;
+	long child = strtol(kids, NULL, 10);
+	return child > 0 && child <= INT_MAX ? (pid_t)child : 0;
+}
+
 /* The address of process pid's control block, checked.  0, or -1 with the reason in err. */
 static int switch_find(pid_t pid, uint64_t *addr, char *err, size_t cap)
 {
@@ -164,9 +185,16 @@ static int switch_find(pid_t pid, uint64_t *addr, char *err, size_t cap)
 		return -1;
 	}
 	if (tracer_mapping(pid, &lo, &hi, path, sizeof path) < 0) {
+		pid_t child;
 		if (errno == EACCES || errno == EPERM)
 			snprintf(err, cap, "process %d: you may not inspect it (%s): switch it "
 				 "as its user, or as root", (int)pid, strerror(errno));
+		else if ((child = mtracectl_child(pid)) > 0)
+			snprintf(err, cap, "process %d is mtracectl itself: the program it runs is "
+				 "process %d", (int)pid, (int)child);
+		else if (child == 0)
+			snprintf(err, cap, "process %d is mtracectl itself: name the program it "
+				 "runs", (int)pid);
 		else
 			snprintf(err, cap, "process %d has no tracer loaded (start it with "
 				 "mtracectl --dormant, or MTRACE_CTL_START=0 and the preload)",

@@ -134,6 +134,20 @@ sleep 30 & spid=$!
 "$M" --start "$spid" >"$TMP/e" 2>&1; eq "a process without the tracer: exit 125" 125 "$?"
 grep -q 'has no tracer loaded' "$TMP/e" && ok "... says so, and how to start one" || bad "... $(cat "$TMP/e")"
 kill $spid
+# mtracectl's own pid (pgrep -f PROGRAM finds it too): the program it runs is named instead
+"$M" -q --dormant -o "$TMP/own" -- sleep 30 & cpid=$!
+i=0; while ! kid=$(cat "/proc/$cpid/task/$cpid/children" 2>/dev/null) || [ -z "$kid" ]; do
+	[ $i -lt 100 ] || break; sleep 0.1; i=$((i + 1)); done
+kid=$(echo $kid)
+"$M" --start "$cpid" >"$TMP/e" 2>&1; eq "mtracectl's own pid: exit 125" 125 "$?"
+if [ -n "$kid" ]; then
+	want="the program it runs is process $kid"
+else   # (a kernel without /proc/PID/task/TID/children)
+	want="name the program it runs"; kid=$(pgrep -P "$cpid")
+fi
+eq "... the program it runs named" "mtracectl: process $cpid is mtracectl itself: $want" \
+	"$(cat "$TMP/e")"
+kill $kid; wait $cpid 2>/dev/null
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	MTRACE_CTL_START=0 MTRACE_CTL_FILE="$TMP/root" LD_PRELOAD="$LIB" "$W" --idle >"$TMP/r.out" &
 	rpid=$!
