@@ -27,6 +27,16 @@ cp "$TMP/dj" "$TMP/djbad"; printf '\115' | dd of="$TMP/djbad" bs=1 seek=$((64 * 
 expect_bad "dj: unknown record type" "$TMP/djbad" "offset 128: unknown dj record type 77"
 head -c 100 "$TMP/dj" >"$TMP/djcut"; expect_bad "dj: truncated" "$TMP/djcut" "offset 64: truncated record"
 expect_bad "missing file" "$TMP/nonexistent" "No such file"
+# a finished trace cut at a record's start (a copy that stopped): fewer calls than its writer
+# counted, refused as trace_pack, trace_stats and trace_dump refuse it
+traced "$TMP/whole" "$TP/xthread" 2 2000 >/dev/null
+wt=$(one_file "$TMP/whole.*")
+at=$("$BIN/trace_dump" "$wt" | awk '!/^#/ && ++n == 200 { print $1; exit }')
+head -c "$at" "$wt" >"$TMP/recut"
+expect_bad "cut at a record's start" "$TMP/recut" \
+	"offset $at: truncated: its writer recorded [0-9,]* calls, the file ends after"
+"$BIN/trace2wl" -q "$TMP/out.wl" "$wt" 2>"$TMP/err"; eq "the whole trace: exit 0" 0 "$?"
+eq "the whole trace: nothing said" "" "$(cat "$TMP/err")"
 # huge sizes, absurd pointers and thread ids are legal values: converted, not crashed on
 "$TP/mkfixture" trace-edge "$TMP/huge"
 printf '\377\377\377\377\377\377\377\377' | dd of="$TMP/huge" bs=1 seek=$((4096 + 64 + 32)) conv=notrunc 2>/dev/null

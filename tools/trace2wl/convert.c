@@ -486,12 +486,17 @@ int convert_feed(struct convert *c, struct trace_reader *r)
 	convert_prog_begin(c, m, r);
 	if (convert_pipe_wanted(r))
 		convert_pipe_start(&m->pipe);
+	uint64_t api_before = m->ord.api_calls;
 	int rc = order_feed(&m->ord, r);
 	if (convert_pipe_stop(&m->pipe) < 0)
 		rc = -1;   /* (the converter's error, in c->err) */
 	copy_order_stats(c, m);
 	if (rc < 0)
 		return failed(c, m);
+	/* a copy cut at a record's end reads as a whole trace but for its writer's count: a
+	   workload of part of the program, as trace_pack, trace_stats and trace_dump refuse it */
+	if (trace_cut_short(r, m->ord.api_calls - api_before) < 0)
+		return tool_fail(&c->err, EXIT_BADFILE, "%s", r->err.msg);
 	c->st.stalls += r->n_stalls;
 	/* a workload of calls in an order they never ran in is refused (a replay of it holds
 	   memory the program never held: 56 MB for 0.7 MB), not "repaired" call by call */

@@ -46,6 +46,8 @@ struct order {
 	order_thread_fn new_thread;
 	void *ctx;
 	uint64_t records;                           /* calls read (not chunk records) */
+	uint64_t api_calls;                         /* of them, the allocator's (calls 1 to
+	                                               MTRACE_CALL_LAST_API) */
 	uint64_t late;                              /* handed out after later ones: repaired */
 	uint64_t torn;                              /* partly written records skipped */
 	const unsigned char *warm, *warm_end;       /* the input not read yet (order_warm) */
