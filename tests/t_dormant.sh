@@ -87,6 +87,10 @@ ipid=$!
 i=0; while ! grep -q '^idle ' "$TMP/i.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 for s in TERM:15 HUP:1; do
 	sig=${s%:*} n=${s#*:}
+	if ignored_here "$n"; then
+		echo "# SIG$sig is ignored in this shell (nohup), so in mtracectl: not tried"
+		continue
+	fi
 	"$M" --for=10m --wait=60 "$ipid" >"$TMP/for.out" 2>"$TMP/for.err" &
 	f=$!
 	i=0

@@ -17,6 +17,10 @@ manifest() { tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^MTRACE_CTL_MANIFEST=/
 # mtracectl and so in the program: they are not tried here.)
 for s in TERM:15 HUP:1 USR1:10; do
 	sig=${s%:*} n=${s#*:}
+	if ignored_here "$n"; then
+		echo "# SIG$sig is ignored in this shell (nohup), so in mtracectl and the program: not tried"
+		continue
+	fi
 	rm -f "$TMP/pid"
 	"$BIN/mtracectl" -o "$TMP/c$sig" -- "$TP/sigwait" "$TMP/pid" catch >"$TMP/out" 2>"$TMP/err" &
 	m=$!
@@ -50,10 +54,9 @@ eq "SIGTERM, default action: its trace listed" 1 "$(grep -c "^mtracectl: pid $p 
 
 # SIGINT and SIGQUIT sent by kill (not the terminal's, which reach the program directly) go on
 # too: mtracectl in the foreground here, signalled by its program's parent pid
-ignored=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status)
 for s in INT:2 QUIT:3; do
 	sig=${s%:*} n=${s#*:}
-	if [ $(( 0x$ignored >> (n - 1) & 1 )) -eq 1 ]; then
+	if ignored_here "$n"; then
 		echo "# SIG$sig is ignored in this shell, so in mtracectl and the program: not tried"
 		continue
 	fi
@@ -85,6 +88,10 @@ eq "SIGHUP ignored from the start (nohup): the program ends of the SIGTERM after
 # sent by kill.  (A signal not passed on leaves the program waiting: it is killed after a
 # while, and the check fails.)
 for n in 1 4 5 6 7 8 10 11 12 13 14 15 16 18 23 24 25 26 27 28 29 30 31 34 35 64; do
+	if ignored_here "$n"; then
+		echo "# signal $n is ignored in this shell (nohup): not tried"
+		continue
+	fi
 	rm -f "$TMP/pid"
 	"$BIN/mtracectl" -q -o "$TMP/a" -- "$TP/sigwait" "$TMP/pid" all >"$TMP/out" 2>"$TMP/err" &
 	m=$!
