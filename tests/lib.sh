@@ -44,5 +44,7 @@ runs_agree() {
 # the only trace file matching a glob, or the empty string
 # Is signal number N ignored in this shell (nohup, a background job)?  mtracectl and its
 # program then inherit it ignored: a check of its delivery has nothing to check.
-ignored_here() { [ $(( 0x$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status) >> ($1 - 1) & 1 )) -eq 1 ]; }
+ignored_here() {
+	[ $(( 0x$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status) >> ($1 - 1) & 1 )) -eq 1 ]
+}
 one_file() { set -- $1; [ $# -eq 1 ] && [ -e "$1" ] && echo "$1"; }

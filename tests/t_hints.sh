@@ -67,8 +67,10 @@ for o in "$TMP/nonexistent/dir/x" "$TMP/short.txt/x"; do
 done
 # a program that cannot be run: said once, as a shell says it, with no report of traces after
 for p in "$TMP/nonexistent/prog:127" "$TMP/short.txt:126"; do
-	"$BIN/mtracectl" -o "$TMP/nr" -- "${p%:*}" 2>"$TMP/err"; eq "${p%:*}: exit ${p##*:}" "${p##*:}" "$?"
-	eq "${p%:*}: one line, why it did not run" "mtracectl: cannot run ${p%:*}" "$(cut -d: -f1-2 "$TMP/err")"
+	prog=${p%:*} want=${p##*:}
+	"$BIN/mtracectl" -o "$TMP/nr" -- "$prog" 2>"$TMP/err"; eq "$prog: exit $want" "$want" "$?"
+	eq "$prog: one line, why it did not run" "mtracectl: cannot run $prog" \
+		"$(cut -d: -f1-2 "$TMP/err")"
 done
 MTRACE_CTL_FILE="$TMP/nonexistent/y" "$BIN/mtracectl" -- sh -c "touch '$TMP/ran'" 2>"$TMP/err"; eq "MTRACE_CTL_FILE in a missing directory: exit 125" 125 "$?"
 grep -q "^mtracectl: MTRACE_CTL_FILE=$TMP/nonexistent/y: no trace can be written in $TMP/nonexistent: No such file or directory" "$TMP/err" &&

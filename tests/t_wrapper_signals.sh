@@ -18,7 +18,8 @@ manifest() { tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^MTRACE_CTL_MANIFEST=/
 for s in TERM:15 HUP:1 USR1:10; do
 	sig=${s%:*} n=${s#*:}
 	if ignored_here "$n"; then
-		echo "# SIG$sig is ignored in this shell (nohup), so in mtracectl and the program: not tried"
+		echo "# SIG$sig is ignored in this shell (nohup)," \
+			"so in mtracectl and the program: not tried"
 		continue
 	fi
 	rm -f "$TMP/pid"
