@@ -71,6 +71,15 @@ int main(int argc, char **argv)
 		n = mappings_of(argv[1]);
 	}
 	printf("mappings %d\n", n);
+	if (n > 2) {   /* which, for the failure's message */
+		char line[4096];
+		FILE *m = fopen("/proc/self/maps", "r");
+		while (m && fgets(line, sizeof line, m))
+			if (strstr(line, argv[1]))
+				fputs(line, stdout);
+		if (m)
+			fclose(m);
+	}
 	stop_worker = 1;
 	pthread_join(t, NULL);
 	mtrace_stop();
