@@ -327,6 +327,13 @@ static inline unsigned mtrace_call_order(unsigned call)
 #undef MTRACE_CASE_
 }
 
+/* Is call one of the allocator's (1 to MTRACE_CALL_LAST_API), not a mapping call or a record
+   of the tracer's own? */
+static inline int mtrace_call_is_api(unsigned call)
+{
+	return call - 1u < MTRACE_CALL_LAST_API;
+}
+
 /* Has call every operand flag of want?  Has it the order points order?  (The calls that have,
    as a mask: with want or order a constant, one bit test, as the tracer's and the readers' hot
    paths ask.  Every value is below 64.) */

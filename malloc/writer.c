@@ -93,7 +93,7 @@ static unsigned long long held_count(const struct held_chunk *h)
 	for (uint32_t at = MTRACE_SLOT_SIZE; at < h->len; at += MTRACE_SLOT_SIZE) {
 		const struct mtrace_slot *sl = (const struct mtrace_slot *)(base + at);
 		uint8_t call = __atomic_load_n(&sl->call, __ATOMIC_ACQUIRE);
-		n += call >= 1 && call <= MTRACE_CALL_LAST_API;   /* (calls, not mappings) */
+		n += mtrace_call_is_api(call);
 		if (call && (sl->flags & MTRACE_RF_WIDE))
 			at += MTRACE_SLOT_SIZE;   /* its second slot */
 	}

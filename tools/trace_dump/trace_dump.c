@@ -255,7 +255,7 @@ static void print_record(const struct trace_reader *r, const struct mtrace_recor
 	else
 		printf("%14.9f %7u  ", trace_seconds(r, x->ts), x->tid);
 	unsigned opd = mtrace_call_operands(x->call);
-	int api = x->call - 1u < MTRACE_CALL_LAST_API;   /* (1 to LAST_API) */
+	int api = mtrace_call_is_api(x->call);
 	if (x->call == MTRACE_CALL_CHUNK) {
 		printf("chunk of %" PRIu64 " bytes, previous at %" PRIu64 "\n", x->size, x->ptr);
 		return;

@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		calls++;
-		api_calls += rec.call >= 1 && rec.call <= MTRACE_CALL_LAST_API;
+		api_calls += mtrace_call_is_api(rec.call);
 		u64map_add(&tids, rec.tid);
 		if (rec.ts < tmin)
 			tmin = rec.ts;

@@ -513,7 +513,7 @@ int order_feed(struct order *o, struct trace_reader *r)
 		}
 		o->records += n;
 		for (size_t i = 0; i < n; i++)
-			o->api_calls += run[i].call - 1u < MTRACE_CALL_LAST_API;
+			o->api_calls += mtrace_call_is_api(run[i].call);
 		if (queue_append(m, &m->q[x], run, n) < 0)
 			return oom(o);
 		if (r->format == TRACE_FMT_DJ) {
